@@ -1,0 +1,29 @@
+# The README's quick start: `make demo` and `make test`.
+VENV ?= .venv
+PYTHON ?= python3
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?= -q
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml scripts/bootstrap-venv.sh
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/bootstrap-venv.sh
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/floord demo $(DEMO_ARGS)
+
+test: $(STAMP)
+	bash scripts/ensure-mosquitto.sh
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+
+bench: $(STAMP)
+	bash scripts/ensure-mosquitto.sh
+	$(VENV)/bin/python -m bench.latency
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

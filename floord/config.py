@@ -1,0 +1,251 @@
+"""The daemon's configuration: one YAML file per table box, validated strictly.
+
+Every problem is reported as `FILE: KEY.PATH: what was expected, what was found`, all of
+them at once, so that `floord check` tells a table-games engineer everything that is
+wrong with a config before it reaches a regulated table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import time
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from floord.contract import DEFAULT_TOPIC_PREFIX, Role
+from floord.profiles import ProfileError, load_profile
+
+_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+_TOPIC_LEVEL = re.compile(r"^[^/+#\s]+$")
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used. `problems` holds one line per fault."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BrokerConfig(_Strict):
+    url: str = Field(pattern=r"^mqtts?://[^/:]+(:\d{1,5})?/?$")
+    username: str | None = None
+    password_file: Path | None = None
+    topic_prefix: str = DEFAULT_TOPIC_PREFIX
+    keepalive_s: int = Field(default=10, ge=2, le=600)
+
+    @field_validator("topic_prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        if not value or any(not _TOPIC_LEVEL.match(p) for p in value.split("/")):
+            raise ValueError("MQTT topic levels without '+', '#', spaces or empty levels")
+        return value
+
+    @property
+    def tls(self) -> bool:
+        return self.url.startswith("mqtts://")
+
+    @property
+    def host(self) -> str:
+        return self.url.split("://", 1)[1].rstrip("/").rsplit(":", 1)[0]
+
+    @property
+    def port(self) -> int:
+        rest = self.url.split("://", 1)[1].rstrip("/")
+        if ":" in rest:
+            return int(rest.rsplit(":", 1)[1])
+        return 8883 if self.tls else 1883
+
+
+class OperatorConfig(_Strict):
+    id: str = Field(pattern=_ID)
+    role: Role
+    key_file: Path
+
+
+class GamingDayConfig(_Strict):
+    """When the gaming day starts, in the casino's local time (inspections are per day)."""
+
+    starts: time = time(6, 0)
+    timezone: str = "UTC"
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"an IANA time zone name such as America/New_York: {exc}") from exc
+        return value
+
+
+class DeviceConfig(_Strict):
+    id: str = Field(pattern=_ID)
+    profile: str
+    port: str = Field(min_length=1)
+    required: bool = True
+
+
+class RouletteRules(_Strict):
+    """Rules Submission options of a Roulette table (58 Pa. Code § 521.2, ch. 531)."""
+
+    wheel: Literal["single_zero", "double_zero", "double_zero_as_single"]
+
+
+class TableConfig(_Strict):
+    id: str = Field(pattern=_ID)
+    game: Literal["roulette"]
+    rules: RouletteRules
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+class FloordConfig(_Strict):
+    site: str = Field(pattern=_ID)
+    broker: BrokerConfig
+    journal: Path
+    gaming_day: GamingDayConfig = GamingDayConfig()
+    operators: list[OperatorConfig] = Field(default_factory=list)
+    tables: list[TableConfig] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config and where it came from (relative paths resolve against it)."""
+
+    path: Path
+    config: FloordConfig
+
+    def resolve(self, path: Path) -> Path:
+        return path if path.is_absolute() else (self.path.parent / path)
+
+    @property
+    def journal_path(self) -> Path:
+        return self.resolve(self.config.journal)
+
+    def table(self, table_id: str) -> TableConfig:
+        for table in self.config.tables:
+            if table.id == table_id:
+                return table
+        known = ", ".join(t.id for t in self.config.tables)
+        raise KeyError(f"no table {table_id!r} in {self.path} (tables: {known})")
+
+    def operator_key(self, operator_id: str) -> bytes:
+        for op in self.config.operators:
+            if op.id == operator_id:
+                return read_secret(self.resolve(op.key_file))
+        raise KeyError(f"no operator {operator_id!r} in {self.path}")
+
+    def broker_password(self) -> str | None:
+        pw = self.config.broker.password_file
+        return read_secret(self.resolve(pw)).decode() if pw else None
+
+
+def read_secret(path: Path) -> bytes:
+    """A secret file holds one line of text; surrounding white space is not part of it."""
+    return path.read_bytes().strip()
+
+
+def _describe(err: dict[str, Any]) -> str:
+    found = err.get("input")
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return f"unknown key, found {found!r}"
+    if kind == "missing":
+        return "a value expected, found nothing (the key is missing)"
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        return f"one of {expected} expected, found {found!r}"
+    if kind == "string_pattern_mismatch":
+        return f"text matching {err['ctx']['pattern']} expected, found {found!r}"
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    return f"{msg} expected, found {found!r}" if kind != "value_error" else f"{msg}"
+
+
+def _key(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top)"
+
+
+def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
+    """What one field cannot know: ids unique, profiles real, secrets readable."""
+    problems: list[str] = []
+
+    def dupes(items: list[str], key: str) -> None:
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            if item in seen:
+                problems.append(f"{path}: {key}.{i}.id: a unique id expected, found {item!r} twice")
+            seen.add(item)
+
+    dupes([o.id for o in cfg.operators], "operators")
+    dupes([t.id for t in cfg.tables], "tables")
+    for i, op in enumerate(cfg.operators):
+        key_path = op.key_file if op.key_file.is_absolute() else path.parent / op.key_file
+        try:
+            if not read_secret(key_path):
+                problems.append(
+                    f"{path}: operators.{i}.key_file: a file with a secret expected, "
+                    f"found an empty file {str(key_path)!r}"
+                )
+        except OSError as exc:
+            problems.append(
+                f"{path}: operators.{i}.key_file: a readable file expected, "
+                f"found {str(key_path)!r} ({exc.strerror})"
+            )
+    for t, table in enumerate(cfg.tables):
+        dupes([d.id for d in table.devices], f"tables.{t}.devices")
+        wheels = 0
+        for d, device in enumerate(table.devices):
+            key = f"tables.{t}.devices.{d}"
+            try:
+                profile = load_profile(device.profile)
+            except ProfileError as exc:
+                first = str(exc).splitlines()[0]
+                problems.append(f"{path}: {key}.profile: a usable device profile expected, {first}")
+                continue
+            if profile.family == "roulette_wheel":
+                wheels += 1
+            if not (device.port.startswith("socket://") or device.port.startswith("/")):
+                problems.append(
+                    f"{path}: {key}.port: a device path (/dev/...) or socket://HOST:PORT "
+                    f"expected, found {device.port!r}"
+                )
+        if table.game == "roulette" and wheels != 1:
+            problems.append(
+                f"{path}: tables.{t}.devices: exactly one roulette wheel device expected, "
+                f"found {wheels}"
+            )
+    return problems
+
+
+def load_config(path: Path | str) -> LoadedConfig:
+    """Read and validate a config file; raise `ConfigError` listing every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([f"{path}: (file): a readable config file expected, {exc.strerror}"])
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError([f"{path}: (file): valid YAML expected, found a syntax error: {exc}"])
+    if not isinstance(raw, dict):
+        raise ConfigError([f"{path}: (top): a mapping expected, found {type(raw).__name__}"])
+    try:
+        cfg = FloordConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError([f"{path}: {_key(e['loc'])}: {_describe(e)}" for e in exc.errors()])
+    problems = _cross_checks(cfg, path)
+    if problems:
+        raise ConfigError(problems)
+    return LoadedConfig(path=path.resolve(), config=cfg)

@@ -1,0 +1,196 @@
+"""The public contract, in one place: MQTT topics, event types, the envelope, commands.
+
+Everything a subscriber or an operator's client can see is named here and nowhere
+else, and `docs/contract.md` describes the same things. Changing a name here is a
+breaking change for every surveillance console on the floor: add, never rename.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+CONTRACT_VERSION = 1
+DEFAULT_TOPIC_PREFIX = "floor/v1"
+
+
+class EventType(StrEnum):
+    """Every event type floord publishes. Values are the wire names; never rename one."""
+
+    # Driver adapters: a device's own normalised events.
+    DEVICE_ONLINE = "device.online"
+    DEVICE_OFFLINE = "device.offline"
+    DEVICE_IDENTIFIED = "device.identified"
+    DEVICE_FAULT = "device.fault"
+    DEVICE_PROTOCOL_ERROR = "device.protocol_error"
+    DEVICE_COMMAND_RESULT = "device.command_result"
+    WHEEL_GAME_STARTED = "wheel.game_started"
+    WHEEL_BALL_LAUNCHED = "wheel.ball_launched"
+    WHEEL_NO_MORE_BETS = "wheel.no_more_bets"
+    WHEEL_NUMBER = "wheel.number"
+    WHEEL_WARNING = "wheel.warning"
+    WHEEL_IDLE = "wheel.idle"
+    # The engine's decisions.
+    TABLE_OPENED = "table.opened"
+    TABLE_CLOSED = "table.closed"
+    TABLE_HALTED = "table.halted"
+    TABLE_RESUMED = "table.resumed"
+    ROUND_STARTED = "round.started"
+    ROUND_ENDED = "round.ended"
+    ROUND_VOIDED = "round.voided"
+    ROULETTE_RESULT = "roulette.result"
+    ROULETTE_NO_SPIN = "roulette.no_spin"
+    PROCEDURE_VIOLATION = "procedure.violation"
+    # Operators.
+    OPERATOR_INSPECTION = "operator.inspection"
+    OPERATOR_COMMAND = "operator.command"
+    OPERATOR_COMMAND_REFUSED = "operator.command_refused"
+    # The daemon itself.
+    DAEMON_STARTED = "daemon.started"
+    DAEMON_STOPPED = "daemon.stopped"
+
+
+EVENT_TYPES: frozenset[str] = frozenset(t.value for t in EventType)
+
+
+class Role(StrEnum):
+    """Who an operator is on the floor. Only these roles exist in a config."""
+
+    DEALER = "dealer"
+    FLOORPERSON = "floorperson"
+    SUPERVISOR = "supervisor"
+    SECURITY = "security"
+    MAINTENANCE = "maintenance"
+
+
+ANY_ROLE: frozenset[str] = frozenset(r.value for r in Role)
+FLOORPERSON_OR_ABOVE: frozenset[str] = frozenset({Role.FLOORPERSON, Role.SUPERVISOR})
+
+# Which roles may issue which operator command. A name not listed is refused.
+# `inspect` follows 58 Pa. Code § 531.3(a): a floorperson or a member of security.
+COMMAND_ROLES: dict[str, frozenset[str]] = {
+    "inspect": frozenset({Role.FLOORPERSON, Role.SECURITY}),
+    "open": FLOORPERSON_OR_ABOVE,
+    "close": FLOORPERSON_OR_ABOVE,
+    "resume": FLOORPERSON_OR_ABOVE,
+    "replay": ANY_ROLE,
+}
+
+COMMAND_MAX_SKEW_S = 30.0
+REPLAY_MAX_EVENTS = 10_000
+
+
+@dataclass(frozen=True)
+class Topics:
+    """The MQTT topics of one table: P = `<prefix>/<site>/<table>`."""
+
+    prefix: str
+    site: str
+    table: str
+
+    @property
+    def base(self) -> str:
+        return f"{self.prefix}/{self.site}/{self.table}"
+
+    @property
+    def events(self) -> str:
+        return f"{self.base}/events"
+
+    @property
+    def state(self) -> str:
+        return f"{self.base}/state"
+
+    @property
+    def status(self) -> str:
+        return f"{self.base}/status"
+
+    @property
+    def cmd(self) -> str:
+        return f"{self.base}/cmd"
+
+    @property
+    def cmd_result(self) -> str:
+        return f"{self.base}/cmd/result"
+
+    @property
+    def replay(self) -> str:
+        return f"{self.base}/replay"
+
+    def device(self, device_id: str) -> str:
+        return f"{self.base}/devices/{device_id}"
+
+    def device_events(self, device_id: str) -> str:
+        return f"{self.base}/devices/{device_id}/events"
+
+
+def format_ts(when: datetime) -> str:
+    """UTC, ISO 8601 with microseconds and a `Z`: the only timestamp form on the wire."""
+    if when.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware")
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_ts(text: str) -> datetime:
+    """Read a wire timestamp (a `Z` or an explicit offset); naive times are refused."""
+    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if when.tzinfo is None:
+        raise ValueError(f"timestamp without a timezone: {text!r}")
+    return when.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """One event as published: the same bytes go to the journal and to MQTT."""
+
+    site: str
+    table: str
+    seq: int
+    ts: str
+    type: str
+    source: str
+    data: dict[str, Any] = field(default_factory=dict)
+    rule: str | None = None
+    round: str | None = None
+    v: int = CONTRACT_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        body = asdict(self)
+        return {
+            "v": body["v"],
+            "site": body["site"],
+            "table": body["table"],
+            "seq": body["seq"],
+            "ts": body["ts"],
+            "type": body["type"],
+            "source": body["source"],
+            "data": body["data"],
+            "rule": body["rule"],
+            "round": body["round"],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Envelope:
+        body = json.loads(text)
+        return cls(
+            v=body["v"],
+            site=body["site"],
+            table=body["table"],
+            seq=body["seq"],
+            ts=body["ts"],
+            type=body["type"],
+            source=body["source"],
+            data=body.get("data") or {},
+            rule=body.get("rule"),
+            round=body.get("round"),
+        )
+
+
+def cite(section: str) -> str:
+    """The citation form of a rule: `cite("531.7(a)")` -> `58 Pa. Code § 531.7(a)`."""
+    return f"58 Pa. Code § {section}"

@@ -1,0 +1,1 @@
+"""Behavioural twins of each device, speaking its exact wire bytes. Never imports drivers."""

@@ -1,0 +1,88 @@
+"""Test support: a real Mosquitto broker on a free loopback port, and small helpers.
+
+The broker is the real thing (Debian's mosquitto), started by the tests with a private
+config, because floord's promise of losing nothing is a promise about a real broker.
+`max_queued_messages` is lifted: the default of 1000 silently drops QoS 1 messages for a
+slow subscriber, which would make a loss test lie.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def mosquitto_binary() -> str:
+    found = shutil.which("mosquitto") or (
+        "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
+    )
+    if not found:
+        raise RuntimeError("mosquitto not found: run `make test`, which installs it")
+    return found
+
+
+def wait_port(port: int, *, up: bool, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                if up:
+                    return
+        except OSError:
+            if not up:
+                return
+        time.sleep(0.02)
+    raise TimeoutError(f"port {port} did not come {'up' if up else 'down'}")
+
+
+class Broker:
+    """One Mosquitto process on a fixed free port, which can be killed and restarted."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self._dir = tempfile.TemporaryDirectory(prefix="floord-mosq-")
+        self.config = Path(self._dir.name) / "mosquitto.conf"
+        self.config.write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "allow_anonymous true\n"
+            "max_queued_messages 0\n"
+            "max_inflight_messages 0\n"
+            "persistence false\n"
+            "log_dest none\n"
+        )
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [mosquitto_binary(), "-c", str(self.config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_port(self.port, up=True)
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+        wait_port(self.port, up=False)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.kill()
+        self._dir.cleanup()
