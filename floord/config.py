@@ -234,17 +234,23 @@ def load_config(path: Path | str) -> LoadedConfig:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError([f"{path}: (file): a readable config file expected, {exc.strerror}"])
+        raise ConfigError(
+            [f"{path}: (file): a readable config file expected, {exc.strerror}"]
+        ) from exc
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError([f"{path}: (file): valid YAML expected, found a syntax error: {exc}"])
+        raise ConfigError(
+            [f"{path}: (file): valid YAML expected, found a syntax error: {exc}"]
+        ) from exc
     if not isinstance(raw, dict):
         raise ConfigError([f"{path}: (top): a mapping expected, found {type(raw).__name__}"])
     try:
         cfg = FloordConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError([f"{path}: {_key(e['loc'])}: {_describe(e)}" for e in exc.errors()])
+        raise ConfigError(
+            [f"{path}: {_key(e['loc'])}: {_describe(e)}" for e in exc.errors()]
+        ) from exc
     problems = _cross_checks(cfg, path)
     if problems:
         raise ConfigError(problems)

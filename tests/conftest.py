@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import Broker  # noqa: E402
+from support import Broker
 
 
 @pytest.fixture

@@ -1,0 +1,130 @@
+"""Config validation: every problem named as FILE: KEY.PATH: expected, found."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from floord.config import ConfigError, load_config
+from floord.profiles import ProfileError, load_profile
+
+
+def _valid(tmp: Path) -> dict:
+    (tmp / "fp.key").write_text("secret\n")
+    return {
+        "site": "casino-1",
+        "broker": {"url": "mqtt://127.0.0.1:1883"},
+        "journal": "journal.db",
+        "operators": [{"id": "FP-1001", "role": "floorperson", "key_file": "fp.key"}],
+        "tables": [
+            {
+                "id": "RL-01",
+                "game": "roulette",
+                "rules": {"wheel": "double_zero_as_single"},
+                "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}],
+            }
+        ],
+    }
+
+
+def _write(tmp: Path, body: dict) -> Path:
+    path = tmp / "floord.yaml"
+    path.write_text(yaml.safe_dump(body))
+    return path
+
+
+def _problems(tmp: Path, body: dict) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp, body))
+    return caught.value.problems
+
+
+def test_valid_config_loads_and_resolves_paths(tmp_path: Path) -> None:
+    loaded = load_config(_write(tmp_path, _valid(tmp_path)))
+    assert loaded.journal_path == tmp_path.resolve() / "journal.db"
+    assert loaded.operator_key("FP-1001") == b"secret"
+    assert loaded.config.broker.port == 1883
+    assert loaded.config.broker.topic_prefix == "floor/v1"
+
+
+def test_unknown_key_is_named_with_its_path(tmp_path: Path) -> None:
+    body = _valid(tmp_path)
+    body["tables"][0]["devices"][0]["baud"] = 9600
+    [problem] = _problems(tmp_path, body)
+    assert problem.startswith(f"{tmp_path / 'floord.yaml'}: tables.0.devices.0.baud: ")
+    assert "unknown key" in problem and "9600" in problem
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    body = _valid(tmp_path)
+    body["tables"][0]["rules"]["wheel"] = "triple_zero"
+    body["operators"][0]["role"] = "pit_boss"
+    del body["journal"]
+    problems = _problems(tmp_path, body)
+    keys = sorted(p.split(": ")[1] for p in problems)
+    assert keys == ["journal", "operators.0.role", "tables.0.rules.wheel"]
+    wheel = next(p for p in problems if "rules.wheel" in p)
+    assert "'single_zero'" in wheel and "'triple_zero'" in wheel
+
+
+def test_cross_checks_profiles_ids_keys_ports(tmp_path: Path) -> None:
+    body = _valid(tmp_path)
+    body["operators"].append({"id": "FP-1001", "role": "dealer", "key_file": "missing.key"})
+    body["tables"][0]["devices"][0]["profile"] = "no-such-wheel"
+    body["tables"][0]["devices"].append({"id": "wheel", "profile": "cammegh-ss2", "port": "COM3"})
+    problems = "\n".join(_problems(tmp_path, body))
+    assert "operators.1.id: a unique id expected, found 'FP-1001' twice" in problems
+    assert "operators.1.key_file: a readable file expected" in problems
+    assert "tables.0.devices.0.profile: a usable device profile expected" in problems
+    assert "tables.0.devices.1.port:" in problems
+    assert "tables.0.devices.1.id: a unique id expected" in problems
+
+
+def test_roulette_table_needs_exactly_one_wheel(tmp_path: Path) -> None:
+    body = _valid(tmp_path)
+    body["tables"][0]["devices"].append(
+        {"id": "wheel2", "profile": "cammegh-ss2", "port": "/dev/ttyUSB1"}
+    )
+    problems = _problems(tmp_path, body)
+    assert any("exactly one roulette wheel device expected, found 2" in p for p in problems)
+
+
+def test_yaml_syntax_error_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("site: [unclosed\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert caught.value.problems[0].startswith(f"{path}: (file): valid YAML expected")
+
+
+def test_floord_check_cli(tmp_path: Path) -> None:
+    good = _write(tmp_path, _valid(tmp_path))
+    run = [sys.executable, "-m", "floord", "check", "-c"]
+    ok = subprocess.run([*run, str(good)], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    body = _valid(tmp_path)
+    body["broker"]["url"] = "http://x"
+    body["site"] = "bad site"
+    bad = _write(tmp_path, body)
+    failed = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=60)
+    assert failed.returncode == 1
+    lines = failed.stdout.strip().splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith(f"{bad}: ") for line in lines)
+
+
+def test_profile_loads_and_unknown_key_fails(tmp_path: Path) -> None:
+    profile = load_profile("cammegh-ss2")
+    assert profile.spec == 1 and profile.serial.baudrate == 9600
+    source = Path(__file__).resolve().parents[1] / "device_profiles" / "cammegh-ss2.yaml"
+    raw = yaml.safe_load(source.read_text())
+    raw["timeouts"]["silense_s"] = 3
+    bad = tmp_path / "typo.yaml"
+    bad.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ProfileError) as caught:
+        load_profile(str(bad))
+    assert f"{bad}: timeouts.silense_s: unknown key" in str(caught.value)
