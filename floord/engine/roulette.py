@@ -1,0 +1,478 @@
+"""The Roulette engine: wheel events and operator commands in, cited decisions out.
+
+The table itself (closed/open/halted, inspections, devices, fail-closed halts) is the
+game-neutral `TableState`; this module adds what is Roulette's own (58 Pa. Code ch. 531):
+the inspection checklist of § 531.3(a), the wheel's identity (§ 531.1(b)-(d)), rounds
+that follow the wheel's game cycle, results with every winning wager (§ 531.4(e),
+§ 531.5), and the "no spin" irregularities (§ 531.7, § 531.5(c)(2)).
+
+The engine is pure: every input carries its `now`, and nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any
+
+from floord.contract import EventType, cite, format_ts
+from floord.engine.gaming_day import GamingDay, require_utc
+from floord.engine.inspection import InspectionSpec
+from floord.engine.roulette_irregularities import (
+    DOUBLE_ZERO_ON_SINGLE,
+    SUSPECT_SPIN,
+    NoSpin,
+    no_spin_for_warning,
+)
+from floord.engine.roulette_layout import (
+    EVEN_MONEY_WAGERS,
+    colour,
+    loses_even_money,
+    on_wheel,
+    pocket_index,
+    wheel_spec,
+    winning_wagers,
+)
+from floord.engine.rounds import RoundBook
+from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
+from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.events import DeviceCommand
+
+SNAPSHOT_VERSION = 1
+WHEEL_EVENTS = frozenset(
+    {
+        EventType.WHEEL_GAME_STARTED,
+        EventType.WHEEL_BALL_LAUNCHED,
+        EventType.WHEEL_NO_MORE_BETS,
+        EventType.WHEEL_NUMBER,
+        EventType.WHEEL_WARNING,
+        EventType.WHEEL_IDLE,
+    }
+)
+RESTART_POLICY = (
+    "restart rule (floord policy, not a regulation): a round in play when the daemon "
+    "stopped is void, because floord did not observe its result"
+)
+CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
+SUPERSEDED_POLICY = (
+    "floord policy, not a regulation: a round whose wheel started a new game without "
+    "reporting a number is void"
+)
+IDLE_POLICY = (
+    "floord policy, not a regulation: a round whose wheel went idle without reporting a "
+    "number is void"
+)
+STRICT_POLICY = "floord policy, not a regulation: what floord does not understand is recorded"
+
+
+def roulette_inspection(wheel: str) -> InspectionSpec:
+    """The § 531.3(a) checklist; item (5) applies to a double zero wheel used as single."""
+    items = {
+        "no_magnet_or_contrivance": cite("531.3(a)(1)"),
+        "wheel_level_and_free": cite("531.3(a)(2)"),
+        "parts_secure": cite("531.3(a)(3)"),
+        "ball_nonmagnetic": cite("531.3(a)(4)"),
+    }
+    if wheel == "double_zero_as_single":
+        items["layout_and_signage"] = cite("531.3(a)(5)")
+    return InspectionSpec(items=items, rule=cite("531.3(a)"))
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot restore this table; the message says why."""
+
+
+class RouletteEngine:
+    """One Roulette table: see the module docstring and `docs/rules.md`."""
+
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        wheel: str,
+        wheel_device: str,
+        required_devices: list[str],
+        gaming_day_starts: time,
+        timezone: str,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.wheel = wheel_spec(wheel)
+        self.wheel_device = wheel_device
+        self.day = GamingDay(gaming_day_starts, timezone)
+        self.table = TableState(
+            table_id,
+            inspection=roulette_inspection(wheel),
+            primary=PrimaryDevice(
+                wheel_device,
+                self._identity_problem,
+                "wheel_mismatch",
+                cite(self.wheel.layout_section),
+            ),
+            required_devices=required_devices,
+            gaming_day=self.day,
+            on_leave_open=self._leave_open,
+        )
+        self.rounds = RoundBook(table_id)
+        self.gaming_day: str | None = None
+        self.last_result: dict[str, Any] | None = None
+        # The last spin declared void, so that its late number is not taken as a result.
+        self.voided: dict[str, Any] | None = None
+        # The last spin reported while the table was not open (one violation per spin).
+        self.unopened_spin: Any = None
+        if snapshot is not None:
+            self._restore(snapshot)
+
+    # ----- public interface -------------------------------------------------------
+
+    @property
+    def current_round(self) -> str | None:
+        return self.rounds.current_id
+
+    def on_device_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        now = self._touch(now)
+        data = data if isinstance(data, dict) else {}
+        handled = self.table.on_device_event(device, type, data, now)
+        if handled is not None:
+            return handled
+        self.table.devices.seen(device, now)
+        if type not in WHEEL_EVENTS:
+            return self._violation("unknown_device_event", device=device, event=str(type))
+        if device != self.wheel_device:
+            return self._violation("wheel_event_from_other_device", device=device, event=type)
+        handlers = {
+            EventType.WHEEL_GAME_STARTED: self._game_started,
+            EventType.WHEEL_BALL_LAUNCHED: self._ball_launched,
+            EventType.WHEEL_NO_MORE_BETS: self._no_more_bets,
+            EventType.WHEEL_NUMBER: self._number,
+            EventType.WHEEL_WARNING: self._warning,
+            EventType.WHEEL_IDLE: self._idle,
+        }
+        return handlers[EventType(type)](data, now)
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        outcome = self.table.on_command(command, now)
+        if outcome is None:
+            return CommandOutcome(
+                False,
+                f"unknown table command {command.name!r}: the engine knows inspect, "
+                "open, close and resume",
+            )
+        return outcome
+
+    def tick(self, now: datetime) -> EngineOutput:
+        """Keep the gaming day current (the snapshot and the next round id depend on it)."""
+        self._touch(now)
+        return EngineOutput()
+
+    def after_restart(self, now: datetime) -> EngineOutput:
+        """Void a round the daemon did not see finish; no device counts as seen yet."""
+        now = self._touch(now)
+        self.table.forget_connections()
+        out = EngineOutput()
+        if self.rounds.current is not None:
+            out.events.append(
+                self._void_round(
+                    "daemon_restart",
+                    None,
+                    detail="the result was not observed by floord",
+                    policy=RESTART_POLICY,
+                )
+            )
+        return out
+
+    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
+        """Latch a halt decided outside the engine (the journal cannot record, say)."""
+        now = self._touch(now)
+        return self.table.halt(code, device=None, detail=detail, now=now)
+
+    def snapshot(self) -> dict[str, Any]:
+        body = self.table.snapshot()
+        return {
+            "version": SNAPSHOT_VERSION,
+            "table": self.table_id,
+            "game": "roulette",
+            "wheel": self.wheel.kind,
+            "wheel_device": self.wheel_device,
+            "state": body["state"],
+            "underlying": body["underlying"],
+            "halt_reasons": body["halt_reasons"],
+            "devices": body["devices"],
+            "gaming_day": self.gaming_day,
+            "inspection": body["inspection"],
+            "round": dict(self.rounds.current) if self.rounds.current else None,
+            "round_counter": self.rounds.snapshot(),
+            "last_result": dict(self.last_result) if self.last_result else None,
+            "voided": dict(self.voided) if self.voided else None,
+            "unopened_spin": self.unopened_spin,
+        }
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _touch(self, now: datetime) -> datetime:
+        now = require_utc(now)
+        self.gaming_day = self.day.label(now)
+        return now
+
+    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
+        pockets = identity.get("pockets")
+        if isinstance(pockets, int) and not isinstance(pockets, bool):
+            if pockets == self.wheel.pockets:
+                return None
+            found = f"{pockets} pockets"
+        else:
+            found = f"no pocket count ({pockets!r})"
+        return (
+            f"the wheel reports {found}; a {self.wheel.kind} table needs a wheel of "
+            f"{self.wheel.pockets} pockets ({cite(self.wheel.layout_section)})"
+        )
+
+    def _violation(
+        self, what: str, *, rule: str | None = None, policy: str | None = STRICT_POLICY, **data: Any
+    ) -> EngineOutput:
+        body = {"what": what, **data}
+        if rule is None:
+            body["policy"] = policy
+        return EngineOutput(
+            [Decision(EventType.PROCEDURE_VIOLATION, body, rule, self.rounds.current_id)]
+        )
+
+    def _start_round(self, opened_by: str, data: dict[str, Any], now: datetime) -> Decision:
+        assert self.gaming_day is not None
+        launched = opened_by == EventType.WHEEL_BALL_LAUNCHED
+        fields = {
+            "spin": data.get("spin"),
+            "opened_by": opened_by,
+            "rotor_direction": data.get("rotor_direction"),
+            "rotor_rpm": data.get("rotor_rpm"),
+            "launches": 1 if launched else 0,
+            "no_more_bets": False,
+        }
+        rnd = self.rounds.start(self.gaming_day, now, fields)
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "wheel": self.wheel.kind,
+            **fields,
+        }
+        return Decision(EventType.ROUND_STARTED, body, None, rnd["id"])
+
+    def _void_round(
+        self, reason: str, rule: str | None, *, detail: str, policy: str | None = None, **more: Any
+    ) -> Decision:
+        rnd = self.rounds.finish()
+        self.voided = {"round": rnd["id"], "spin": rnd.get("spin"), "reason": reason, "rule": rule}
+        body: dict[str, Any] = {"reason": reason, "detail": detail, "spin": rnd.get("spin"), **more}
+        if rule is None:
+            body["policy"] = policy or FAIL_CLOSED_POLICY
+        return Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])
+
+    def _leave_open(self, code: str, detail: str) -> EngineOutput:
+        if self.rounds.current is None:
+            return EngineOutput()
+        policy = CLOSE_POLICY if code == "table_closed" else FAIL_CLOSED_POLICY
+        return EngineOutput([self._void_round(code, None, detail=detail, policy=policy)])
+
+    def _no_spin(self, no_spin: NoSpin, spin: Any, **more: Any) -> EngineOutput:
+        """`roulette.no_spin` then `round.voided` (same rule), and a re-spin if called for."""
+        round_id = self.rounds.current_id
+        out = EngineOutput(
+            [
+                Decision(
+                    EventType.ROULETTE_NO_SPIN,
+                    no_spin.data(spin=spin, **more),
+                    no_spin.rule,
+                    round_id,
+                )
+            ]
+        )
+        if round_id is not None:
+            out.events.append(self._void_round(no_spin.reason, no_spin.rule, detail=no_spin.detail))
+        else:
+            self.voided = {
+                "round": None,
+                "spin": spin,
+                "reason": no_spin.reason,
+                "rule": no_spin.rule,
+            }
+        if no_spin.respin:
+            out.device_commands.append(DeviceCommand(device=self.wheel_device, name="respin"))
+        return out
+
+    # ----- wheel events -----------------------------------------------------------
+
+    def _game_started(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        out = EngineOutput()
+        if not self.table.is_open:
+            return out
+        current = self.rounds.current
+        if current is not None:
+            if current.get("spin") == data.get("spin"):
+                return out
+            out.events.append(
+                self._void_round(
+                    "superseded",
+                    None,
+                    detail=f"the wheel started game {data.get('spin')!r} without a number",
+                    policy=SUPERSEDED_POLICY,
+                )
+            )
+        out.events.append(self._start_round(EventType.WHEEL_GAME_STARTED, data, now))
+        return out
+
+    def _ball_launched(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        spin = data.get("spin")
+        if not self.table.is_open:
+            if spin is not None and spin == self.unopened_spin:
+                return EngineOutput()
+            self.unopened_spin = spin
+            state = self.table.state
+            if state == "closed":
+                return self._violation(
+                    "spin_while_not_open",
+                    rule=cite("531.3(f)"),
+                    state=state,
+                    spin=spin,
+                    detail="the wheel must be covered and locked while the table is not open",
+                )
+            return self._violation(
+                "spin_while_not_open",
+                policy=FAIL_CLOSED_POLICY,
+                state=state,
+                spin=spin,
+                detail="the table is halted: no spin counts until it is resumed",
+            )
+        current = self.rounds.current
+        if current is None:
+            return EngineOutput([self._start_round(EventType.WHEEL_BALL_LAUNCHED, data, now)])
+        current["launches"] += 1
+        if current.get("spin") is None:
+            current["spin"] = spin
+        return EngineOutput()
+
+    def _no_more_bets(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        current = self.rounds.current
+        if self.table.is_open and current is not None:
+            current["no_more_bets"] = True
+        return EngineOutput()
+
+    def _warning(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        no_spin = no_spin_for_warning(data)
+        if no_spin is None or not self.table.is_open:
+            return EngineOutput()
+        spin = data.get("spin")
+        if self.rounds.current is None and self.voided and self.voided["spin"] == spin:
+            return EngineOutput()  # this spin was already declared void
+        return self._no_spin(no_spin, spin, flags=data.get("flags"), code=data.get("code"))
+
+    def _idle(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        if self.rounds.current is None:
+            return EngineOutput()
+        return EngineOutput(
+            [self._void_round("wheel_idle", None, detail="the wheel went idle", policy=IDLE_POLICY)]
+        )
+
+    def _number(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        if not self.table.is_open:
+            return EngineOutput()
+        number, spin = data.get("number"), data.get("spin")
+        current = self.rounds.current
+        if not on_wheel(self.wheel.kind, number):
+            out = self._violation(
+                "impossible_number",
+                rule=cite(self.wheel.layout_section),
+                number=number if isinstance(number, str) else repr(number),
+                spin=spin,
+                wheel=self.wheel.kind,
+                detail=f"{number!r} is not a pocket of a {self.wheel.kind} wheel",
+            )
+            if current is not None:
+                out.events.append(
+                    self._void_round(
+                        "impossible_number",
+                        cite(self.wheel.layout_section),
+                        detail=f"the wheel reported {number!r}",
+                    )
+                )
+            return out
+        if current is None:
+            if self.voided and self.voided["spin"] == spin:
+                return self._violation(
+                    "number_after_void",
+                    rule=self.voided["rule"],
+                    policy=FAIL_CLOSED_POLICY,
+                    number=number,
+                    spin=spin,
+                    voided_round=self.voided["round"],
+                    detail="the spin was already declared void; its number is no result",
+                )
+            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=["round"])
+        missing = []
+        if current["launches"] < 1:
+            missing.append(EventType.WHEEL_BALL_LAUNCHED.value)
+        if not current["no_more_bets"]:
+            missing.append(EventType.WHEEL_NO_MORE_BETS.value)
+        if current.get("spin") is not None and spin != current.get("spin"):
+            missing.append(f"spin {spin!r} (the round follows spin {current.get('spin')!r})")
+        if missing:
+            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=missing)
+        if number == "00" and self.wheel.kind == "double_zero_as_single":
+            return self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number)
+        return self._result(number, data, now)
+
+    def _result(self, number: str, data: dict[str, Any], now: datetime) -> EngineOutput:
+        rnd = self.rounds.finish()
+        lost = loses_even_money(number)
+        body = {
+            "number": number,
+            "colour": colour(number),
+            "pocket_index": pocket_index(self.wheel.kind, number),
+            "spin": data.get("spin"),
+            "origin": data.get("origin"),
+            "wheel": self.wheel.kind,
+            "winning_wagers": [w.to_dict() for w in winning_wagers(self.wheel.kind, number)],
+            "losing_even_money": lost,
+            "even_money_wagers_lost": list(EVEN_MONEY_WAGERS) if lost else [],
+            "even_money_rule": cite(self.wheel.even_money_section) if lost else None,
+        }
+        self.last_result = {
+            "round": rnd["id"],
+            "number": number,
+            "colour": body["colour"],
+            "pocket_index": body["pocket_index"],
+            "spin": body["spin"],
+            "at": format_ts(now),
+        }
+        ended = {"number": number, "outcome": "result", "spin": body["spin"]}
+        return EngineOutput(
+            [
+                Decision(EventType.ROULETTE_RESULT, body, cite("531.5(a)"), rnd["id"]),
+                Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]),
+            ]
+        )
+
+    # ----- restore ----------------------------------------------------------------
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        if not isinstance(snap, dict):
+            raise SnapshotError(f"a snapshot must be an object, found {type(snap).__name__}")
+        if snap.get("version") != SNAPSHOT_VERSION:
+            raise SnapshotError(
+                f"snapshot version {SNAPSHOT_VERSION} expected, found {snap.get('version')!r}"
+            )
+        for key, mine in (("table", self.table_id), ("wheel", self.wheel.kind)):
+            if snap.get(key) != mine:
+                raise SnapshotError(
+                    f"the snapshot is for {key} {snap.get(key)!r}, this engine is for {mine!r}"
+                )
+        try:
+            self.table.restore(snap)
+            self.rounds.restore(snap.get("round_counter") or {}, snap.get("round"))
+        except ValueError as exc:
+            raise SnapshotError(str(exc)) from exc
+        self.gaming_day = snap.get("gaming_day")
+        self.last_result = snap.get("last_result")
+        self.voided = snap.get("voided")
+        self.unopened_spin = snap.get("unopened_spin")

@@ -1,0 +1,107 @@
+"""The "no spin" cases of Roulette and the wheel signals that reveal them.
+
+58 Pa. Code § 531.7 lists the irregularities after which the dealer announces "no
+spin", and § 531.5(c)(2) adds 00 on a double-zero wheel used as a single-zero wheel.
+Each case is one `NoSpin` record (its citation, whether the wheel must re-spin, whether
+the dealer must inspect the ball) so the engine, the tests and `docs/rules.md` agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from floord.contract import cite
+
+
+@dataclass(frozen=True)
+class NoSpin:
+    """One reason for declaring a spin void."""
+
+    reason: str
+    section: str
+    respin: bool
+    inspect_ball: bool
+    detail: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rule(self) -> str:
+        return cite(self.section)
+
+    def data(self, **more: Any) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "respin": self.respin,
+            "inspect_ball": self.inspect_ball,
+            "announce": "no spin",
+            "detail": self.detail,
+            **self.extra,
+            **more,
+        }
+
+
+SAME_DIRECTION = NoSpin(
+    "same_direction",
+    "531.7(a)",
+    respin=True,
+    inspect_ball=False,
+    detail="the ball was spun in the same direction as the wheel",
+)
+FAILED_LAUNCH = NoSpin(
+    "failed_launch",
+    "531.7(b)",
+    respin=False,
+    inspect_ball=True,
+    detail="the ball did not complete four revolutions around the track",
+)
+BALL_LEFT_WHEEL = NoSpin(
+    "ball_left_wheel",
+    "531.7(c)",
+    respin=False,
+    inspect_ball=True,
+    detail="the ball was not detected in the wheel: it left the wheel during the spin",
+    extra={
+        "also_possible": {
+            "rule": cite("531.7(d)"),
+            "what": "a foreign object entered the wheel before the ball came to rest",
+        }
+    },
+)
+SUSPECT_SPIN = NoSpin(
+    "suspect_spin",
+    "531.7(b)",
+    respin=False,
+    inspect_ball=True,
+    detail=(
+        "a winning number for a spin whose launch and no-more-bets were not both seen: "
+        "four revolutions around the track are not shown"
+    ),
+)
+DOUBLE_ZERO_ON_SINGLE = NoSpin(
+    "double_zero_on_single_zero",
+    "531.5(c)(2)",
+    respin=True,
+    inspect_ball=False,
+    detail="the ball came to rest in 00 on a double zero wheel used as a single zero wheel",
+)
+
+# A persistent wheel warning flag -> the no-spin it proves, most specific first.
+WARNING_NO_SPINS: tuple[tuple[str, NoSpin], ...] = (
+    ("same_direction", SAME_DIRECTION),
+    ("failed_launch", FAILED_LAUNCH),
+    ("ball_not_detected", BALL_LEFT_WHEEL),
+)
+
+
+def no_spin_for_warning(data: dict[str, Any]) -> NoSpin | None:
+    """The no-spin a `wheel.warning` calls for: only a persistent one with a known flag."""
+    if data.get("persistent") is not True:
+        return None
+    flags = data.get("flags")
+    if not isinstance(flags, list):
+        return None
+    for flag, no_spin in WARNING_NO_SPINS:
+        if flag in flags:
+            return no_spin
+    return None
