@@ -1,0 +1,415 @@
+"""One table's MQTT connection: the journal goes out, operator commands come in.
+
+The journal is the source of truth and the broker only a way to tell people. So the
+link publishes what the journal holds and has not had acknowledged, in seq order per
+stream at QoS 1, and marks an event published only after the broker's PUBACK. If the
+connection breaks at any point the link backs off, reconnects and starts again from the
+first unacknowledged event: nothing is lost, and what a subscriber sees is in order.
+
+On every connection the link announces itself with a retained `P/status`
+(`online: true`), leaves a retained last will (`online: false`) for when it dies
+without a word, republishes the retained `P/state` and `P/devices/<id>` bodies, and
+subscribes to `P/cmd`. Command payloads go, raw and one at a time, to `on_command`.
+
+A fresh client is made for every connection (clean session): a client from a broken
+connection could otherwise resend its half-finished messages out of order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+from floord.contract import CONTRACT_VERSION, Topics, format_ts
+from floord.journal import Journal
+from floord.mqtt.backoff import Backoff
+
+DEFAULT_WINDOW = 100
+# How long to wait for CONNACK: a peer that accepts TCP and then says nothing (or hangs
+# up before answering) must not keep a table offline for longer than this.
+CONNECT_TIMEOUT_S = 5.0
+STOP_PUBLISH_TIMEOUT_S = 5.0
+
+
+def compact(body: Any) -> str:
+    """The one JSON form floord puts on the wire: compact, UTF-8."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def broker_address(url: str) -> tuple[str, int, bool]:
+    """(host, port, tls) from `mqtt://host[:port]` or `mqtts://host[:port]`."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise ValueError(f"a broker URL mqtt://host[:port] or mqtts://host[:port], found {url!r}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"a broker URL without a path or query expected, found {url!r}")
+    tls = parts.scheme == "mqtts"
+    try:
+        port = parts.port or (8883 if tls else 1883)
+    except ValueError as exc:
+        raise ValueError(f"a broker URL with a valid port expected, found {url!r}") from exc
+    return parts.hostname, port, tls
+
+
+class _Stopped(Exception):
+    """The session ended because stop() asked it to."""
+
+
+class TableLink:
+    """Publishes one table's journal streams and state; hands its commands to the daemon."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        username: str | None,
+        password: str | None,
+        topics: Topics,
+        journal: Journal,
+        streams: dict[str, str],
+        state: Callable[[], dict[str, Any]],
+        devices: Callable[[], dict[str, dict[str, Any]]],
+        on_command: Callable[[bytes], Awaitable[None]],
+        keepalive: int = 10,
+        client_id: str | None = None,
+        log: Any = None,
+        backoff: Backoff | None = None,
+        window: int = DEFAULT_WINDOW,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+    ) -> None:
+        self._host, self._port, self._tls = broker_address(url)
+        if window < 1:
+            raise ValueError(f"window must be at least 1, not {window}")
+        self._username = username
+        self._password = password
+        self._topics = topics
+        self._journal = journal
+        self._streams = streams
+        self._state = state
+        self._devices = devices
+        self._on_command = on_command
+        self._keepalive = keepalive
+        self._client_id = client_id
+        self._log = log if log is not None else logging.getLogger("floord.mqtt")
+        self._backoff = backoff if backoff is not None else Backoff()
+        self._window = window
+        self._ack_timeout = max(10.0, 3.0 * keepalive)
+        self._connect_timeout = connect_timeout
+        self._client: aiomqtt.Client | None = None
+        self._wake = asyncio.Event()
+        self._state_dirty = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._finished = asyncio.Event()
+        self._running = False
+        self._commands: asyncio.Queue[bytes] = asyncio.Queue()
+        self._sent_state: dict[str, str] = {}
+
+    # --- the daemon's side -------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """A broker session is up (from CONNACK until the session's jobs have ended)."""
+        return self._client is not None
+
+    def notify(self) -> None:
+        """New journal entries may be there: publish them."""
+        self._wake.set()
+
+    def state_changed(self) -> None:
+        """Republish the retained state and device bodies soon (only those that changed)."""
+        self._state_dirty.set()
+
+    async def publish_result(self, payload: dict[str, Any]) -> None:
+        """Answer an operator on `P/cmd/result` (QoS 1, not retained); dropped if offline."""
+        client = self._client
+        if client is None:
+            self._log.warning(
+                f"mqtt {self._topics.base}: not connected, command result dropped: "
+                f"{compact(payload)[:200]}"
+            )
+            return
+        try:
+            await client.publish(
+                self._topics.cmd_result, compact(payload), qos=1, timeout=self._ack_timeout
+            )
+        except aiomqtt.MqttError as exc:
+            self._log.warning(f"mqtt {self._topics.base}: command result not delivered: {exc}")
+
+    async def publish_replay(self, payloads: list[str]) -> None:
+        """Send stored events on `P/replay` (QoS 1), unchanged and in order."""
+        client = self._client
+        if client is None:
+            self._log.warning(
+                f"mqtt {self._topics.base}: not connected, replay of {len(payloads)} "
+                "event(s) dropped"
+            )
+            return
+        items = [(self._topics.replay, body) for body in payloads]
+        try:
+            for start in range(0, len(items), self._window):
+                await self._publish_in_order(client, items[start : start + self._window])
+        except aiomqtt.MqttError as exc:
+            self._log.warning(f"mqtt {self._topics.base}: replay not fully delivered: {exc}")
+
+    async def stop(self) -> None:
+        """Say `online: false` (clean stop), disconnect cleanly and end run()."""
+        self._stop.set()
+        if self._running:
+            await self._finished.wait()
+
+    # --- the connection loop -----------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, serve, and reconnect after any MQTT failure, until stop()."""
+        if self._running:
+            raise RuntimeError("TableLink.run() is already running")
+        self._running = True
+        self._finished.clear()
+        worker = asyncio.create_task(self._command_worker())
+        try:
+            while not self._stop.is_set():
+                try:
+                    await self._connect_once()
+                except aiomqtt.MqttError as exc:
+                    self._log.warning(f"mqtt {self._topics.base}: connection failed or lost: {exc}")
+                if self._stop.is_set():
+                    break
+                delay = self._backoff.next()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), timeout=delay)
+        finally:
+            worker.cancel()
+            await asyncio.wait([worker])
+            self._running = False
+            self._finished.set()
+
+    def _make_client(self) -> aiomqtt.Client:
+        will = aiomqtt.Will(
+            topic=self._topics.status,
+            payload=self._status(online=False, reason="connection lost"),
+            qos=1,
+            retain=True,
+        )
+        client = aiomqtt.Client(
+            self._host,
+            self._port,
+            username=self._username,
+            password=self._password,
+            identifier=self._client_id,
+            will=will,
+            clean_session=True,
+            keepalive=self._keepalive,
+            timeout=self._connect_timeout,
+            max_inflight_messages=self._window,
+            tls_params=aiomqtt.TLSParameters() if self._tls else None,
+        )
+        # aiomqtt warns above this many outstanding calls; a full window is expected.
+        client.pending_calls_threshold = 2 * self._window + 20
+        return client
+
+    async def _connect_once(self) -> None:
+        client = self._make_client()
+        async with client:
+            self._backoff.reset()
+            self._client = client
+            self._log.info(f"mqtt {self._topics.base}: connected to {self._host}:{self._port}")
+            try:
+                await self._serve(client)
+            except asyncio.CancelledError:
+                self._client = None
+                await self._say_offline(client, "cancelled", timeout=1.0)
+                raise
+            except aiomqtt.MqttError:
+                raise
+            except Exception as exc:
+                # Not a network fault (the journal failed, say): run() ends with it, and
+                # subscribers must not be left believing the table is online.
+                self._client = None
+                await self._say_offline(client, f"link failed: {type(exc).__name__}", 1.0)
+                raise
+            finally:
+                self._client = None
+
+    async def _say_offline(self, client: aiomqtt.Client, reason: str, timeout: float) -> None:
+        try:
+            await client.publish(
+                self._topics.status,
+                self._status(online=False, reason=reason),
+                qos=1,
+                retain=True,
+                timeout=timeout,
+            )
+        except aiomqtt.MqttError as exc:
+            self._log.warning(f"mqtt {self._topics.base}: offline status not delivered: {exc}")
+
+    async def _serve(self, client: aiomqtt.Client) -> None:
+        """Run one connection's jobs until one of them ends it; then end them all."""
+        ready = asyncio.Event()
+        startup = asyncio.create_task(self._startup(client, ready))
+        jobs = {
+            startup,
+            asyncio.create_task(self._listen(client)),
+            asyncio.create_task(self._drain(client, ready)),
+            asyncio.create_task(self._state_loop(client, ready)),
+            asyncio.create_task(self._stop_watch(client)),
+        }
+        pending = set(jobs)
+        try:
+            while True:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                ended = [t for t in done if not (t is startup and t.exception() is None)]
+                if ended:
+                    break
+        finally:
+            for job in jobs:
+                job.cancel()
+            await asyncio.wait(jobs)
+        for job in ended:
+            exc = job.exception()
+            if isinstance(exc, _Stopped):
+                return
+            if exc is not None:
+                raise exc
+        raise aiomqtt.MqttError("a link job ended without a reason")
+
+    async def _startup(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
+        await client.publish(
+            self._topics.status,
+            self._status(online=True, reason="connected"),
+            qos=1,
+            retain=True,
+            timeout=self._ack_timeout,
+        )
+        self._sent_state = {}
+        self._state_dirty.clear()
+        await self._publish_state(client)
+        await client.subscribe(self._topics.cmd, qos=1, timeout=self._ack_timeout)
+        ready.set()
+
+    async def _listen(self, client: aiomqtt.Client) -> None:
+        """Queue command payloads; raises MqttError when the connection goes."""
+        async for message in client.messages:
+            if message.topic.matches(self._topics.cmd):
+                payload = message.payload
+                if isinstance(payload, bytes | bytearray):
+                    self._commands.put_nowait(bytes(payload))
+                else:
+                    self._commands.put_nowait(str(payload).encode("utf-8"))
+
+    async def _command_worker(self) -> None:
+        """Commands one at a time, across reconnections, so none is cut off halfway."""
+        while True:
+            raw = await self._commands.get()
+            try:
+                await self._on_command(raw)
+            except Exception:
+                self._log.exception(f"mqtt {self._topics.base}: command handler failed")
+
+    async def _stop_watch(self, client: aiomqtt.Client) -> None:
+        await self._stop.wait()
+        await client.publish(
+            self._topics.status,
+            self._status(online=False, reason="clean stop"),
+            qos=1,
+            retain=True,
+            timeout=STOP_PUBLISH_TIMEOUT_S,
+        )
+        raise _Stopped
+
+    # --- publishing --------------------------------------------------------------
+
+    async def _drain(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
+        """Publish the journal's backlog, then whatever notify() announces, forever."""
+        await ready.wait()
+        while True:
+            self._wake.clear()
+            batch = self._journal.unpublished(list(self._streams), limit=self._window)
+            if not batch:
+                await self._wake.wait()
+                continue
+            items = [(self._streams[stream], body) for stream, _, body in batch]
+            acked = await self._publish_in_order(client, items, raise_after=False)
+            by_stream: dict[str, list[int]] = {}
+            stopped: set[str] = set()
+            for (stream, seq, _), ok in zip(batch, acked, strict=True):
+                # Only an acknowledged prefix of each stream counts as published, so a
+                # resend after a failure starts at the first gap and stays in order.
+                if not ok:
+                    stopped.add(stream)
+                elif stream not in stopped:
+                    by_stream.setdefault(stream, []).append(seq)
+            for stream, seqs in by_stream.items():
+                self._journal.mark_published(stream, seqs)
+            if not all(acked):
+                raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")
+
+    async def _publish_in_order(
+        self,
+        client: aiomqtt.Client,
+        items: Sequence[tuple[str, str]],
+        *,
+        raise_after: bool = True,
+    ) -> list[bool]:
+        """QoS 1 publish of (topic, payload) pairs, pipelined; which ones were acked.
+
+        The PUBLISH packets leave in the order given (each task hands its message to
+        the client on its first step, and tasks start in creation order).
+        """
+        tasks = [
+            asyncio.create_task(client.publish(topic, body, qos=1, timeout=self._ack_timeout))
+            for topic, body in items
+        ]
+        try:
+            await asyncio.wait(tasks)
+        finally:
+            unfinished = [t for t in tasks if not t.done()]
+            for task in unfinished:
+                task.cancel()
+            if unfinished:
+                await asyncio.wait(unfinished)
+        acked = [not t.cancelled() and t.exception() is None for t in tasks]
+        if raise_after and not all(acked):
+            first = next(t for t in tasks if t.cancelled() or t.exception() is not None)
+            if first.cancelled():
+                raise aiomqtt.MqttError("publish was cancelled")
+            raise first.exception()  # type: ignore[misc]
+        return acked
+
+    async def _state_loop(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
+        await ready.wait()
+        while True:
+            await self._state_dirty.wait()
+            self._state_dirty.clear()
+            await self._publish_state(client)
+
+    async def _publish_state(self, client: aiomqtt.Client) -> None:
+        """Retained `P/state` and `P/devices/<id>`, each only if its body changed."""
+        bodies = {self._topics.state: compact(self._state())}
+        for device_id, body in self._devices().items():
+            bodies[self._topics.device(device_id)] = compact(body)
+        for topic, body in bodies.items():
+            if self._sent_state.get(topic) == body:
+                continue
+            await client.publish(topic, body, qos=1, retain=True, timeout=self._ack_timeout)
+            self._sent_state[topic] = body
+
+    def _status(self, *, online: bool, reason: str) -> str:
+        """The retained `P/status` body. For the last will, `ts` is when it was registered."""
+        return compact(
+            {
+                "v": CONTRACT_VERSION,
+                "online": online,
+                "site": self._topics.site,
+                "table": self._topics.table,
+                "reason": reason,
+                "ts": format_ts(datetime.now(UTC)),
+            }
+        )
