@@ -28,6 +28,8 @@ run time):
 - A lost ball (flag 1 in state 4) ends in state 7 with flag 1, then state 6: no result.
   A fault shows flag 4 in the current state, then `*F <code>` (mode bit 256), then
   state 6; a `permanent` fault also powers the wheel down.
+- `power_cycle: <s>` is maintenance switching the wheel off and on: silent and deaf for
+  s, then powered up with its faults cleared, idle in state 6.
 - `cut: true` sends the head of the present frame as a line, its tail as a line, then
   the whole frame afresh.
 """
@@ -167,6 +169,8 @@ class Ss2Simulator(Ss2HostCommands):
             await self._mute_for(step.silence)
         elif step.disconnect is not None:
             await self._disconnect(step.disconnect)
+        elif step.power_cycle is not None:
+            await self._power_cycle(step.power_cycle)
 
     # ----- time ------------------------------------------------------------------------
 
@@ -208,6 +212,12 @@ class Ss2Simulator(Ss2HostCommands):
             await self._link.drop(seconds / self.speed)
         finally:
             self._muted = False
+
+    async def _power_cycle(self, seconds: float) -> None:
+        """Off (nothing sent, nothing heard) for `seconds`, then on with faults cleared."""
+        self._power(on=False)
+        await self._mute_for(seconds)
+        self._power(on=True)
 
     async def _stay_off(self) -> None:
         while not self._powered:

@@ -47,7 +47,16 @@ from pydantic import (
 FAULT_CODES: frozenset[int] = frozenset({1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 21, 22, 23, 100})
 DEFAULT_MODE = 1158  # as seen in the field: 1024 | 128 (automatic status) | 4 | 2
 MAX_DURATION_S = 86_400.0
-STEP_KINDS: tuple[str, ...] = ("idle", "spin", "fault", "raw", "cut", "silence", "disconnect")
+STEP_KINDS: tuple[str, ...] = (
+    "idle",
+    "spin",
+    "fault",
+    "raw",
+    "cut",
+    "silence",
+    "disconnect",
+    "power_cycle",
+)
 
 WarnKind = Literal["same_direction", "failed_launch", "ball_not_detected"]
 
@@ -111,6 +120,9 @@ class Step(_Strict):
     cut: Literal[True] | None = None
     silence: float | None = Field(default=None, gt=0, le=MAX_DURATION_S, strict=True)
     disconnect: float | None = Field(default=None, gt=0, le=MAX_DURATION_S, strict=True)
+    # Maintenance switches the wheel off for this long and on again: silent while off,
+    # then back with its faults cleared (the way a fault is cleared on a real wheel).
+    power_cycle: float | None = Field(default=None, gt=0, le=MAX_DURATION_S, strict=True)
 
     @model_validator(mode="before")
     @classmethod

@@ -398,7 +398,7 @@ def test_raw_goes_out_verbatim_and_cut_sends_head_tail_and_a_fresh_frame() -> No
     asyncio.run(body())
 
 
-@pytest.mark.parametrize("kind", ["silence", "disconnect"])
+@pytest.mark.parametrize("kind", ["silence", "disconnect", "power_cycle"])
 def test_silence_and_a_dead_pty_send_nothing_and_ignore_input(kind: str) -> None:
     quiet_s = 12.0  # 0.3 s at speed 40
     steps = (Step(idle=1.0), Step(raw="MARK"), Step(**{kind: quiet_s}), Step(raw="BACK"))
@@ -414,6 +414,24 @@ def test_silence_and_a_dead_pty_send_nothing_and_ignore_input(kind: str) -> None
             assert VERSION not in host.lines  # what the host said meanwhile was ignored
             host_after = host.lines[back + 1 :]
             assert host_after and all(is_frame(line) for line in host_after)
+
+    asyncio.run(body())
+
+
+def test_a_power_cycle_clears_the_faults_the_self_test_reported() -> None:
+    steps = (Step(fault=FaultSpec(code=12)), Step(power_cycle=4.0), Step(idle=6.0))
+
+    async def body() -> None:
+        async with wheel(scenario(*steps)) as (_sim, host, task):
+            faulted = await host.wait_frame(lambda f: f.warn & 4 == 4)
+            idle = await host.wait_frame(lambda f: f.state == 6 and f.warn == 0, faulted)
+            host.send(b"*F\r")
+            await host.wait_line(b"*F 12", idle)
+            await asyncio.sleep(6.0 / SPEED)  # past the power cycle
+            mark = len(host.lines)
+            host.send(b"*F\r")
+            await host.wait_line(b"*F 0", mark)
+            await asyncio.wait_for(task, HANG_S)
 
     asyncio.run(body())
 

@@ -1,0 +1,216 @@
+"""Latency and journaled throughput of floord, beside a bare aiomqtt baseline.
+
+- Latency: a status frame written on the pty (the wheel's side) to its event at an MQTT
+  subscriber of `P/devices/wheel/events`, through the real daemon process (driver,
+  adapter, journal with fsync, engine, journal again, MQTT). Baseline: an aiomqtt
+  publish (QoS 1) to a subscriber on the same broker.
+- Throughput: a burst of frames written as fast as the pty takes them, to the last
+  event at the subscriber of `P/events` (every one journaled twice: the device's stream
+  and the table's record). Baseline: a burst of QoS 1 publishes to a subscriber.
+
+Prints one JSON line; ratios are floord / baseline from this run on this machine.
+Run: `make bench` (or `python -m bench.latency --frames 400`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import tty
+from pathlib import Path
+
+import aiomqtt
+import yaml
+
+from floord.demo.broker import mosquitto_binary, private_mosquitto
+
+IDENTITY = {
+    b"*V": b"*V V2.50 Cammegh / Syoptic - SlingShot 2 Roulette Wheel (c) 03/12/18\r\n",
+    b"*T Z": b"*T z 37\r\n",
+}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def frame(i: int, speed: int = 172) -> bytes:
+    """Alternate idle (6) and before-game (1) so that every frame is one event.
+
+    The burst uses another rotor speed so its events can be told from earlier ones.
+    """
+    state = 6 if i % 2 == 0 else 1
+    return f"*X;{state};{(i // 2) % 256 + 1:03d};17;0;{speed:03d};0\r\n".encode()
+
+
+async def baseline(url: str, count: int) -> tuple[list[float], float]:
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
+    latencies: list[float] = []
+    async with aiomqtt.Client(host, int(port)) as sub, aiomqtt.Client(host, int(port)) as pub:
+        await sub.subscribe("bench/baseline", qos=1)
+        messages = sub.messages
+        for i in range(count):
+            sent = time.perf_counter()
+            await pub.publish("bench/baseline", str(i), qos=1)
+            await anext(aiter(messages))
+            latencies.append((time.perf_counter() - sent) * 1000)
+        started = time.perf_counter()
+        await asyncio.gather(*(pub.publish("bench/baseline", str(i), qos=1) for i in range(count)))
+        got = 0
+        async for _ in messages:
+            got += 1
+            if got == count:
+                break
+        return latencies, count / (time.perf_counter() - started)
+
+
+class Wheel:
+    """The wheel's end of a pty: answers the handshake, writes the bench's frames."""
+
+    def __init__(self) -> None:
+        self.master, slave = os.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        self.slave = slave
+        os.set_blocking(self.master, False)
+        self._buffer = b""
+        asyncio.get_running_loop().add_reader(self.master, self._readable)
+
+    def _readable(self) -> None:
+        try:
+            self._buffer += os.read(self.master, 4096)
+        except OSError:
+            return
+        while b"\n" in self._buffer or b"\r" in self._buffer:
+            line, _, self._buffer = self._buffer.replace(b"\r\n", b"\n").partition(b"\n")
+            reply = IDENTITY.get(line.strip())
+            if reply:
+                self.write(reply)
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.master, view) :]
+            except BlockingIOError:
+                time.sleep(0.0005)
+
+    def close(self) -> None:
+        asyncio.get_running_loop().remove_reader(self.master)
+        os.close(self.master)
+        os.close(self.slave)
+
+
+async def floord_run(url: str, count: int, tmp: Path) -> tuple[list[float], float]:
+    wheel = Wheel()
+    config = {
+        "site": "bench",
+        "broker": {"url": url},
+        "journal": str(tmp / "journal.db"),
+        "tables": [
+            {
+                "id": "RL-01",
+                "game": "roulette",
+                "rules": {"wheel": "single_zero"},
+                "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": wheel.path}],
+            }
+        ],
+    }
+    path = tmp / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
+    daemon = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "floord",
+        "run",
+        "-c",
+        str(path),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    latencies: list[float] = []
+    try:
+        async with aiomqtt.Client(host, int(port)) as sub:
+            await sub.subscribe("floor/v1/bench/RL-01/devices/wheel/events", qos=1)
+            await sub.subscribe("floor/v1/bench/RL-01/events", qos=1)
+            messages = sub.messages
+
+            async def next_of(kind: str, topic_end: str) -> dict:
+                async for message in messages:
+                    if str(message.topic).endswith(topic_end):
+                        body = json.loads(bytes(message.payload))
+                        if body["type"] == kind:
+                            return body
+                raise ConnectionError("subscriber closed")
+
+            wheel.write(frame(0))
+            await asyncio.wait_for(next_of("device.identified", "/devices/wheel/events"), 30)
+            for i in range(1, count + 1):
+                sent = time.perf_counter()
+                wheel.write(frame(i))
+                kind = "wheel.idle" if i % 2 == 0 else "wheel.game_started"
+                await asyncio.wait_for(next_of(kind, "/devices/wheel/events"), 10)
+                latencies.append((time.perf_counter() - sent) * 1000)
+            async with aiomqtt.Client(host, int(port)) as table_sub:
+                await table_sub.subscribe("floor/v1/bench/RL-01/events", qos=1)
+                started = time.perf_counter()
+                wheel.write(b"".join(frame(i, 161) for i in range(count + 1, 2 * count + 1)))
+                games = 0
+                async for message in table_sub.messages:
+                    body = json.loads(bytes(message.payload))
+                    if body["type"] == "wheel.game_started" and body["data"]["rotor_rpm"] == 16.1:
+                        games += 1
+                        if games == count // 2:
+                            break
+            throughput = count / (time.perf_counter() - started)
+    finally:
+        daemon.terminate()
+        await daemon.wait()
+        wheel.close()
+    return latencies, throughput
+
+
+async def main(count: int) -> dict:
+    if not mosquitto_binary():
+        raise SystemExit("bench needs mosquitto (make bench installs it)")
+    async with private_mosquitto(mosquitto_binary() or "") as url:
+        base_lat, base_tput = await baseline(url, count)
+        with tempfile.TemporaryDirectory(prefix="floord-bench-") as tmp:
+            lat, tput = await floord_run(url, count, Path(tmp))
+    result = {
+        "bench": "latency_throughput",
+        "frames": count,
+        "latency_ms": {
+            "floord": {
+                "p50": round(percentile(lat, 0.5), 3),
+                "p99": round(percentile(lat, 0.99), 3),
+            },
+            "baseline": {
+                "p50": round(percentile(base_lat, 0.5), 3),
+                "p99": round(percentile(base_lat, 0.99), 3),
+            },
+        },
+        "throughput_eps": {"floord_journaled": round(tput, 1), "baseline": round(base_tput, 1)},
+    }
+    result["ratio"] = {
+        "latency_p50": round(statistics.median(lat) / statistics.median(base_lat), 2),
+        "latency_p99": round(
+            result["latency_ms"]["floord"]["p99"] / result["latency_ms"]["baseline"]["p99"], 2
+        ),
+        "throughput": round(tput / base_tput, 3),
+    }
+    return result
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=300)
+    print(json.dumps(asyncio.run(main(parser.parse_args().frames))))

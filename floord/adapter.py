@@ -1,0 +1,305 @@
+"""A driver adapter: one device's transport, driver, supervision and event stream.
+
+Each adapter is a self-contained unit. It opens the device's port, feeds the bytes to
+the device's driver, keeps the device supervised (connect, identify, back-off
+reconnect, `device.offline` when it goes silent past its profile's timeout), journals
+its normalised events on its own stream (published on `P/devices/<device>/events`)
+and hands each one to its table through a sink. On a table box the sink is the
+in-process bus to the engine; a later issue runs adapters in their own process with
+the sink publishing to MQTT, which is why nothing here knows about the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from floord.contract import Envelope, EventType, format_ts
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Request
+from floord.journal import Journal, JournalError
+from floord.profiles import DeviceProfile
+from floord.transport import StreamTransport, TransportError, open_transport
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class Received:
+    """A device event as the adapter recorded it on the device's own stream."""
+
+    device: str
+    event: DeviceEvent
+    ts: datetime
+    device_seq: int
+
+
+Sink = Callable[[Received], None]
+
+
+def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Any:
+    """The driver named by the profile (`drivers/<driver>.py`, class `DRIVER`)."""
+    module = importlib.import_module(f"drivers.{profile.driver}")
+    return module.DRIVER(profile, **options)
+
+
+class DeviceAdapter:
+    """Supervises one device and publishes what it says."""
+
+    def __init__(
+        self,
+        *,
+        site: str,
+        table: str,
+        device: str,
+        port: str,
+        profile: DeviceProfile,
+        driver_options: dict[str, Any],
+        journal: Journal,
+        sink: Sink,
+        clock: Clock,
+        on_recorded: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.site = site
+        self.table = table
+        self.device = device
+        self.port = port
+        self.profile = profile
+        self.stream = f"{table}/devices/{device}"
+        self._driver = load_driver(profile, driver_options)
+        self._journal = journal
+        self._sink = sink
+        self._clock = clock
+        self._on_recorded = on_recorded
+        self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
+        self._transport: StreamTransport | None = None
+        self._write_lock = asyncio.Lock()
+        self._pending: list[tuple[Request, asyncio.Future[DeviceReply]]] = []
+        self.online = False
+        self.identity: dict[str, Any] = {}
+        self.since: str | None = None
+        self.last_heard: str | None = None
+        self._offline_reported = False
+        self._stopping = False
+
+    # ----- the record -------------------------------------------------------------
+
+    def _emit(self, event: DeviceEvent) -> None:
+        """Journal on the device's own stream, then hand it to the table."""
+        now = self._clock()
+
+        def build(seq: int) -> Envelope:
+            return Envelope(
+                site=self.site,
+                table=self.table,
+                seq=seq,
+                ts=format_ts(now),
+                type=str(event.type),
+                source=self.device,
+                data=event.data,
+            )
+
+        try:
+            seq = self._journal.append(self.stream, build).seq
+        except JournalError as exc:
+            # The table's runner will fail to record it too and halt the table; the
+            # event still goes to the engine so the halt names what happened.
+            self._log.critical("cannot journal device event", error=str(exc), type=event.type)
+            seq = 0
+        self._on_recorded()
+        self._sink(Received(self.device, event, now, seq))
+
+    def availability(self) -> dict[str, Any]:
+        """The retained body of `P/devices/<device>`."""
+        return {
+            "device": self.device,
+            "online": self.online,
+            "profile": self.profile.model,
+            "maker": self.identity.get("maker", self.profile.maker),
+            "model": self.identity.get("model", self.profile.name),
+            "firmware": self.identity.get("firmware"),
+            "serial": self.identity.get("serial"),
+            "since": self.since,
+            "last_heard": self.last_heard,
+            "port": self.port,
+        }
+
+    def _went_online(self) -> None:
+        self.online = True
+        self._offline_reported = False
+        self.since = format_ts(self._clock())
+        self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port}))
+
+    def _went_offline(self, reason: str) -> None:
+        if self.online or not self._offline_reported:
+            self.online = False
+            self._offline_reported = True
+            self.since = format_ts(self._clock())
+            self._emit(DeviceEvent(EventType.DEVICE_OFFLINE, {"port": self.port, "reason": reason}))
+
+    # ----- commands ---------------------------------------------------------------
+
+    async def send(self, command: DeviceCommand) -> DeviceReply | None:
+        """Send one command and wait for its reply (matched by prefix, not position).
+
+        The outcome is recorded as `device.command_result` either way, so the record
+        shows every re-spin floord asked for and whether the wheel took it.
+        """
+        try:
+            request = self._driver.encode(command)
+        except ValueError as exc:
+            self._emit(
+                DeviceEvent(
+                    EventType.DEVICE_COMMAND_RESULT,
+                    {"name": command.name, "ok": False, "reply": None, "error": str(exc)},
+                )
+            )
+            return None
+        reply = await self._request(request)
+        ok = reply is not None and reply.prefix != "NO"
+        self._emit(
+            DeviceEvent(
+                EventType.DEVICE_COMMAND_RESULT,
+                {
+                    "name": command.name,
+                    "ok": ok,
+                    "reply": reply.text if reply else None,
+                    "error": None if ok else ("refused" if reply else "no reply"),
+                },
+            )
+        )
+        return reply
+
+    async def _request(self, request: Request) -> DeviceReply | None:
+        transport = self._transport
+        if transport is None:
+            return None
+        future: asyncio.Future[DeviceReply] = asyncio.get_running_loop().create_future()
+        entry = (request, future)
+        self._pending.append(entry)
+        try:
+            async with self._write_lock:
+                await transport.write(request.payload)
+            return await asyncio.wait_for(future, request.timeout_s)
+        except (TimeoutError, TransportError):
+            return None
+        finally:
+            with contextlib.suppress(ValueError):
+                self._pending.remove(entry)
+
+    def _match_reply(self, reply: DeviceReply) -> None:
+        for request, future in self._pending:
+            if future.done():
+                continue
+            if reply.prefix == "NO" or reply.text.startswith(request.reply_prefix):
+                future.set_result(reply)
+                return
+        # An unsolicited reply (another host, or a late one) is only logged.
+        self._log.debug("unmatched reply", text=reply.text)
+
+    # ----- supervision ------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, read and reconnect with back-off, until cancelled."""
+        timeouts = self.profile.timeouts
+        backoff = timeouts.reconnect_min_s
+        while not self._stopping:
+            try:
+                self._transport = await open_transport(
+                    self.port, self.profile.serial, timeouts.connect_s
+                )
+            except TransportError as exc:
+                self._log.warning("cannot open device", error=str(exc))
+                self._went_offline(f"cannot open port: {exc}")
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, timeouts.reconnect_max_s)
+                continue
+            self._driver.reset()
+            try:
+                heard = await self._session(self._transport)
+            finally:
+                await self._transport.close()
+                self._transport = None
+                for _, future in self._pending:
+                    if not future.done():
+                        future.cancel()
+            if heard:
+                backoff = timeouts.reconnect_min_s
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, timeouts.reconnect_max_s)
+
+    async def _session(self, transport: StreamTransport) -> bool:
+        """Read until the link breaks or goes silent; True if the device said anything."""
+        timeouts = self.profile.timeouts
+        first_wait = timeouts.power_on_quiet_s + timeouts.silence_s
+        heard = False
+        identify: asyncio.Task[None] | None = None
+        try:
+            while True:
+                try:
+                    data = await asyncio.wait_for(
+                        transport.read(), timeouts.silence_s if heard else first_wait
+                    )
+                except TimeoutError:
+                    waited = timeouts.silence_s if heard else first_wait
+                    self._went_offline(f"silent for {waited:g} s")
+                    return heard
+                except TransportError as exc:
+                    self._went_offline(f"link broke: {exc}")
+                    return heard
+                if not data:
+                    self._went_offline("link closed")
+                    return heard
+                self.last_heard = format_ts(self._clock())
+                outputs = self._driver.feed(data, time.monotonic())
+                if not heard:
+                    heard = True
+                    self._went_online()
+                    identify = asyncio.create_task(self._identify())
+                for item in outputs:
+                    if isinstance(item, DeviceReply):
+                        self._match_reply(item)
+                    else:
+                        self._emit(item)
+        finally:
+            if identify is not None:
+                identify.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await identify
+
+    async def _identify(self) -> None:
+        """Ask the device who it is until it answers (the handshake of its driver)."""
+        while True:
+            replies: dict[str, DeviceReply] = {}
+            for request in self._driver.handshake():
+                reply = await self._request(request)
+                if reply is None or reply.prefix == "NO":
+                    self._emit(
+                        DeviceEvent(
+                            EventType.DEVICE_PROTOCOL_ERROR,
+                            {
+                                "reason": f"no usable reply to {request.name} while identifying",
+                                "raw": reply.text if reply else "",
+                            },
+                        )
+                    )
+                    break
+                replies[request.name] = reply
+            else:
+                event = self._driver.identity(replies)
+                if event.type == EventType.DEVICE_IDENTIFIED:
+                    self.identity = dict(event.data)
+                self._emit(event)
+                if event.type == EventType.DEVICE_IDENTIFIED:
+                    return
+            await asyncio.sleep(self.profile.timeouts.reconnect_max_s)
+
+    def stop(self) -> None:
+        self._stopping = True

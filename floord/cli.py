@@ -1,0 +1,167 @@
+"""`floord`: the command line of the contract (run, demo, sim, check, cmd)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+from pathlib import Path
+
+from floord import __version__
+from floord.logs import configure_logging
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="floord",
+        description="Table-side daemon: casino table devices to journaled, "
+        "procedure-checked MQTT events.",
+    )
+    parser.add_argument("--version", action="version", version=f"floord {__version__}")
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run the daemon in the foreground (systemd Type=notify)")
+    run.add_argument("-c", "--config", required=True, type=Path, help="the table box's YAML config")
+
+    demo = sub.add_parser("demo", help="a demo floor with simulated tables and an embedded broker")
+    demo.add_argument("--seconds", type=float, default=None, help="stop after N seconds (exit 0)")
+    demo.add_argument("--broker", default=None, help="use this broker (mqtt://HOST:PORT) instead")
+    demo.add_argument("--speed", type=float, default=4.0, help="simulated wheel speed (default 4)")
+
+    sim = sub.add_parser("sim", help="run one device simulator for a test rig")
+    sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")
+    where = sim.add_mutually_exclusive_group(required=True)
+    where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal")
+    where.add_argument("--tcp", metavar="HOST:PORT", help="serve one TCP client (socket://)")
+    sim.add_argument("--scenario", type=Path, help="a scenario YAML file")
+    sim.add_argument("--speed", type=float, default=1.0, help="scale the device's clock")
+
+    check = sub.add_parser("check", help="validate a config and each table's rules")
+    check.add_argument("-c", "--config", required=True, type=Path)
+
+    cmd = sub.add_parser("cmd", help="sign and send an operator command, print its result")
+    cmd.add_argument("-c", "--config", required=True, type=Path)
+    cmd.add_argument("--table", required=True)
+    cmd.add_argument("--as", dest="operator", required=True, help="the operator's id")
+    cmd.add_argument("--key-file", type=Path, help="the operator's secret (default: from config)")
+    cmd.add_argument("--timeout", type=float, default=10.0)
+    cmd.add_argument("name", help="inspect, open, close, resume or replay")
+    cmd.add_argument("args", nargs="*", help="key=value (JSON values; dotted keys nest)")
+    return parser
+
+
+def _check(path: Path) -> int:
+    from floord.config import ConfigError, load_config
+
+    try:
+        loaded = load_config(path)
+    except ConfigError as exc:
+        for line in exc.problems:
+            print(line)
+        return 1
+    tables = ", ".join(f"{t.id} ({t.game})" for t in loaded.config.tables)
+    print(f"{path}: ok: site {loaded.config.site}, tables {tables}")
+    return 0
+
+
+def _run(path: Path) -> int:
+    from floord.config import ConfigError, load_config
+    from floord.daemon import Daemon
+
+    try:
+        loaded = load_config(path)
+    except ConfigError as exc:
+        for line in exc.problems:
+            print(line, file=sys.stderr)
+        return 1
+
+    async def main() -> None:
+        await Daemon(loaded).run()
+
+    asyncio.run(main())
+    return 0
+
+
+def _cmd(ns: argparse.Namespace) -> int:
+    from floord.config import ConfigError, load_config, read_secret
+    from floord.contract import Topics
+    from floord.operator_client import parse_args, send_command
+
+    try:
+        loaded = load_config(ns.config)
+        loaded.table(ns.table)
+        key = read_secret(ns.key_file) if ns.key_file else loaded.operator_key(ns.operator)
+        args = parse_args(ns.args)
+    except ConfigError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+    except (KeyError, ValueError, OSError) as exc:
+        print(f"floord cmd: {exc}", file=sys.stderr)
+        return 1
+    broker = loaded.config.broker
+    result = asyncio.run(
+        send_command(
+            url=broker.url,
+            username=broker.username,
+            password=loaded.broker_password(),
+            topics=Topics(broker.topic_prefix, loaded.config.site, ns.table),
+            name=ns.name,
+            by=ns.operator,
+            key=key,
+            args=args,
+            timeout_s=ns.timeout,
+        )
+    )
+    print(json.dumps(result))
+    return 0 if result.get("ok") is True else 1
+
+
+def _sim(ns: argparse.Namespace) -> int:
+    link = importlib.import_module("simulators.link")
+    try:
+        return asyncio.run(
+            link.run_simulator(
+                ns.profile,
+                pty=ns.pty,
+                tcp=ns.tcp,
+                scenario_path=str(ns.scenario) if ns.scenario else None,
+                speed=ns.speed,
+                announce=lambda line: print(line, flush=True),
+            )
+        )
+    except KeyboardInterrupt:
+        return 0
+
+
+def _demo(ns: argparse.Namespace) -> int:
+    from floord.demo import run_demo
+
+    try:
+        return asyncio.run(run_demo(seconds=ns.seconds, broker_url=ns.broker, speed=ns.speed))
+    except KeyboardInterrupt:
+        return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = _parser().parse_args(argv)
+    configure_logging(ns.log_level)
+    if ns.command == "check":
+        return _check(ns.config)
+    if ns.command == "run":
+        return _run(ns.config)
+    if ns.command == "cmd":
+        return _cmd(ns)
+    if ns.command == "sim":
+        return _sim(ns)
+    if ns.command == "demo":
+        return _demo(ns)
+    raise AssertionError(ns.command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+"""The daemon: wires each table's adapters, bus, engine, journal and MQTT link.
+
+Start-up restores every table from the journal before any device is heard (a halt is
+latched across restarts), then starts the adapters and the links. A clean stop records
+`daemon.stopped`, publishes what it can and says `online: false` on each table's status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+
+import floord
+from floord.adapter import DeviceAdapter, Received
+from floord.bus import CommandArrived, TableBus, Tick
+from floord.config import LoadedConfig, TableConfig
+from floord.contract import EventType, Topics
+from floord.engine import RouletteEngine
+from floord.engine.types import Decision, EngineOutput
+from floord.journal import Journal, JournalError
+from floord.mqtt import TableLink
+from floord.profiles import load_profile
+from floord.runner import TableEngine, TableRunner
+from floord.sdnotify import notify, watchdog_interval_s
+
+TICK_S = 0.5
+POCKETS = {"single_zero": 37, "double_zero": 38, "double_zero_as_single": 38}
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def build_engine(
+    table: TableConfig, loaded: LoadedConfig, snapshot: dict[str, Any] | None
+) -> TableEngine:
+    """The game engine a table's config asks for, restored from its last snapshot."""
+    day = loaded.config.gaming_day
+    if table.game == "roulette":
+        wheel = next(
+            d.id for d in table.devices if load_profile(d.profile).family == "roulette_wheel"
+        )
+        return RouletteEngine(
+            table.id,
+            wheel=table.rules.wheel,
+            wheel_device=wheel,
+            required_devices=[d.id for d in table.devices if d.required],
+            gaming_day_starts=day.starts,
+            timezone=day.timezone,
+            snapshot=snapshot,
+        )
+    raise ValueError(f"table {table.id}: no engine for game {table.game!r}")
+
+
+def driver_options(table: TableConfig, family: str) -> dict[str, Any]:
+    """What a driver must know of the table's rules to judge its device's bytes."""
+    if family == "roulette_wheel":
+        return {"pockets": POCKETS[table.rules.wheel]}
+    return {}
+
+
+@dataclass
+class TableUnit:
+    """Everything that runs for one table."""
+
+    config: TableConfig
+    topics: Topics
+    bus: TableBus
+    runner: TableRunner
+    adapters: dict[str, DeviceAdapter]
+    link: TableLink
+    streams: list[str]
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+
+class Daemon:
+    def __init__(self, loaded: LoadedConfig, clock: Callable[[], datetime] = utc_now) -> None:
+        self.loaded = loaded
+        self.clock = clock
+        cfg = loaded.config
+        self.journal = Journal(loaded.journal_path)
+        self.log = structlog.get_logger("floord.daemon").bind(site=cfg.site)
+        self.operators = {op.id: (str(op.role), loaded.operator_key(op.id)) for op in cfg.operators}
+        self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
+        self._stop = asyncio.Event()
+
+    def _build(self, table: TableConfig) -> TableUnit:
+        cfg = self.loaded.config
+        topics = Topics(cfg.broker.topic_prefix, cfg.site, table.id)
+        bus = TableBus()
+        engine = build_engine(table, self.loaded, self.journal.load_snapshot(table.id))
+        units: dict[str, Any] = {}
+
+        def recorded() -> None:
+            link = units.get("link")
+            if link is not None:
+                link.notify()
+                link.state_changed()
+
+        def sink(item: Received) -> None:
+            bus.put(item)
+
+        adapters = {}
+        for device in table.devices:
+            profile = load_profile(device.profile)
+            adapters[device.id] = DeviceAdapter(
+                site=cfg.site,
+                table=table.id,
+                device=device.id,
+                port=device.port,
+                profile=profile,
+                driver_options=driver_options(table, profile.family),
+                journal=self.journal,
+                sink=sink,
+                clock=self.clock,
+                on_recorded=recorded,
+            )
+        runner = TableRunner(
+            site=cfg.site,
+            table=table.id,
+            engine=engine,
+            journal=self.journal,
+            bus=bus,
+            adapters=adapters,
+            operators=self.operators,
+            clock=self.clock,
+        )
+        streams = {table.id: topics.events}
+        streams.update({a.stream: topics.device_events(d) for d, a in adapters.items()})
+
+        async def on_command(payload: bytes) -> None:
+            bus.put(CommandArrived(payload))
+
+        link = TableLink(
+            url=cfg.broker.url,
+            username=cfg.broker.username,
+            password=self.loaded.broker_password(),
+            topics=topics,
+            journal=self.journal,
+            streams=streams,
+            state=runner.state,
+            devices=lambda: {d: a.availability() for d, a in adapters.items()},
+            on_command=on_command,
+            keepalive=cfg.broker.keepalive_s,
+            client_id=f"floord-{cfg.site}-{table.id}",
+        )
+        units["link"] = link
+        runner.link = link
+        return TableUnit(table, topics, bus, runner, adapters, link, list(streams))
+
+    def restore(self) -> None:
+        """Record the start and resolve what a previous run left open, table by table."""
+        now = self.clock()
+        for unit in self.tables.values():
+            started = unit.runner.engine.after_restart(now)
+            started.events.insert(
+                0,
+                _daemon_decision(
+                    EventType.DAEMON_STARTED,
+                    {"version": floord.__version__, "devices": list(unit.adapters)},
+                ),
+            )
+            unit.runner.record_output(started, now)
+
+    async def _keep_linked(self, unit: TableUnit) -> None:
+        """The link ends only on a journal failure; the runner halts the table, and the
+        link starts again so the halted state and the backlog still go out."""
+        while True:
+            try:
+                await unit.link.run()
+                return
+            except JournalError as exc:
+                self.log.error(
+                    "mqtt link stopped on a journal error", table=unit.config.id, error=str(exc)
+                )
+                await asyncio.sleep(1.0)
+
+    async def _ticks(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            now = self.clock()
+            for unit in self.tables.values():
+                unit.bus.put(Tick(now))
+
+    async def _watchdog(self, every: float) -> None:
+        while True:
+            notify("WATCHDOG=1")
+            await asyncio.sleep(every)
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        """Run until `request_stop()` (or SIGTERM/SIGINT), then stop cleanly."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.request_stop)
+        self.restore()
+        background: list[asyncio.Task[Any]] = [asyncio.create_task(self._ticks())]
+        every = watchdog_interval_s()
+        if every:
+            background.append(asyncio.create_task(self._watchdog(every)))
+        for unit in self.tables.values():
+            unit.tasks.append(asyncio.create_task(unit.runner.run()))
+            unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
+            unit.tasks.extend(asyncio.create_task(a.run()) for a in unit.adapters.values())
+        notify("READY=1")
+        self.log.info("floord running", tables=list(self.tables))
+        try:
+            await self._stop.wait()
+        finally:
+            notify("STOPPING=1")
+            await self._shutdown(background)
+
+    async def _shutdown(self, background: list[asyncio.Task[Any]]) -> None:
+        for unit in self.tables.values():
+            for adapter in unit.adapters.values():
+                adapter.stop()
+        # Stop the adapters first so nothing new arrives, then record the stop.
+        for unit in self.tables.values():
+            adapter_tasks = unit.tasks[2:]
+            for task in adapter_tasks:
+                task.cancel()
+            await asyncio.gather(*adapter_tasks, return_exceptions=True)
+        now = self.clock()
+        for unit in self.tables.values():
+            unit.runner.record_output(
+                _output(_daemon_decision(EventType.DAEMON_STOPPED, {"reason": "clean stop"})), now
+            )
+        # Give each link a moment to publish its backlog, then say offline.
+        deadline = loop_time() + 3.0
+        while loop_time() < deadline and any(
+            self.journal.backlog(u.streams) and u.link.connected for u in self.tables.values()
+        ):
+            await asyncio.sleep(0.05)
+        await asyncio.gather(*(u.link.stop() for u in self.tables.values()), return_exceptions=True)
+        for unit in self.tables.values():
+            for task in unit.tasks[:2]:
+                task.cancel()
+            await asyncio.gather(*unit.tasks[:2], return_exceptions=True)
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        self.journal.close()
+        self.log.info("floord stopped")
+
+
+def loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def _daemon_decision(etype: EventType, data: dict[str, Any]) -> Decision:
+    return Decision(type=etype, data=data, source="daemon")
+
+
+def _output(decision: Decision) -> EngineOutput:
+    return EngineOutput(events=[decision])

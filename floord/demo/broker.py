@@ -1,0 +1,111 @@
+"""The demo's MQTT broker: a private Mosquitto when one is installed, else embedded amqtt.
+
+amqtt is pure Python and enough for a demo's rates, but it speaks only MQTT 3.1.1,
+loses offline messages for anonymous sessions and marks queued messages as retained,
+so nothing that must be trusted (the tests) ever runs on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+import socket
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def mosquitto_binary() -> str | None:
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    return "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
+
+
+async def _wait_listening(port: int, timeout_s: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return
+        except OSError:
+            if loop.time() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def private_mosquitto(binary: str) -> AsyncIterator[str]:
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="floord-demo-mosq-") as tmp:
+        conf = Path(tmp) / "mosquitto.conf"
+        conf.write_text(
+            f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+            "max_queued_messages 100000\npersistence false\nlog_dest none\n"
+        )
+        proc = await asyncio.create_subprocess_exec(
+            binary,
+            "-c",
+            str(conf),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            await _wait_listening(port)
+            yield f"mqtt://127.0.0.1:{port}"
+        finally:
+            if proc.returncode is None:
+                proc.terminate()
+                try:
+                    await asyncio.wait_for(proc.wait(), 5)
+                except TimeoutError:
+                    proc.kill()
+                    await proc.wait()
+
+
+@contextlib.asynccontextmanager
+async def embedded_amqtt() -> AsyncIterator[str]:
+    from amqtt.broker import Broker
+
+    for name in ("amqtt", "transitions"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    port = free_port()
+    broker = Broker(
+        {
+            "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
+            "plugins": {
+                "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
+            },
+        }
+    )
+    await broker.start()
+    try:
+        yield f"mqtt://127.0.0.1:{port}"
+    finally:
+        with contextlib.suppress(Exception):
+            await broker.shutdown()
+
+
+@contextlib.asynccontextmanager
+async def demo_broker(url: str | None) -> AsyncIterator[tuple[str, str]]:
+    """Yield (url, what it is): the given broker, a private Mosquitto, or amqtt."""
+    if url:
+        yield url, "the broker you gave"
+        return
+    binary = mosquitto_binary()
+    if binary:
+        async with private_mosquitto(binary) as started:
+            yield started, f"a private Mosquitto ({binary})"
+        return
+    async with embedded_amqtt() as started:
+        yield started, "the embedded amqtt broker (demo only)"

@@ -1,0 +1,33 @@
+"""Structured logs (structlog): readable on a terminal, JSON lines everywhere else."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+
+def configure_logging(level: str = "info", *, json_lines: bool | None = None) -> None:
+    """Send structured logs to stderr; JSON when stderr is not a terminal (journald, files)."""
+    if json_lines is None:
+        json_lines = not sys.stderr.isatty()
+    renderer: structlog.types.Processor = (
+        structlog.processors.JSONRenderer()
+        if json_lines
+        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping()[level.upper()]
+        ),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )

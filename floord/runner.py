@@ -1,0 +1,308 @@
+"""A table's runner: the one task that feeds the engine and records what it decides.
+
+For each input taken from the table's bus (a device event, an operator command, a
+clock tick) the runner asks the pure engine what follows, then journals the input and
+every decision in ONE transaction together with the table's new snapshot, and only
+then lets the MQTT link publish them. If the journal cannot record, the table is
+halted (fail closed): nothing is decided that is not on the record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Protocol
+
+import structlog
+
+from floord.adapter import DeviceAdapter, Received
+from floord.bus import CommandArrived, TableBus, Tick
+from floord.commands import Refusal, verify_command
+from floord.contract import REPLAY_MAX_EVENTS, Envelope, EventType, format_ts
+from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.journal import Journal, JournalError
+
+
+class TableEngine(Protocol):
+    """What the runner needs of a game engine (the roulette engine is one)."""
+
+    @property
+    def current_round(self) -> str | None: ...
+    def on_device_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput: ...
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome: ...
+    def tick(self, now: datetime) -> EngineOutput: ...
+    def after_restart(self, now: datetime) -> EngineOutput: ...
+    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
+    def snapshot(self) -> dict[str, Any]: ...
+
+
+class Link(Protocol):
+    def notify(self) -> None: ...
+    def state_changed(self) -> None: ...
+    async def publish_result(self, payload: dict[str, Any]) -> None: ...
+    async def publish_replay(self, payloads: list[str]) -> None: ...
+
+
+# (source, type, data, rule, round) of one event to record.
+Pending = tuple[str, str, dict[str, Any], str | None, str | None]
+
+
+class TableRunner:
+    def __init__(
+        self,
+        *,
+        site: str,
+        table: str,
+        engine: TableEngine,
+        journal: Journal,
+        bus: TableBus,
+        adapters: dict[str, DeviceAdapter],
+        operators: dict[str, tuple[str, bytes]],
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.site = site
+        self.table = table
+        self.engine = engine
+        self.bus = bus
+        self.adapters = adapters
+        self.link: Link | None = None
+        self._journal = journal
+        self._operators = operators
+        self._clock = clock
+        self._log = structlog.get_logger("floord.runner").bind(table=table)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.record_failure: str | None = None
+        self._unrecorded_halt: list[Pending] = []
+
+    # ----- the record -------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """The retained `P/state` body; a table that cannot record says it is halted."""
+        snap = dict(self.engine.snapshot())
+        if self.record_failure:
+            snap["state"] = "halted"
+            reasons = list(snap.get("halt_reasons") or [])
+            reasons.append({"code": "journal_failure", "detail": self.record_failure})
+            snap["halt_reasons"] = reasons
+        snap["journal_backlog"] = None
+        return snap
+
+    def _builders(self, items: list[Pending], ts: str) -> list[Callable[[int], Envelope]]:
+        return [
+            (
+                lambda seq, s=source, t=etype, d=data, r=rule, rd=rnd: Envelope(
+                    site=self.site,
+                    table=self.table,
+                    seq=seq,
+                    ts=ts,
+                    type=t,
+                    source=s,
+                    data=d,
+                    rule=r,
+                    round=rd,
+                )
+            )
+            for source, etype, data, rule, rnd in items
+        ]
+
+    def _record(self, items: list[Pending], now: datetime) -> list[Envelope]:
+        """Journal `items` atomically with the engine's snapshot; fail closed on error."""
+        ts = format_ts(now)
+        builders = self._builders(items, ts)
+
+        if self._unrecorded_halt:
+            # A halt decided while nothing could be recorded goes on the record first.
+            builders = [*self._builders(self._unrecorded_halt, ts), *builders]
+        try:
+            written = self._journal.append_many(
+                self.table, builders, snapshot=(self.table, self.engine.snapshot())
+            )
+        except JournalError as exc:
+            self._fail_closed("journal_failure", str(exc))
+            return []
+        self._unrecorded_halt = []
+        if self.record_failure:
+            self._log.warning("recording again; the table stays halted until resumed")
+            self.record_failure = None
+        if self.link:
+            self.link.notify()
+            self.link.state_changed()
+        return written
+
+    def _fail_closed(self, code: str, reason: str) -> None:
+        first = self.record_failure is None
+        self.record_failure = reason
+        if first:
+            self._log.critical("cannot record events: table halted", code=code, error=reason)
+            # The engine halts too; the halt goes on the record as soon as it can, and is
+            # latched like any other until a floorperson resumes the table.
+            halted = self.engine.halt(code, reason, self._clock())
+            self._unrecorded_halt.extend(self._decisions(halted))
+        if self.link:
+            self.link.state_changed()
+
+    @staticmethod
+    def _decisions(output: EngineOutput) -> list[Pending]:
+        return [(d.source, str(d.type), d.data, d.rule, d.round) for d in output.events]
+
+    def _dispatch(self, output: EngineOutput) -> None:
+        for command in output.device_commands:
+            adapter = self.adapters.get(command.device)
+            if adapter is None:
+                self._log.error("engine asked for an unknown device", device=command.device)
+                continue
+            task = asyncio.create_task(adapter.send(command))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def record_output(self, output: EngineOutput, now: datetime) -> None:
+        """Record engine decisions that no input carries (restart, ticks)."""
+        if output.events:
+            self._record(self._decisions(output), now)
+        self._dispatch(output)
+
+    # ----- inputs -----------------------------------------------------------------
+
+    def on_device(self, item: Received) -> None:
+        round_at_receipt = self.engine.current_round
+        output = self.engine.on_device_event(
+            item.device, str(item.event.type), item.event.data, item.ts
+        )
+        own = (item.device, str(item.event.type), item.event.data, None, round_at_receipt)
+        self._record([own, *self._decisions(output)], item.ts)
+        self._dispatch(output)
+
+    async def on_command(self, payload: bytes) -> None:
+        now = self._clock()
+        result = verify_command(
+            payload,
+            operators=self._operators,
+            now=now,
+            id_used=self._journal.command_id_used,
+        )
+        if isinstance(result, Refusal):
+            await self._refuse(result, now)
+            return
+        self._journal.record_command_id(result.id, format_ts(now))
+        source = f"operator:{result.by}"
+        described = {"id": result.id, "name": result.name, "by": result.by, "role": result.role}
+        if self.record_failure and result.name != "replay":
+            await self._refuse(
+                Refusal(
+                    "journal_failure",
+                    f"the table cannot record events ({self.record_failure})",
+                    result.id,
+                    result.name,
+                    result.by,
+                ),
+                now,
+            )
+            return
+        if result.name == "replay":
+            await self._replay(result, described, now)
+            return
+        outcome = self.engine.on_command(result, now)
+        if not outcome.ok:
+            refused = {**described, "args": result.args, "code": "refused", "reason": outcome.error}
+            self._record(
+                [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)], now
+            )
+            await self._reply(result.id, False, outcome.error)
+            return
+        accepted = {**described, "args": result.args}
+        rnd = self.engine.current_round
+        written = self._record(
+            [
+                (source, EventType.OPERATOR_COMMAND, accepted, None, rnd),
+                *self._decisions(outcome.output),
+            ],
+            now,
+        )
+        self._dispatch(outcome.output)
+        if written:
+            await self._reply(result.id, True, None)
+        else:
+            await self._reply(result.id, False, f"not recorded: {self.record_failure}")
+
+    async def _refuse(self, refusal: Refusal, now: datetime) -> None:
+        data = {
+            "id": refusal.command_id,
+            "name": refusal.name,
+            "by": refusal.by,
+            "code": refusal.code,
+            "reason": refusal.reason,
+        }
+        known = refusal.by in self._operators and refusal.code not in ("bad_signature",)
+        source = f"operator:{refusal.by}" if known else "daemon"
+        self._record([(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)], now)
+        await self._reply(refusal.command_id, False, refusal.reason)
+
+    async def _replay(
+        self, command: VerifiedCommand, described: dict[str, Any], now: datetime
+    ) -> None:
+        args = command.args
+        first, last = args.get("from_seq"), args.get("to_seq")
+        problem = None
+        if not isinstance(first, int) or not isinstance(last, int) or isinstance(first, bool):
+            problem = "replay needs integer from_seq and to_seq"
+        elif first < 1 or last < first:
+            problem = "replay needs 1 <= from_seq <= to_seq"
+        elif last - first + 1 > REPLAY_MAX_EVENTS:
+            problem = f"replay is limited to {REPLAY_MAX_EVENTS} events per request"
+        if problem:
+            await self._refuse(
+                Refusal("bad_args", problem, command.id, command.name, command.by), now
+            )
+            return
+        self._record(
+            [
+                (
+                    f"operator:{command.by}",
+                    EventType.OPERATOR_COMMAND,
+                    {**described, "args": args},
+                    None,
+                    None,
+                )
+            ],
+            now,
+        )
+        payloads = self._journal.read_range(self.table, first, last)
+        if self.link:
+            await self.link.publish_replay(payloads)
+        await self._reply(command.id, True, None)
+
+    async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
+        if self.link:
+            await self.link.publish_result({"id": command_id, "ok": ok, "error": error})
+
+    def on_tick(self, now: datetime) -> None:
+        self.record_output(self.engine.tick(now), now)
+
+    # ----- the loop ---------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            while True:
+                item = await self.bus.get()
+                try:
+                    if isinstance(item, Received):
+                        self.on_device(item)
+                    elif isinstance(item, CommandArrived):
+                        await self.on_command(item.payload)
+                    elif isinstance(item, Tick):
+                        self.on_tick(item.now)
+                except Exception:
+                    # A bug must not stop the table's record; it is logged loudly and
+                    # the table is halted so a person looks at it.
+                    self._log.exception("engine input failed; halting the table")
+                    self._fail_closed("internal_error", "internal error while processing an input")
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            for task in list(self._tasks):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task

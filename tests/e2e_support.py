@@ -1,0 +1,224 @@
+"""End-to-end helpers: real processes (simulator, daemon), a real pty, a real broker.
+
+The simulator and the daemon run as `python -m floord ...` subprocesses, exactly as on a
+rig, so a SIGKILL test kills a real daemon and a pty carries real bytes between them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import yaml
+
+from floord.commands import build_command
+from floord.contract import Topics
+
+SITE = "test-casino"
+PREFIX = "floor/v1"
+FP = "FP-1001"
+FP_KEY = b"floorperson-1001-secret"
+DEALER = "DL-2001"
+DEALER_KEY = b"dealer-2001-secret"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class Process:
+    """A child process that is always reaped, killed if need be."""
+
+    def __init__(self, args: list[str], *, stdout: int | None = subprocess.PIPE) -> None:
+        self.args = args
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "floord", *args],
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            env=_env(),
+        )
+
+    def terminate(self, timeout: float = 10.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        with contextlib.suppress(Exception):
+            if self.proc.stdout:
+                self.proc.stdout.close()
+
+
+def start_sim(tmp: Path, scenario: dict[str, Any], speed: float) -> tuple[Process, str]:
+    """A simulated SS2 on a new pty; returns the process and the pty's path."""
+    path = tmp / f"scenario-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    sim = Process(["sim", "cammegh-ss2", "--pty", "--scenario", str(path), "--speed", str(speed)])
+    assert sim.proc.stdout is not None
+    line = sim.proc.stdout.readline().decode().strip()
+    if not line.startswith("pty: "):
+        sim.kill()
+        raise RuntimeError(f"simulator did not announce its pty: {line!r}")
+    return sim, line.split(": ", 1)[1]
+
+
+def write_config(tmp: Path, broker_url: str, port: str, wheel: str = "single_zero") -> Path:
+    (tmp / "fp.key").write_bytes(FP_KEY + b"\n")
+    (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
+    config = {
+        "site": SITE,
+        "broker": {"url": broker_url, "topic_prefix": PREFIX},
+        "journal": str(tmp / "journal.db"),
+        "operators": [
+            {"id": FP, "role": "floorperson", "key_file": "fp.key"},
+            {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
+        ],
+        "tables": [
+            {
+                "id": "RL-01",
+                "game": "roulette",
+                "rules": {"wheel": wheel},
+                "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": port}],
+            }
+        ],
+    }
+    path = tmp / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def start_daemon(config: Path) -> Process:
+    return Process(["run", "-c", str(config)], stdout=subprocess.DEVNULL)
+
+
+def topics(table: str = "RL-01") -> Topics:
+    return Topics(PREFIX, SITE, table)
+
+
+class Collector:
+    """An MQTT subscriber that keeps every message it gets, by topic, in arrival order."""
+
+    def __init__(self, url: str, subscriptions: list[str], client_id: str | None = None) -> None:
+        self.host, self.port = url.split("://", 1)[1].rsplit(":", 1)
+        self.subscriptions = subscriptions
+        self.client_id = client_id
+        self.messages: list[tuple[str, dict[str, Any], bool]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(
+                    self.host,
+                    int(self.port),
+                    identifier=self.client_id,
+                    clean_session=self.client_id is None,
+                ) as client:
+                    for topic in self.subscriptions:
+                        await client.subscribe(topic, qos=1)
+                    self._ready.set()
+                    async for message in client.messages:
+                        body = json.loads(bytes(message.payload))
+                        self.messages.append((str(message.topic), body, bool(message.retain)))
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.1)
+
+    async def __aenter__(self) -> Collector:
+        self._task = asyncio.create_task(self._run())
+        await asyncio.wait_for(self._ready.wait(), 10)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    def events(self, topic: str) -> list[dict[str, Any]]:
+        return [body for t, body, _ in self.messages if t == topic]
+
+    async def wait_for(self, predicate, timeout: float = 30.0, what: str = "") -> dict[str, Any]:
+        """The first message body matching predicate(topic, body), waiting for it."""
+        deadline = time.monotonic() + timeout
+        seen = 0
+        while time.monotonic() < deadline:
+            for topic, body, _ in self.messages[seen:]:
+                if predicate(topic, body):
+                    return body
+            await asyncio.sleep(0.05)
+        kinds = [b.get("type") for t, b, _ in self.messages if t.endswith("/events")][-40:]
+        raise AssertionError(f"timed out waiting for {what}; recent events: {kinds}")
+
+
+async def command(
+    url: str,
+    name: str,
+    args: dict[str, Any],
+    *,
+    by: str = FP,
+    key: bytes = FP_KEY,
+    table: str = "RL-01",
+    timeout: float = 15.0,
+) -> dict[str, Any]:
+    """Send a signed command and return the table's reply."""
+    t = topics(table)
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
+    cmd = build_command(name, by, args, key, datetime.now(UTC))
+    async with aiomqtt.Client(host, int(port)) as client:
+        await client.subscribe(t.cmd_result, qos=1)
+        await client.publish(t.cmd, json.dumps(cmd), qos=1)
+        async with asyncio.timeout(timeout):
+            async for message in client.messages:
+                body = json.loads(bytes(message.payload))
+                if body.get("id") == cmd["id"]:
+                    return body
+    raise AssertionError("no command result")
+
+
+CHECKLIST = {
+    "no_magnet_or_contrivance": True,
+    "wheel_level_and_free": True,
+    "parts_secure": True,
+    "ball_nonmagnetic": True,
+}
+
+
+async def open_table(url: str, wheel: str = "single_zero") -> None:
+    checklist = dict(CHECKLIST)
+    if wheel == "double_zero_as_single":
+        checklist["layout_and_signage"] = True
+    result = await command(url, "inspect", {"checklist": checklist, "note": "e2e"})
+    assert result["ok"], result
+    result = await command(url, "open", {})
+    assert result["ok"], result
+
+
+@contextlib.asynccontextmanager
+async def collecting(
+    url: str, table: str = "RL-01", client_id: str | None = None
+) -> AsyncIterator[Collector]:
+    t = topics(table)
+    async with Collector(url, [f"{t.base}/#"], client_id) as c:
+        yield c

@@ -1,0 +1,147 @@
+"""Faults of the floor itself: the broker dies, the daemon is killed.
+
+- A broker killed and restarted mid-run loses no event and leaves no gap: the journal
+  holds every event in one seq order, the backlog goes out first on reconnect, and a
+  subscriber that fills its gap with a `replay` sees every seq exactly once.
+- A daemon killed with SIGKILL and restarted keeps its halt (latched) and its seq.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from e2e_support import (
+    collecting,
+    command,
+    open_table,
+    start_daemon,
+    start_sim,
+    topics,
+    write_config,
+)
+
+SPEED = 20.0
+
+
+def _journal_seqs(path: Path, stream: str) -> tuple[list[int], int]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute(
+            "SELECT seq, published FROM events WHERE stream = ? ORDER BY seq", (stream,)
+        ).fetchall()
+    return [r[0] for r in rows], sum(1 for r in rows if not r[1])
+
+
+def test_broker_killed_and_restarted_loses_nothing(broker, tmp_path: Path) -> None:
+    scenario = {"pockets": 37, "seed": 11, "loop": True, "steps": [{"idle": 20}, {"spin": {}}]}
+    sim, pty = start_sim(tmp_path, scenario, SPEED)
+    config = write_config(tmp_path, broker.url, pty)
+    daemon = start_daemon(config)
+    t = topics()
+
+    async def run() -> None:
+        async with collecting(broker.url) as c:
+            await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "device.identified", what="identified"
+            )
+            await open_table(broker.url)
+            await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "roulette.result",
+                what="a first result",
+            )
+            broker.kill()
+            # The wheel goes on spinning while the broker is down: events are journaled.
+            await asyncio.sleep(4)
+            seqs_down, backlog_down = _journal_seqs(tmp_path / "journal.db", "RL-01")
+            assert backlog_down > 0, "events made while the broker was down"
+            broker.start()
+            # After reconnecting, the backlog goes out; then live events follow.
+            last_down = seqs_down[-1]
+            await c.wait_for(
+                lambda tp, b: tp == t.events and b["seq"] > last_down + 2,
+                timeout=30,
+                what="live events after the restart",
+            )
+            seen = {b["seq"] for b in c.events(t.events)}
+            top = max(seen)
+            missing = sorted(set(range(1, top + 1)) - seen)
+            if missing:
+                reply = await command(
+                    broker.url, "replay", {"from_seq": missing[0], "to_seq": missing[-1]}
+                )
+                assert reply["ok"], reply
+                await c.wait_for(
+                    lambda tp, b: tp == t.replay and b["seq"] == missing[-1], what="replay"
+                )
+                replayed = {b["seq"]: b for b in c.events(t.replay)}
+                for seq in missing:
+                    assert seq in replayed
+                    assert replayed[seq]["table"] == "RL-01"
+                seen |= set(replayed)
+            assert seen >= set(range(1, top + 1))
+
+    try:
+        asyncio.run(run())
+    finally:
+        assert daemon.terminate() == 0
+        sim.kill()
+    seqs, backlog = _journal_seqs(tmp_path / "journal.db", "RL-01")
+    assert seqs == list(range(1, len(seqs) + 1)), "the journal has no gap and no duplicate"
+    assert backlog == 0, "everything journaled was published"
+
+
+def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
+    scenario = {
+        "pockets": 37,
+        "seed": 3,
+        "steps": [{"idle": 30}, {"fault": {"code": 5}}, {"idle": 6000}],
+    }
+    sim, pty = start_sim(tmp_path, scenario, SPEED)
+    config = write_config(tmp_path, broker.url, pty)
+    daemon = start_daemon(config)
+    t = topics()
+
+    async def first_run() -> int:
+        async with collecting(broker.url) as c:
+            await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "device.identified", what="identified"
+            )
+            await open_table(broker.url)
+            halted = await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "table.halted", what="the halt"
+            )
+            assert halted["data"]
+            await asyncio.sleep(0.5)
+            return max(b["seq"] for b in c.events(t.events))
+
+    try:
+        last_seq = asyncio.run(first_run())
+    finally:
+        daemon.kill()
+
+    restarted = start_daemon(config)
+
+    async def second_run() -> None:
+        async with collecting(broker.url) as c:
+            started = await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "daemon.started", what="restart"
+            )
+            assert started["seq"] > last_seq
+            state = await c.wait_for(
+                lambda tp, b: tp == t.state and b.get("state") == "halted", what="halted state"
+            )
+            assert state["halt_reasons"]
+            # The halt is lifted only by an authorised command with the wheel healthy.
+            refused = await command(broker.url, "resume", {"reason": "try"})
+            assert not refused["ok"]
+            seqs = [b["seq"] for b in c.events(t.events)]
+            assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+
+    try:
+        asyncio.run(second_run())
+    finally:
+        assert restarted.terminate() == 0
+        sim.kill()
+    seqs, _ = _journal_seqs(tmp_path / "journal.db", "RL-01")
+    assert seqs == list(range(1, len(seqs) + 1))

@@ -1,0 +1,93 @@
+"""End to end: a simulated SS2 on a real pty, the real daemon, a real Mosquitto.
+
+A spin becomes `roulette.result`; a ball spun the same way as the rotor becomes
+`roulette.no_spin` under 58 Pa. Code § 531.7(a) and floord asks the wheel to re-spin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from e2e_support import collecting, open_table, start_daemon, start_sim, topics, write_config
+
+SPEED = 10.0
+
+
+def test_spin_becomes_result_and_same_direction_is_no_spin(broker, tmp_path: Path) -> None:
+    scenario = {
+        "pockets": 37,
+        "seed": 7,
+        "steps": [
+            {"idle": 6},
+            {"spin": {"number": "17", "direction": "cw"}},
+            {
+                "spin": {
+                    "number": "5",
+                    "direction": "ccw",
+                    "warn": "same_direction",
+                    "respin_number": "23",
+                }
+            },
+            {"idle": 600},
+        ],
+    }
+    sim, pty = start_sim(tmp_path, scenario, SPEED)
+    daemon = start_daemon(write_config(tmp_path, broker.url, pty))
+    t = topics()
+
+    async def scenario_run() -> None:
+        async with collecting(broker.url) as c:
+            await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "device.identified",
+                what="the wheel identified",
+            )
+            await open_table(broker.url)
+            result = await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "roulette.result", what="a result"
+            )
+            assert result["data"]["number"] == "17"
+            assert result["data"]["colour"] == "black"
+            assert result["rule"] == "58 Pa. Code § 531.5(a)"
+            assert result["round"]
+            straight = [w for w in result["data"]["winning_wagers"] if w["wager"] == "straight"]
+            assert straight and straight[0]["odds"] == "35 to 1"
+
+            no_spin = await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "roulette.no_spin", what="no spin"
+            )
+            assert no_spin["rule"] == "58 Pa. Code § 531.7(a)"
+            voided = await c.wait_for(
+                lambda tp, b: tp == t.events and b["type"] == "round.voided", what="void"
+            )
+            assert voided["round"] == no_spin["round"]
+            respin = await c.wait_for(
+                lambda tp, b: (
+                    tp == t.device_events("wheel")
+                    and b["type"] == "device.command_result"
+                    and b["data"]["name"] == "respin"
+                ),
+                what="the re-spin command's result",
+            )
+            assert respin["data"]["ok"] is True
+            second = await c.wait_for(
+                lambda tp, b: (
+                    tp == t.events
+                    and b["type"] == "roulette.result"
+                    and b["data"]["number"] == "23"
+                ),
+                what="the re-spin's result",
+            )
+            assert second["round"] != no_spin["round"]
+            # The table's record is one gap-free seq order.
+            seqs = [b["seq"] for b in c.events(t.events)]
+            assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+            # The device has its own stream with its own seq.
+            dev = [b["seq"] for b in c.events(t.device_events("wheel"))]
+            assert dev == list(range(1, len(dev) + 1))
+
+    try:
+        asyncio.run(scenario_run())
+    finally:
+        assert daemon.terminate() == 0
+        sim.kill()

@@ -1,0 +1,45 @@
+"""The layers of DEVELOPERS.md, enforced: import-linter's contracts, and an allow-list.
+
+import-linter forbids named modules; the allow-list below also catches a driver or a
+simulator importing a floord module that does not exist yet when the contract was
+written.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_TYPES = {"floord", "floord.contract", "floord.events", "floord.profiles"}
+
+
+def test_import_linter_contracts_are_kept() -> None:
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "broken" in done.stdout and "0 broken" in done.stdout
+
+
+def _floord_imports_of(package: str) -> set[tuple[str, str]]:
+    graph = grimp.build_graph(package, "floord")
+    found = set()
+    for module in graph.find_children(package) | {package}:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported == "floord" or imported.startswith("floord."):
+                found.add((module, imported))
+    return found
+
+
+def test_drivers_and_simulators_import_only_shared_types() -> None:
+    for package in ("drivers", "simulators"):
+        wrong = {(m, i) for m, i in _floord_imports_of(package) if i not in SHARED_TYPES}
+        assert not wrong, f"{package} may import only {sorted(SHARED_TYPES)}: {sorted(wrong)}"
+
+
+def test_simulators_never_import_drivers() -> None:
+    graph = grimp.build_graph("simulators", "drivers")
+    assert not graph.chain_exists(importer="simulators", imported="drivers", as_packages=True)
