@@ -129,13 +129,14 @@ class Collector:
 
     async def _run(self) -> None:
         while True:
+            client = aiomqtt.Client(
+                self.host,
+                int(self.port),
+                identifier=self.client_id,
+                clean_session=self.client_id is None,
+            )
             try:
-                async with aiomqtt.Client(
-                    self.host,
-                    int(self.port),
-                    identifier=self.client_id,
-                    clean_session=self.client_id is None,
-                ) as client:
+                async with client:
                     for topic in self.subscriptions:
                         await client.subscribe(topic, qos=1)
                     self._ready.set()
@@ -143,6 +144,11 @@ class Collector:
                         body = json.loads(bytes(message.payload))
                         self.messages.append((str(message.topic), body, bool(message.retain)))
             except aiomqtt.MqttError:
+                # The broker went away (a test killed it): note aiomqtt's disconnect
+                # error as seen, so it is not reported as never retrieved, and retry.
+                gone = client._disconnected
+                if gone.done() and not gone.cancelled():
+                    gone.exception()
                 await asyncio.sleep(0.1)
 
     async def __aenter__(self) -> Collector:

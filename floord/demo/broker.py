@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import socket
 import tempfile
@@ -98,11 +99,15 @@ async def embedded_amqtt() -> AsyncIterator[str]:
 
 @contextlib.asynccontextmanager
 async def demo_broker(url: str | None) -> AsyncIterator[tuple[str, str]]:
-    """Yield (url, what it is): the given broker, a private Mosquitto, or amqtt."""
+    """Yield (url, what it is): the given broker, a private Mosquitto, or amqtt.
+
+    FLOORD_DEMO_EMBEDDED_BROKER=1 skips Mosquitto, to show (and test) the demo as it runs
+    on a machine where nothing is installed.
+    """
     if url:
         yield url, "the broker you gave"
         return
-    binary = mosquitto_binary()
+    binary = None if os.environ.get("FLOORD_DEMO_EMBEDDED_BROKER") == "1" else mosquitto_binary()
     if binary:
         async with private_mosquitto(binary) as started:
             yield started, f"a private Mosquitto ({binary})"
