@@ -11,14 +11,14 @@ import re
 from dataclasses import dataclass
 from datetime import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
-from floord.profiles import ProfileError, load_profile
+from floord.profiles import ProfileError, load_profile, validation_problems
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 _TOPIC_LEVEL = re.compile(r"^[^/+#\s]+$")
@@ -154,28 +154,6 @@ def read_secret(path: Path) -> bytes:
     return path.read_bytes().strip()
 
 
-def _describe(err: dict[str, Any]) -> str:
-    found = err.get("input")
-    kind = err["type"]
-    if kind == "extra_forbidden":
-        return f"unknown key, found {found!r}"
-    if kind == "missing":
-        return "a value expected, found nothing (the key is missing)"
-    if kind == "literal_error":
-        expected = err.get("ctx", {}).get("expected", "")
-        return f"one of {expected} expected, found {found!r}"
-    if kind == "string_pattern_mismatch":
-        return f"text matching {err['ctx']['pattern']} expected, found {found!r}"
-    msg = err["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, ") :]
-    return f"{msg} expected, found {found!r}" if kind != "value_error" else f"{msg}"
-
-
-def _key(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(top)"
-
-
 def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
     """What one field cannot know: ids unique, profiles real, secrets readable."""
     problems: list[str] = []
@@ -248,9 +226,7 @@ def load_config(path: Path | str) -> LoadedConfig:
     try:
         cfg = FloordConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(
-            [f"{path}: {_key(e['loc'])}: {_describe(e)}" for e in exc.errors()]
-        ) from exc
+        raise ConfigError(validation_problems(path, exc)) from exc
     problems = _cross_checks(cfg, path)
     if problems:
         raise ConfigError(problems)

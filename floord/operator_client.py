@@ -16,6 +16,7 @@ import aiomqtt
 
 from floord.commands import build_command
 from floord.contract import Topics
+from floord.mqtt.link import broker_address
 
 
 def parse_args(pairs: list[str]) -> dict[str, Any]:
@@ -42,12 +43,11 @@ def parse_args(pairs: list[str]) -> dict[str, Any]:
 
 
 def client_args(url: str, username: str | None, password: str | None) -> dict[str, Any]:
-    rest = url.split("://", 1)[1].rstrip("/")
-    host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
-    tls = url.startswith("mqtts://")
+    """aiomqtt.Client keyword arguments for a broker URL (mqtt:// or mqtts://)."""
+    host, port, tls = broker_address(url)
     kwargs: dict[str, Any] = {
         "hostname": host,
-        "port": int(port) if port else (8883 if tls else 1883),
+        "port": port,
         "username": username,
         "password": password,
     }

@@ -9,10 +9,12 @@ a timeout must never silently fall back to a default on a regulated table.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 PROFILE_SPEC_VERSION = 1
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "device_profiles"
@@ -87,21 +89,55 @@ def load_profile(name: str, directory: Path | None = None) -> DeviceProfile:
     if not path.is_file():
         known = ", ".join(available_profiles(directory)) or "none"
         raise ProfileError(f"{path}: profile {name!r} not found (known: {known})")
+    return load_strict_yaml(path, DeviceProfile, ProfileError)
+
+
+def load_strict_yaml(path: Path, model: type[ModelT], error: type[Exception]) -> ModelT:
+    """Read one YAML mapping into `model`, or raise `error` listing every problem.
+
+    The one loader of floord's strict files that hold a single model (profiles,
+    simulator scenarios): the same checks and the same messages everywhere.
+    """
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"{path}: not valid YAML: {exc}") from exc
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise error(f"{path}: (file): readable YAML expected: {exc}") from exc
     if not isinstance(raw, dict):
-        raise ProfileError(f"{path}: a mapping expected, found {type(raw).__name__}")
+        raise error(f"{path}: (top): a mapping expected, found {type(raw).__name__}")
     try:
-        return DeviceProfile.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            key = ".".join(str(p) for p in err["loc"]) or "(top)"
-            found = err.get("input")
-            if err["type"] == "extra_forbidden":
-                lines.append(f"{path}: {key}: unknown key, found {found!r}")
-            else:
-                lines.append(f"{path}: {key}: {err['msg']}, found {found!r}")
-        raise ProfileError("\n".join(lines)) from exc
+        raise error("\n".join(validation_problems(path, exc))) from exc
+
+
+def validation_problems(path: Path, exc: ValidationError) -> list[str]:
+    """One `FILE: KEY.PATH: what was expected, what was found` line per pydantic error.
+
+    Shared by every strict YAML file floord reads (configs, profiles, scenarios), so an
+    engineer reads the same kind of message whichever file is wrong.
+    """
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        found = err.get("input")
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            message = f"unknown key, found {found!r}"
+        elif kind == "missing":
+            message = "a value expected, found nothing (the key is missing)"
+        elif kind == "literal_error":
+            message = f"one of {err.get('ctx', {}).get('expected', '')} expected, found {found!r}"
+        elif kind == "string_pattern_mismatch":
+            message = f"text matching {err['ctx']['pattern']} expected, found {found!r}"
+        elif kind == "value_error":
+            # Our own validators already say what was expected and what was found.
+            message = str(err.get("ctx", {}).get("error", err["msg"]))
+        else:
+            message = f"{err['msg']} expected, found {found!r}"
+        if key:
+            lines.append(f"{path}: {key}: {message}")
+        elif kind == "value_error":
+            lines.append(f"{path}: {message}")  # a whole-file check names its own keys
+        else:
+            lines.append(f"{path}: (top): {message}")
+    return lines

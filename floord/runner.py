@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -88,7 +88,6 @@ class TableRunner:
             reasons = list(snap.get("halt_reasons") or [])
             reasons.append({"code": "journal_failure", "detail": self.record_failure})
             snap["halt_reasons"] = reasons
-        snap["journal_backlog"] = None
         return snap
 
     def _builders(self, items: list[Pending], ts: str) -> list[Callable[[int], Envelope]]:
@@ -155,9 +154,7 @@ class TableRunner:
             if adapter is None:
                 self._log.error("engine asked for an unknown device", device=command.device)
                 continue
-            task = asyncio.create_task(adapter.send(command))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(adapter.send(command))
 
     def record_output(self, output: EngineOutput, now: datetime) -> None:
         """Record engine decisions that no input carries (restart, ticks)."""
@@ -272,12 +269,19 @@ class TableRunner:
         )
         payloads = self._journal.read_range(self.table, first, last)
         if self.link:
-            await self.link.publish_replay(payloads)
+            self._spawn(self.link.publish_replay(payloads))
         await self._reply(command.id, True, None)
 
     async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
         if self.link:
-            await self.link.publish_result({"id": command_id, "ok": ok, "error": error})
+            self._spawn(self.link.publish_result({"id": command_id, "ok": ok, "error": error}))
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Publish in the background: a slow or half-dead broker must never hold up the
+        engine, which has to halt a table even while MQTT is unreachable."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def on_tick(self, now: datetime) -> None:
         self.record_output(self.engine.tick(now), now)

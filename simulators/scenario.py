@@ -32,16 +32,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StrictBool,
     StrictStr,
-    ValidationError,
     model_validator,
 )
+
+from floord.profiles import load_strict_yaml
 
 # The vendor's self-test fault codes (see the reference): a scenario may raise only these.
 FAULT_CODES: frozenset[int] = frozenset({1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 21, 22, 23, 100})
@@ -180,35 +180,9 @@ class Scenario(_Strict):
         return cls(pockets=pockets, seed=seed, loop=True, steps=[Step(spin=SpinSpec())])
 
 
-def _format_errors(path: Path, exc: ValidationError) -> str:
-    lines = []
-    for err in exc.errors():
-        key = ".".join(str(p) for p in err["loc"])
-        found = err.get("input")
-        if err["type"] == "extra_forbidden":
-            where = ".".join(str(p) for p in err["loc"][:-1]) or "top level"
-            lines.append(f"{path}: {key}: unknown key (not allowed in {where}), found {found!r}")
-        elif err["type"] == "value_error":
-            # Our own checks already say key, expected and found.
-            message = str(err.get("ctx", {}).get("error", err["msg"]))
-            lines.append(f"{path}: {key + ': ' if key else ''}{message}")
-        else:
-            lines.append(f"{path}: {key or 'top level'}: {err['msg']}, found {found!r}")
-    return "\n".join(lines)
-
-
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file; raise `ScenarioError` naming file, key and fault."""
     path = Path(path)
     if not path.is_file():
         raise ScenarioError(f"{path}: scenario file not found")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"{path}: not valid YAML: {exc}") from exc
-    if not isinstance(raw, dict):
-        raise ScenarioError(f"{path}: top level: a mapping expected, found {type(raw).__name__}")
-    try:
-        return Scenario.model_validate(raw)
-    except ValidationError as exc:
-        raise ScenarioError(_format_errors(path, exc)) from exc
+    return load_strict_yaml(path, Scenario, ScenarioError)

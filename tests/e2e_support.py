@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -119,9 +119,10 @@ def topics(table: str = "RL-01") -> Topics:
 class Collector:
     """An MQTT subscriber that keeps every message it gets, by topic, in arrival order."""
 
-    def __init__(self, url: str, subscriptions: list[str], client_id: str | None = None) -> None:
+    def __init__(self, url: str, table: Topics, client_id: str | None = None) -> None:
         self.host, self.port = url.split("://", 1)[1].rsplit(":", 1)
-        self.subscriptions = subscriptions
+        self.table = table
+        self.subscriptions = [f"{table.base}/#"]
         self.client_id = client_id
         self.messages: list[tuple[str, dict[str, Any], bool]] = []
         self._task: asyncio.Task[None] | None = None
@@ -161,6 +162,20 @@ class Collector:
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
+
+    async def event(
+        self,
+        kind: str,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+        timeout: float = 30.0,
+    ) -> dict[str, Any]:
+        """The first event of type `kind` on the table's record (`P/events`), waiting for it."""
+        events = self.table.events
+        return await self.wait_for(
+            lambda tp, b: tp == events and b.get("type") == kind and (where is None or where(b)),
+            timeout,
+            what=kind,
+        )
 
     def events(self, topic: str) -> list[dict[str, Any]]:
         return [body for t, body, _ in self.messages if t == topic]
@@ -225,6 +240,5 @@ async def open_table(url: str, wheel: str = "single_zero") -> None:
 async def collecting(
     url: str, table: str = "RL-01", client_id: str | None = None
 ) -> AsyncIterator[Collector]:
-    t = topics(table)
-    async with Collector(url, [f"{t.base}/#"], client_id) as c:
+    async with Collector(url, topics(table), client_id) as c:
         yield c

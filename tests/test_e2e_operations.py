@@ -82,19 +82,13 @@ def test_cmd_cli_socket_port_and_refusals(broker, tmp_path: Path) -> None:
 
     async def run() -> None:
         async with collecting(broker.url) as c:
-            identified = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "device.identified",
-                what="the wheel identified over socket://",
-            )
+            identified = await c.event("device.identified")
             assert identified["data"]["pockets"] == 37
             # The dealer may not open a table: refused, with the reason, and recorded.
             code, reply = await asyncio.to_thread(floord_cmd, config, DEALER, "open")
             assert code == 1 and reply["ok"] is False
             assert "may be issued by floorperson" in reply["error"]
-            refused = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "operator.command_refused",
-                what="the refusal on the record",
-            )
+            refused = await c.event("operator.command_refused")
             assert refused["data"]["code"] == "role_not_allowed"
             assert refused["source"] == f"operator:{DEALER}"
             # Opening before the inspection is refused under § 531.3(a).
@@ -106,9 +100,7 @@ def test_cmd_cli_socket_port_and_refusals(broker, tmp_path: Path) -> None:
             assert (code, reply["ok"]) == (0, True), reply
             code, reply = await asyncio.to_thread(floord_cmd, config, FP, "open")
             assert (code, reply["ok"]) == (0, True), reply
-            opened = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "table.opened", what="opened"
-            )
+            opened = await c.event("table.opened")
             assert opened["rule"] == "58 Pa. Code § 531.3(a)"
             # A forged command (wrong signature) is refused and recorded, not obeyed.
             forged = {
@@ -122,14 +114,7 @@ def test_cmd_cli_socket_port_and_refusals(broker, tmp_path: Path) -> None:
             host, port_ = broker.url.split("://", 1)[1].rsplit(":", 1)
             async with aiomqtt.Client(host, int(port_)) as client:
                 await client.publish(t.cmd, json.dumps(forged), qos=1)
-            bad = await c.wait_for(
-                lambda tp, b: (
-                    tp == t.events
-                    and b["type"] == "operator.command_refused"
-                    and b["data"]["id"] == "forged-1"
-                ),
-                what="the forged command refused",
-            )
+            bad = await c.event("operator.command_refused", lambda b: b["data"]["id"] == "forged-1")
             assert bad["data"]["code"] == "bad_signature"
             state = await c.wait_for(
                 lambda tp, b: tp == t.state and b.get("state") == "open", what="still open"
@@ -152,38 +137,24 @@ def test_silent_wheel_halts_the_table_until_resumed(broker, tmp_path: Path) -> N
 
     async def run() -> None:
         async with collecting(broker.url) as c:
-            await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "device.identified", what="identified"
-            )
+            await c.event("device.identified")
             code, reply = await asyncio.to_thread(
                 floord_cmd, config, FP, "inspect", *checklist_args()
             )
             assert code == 0, reply
             code, reply = await asyncio.to_thread(floord_cmd, config, FP, "open")
             assert code == 0, reply
-            offline = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "device.offline", what="offline"
-            )
+            offline = await c.event("device.offline")
             assert "silent" in offline["data"]["reason"]
-            halted = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "table.halted", what="the halt"
-            )
+            halted = await c.event("table.halted")
             assert halted["seq"] > offline["seq"]
             # The wheel speaks again, reconnects and identifies; only then may it resume.
-            back = await c.wait_for(
-                lambda tp, b: (
-                    tp == t.events and b["type"] == "device.identified" and b["seq"] > halted["seq"]
-                ),
-                what="the wheel back",
-            )
-            assert back
+            await c.event("device.identified", lambda b: b["seq"] > halted["seq"])
             code, reply = await asyncio.to_thread(
                 floord_cmd, config, FP, "resume", "reason=wheel cable reseated"
             )
             assert (code, reply["ok"]) == (0, True), reply
-            await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "table.resumed", what="resumed"
-            )
+            await c.event("table.resumed")
             await c.wait_for(
                 lambda tp, b: tp == t.state and b.get("state") == "open", what="open again"
             )

@@ -42,14 +42,9 @@ def test_broker_killed_and_restarted_loses_nothing(broker, tmp_path: Path) -> No
 
     async def run() -> None:
         async with collecting(broker.url) as c:
-            await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "device.identified", what="identified"
-            )
+            await c.event("device.identified")
             await open_table(broker.url)
-            await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "roulette.result",
-                what="a first result",
-            )
+            await c.event("roulette.result")
             broker.kill()
             # The wheel goes on spinning while the broker is down: events are journaled.
             await asyncio.sleep(4)
@@ -104,13 +99,9 @@ def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
 
     async def first_run() -> int:
         async with collecting(broker.url) as c:
-            await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "device.identified", what="identified"
-            )
+            await c.event("device.identified")
             await open_table(broker.url)
-            halted = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "table.halted", what="the halt"
-            )
+            halted = await c.event("table.halted")
             assert halted["data"]
             await asyncio.sleep(0.5)
             return max(b["seq"] for b in c.events(t.events))
@@ -124,9 +115,7 @@ def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
 
     async def second_run() -> None:
         async with collecting(broker.url) as c:
-            started = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "daemon.started", what="restart"
-            )
+            started = await c.event("daemon.started")
             assert started["seq"] > last_seq
             state = await c.wait_for(
                 lambda tp, b: tp == t.state and b.get("state") == "halted", what="halted state"

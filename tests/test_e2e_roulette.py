@@ -38,14 +38,9 @@ def test_spin_becomes_result_and_same_direction_is_no_spin(broker, tmp_path: Pat
 
     async def scenario_run() -> None:
         async with collecting(broker.url) as c:
-            await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "device.identified",
-                what="the wheel identified",
-            )
+            await c.event("device.identified")
             await open_table(broker.url)
-            result = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "roulette.result", what="a result"
-            )
+            result = await c.event("roulette.result")
             assert result["data"]["number"] == "17"
             assert result["data"]["colour"] == "black"
             assert result["rule"] == "58 Pa. Code § 531.5(a)"
@@ -53,13 +48,9 @@ def test_spin_becomes_result_and_same_direction_is_no_spin(broker, tmp_path: Pat
             straight = [w for w in result["data"]["winning_wagers"] if w["wager"] == "straight"]
             assert straight and straight[0]["odds"] == "35 to 1"
 
-            no_spin = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "roulette.no_spin", what="no spin"
-            )
+            no_spin = await c.event("roulette.no_spin")
             assert no_spin["rule"] == "58 Pa. Code § 531.7(a)"
-            voided = await c.wait_for(
-                lambda tp, b: tp == t.events and b["type"] == "round.voided", what="void"
-            )
+            voided = await c.event("round.voided")
             assert voided["round"] == no_spin["round"]
             respin = await c.wait_for(
                 lambda tp, b: (
@@ -70,14 +61,7 @@ def test_spin_becomes_result_and_same_direction_is_no_spin(broker, tmp_path: Pat
                 what="the re-spin command's result",
             )
             assert respin["data"]["ok"] is True
-            second = await c.wait_for(
-                lambda tp, b: (
-                    tp == t.events
-                    and b["type"] == "roulette.result"
-                    and b["data"]["number"] == "23"
-                ),
-                what="the re-spin's result",
-            )
+            second = await c.event("roulette.result", lambda b: b["data"]["number"] == "23")
             assert second["round"] != no_spin["round"]
             # The table's record is one gap-free seq order.
             seqs = [b["seq"] for b in c.events(t.events)]
