@@ -182,9 +182,9 @@ class Ss2Driver:
             pockets = parse_pockets(pockets_text)
         except LineError as exc:
             return _identity_error(str(exc), pockets_text)
-        if pockets != self._pockets:
-            reason = f"the wheel has {pockets} pockets but is configured for {self._pockets}"
-            return _identity_error(reason, pockets_text)
+        # A wheel with another pocket count than the table's rules is reported as it is:
+        # whether it may be played is the engine's judgement (58 Pa. Code § 531.1), which
+        # halts the table; the driver only reports what the wheel says.
         return DeviceEvent(
             EventType.DEVICE_IDENTIFIED,
             {

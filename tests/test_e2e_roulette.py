@@ -75,3 +75,23 @@ def test_spin_becomes_result_and_same_direction_is_no_spin(broker, tmp_path: Pat
     finally:
         assert daemon.terminate() == 0
         sim.kill()
+
+
+def test_a_wheel_of_another_kind_than_the_rules_halts_the_table(broker, tmp_path: Path) -> None:
+    """The table is approved for a single-zero wheel; a double-zero wheel is plugged in."""
+    sim, pty = start_sim(tmp_path, {"pockets": 38, "steps": [{"idle": 60000}]}, SPEED)
+    daemon = start_daemon(write_config(tmp_path, broker.url, pty, wheel="single_zero"))
+
+    async def run() -> None:
+        async with collecting(broker.url) as c:
+            identified = await c.event("device.identified")
+            assert identified["data"]["pockets"] == 38
+            halted = await c.event("table.halted")
+            assert halted["data"]["code"] == "wheel_mismatch"
+            assert halted["rule"] == "58 Pa. Code § 531.1(b)"
+
+    try:
+        asyncio.run(run())
+    finally:
+        assert daemon.terminate() == 0
+        sim.kill()
