@@ -23,7 +23,7 @@ from typing import Any
 import structlog
 
 from floord.contract import Envelope, EventType, format_ts
-from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Request
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Outgoing, Request
 from floord.journal import Journal, JournalError
 from floord.profiles import DeviceProfile
 from floord.transport import StreamTransport, TransportError, open_transport
@@ -42,6 +42,10 @@ class Received:
 
 
 Sink = Callable[[Received], None]
+
+# The prefixes drivers give a device's refusal of a command: the SS2's `*  NO` and the
+# card families' `NAK`. A refusal answers the oldest command still waiting.
+REFUSALS = frozenset({"NO", "NAK"})
 
 
 def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Any:
@@ -163,7 +167,7 @@ class DeviceAdapter:
             )
             return None
         reply = await self._request(request)
-        ok = reply is not None and reply.prefix != "NO"
+        ok = reply is not None and reply.prefix not in REFUSALS
         self._emit(
             DeviceEvent(
                 EventType.DEVICE_COMMAND_RESULT,
@@ -198,7 +202,7 @@ class DeviceAdapter:
         for request, future in self._pending:
             if future.done():
                 continue
-            if reply.prefix == "NO" or reply.text.startswith(request.reply_prefix):
+            if reply.prefix in REFUSALS or reply.text.startswith(request.reply_prefix):
                 future.set_result(reply)
                 return
         # An unsolicited reply (another host, or a late one) is only logged.
@@ -266,6 +270,13 @@ class DeviceAdapter:
                 for item in outputs:
                     if isinstance(item, DeviceReply):
                         self._match_reply(item)
+                    elif isinstance(item, Outgoing):
+                        try:
+                            async with self._write_lock:
+                                await transport.write(item.payload)
+                        except TransportError as exc:
+                            self._went_offline(f"link broke: {exc}")
+                            return heard
                     else:
                         self._emit(item)
         finally:
@@ -280,7 +291,7 @@ class DeviceAdapter:
             replies: dict[str, DeviceReply] = {}
             for request in self._driver.handshake():
                 reply = await self._request(request)
-                if reply is None or reply.prefix == "NO":
+                if reply is None or reply.prefix in REFUSALS:
                     self._emit(
                         DeviceEvent(
                             EventType.DEVICE_PROTOCOL_ERROR,

@@ -11,14 +11,14 @@ import re
 from dataclasses import dataclass
 from datetime import time
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
-from floord.profiles import ProfileError, load_profile, validation_problems
+from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 _TOPIC_LEVEL = re.compile(r"^[^/+#\s]+$")
@@ -101,11 +101,40 @@ class RouletteRules(_Strict):
     wheel: Literal["single_zero", "double_zero", "double_zero_as_single"]
 
 
-class TableConfig(_Strict):
+class CardTableRules(_Strict):
+    """Rules Submission options of a Blackjack or Spanish 21 table (58 Pa. Code ch. 549, 551).
+
+    Checks that need the game (six or eight decks for Spanish 21) are in `_cross_checks`.
+    """
+
+    decks: int = Field(ge=1, le=8, description="decks in the shoe; in each side of a double shoe")
+    shoe: Literal["single", "double"] = "single"
+    # § 549.7(d)(1): the suits that tell which side a round is dealt from.
+    hearts_diamonds_side: Literal["left", "right"] = "left"
+    shuffler: Literal["none", "batch", "continuous"] = "none"
+    # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
+    batch_backs: list[str] | None = None
+    boxes: int = Field(default=7, ge=1, le=9)
+    max_adjacent_boxes: int = Field(default=2, ge=1, le=9, description="§ 549.14")
+    deck_change_warn_minutes: int = Field(default=60, ge=0, le=24 * 60)
+
+
+class RouletteTableConfig(_Strict):
     id: str = Field(pattern=_ID)
     game: Literal["roulette"]
     rules: RouletteRules
     devices: list[DeviceConfig] = Field(min_length=1)
+
+
+class CardTableConfig(_Strict):
+    id: str = Field(pattern=_ID)
+    game: Literal["blackjack", "spanish21"]
+    rules: CardTableRules
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+GAMES = ("roulette", "blackjack", "spanish21")
+TableConfig = Annotated[RouletteTableConfig | CardTableConfig, Field(discriminator="game")]
 
 
 class FloordConfig(_Strict):
@@ -203,6 +232,70 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 f"{path}: tables.{t}.devices: exactly one roulette wheel device expected, "
                 f"found {wheels}"
             )
+        if isinstance(table, CardTableConfig):
+            problems += _card_table_checks(table, f"{path}: tables.{t}")
+    return problems
+
+
+def _card_table_checks(table: CardTableConfig, where: str) -> list[str]:
+    """A card table's rules and devices must fit each other and the game's chapter."""
+    problems: list[str] = []
+    rules = table.rules
+    if table.game == "spanish21" and rules.decks not in (6, 8):
+        problems.append(
+            f"{where}.rules.decks: 6 or 8 decks for Spanish 21 (58 Pa. Code § 551.3(a)) "
+            f"expected, found {rules.decks}"
+        )
+    if rules.shuffler == "batch":
+        backs = rules.batch_backs or []
+        if len(backs) != 2 or len(set(backs)) != 2:
+            problems.append(
+                f"{where}.rules.batch_backs: two different back colours for the two batches "
+                f"(58 Pa. Code § 549.3(d)(2)) expected, found {rules.batch_backs!r}"
+            )
+        if rules.decks < 2 or rules.decks % 2:
+            problems.append(
+                f"{where}.rules.decks: an even number of decks, at least two, split into two "
+                f"equal batches (58 Pa. Code § 549.3(d)(1)) expected, found {rules.decks}"
+            )
+    elif rules.batch_backs is not None:
+        problems.append(
+            f"{where}.rules.batch_backs: only with shuffler: batch expected, "
+            f"found shuffler {rules.shuffler!r}"
+        )
+    if rules.shoe == "double" and rules.shuffler == "continuous":
+        problems.append(
+            f"{where}.rules.shuffler: a double shoe is not fed by a continuous shuffler, "
+            f"found shoe 'double' with shuffler 'continuous'"
+        )
+    families: dict[str, list[tuple[str, DeviceProfile]]] = {}
+    for device in table.devices:
+        try:
+            profile = load_profile(device.profile)
+        except ProfileError:
+            continue  # already reported
+        families.setdefault(profile.family, []).append((device.id, profile))
+    wanted = {
+        "card_reader": 1,
+        "dealing_shoe": 1,
+        "card_shuffler": 0 if rules.shuffler == "none" else 1,
+    }
+    for family, count in wanted.items():
+        found = len(families.get(family, []))
+        if found != count:
+            problems.append(
+                f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
+                f"for shuffler {rules.shuffler!r}, found {found}"
+            )
+    if families.get("roulette_wheel"):
+        problems.append(f"{where}.devices: no roulette wheel on a card table expected, found one")
+    for device_id, profile in families.get("dealing_shoe", []):
+        double = bool(profile.quirks.get("double"))
+        if double != (rules.shoe == "double"):
+            problems.append(
+                f"{where}.devices: a {rules.shoe} shoe expected (rules.shoe), found device "
+                f"{device_id!r} with profile {profile.model!r}"
+            )
     return problems
 
 
@@ -226,7 +319,8 @@ def load_config(path: Path | str) -> LoadedConfig:
     try:
         cfg = FloordConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(validation_problems(path, exc)) from exc
+        # The game names the table's kind; it is not a key in the file, so leave it out.
+        raise ConfigError(validation_problems(path, exc, drop=GAMES)) from exc
     problems = _cross_checks(cfg, path)
     if problems:
         raise ConfigError(problems)

@@ -33,6 +33,26 @@ class EventType(StrEnum):
     WHEEL_NUMBER = "wheel.number"
     WHEEL_WARNING = "wheel.warning"
     WHEEL_IDLE = "wheel.idle"
+    DEVICE_TAMPER = "device.tamper"
+    DEVICE_HEARTBEAT_LOST = "device.heartbeat_lost"
+    # Card reader device (58 Pa. Code § 549.2(e), § 549.7(f), § 549.16(j), (k)).
+    READER_PEEK = "reader.peek"
+    READER_SELF_TEST = "reader.self_test"
+    # Dealing shoes (manual with a card-out sensor, card recognition, double).
+    SHOE_LOADED = "shoe.loaded"
+    SHOE_CARD_DRAWN = "shoe.card_drawn"
+    SHOE_CARD_FACE_UP = "shoe.card_face_up"
+    SHOE_CUTTING_CARD = "shoe.cutting_card"
+    SHOE_EMPTY = "shoe.empty"
+    # Automated card shufflers (batch and continuous).
+    SHUFFLER_SHUFFLE_STARTED = "shuffler.shuffle_started"
+    SHUFFLER_SHUFFLE_COMPLETED = "shuffler.shuffle_completed"
+    SHUFFLER_BATCH_READY = "shuffler.batch_ready"
+    SHUFFLER_BATCH_REMOVED = "shuffler.batch_removed"
+    SHUFFLER_JAM = "shuffler.jam"
+    SHUFFLER_DOOR = "shuffler.door"
+    SHUFFLER_OUT_OF_ORDER = "shuffler.out_of_order"
+    SHUFFLER_MODE = "shuffler.mode"
     # The engine's decisions.
     TABLE_OPENED = "table.opened"
     TABLE_CLOSED = "table.closed"
@@ -44,6 +64,14 @@ class EventType(StrEnum):
     ROULETTE_RESULT = "roulette.result"
     ROULETTE_NO_SPIN = "roulette.no_spin"
     PROCEDURE_VIOLATION = "procedure.violation"
+    TABLE_WARNING = "table.warning"
+    BLACKJACK_HAND = "blackjack.hand"
+    BLACKJACK_DEALER_HAND = "blackjack.dealer_hand"
+    BLACKJACK_PEEK = "blackjack.peek"
+    BLACKJACK_RESULT = "blackjack.result"
+    CARDS_SHUFFLE_REQUIRED = "cards.shuffle_required"
+    CARDS_BATCH_REFUSED = "cards.batch_refused"
+    CARDS_DECKS_CHANGED = "cards.decks_changed"
     # Operators.
     OPERATOR_INSPECTION = "operator.inspection"
     OPERATOR_COMMAND = "operator.command"
@@ -77,6 +105,16 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "close": FLOORPERSON_OR_ABOVE,
     "resume": FLOORPERSON_OR_ABOVE,
     "replay": ANY_ROLE,
+    # Card tables: what the dealer does that no device sees (58 Pa. Code ch. 549, 551).
+    "dealer_in": frozenset({Role.DEALER}),
+    "round_start": frozenset({Role.DEALER}),
+    "decision": frozenset({Role.DEALER}),
+    "dealer_turn": frozenset({Role.DEALER}),
+    "round_end": frozenset({Role.DEALER}),
+    # A floorperson's calls on a card table.
+    "reshuffle": FLOORPERSON_OR_ABOVE,
+    "change_decks": FLOORPERSON_OR_ABOVE,
+    "cover_shuffler": FLOORPERSON_OR_ABOVE,
 }
 
 COMMAND_MAX_SKEW_S = 30.0

@@ -54,3 +54,14 @@ class Request:
     payload: bytes
     reply_prefix: str
     timeout_s: float
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """Bytes the driver must send at once in answer to what it decoded (an `ACK`).
+
+    The driver decides what the protocol requires; the adapter only writes it, so a
+    driver stays free of I/O.
+    """
+
+    payload: bytes

@@ -56,7 +56,7 @@ class DeviceProfile(_Strict):
     model: str
     maker: str
     name: str
-    family: Literal["roulette_wheel"]
+    family: Literal["roulette_wheel", "card_reader", "dealing_shoe", "card_shuffler"]
     driver: str
     simulator: str
     serial: SerialSettings
@@ -110,7 +110,7 @@ def load_strict_yaml(path: Path, model: type[ModelT], error: type[Exception]) ->
         raise error("\n".join(validation_problems(path, exc))) from exc
 
 
-def validation_problems(path: Path, exc: ValidationError) -> list[str]:
+def validation_problems(path: Path, exc: ValidationError, drop: tuple[str, ...] = ()) -> list[str]:
     """One `FILE: KEY.PATH: what was expected, what was found` line per pydantic error.
 
     Shared by every strict YAML file floord reads (configs, profiles, scenarios), so an
@@ -118,7 +118,9 @@ def validation_problems(path: Path, exc: ValidationError) -> list[str]:
     """
     lines = []
     for err in exc.errors():
-        key = ".".join(str(p) for p in err["loc"])
+        # `drop`: tags pydantic puts in a path that are not keys in the file (the chosen
+        # member of a tagged union, such as a table's game).
+        key = ".".join(str(p) for p in err["loc"] if p not in drop)
         found = err.get("input")
         kind = err["type"]
         if kind == "extra_forbidden":

@@ -128,3 +128,42 @@ def test_profile_loads_and_unknown_key_fails(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as caught:
         load_profile(str(bad))
     assert f"{bad}: timeouts.silense_s: unknown key" in str(caught.value)
+
+
+def _card_table(tmp: Path, game: str = "blackjack", **rules: object) -> dict:
+    body = _valid(tmp)
+    body["tables"] = [
+        {
+            "id": "BJ-01",
+            "game": game,
+            "rules": {"decks": 6, **rules},
+            "devices": [
+                {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"},
+                {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"},
+            ],
+        }
+    ]
+    return body
+
+
+def test_card_table_config_loads(tmp_path: Path) -> None:
+    loaded = load_config(_write(tmp_path, _card_table(tmp_path)))
+    table = loaded.table("BJ-01")
+    assert table.game == "blackjack" and table.rules.shoe == "single"
+
+
+def test_card_table_rules_are_checked_against_the_game_and_devices(tmp_path: Path) -> None:
+    body = _card_table(tmp_path, "spanish21", decks=7, shuffler="batch", batch_backs=["red"])
+    problems = "\n".join(_problems(tmp_path, body))
+    assert "tables.0.rules.decks: 6 or 8 decks for Spanish 21 (58 Pa. Code § 551.3(a))" in problems
+    assert "tables.0.rules.batch_backs: two different back colours" in problems
+    assert "tables.0.devices: 1 card shuffler device(s) expected for shuffler 'batch'" in problems
+    body = _card_table(tmp_path, shoe="double")
+    problems = "\n".join(_problems(tmp_path, body))
+    assert "a double shoe expected (rules.shoe), found device 'shoe'" in problems
+
+
+def test_card_table_rule_errors_name_the_key_without_the_game_tag(tmp_path: Path) -> None:
+    body = _card_table(tmp_path, shoe="triple")
+    [problem] = _problems(tmp_path, body)
+    assert problem.startswith(f"{tmp_path / 'floord.yaml'}: tables.0.rules.shoe: one of ")
