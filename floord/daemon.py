@@ -20,13 +20,13 @@ import structlog
 import floord
 from floord.adapter import DeviceAdapter, Received
 from floord.bus import CommandArrived, TableBus, Tick
-from floord.config import LoadedConfig, TableConfig
+from floord.config import LoadedConfig, RouletteTableConfig, TableConfig
 from floord.contract import EventType, Topics
-from floord.engine import RouletteEngine
+from floord.engine import BlackjackEngine, RouletteEngine
 from floord.engine.types import Decision, EngineOutput
 from floord.journal import Journal, JournalError
 from floord.mqtt import TableLink
-from floord.profiles import load_profile
+from floord.profiles import DeviceProfile, load_profile
 from floord.runner import TableEngine, TableRunner
 from floord.sdnotify import notify, watchdog_interval_s
 
@@ -38,30 +38,49 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def _devices_by_family(table: TableConfig) -> dict[str, list[tuple[str, DeviceProfile]]]:
+    found: dict[str, list[tuple[str, DeviceProfile]]] = {}
+    for device in table.devices:
+        profile = load_profile(device.profile)
+        found.setdefault(profile.family, []).append((device.id, profile))
+    return found
+
+
 def build_engine(
     table: TableConfig, loaded: LoadedConfig, snapshot: dict[str, Any] | None
 ) -> TableEngine:
     """The game engine a table's config asks for, restored from its last snapshot."""
     day = loaded.config.gaming_day
-    if table.game == "roulette":
-        wheel = next(
-            d.id for d in table.devices if load_profile(d.profile).family == "roulette_wheel"
-        )
-        return RouletteEngine(
-            table.id,
-            wheel=table.rules.wheel,
-            wheel_device=wheel,
-            required_devices=[d.id for d in table.devices if d.required],
-            gaming_day_starts=day.starts,
-            timezone=day.timezone,
-            snapshot=snapshot,
-        )
-    raise ValueError(f"table {table.id}: no engine for game {table.game!r}")
+    families = _devices_by_family(table)
+    required = [d.id for d in table.devices if d.required]
+    common = {
+        "required_devices": required,
+        "gaming_day_starts": day.starts,
+        "timezone": day.timezone,
+        "snapshot": snapshot,
+    }
+    if isinstance(table, RouletteTableConfig):
+        [(wheel, _)] = families["roulette_wheel"]
+        return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
+    [(reader, reader_profile)] = families["card_reader"]
+    [(shoe, shoe_profile)] = families["dealing_shoe"]
+    shufflers = families.get("card_shuffler", [])
+    return BlackjackEngine(
+        table.id,
+        game=table.game,
+        rules=table.rules.model_dump(),
+        reader_device=reader,
+        shoe_device=shoe,
+        shuffler_device=shufflers[0][0] if shufflers else None,
+        reader_exposes_value=bool(reader_profile.quirks.get("exposes_value")),
+        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+        **common,
+    )
 
 
 def driver_options(table: TableConfig, family: str) -> dict[str, Any]:
     """What a driver must know of the table's rules to judge its device's bytes."""
-    if family == "roulette_wheel":
+    if family == "roulette_wheel" and isinstance(table, RouletteTableConfig):
         return {"pockets": POCKETS[table.rules.wheel]}
     return {}
 

@@ -38,6 +38,7 @@ class TableEngine(Protocol):
     def after_restart(self, now: datetime) -> EngineOutput: ...
     def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
     def snapshot(self) -> dict[str, Any]: ...
+    def public_state(self) -> dict[str, Any]: ...
 
 
 class Link(Protocol):
@@ -82,7 +83,7 @@ class TableRunner:
 
     def state(self) -> dict[str, Any]:
         """The retained `P/state` body; a table that cannot record says it is halted."""
-        snap = dict(self.engine.snapshot())
+        snap = dict(self.engine.public_state())
         if self.record_failure:
             snap["state"] = "halted"
             reasons = list(snap.get("halt_reasons") or [])

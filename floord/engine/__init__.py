@@ -1,14 +1,17 @@
 """The pure game engine: device events and operator commands in, cited decisions out.
 
-`RouletteEngine` is the one game so far; `TableState` is the game-neutral table
+`RouletteEngine` and `BlackjackEngine` (Blackjack and Spanish 21) are the games;
+`TableState` is the game-neutral table
 (states, halts, inspections, devices) later games build on. Nothing in this package
 does I/O or reads a clock: every input carries its time.
 """
 
+from floord.engine.blackjack import BlackjackEngine
 from floord.engine.roulette import RouletteEngine, SnapshotError, roulette_inspection
 from floord.engine.table_state import PrimaryDevice, TableState
 
 __all__ = [
+    "BlackjackEngine",
     "PrimaryDevice",
     "RouletteEngine",
     "SnapshotError",

@@ -188,6 +188,10 @@ class RouletteEngine:
         now = self._touch(now)
         return self.table.halt(code, device=None, detail=detail, now=now)
 
+    def public_state(self) -> dict[str, Any]:
+        """The retained `P/state` body: a roulette table has nothing to hide in it."""
+        return self.snapshot()
+
     def snapshot(self) -> dict[str, Any]:
         body = self.table.snapshot()
         return {

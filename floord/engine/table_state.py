@@ -66,8 +66,15 @@ class TableState:
         required_devices: list[str],
         gaming_day: GamingDay,
         on_leave_open: LeaveOpenHook,
+        device_rules: dict[str, str] | None = None,
+        extra_readiness: Callable[[], list[str]] | None = None,
     ) -> None:
         self.table_id = table_id
+        # The citation of a halt a device's own trouble causes (a card reader's
+        # malfunction is § 549.16(k)); a device not listed halts under floord's policy.
+        self.device_rules = dict(device_rules or {})
+        # A game's own conditions for play (a card reader's failed self-test, say).
+        self.extra_readiness = extra_readiness
         self.spec = inspection
         self.primary = primary
         self.gaming_day = gaming_day
@@ -128,6 +135,18 @@ class TableState:
 
     # ----- devices ----------------------------------------------------------------
 
+    def _device_halt(
+        self, code: str, device: str, fault: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        """Record a fault of `device` (cleared only by a fresh connection) and halt."""
+        state = self.devices.faulted(device, fault, now)
+        if not state.required:
+            return EngineOutput()
+        detail = fault["text"] or f"fault code {fault['code']}"
+        return self.halt(
+            code, device=device, detail=detail, now=now, rule=self.device_rules.get(device)
+        )
+
     def on_device_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput | None:
@@ -140,15 +159,25 @@ class TableState:
             if not state.required:
                 return EngineOutput()
             detail = str(data.get("reason") or data.get("detail") or "the device went silent")
-            return self.halt("device_offline", device=device, detail=detail, now=now)
+            return self.halt(
+                "device_offline",
+                device=device,
+                detail=detail,
+                now=now,
+                rule=self.device_rules.get(device),
+            )
         if type == EventType.DEVICE_FAULT:
             fault = {"code": data.get("code"), "text": str(data.get("text", ""))}
             fault["origin"] = data.get("origin")
-            state = self.devices.faulted(device, fault, now)
-            if not state.required:
-                return EngineOutput()
-            detail = fault["text"] or f"fault code {fault['code']}"
-            return self.halt("device_fault", device=device, detail=detail, now=now)
+            return self._device_halt("device_fault", device, fault, now)
+        if type == EventType.DEVICE_TAMPER:
+            text = str(data.get("text", "")) or "the device reports tampering"
+            fault = {"code": data.get("code"), "text": text, "origin": "tamper"}
+            return self._device_halt("device_tamper", device, fault, now)
+        if type == EventType.DEVICE_HEARTBEAT_LOST:
+            text = f"heartbeat lost ({data.get('missed')!r} missed)"
+            fault = {"code": None, "text": text, "origin": "heartbeat"}
+            return self._device_halt("device_heartbeat_lost", device, fault, now)
         if type == EventType.DEVICE_IDENTIFIED:
             self.devices.identified(device, data, now)
             if device != self.primary.id:
@@ -190,6 +219,8 @@ class TableState:
                     problem = self.primary.check_identity(state.identity)
                     if problem:
                         problems.append(f"device {device_id}: {problem}")
+        if self.extra_readiness is not None:
+            problems += self.extra_readiness()
         return problems
 
     # ----- commands ---------------------------------------------------------------
@@ -204,6 +235,10 @@ class TableState:
         }
         handler = handlers.get(command.name)
         return handler(command, now) if handler else None
+
+    def inspection_valid(self, now: datetime) -> bool:
+        """A passed inspection is on record for the gaming day of `now`."""
+        return self._inspection_valid(now)
 
     def _inspection_valid(self, now: datetime) -> bool:
         last = self.inspection

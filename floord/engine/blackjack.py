@@ -1,0 +1,354 @@
+"""The Blackjack and Spanish 21 engine: card devices and dealer commands in, decisions out.
+
+The table (closed/open/halted, inspections, devices, latched halts) is the game-neutral
+`TableState`; the card reader is its primary device and any trouble of the reader halts
+the table under 58 Pa. Code § 549.16(k). The shoe, burn cards, shuffler and deck clock
+are `ShoeBook`'s; a round in play is `Play`'s; the dealer's and floorperson's commands
+are `BlackjackCommands`'. Chapter 549 is Blackjack; chapter 551 (Spanish 21) is applied
+where floord's sources hold it, chapter 549 elsewhere (`blackjack_rules`).
+
+The engine is pure: every input carries its `now`, and nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any
+
+from floord.contract import EventType, format_ts, parse_ts
+from floord.engine.blackjack_commands import BlackjackCommands
+from floord.engine.blackjack_decisions import Round
+from floord.engine.blackjack_devices import BlackjackDevices
+from floord.engine.blackjack_rules import (
+    STRICT_POLICY,
+    GameRules,
+    blackjack_inspection,
+    policy_decision,
+)
+from floord.engine.blackjack_shoe import ShoeBook
+from floord.engine.gaming_day import GamingDay, require_utc
+from floord.engine.roulette import SnapshotError
+from floord.engine.rounds import RoundBook
+from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
+from floord.engine.types import Decision, EngineOutput
+
+SNAPSHOT_VERSION = 1
+GAMES = ("blackjack", "spanish21")
+RESTART_POLICY = (
+    "restart rule (floord policy, not a regulation): a round in play when the daemon "
+    "stopped is void, because floord did not observe its end"
+)
+CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
+SHOE_EVENTS = frozenset(
+    {
+        EventType.SHOE_LOADED,
+        EventType.SHOE_CARD_DRAWN,
+        EventType.SHOE_CARD_FACE_UP,
+        EventType.SHOE_CUTTING_CARD,
+        EventType.SHOE_EMPTY,
+    }
+)
+SHUFFLER_EVENTS = frozenset(t for t in EventType if t.value.startswith("shuffler."))
+READER_EVENTS = frozenset({EventType.READER_PEEK, EventType.READER_SELF_TEST})
+
+
+class BlackjackEngine(BlackjackCommands, BlackjackDevices):
+    """One Blackjack or Spanish 21 table: see the module docstring and `docs/rules.md`."""
+
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        rules: dict[str, Any],
+        reader_device: str,
+        shoe_device: str,
+        shuffler_device: str | None,
+        reader_exposes_value: bool,
+        shoe_reports_cards: bool,
+        required_devices: list[str],
+        gaming_day_starts: time,
+        timezone: str,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        if game not in GAMES:
+            raise ValueError(f"game blackjack or spanish21 expected, found {game!r}")
+        self.rules = GameRules(game)
+        if game == "spanish21" and rules.get("decks") not in (6, 8):
+            raise ValueError(
+                f"Spanish 21 is played with 6 or 8 decks (§ 551.3(a)), found {rules.get('decks')!r}"
+            )
+        if game == "spanish21" and rules.get("shoe") == "double":
+            raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
+        if rules.get("shuffler", "none") != "none" and not shuffler_device:
+            raise ValueError(f"a {rules.get('shuffler')} shuffler needs a shuffler device")
+        self.table_id = table_id
+        self.game = game
+        self.card_rules = dict(rules)
+        self.reader = reader_device
+        self.shoe_device = shoe_device
+        self.shuffler_device = shuffler_device
+        self.exposes = reader_exposes_value
+        self.recognition = shoe_reports_cards
+        self.day = GamingDay(gaming_day_starts, timezone)
+        self.table = TableState(
+            table_id,
+            inspection=blackjack_inspection(self.rules),
+            primary=PrimaryDevice(
+                reader_device,
+                self._identity_problem,
+                "reader_mismatch",
+                self.rules.cite("reader_kind"),
+            ),
+            required_devices=required_devices,
+            gaming_day=self.day,
+            on_leave_open=self._leave_open,
+            device_rules={reader_device: self.rules.cite("reader_malfunction")},
+            extra_readiness=self._reader_problems,
+        )
+        self.shoe = ShoeBook(self.rules, rules)
+        self.rounds = RoundBook(table_id)
+        self.gaming_day: str | None = None
+        self.self_test: dict[str, Any] | None = None  # the reader's last self-test
+        self.tampered_at: str | None = None  # the reader's last tamper report
+        if snapshot is not None:
+            self._restore(snapshot)
+
+    # ----- public interface -------------------------------------------------------
+
+    @property
+    def current_round(self) -> str | None:
+        return self.rounds.current_id
+
+    def on_device_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        now = self._touch(now)
+        data = data if isinstance(data, dict) else {}
+        if device == self.reader and type == EventType.DEVICE_TAMPER:
+            self.tampered_at = format_ts(now)
+        handled = self.table.on_device_event(device, type, data, now)
+        if handled is not None:
+            return handled
+        self.table.devices.seen(device, now)
+        if type in READER_EVENTS:
+            owner = self.reader
+        elif type in SHOE_EVENTS:
+            owner = self.shoe_device
+        elif type in SHUFFLER_EVENTS:
+            owner = self.shuffler_device
+        else:
+            return self._strict("unknown_device_event", device=device, event=str(type))
+        if device != owner:
+            return self._strict("event_from_other_device", device=device, event=str(type))
+        if type in SHUFFLER_EVENTS:
+            return EngineOutput(self.shoe.shuffler_event(type, data, self.current_round))
+        handlers = {
+            EventType.READER_SELF_TEST: self._self_test,
+            EventType.READER_PEEK: self._peek,
+            EventType.SHOE_LOADED: self._loaded,
+            EventType.SHOE_CARD_DRAWN: self._drawn,
+            EventType.SHOE_CARD_FACE_UP: self._face_up,
+            EventType.SHOE_CUTTING_CARD: self._cutting_card,
+            EventType.SHOE_EMPTY: self._empty,
+        }
+        return handlers[EventType(type)](data, now)
+
+    def tick(self, now: datetime) -> EngineOutput:
+        """Keep the gaming day current and warn ahead of the 24-hour deck change."""
+        now = self._touch(now)
+        return EngineOutput(self.shoe.tick(now))
+
+    def after_restart(self, now: datetime) -> EngineOutput:
+        """Void a round the daemon did not see finish; no device counts as seen yet."""
+        now = self._touch(now)
+        self.table.forget_connections()
+        if self.rounds.current is None:
+            return EngineOutput()
+        return EngineOutput(
+            self._void(
+                "daemon_restart", None, "the round's end was not observed by floord", RESTART_POLICY
+            )
+        )
+
+    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
+        """Latch a halt decided outside the engine (the journal cannot record, say)."""
+        now = self._touch(now)
+        return self.table.halt(code, device=None, detail=detail, now=now)
+
+    def snapshot(self) -> dict[str, Any]:
+        body = self.table.snapshot()
+        return {
+            "version": SNAPSHOT_VERSION,
+            "table": self.table_id,
+            "game": self.game,
+            "state": body["state"],
+            "underlying": body["underlying"],
+            "halt_reasons": body["halt_reasons"],
+            "devices": body["devices"],
+            "gaming_day": self.gaming_day,
+            "inspection": body["inspection"],
+            "round": _json_copy(self.rounds.current),
+            "round_counter": self.rounds.snapshot(),
+            "shoe": self.shoe.snapshot(),
+            "reader_self_test": _json_copy(self.self_test),
+            "reader_tampered_at": self.tampered_at,
+        }
+
+    def public_state(self) -> dict[str, Any]:
+        """The snapshot as the retained `P/state` shows it: the dealer's hole card masked.
+
+        The snapshot keeps the hole card so a restart restores the round exactly; a pit
+        display or a console reading `P/state` must not learn it before the dealer turns
+        it (58 Pa. Code § 549.7(f), (i)).
+        """
+        state = self.snapshot()
+        rnd = state.get("round")
+        if isinstance(rnd, dict) and rnd.get("phase") != "dealer":
+            dealer = rnd.get("dealer")
+            if isinstance(dealer, dict) and len(dealer.get("cards") or []) > 1:
+                dealer["cards"] = [dealer["cards"][0]] + ["down"] * (len(dealer["cards"]) - 1)
+            peek = rnd.get("peek")
+            if isinstance(peek, dict) and peek.get("hole_card") is not None:
+                peek["hole_card"] = "down"
+        return state
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _touch(self, now: datetime) -> datetime:
+        now = require_utc(now)
+        self.gaming_day = self.day.label(now)
+        return now
+
+    def _play(self) -> Round | None:
+        rnd = self.rounds.current
+        if rnd is None:
+            return None
+        return Round(
+            self.rules,
+            rnd,
+            exposes_value=self.exposes,
+            hd_side=self.card_rules.get("hearts_diamonds_side", "left"),
+        )
+
+    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
+        caps = identity.get("capabilities")
+        if not isinstance(caps, list):
+            return f"the card reader reports no capabilities list ({caps!r})"
+        if ("exposes_value" in caps) != self.exposes:
+            said = "can" if "exposes_value" in caps else "cannot"
+            return (
+                f"the card reader says it {said} show the hole card's value; the table is "
+                f"configured with reader_exposes_value={self.exposes}, and § 549.16(j) "
+                "treats a wrong peek differently for the two kinds"
+            )
+        return None
+
+    def _reader_problems(self) -> list[str]:
+        """The reader's own conditions for open and resume: a passing self-test, no tamper."""
+        problems = []
+        inspection = self.table.inspection
+        if self.tampered_at and (
+            inspection is None or parse_ts(inspection["at"]) <= parse_ts(self.tampered_at)
+        ):
+            problems.append(
+                f"the card reader reported tampering at {self.tampered_at}: the floorperson "
+                f"inspects it again ({self.rules.cite('reader_inspection')})"
+            )
+        test = self.self_test
+        if test is not None and not test["passed"]:
+            problems.append(
+                f"the card reader failed its self-test at {test['at']} ({test['text']}); "
+                "it must pass one again"
+            )
+        return problems
+
+    def reader_cleared(self, now: datetime) -> str | None:
+        """Why the reader does not yet allow dealing today (§ 549.2(e)); None when it does."""
+        day = self.day.label(now)
+        if not self.table.inspection_valid(now):
+            return f"no passed inspection of the card reader in gaming day {day}"
+        inspected = parse_ts(self.table.inspection["at"])  # type: ignore[index]
+        if self.tampered_at and parse_ts(self.tampered_at) >= inspected:
+            return f"the card reader reported tampering at {self.tampered_at}, after its inspection"
+        test = self.self_test
+        if test is None or not test["passed"] or test["gaming_day"] != day:
+            return f"the card reader has not passed a self-test in gaming day {day}"
+        return None
+
+    def _strict(self, what: str, **data: Any) -> EngineOutput:
+        return EngineOutput(
+            [
+                policy_decision(
+                    EventType.PROCEDURE_VIOLATION,
+                    STRICT_POLICY,
+                    self.current_round,
+                    what=what,
+                    **data,
+                )
+            ]
+        )
+
+    def _void(
+        self, reason: str, rule: str | None, detail: str, policy: str | None = None, **more: Any
+    ) -> list[Decision]:
+        rnd = self.rounds.finish()
+        body: dict[str, Any] = {"reason": reason, "detail": detail, "wagers": "returned", **more}
+        if rule is None:
+            body["policy"] = policy or FAIL_CLOSED_POLICY
+        out = [Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])]
+        return out + self.shoe.round_finished(rnd["id"])
+
+    def _leave_open(self, code: str, detail: str) -> EngineOutput:
+        if self.rounds.current is None:
+            return EngineOutput()
+        if code == "table_closed":
+            return EngineOutput(self._void(code, None, detail, CLOSE_POLICY))
+        reason = self.table.halt_reasons[-1] if self.table.halt_reasons else {}
+        if reason.get("device") == self.reader:
+            play = self._play()
+            assert play is not None
+            return EngineOutput(
+                self._void(
+                    code,
+                    self.rules.cite("reader_malfunction"),
+                    f"{detail}: the dealer may not continue dealing until the card reader is "
+                    "repaired or replaced, so the round cannot be completed; every wager is "
+                    "returned",
+                    phase=play.r["phase"],
+                    peek_done=play.r["peek"] is not None,
+                )
+            )
+        return EngineOutput(self._void(code, None, detail))
+
+    # ----- restore ----------------------------------------------------------------
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        if not isinstance(snap, dict):
+            raise SnapshotError(f"a snapshot must be an object, found {type(snap).__name__}")
+        if snap.get("version") != SNAPSHOT_VERSION:
+            raise SnapshotError(
+                f"snapshot version {SNAPSHOT_VERSION} expected, found {snap.get('version')!r}"
+            )
+        for key, mine in (("table", self.table_id), ("game", self.game)):
+            if snap.get(key) != mine:
+                raise SnapshotError(
+                    f"the snapshot is for {key} {snap.get(key)!r}, this engine is for {mine!r}"
+                )
+        try:
+            self.table.restore(snap)
+            self.rounds.restore(snap.get("round_counter") or {}, _json_copy(snap.get("round")))
+            self.shoe.restore(snap.get("shoe") or {})
+        except ValueError as exc:
+            raise SnapshotError(str(exc)) from exc
+        self.gaming_day = snap.get("gaming_day")
+        self.self_test = _json_copy(snap.get("reader_self_test"))
+        self.tampered_at = snap.get("reader_tampered_at")
+
+
+def _json_copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(v) for v in value]
+    return value

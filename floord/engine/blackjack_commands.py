@@ -1,0 +1,259 @@
+"""The operator commands of a Blackjack or Spanish 21 table, checked against the rules.
+
+The dealer tells floord what no device sees: a new dealer at the table (`dealer_in`,
+a burn card is due, § 549.7(c)), the boxes with a wager (`round_start`), each player's
+decision, the dealer's turn and the end of the round. A floorperson orders a reshuffle
+(§ 549.6(g)), records new decks (§ 549.3(e), § 551.3(c)) and covers a broken shuffler.
+The table commands (inspect, open, close, resume) are `TableState`'s; only the
+floorperson assigned to the table inspects the card reader (§ 549.2(e), § 551.2(e)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from floord.contract import EventType, format_ts
+from floord.engine.blackjack_decisions import Round
+from floord.engine.blackjack_play import ACTIONS, Step, new_round
+from floord.engine.blackjack_rules import ruled
+from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+
+if TYPE_CHECKING:
+    from floord.engine.blackjack_rules import GameRules
+    from floord.engine.blackjack_shoe import ShoeBook
+    from floord.engine.gaming_day import GamingDay
+    from floord.engine.rounds import RoundBook
+    from floord.engine.table_state import TableState
+
+TABLE_COMMANDS = ("inspect", "open", "close", "resume")
+CARD_COMMANDS = (
+    "dealer_in",
+    "round_start",
+    "decision",
+    "dealer_turn",
+    "round_end",
+    "reshuffle",
+    "change_decks",
+    "cover_shuffler",
+)
+
+
+def _args(command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
+    unknown = sorted(set(map(str, command.args)) - set(allowed))
+    if unknown:
+        takes = ", ".join(allowed) if allowed else "no arguments"
+        return f"unknown argument(s) {', '.join(unknown)}: {command.name} takes {takes}"
+    return None
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _refused(step: Step) -> CommandOutcome:
+    return CommandOutcome(False, step.error, step.rule)
+
+
+class BlackjackCommands:
+    """Command handling for `BlackjackEngine` (which supplies the attributes below)."""
+
+    rules: GameRules
+    table: TableState
+    shoe: ShoeBook
+    rounds: RoundBook
+    day: GamingDay
+    card_rules: dict[str, Any]
+    recognition: bool
+    gaming_day: str | None
+    _play: Callable[[], Round | None]
+    _touch: Callable[[datetime], datetime]
+    reader_cleared: Callable[[datetime], str | None]
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        if command.name == "inspect" and command.role != "floorperson":
+            return CommandOutcome(
+                False,
+                "the card reader is inspected by the floorperson assigned to the table",
+                self.rules.cite("reader_inspection"),
+            )
+        if command.name in TABLE_COMMANDS:
+            outcome = self.table.on_command(command, now)
+            assert outcome is not None
+            return outcome
+        if command.name not in CARD_COMMANDS:
+            known = ", ".join(TABLE_COMMANDS + CARD_COMMANDS)
+            return CommandOutcome(
+                False, f"unknown table command {command.name!r}: known are {known}"
+            )
+        return getattr(self, f"_cmd_{command.name}")(command, now)
+
+    # ----- dealer -----------------------------------------------------------------
+
+    def _cmd_dealer_in(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ()):
+            return CommandOutcome(False, problem)
+        if self.rounds.current is not None:
+            return CommandOutcome(
+                False, "a new dealer comes in between rounds", self.rules.cite("burn")
+            )
+        if self.shoe.has_burn:
+            self.shoe.burn_due = "new_dealer"
+        return CommandOutcome(True)
+
+    def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ("boxes",)):
+            return CommandOutcome(False, problem)
+        boxes = command.args.get("boxes")
+        limit = int(self.card_rules.get("boxes", 7))
+        if (
+            not isinstance(boxes, list)
+            or not boxes
+            or not all(_whole(b) and 1 <= b <= limit for b in boxes)
+            or len(set(boxes)) != len(boxes)
+        ):
+            return CommandOutcome(
+                False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
+            )
+        if not self.table.is_open:
+            return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
+        if self.rounds.current is not None:
+            return CommandOutcome(False, f"round {self.rounds.current_id} is still in play")
+        if (why := self.reader_cleared(now)) is not None:
+            return CommandOutcome(False, f"no dealing: {why}", self.rules.cite("reader_inspection"))
+        problems = self.shoe.deal_problems(now)
+        if problems:
+            rule = next((r for r, _ in problems if r), None)
+            return CommandOutcome(False, "no dealing: " + "; ".join(t for _, t in problems), rule)
+        assert self.gaming_day is not None
+        fields = new_round(boxes, recognition=self.recognition, double=self.shoe.double)
+        rnd = self.rounds.start(self.gaming_day, now, fields)
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "game": self.rules.game,
+            "boxes": rnd["boxes"],
+            "shoe": "double" if self.shoe.double else "single",
+            "recognition": self.recognition,
+        }
+        return CommandOutcome(
+            True, output=EngineOutput([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
+        )
+
+    def _cmd_decision(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ("box", "hand", "action")):
+            return CommandOutcome(False, problem)
+        box, hand, action = (command.args.get(k) for k in ("box", "hand", "action"))
+        if not _whole(box) or not _whole(hand) or action not in ACTIONS:
+            return CommandOutcome(
+                False, f"decision needs box and hand numbers and an action ({', '.join(ACTIONS)})"
+            )
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        step = play.decision(box, hand, action)
+        return (
+            _refused(step)
+            if step.error
+            else CommandOutcome(True, output=EngineOutput(step.decisions))
+        )
+
+    def _cmd_dealer_turn(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ()):
+            return CommandOutcome(False, problem)
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        step = play.dealer_turn()
+        return (
+            _refused(step)
+            if step.error
+            else CommandOutcome(True, output=EngineOutput(step.decisions))
+        )
+
+    def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ()):
+            return CommandOutcome(False, problem)
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        if play.r["reload"]:
+            return CommandOutcome(
+                False,
+                "the shoe ran out: the discards are shuffled and the round completed first",
+                self.rules.cite("insufficient_cards"),
+            )
+        step = play.finish()
+        if step.error:
+            return _refused(step)
+        rnd = self.rounds.finish()
+        outcome = (
+            "result"
+            if any(d.type == EventType.BLACKJACK_RESULT for d in step.decisions)
+            else "not_called"
+        )
+        ended = {"outcome": outcome, "boxes": rnd["boxes"]}
+        if outcome == "not_called":
+            ended["detail"] = "the shoe does not read cards: floord counted them only"
+        events = [*step.decisions, Decision(EventType.ROUND_ENDED, ended, None, rnd["id"])]
+        events += self.shoe.round_finished(rnd["id"])
+        return CommandOutcome(True, output=EngineOutput(events))
+
+    # ----- floorperson ------------------------------------------------------------
+
+    def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ("reason",)):
+            return CommandOutcome(False, problem)
+        reason = command.args.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            return CommandOutcome(False, "reshuffle needs a non-empty reason (text)")
+        if self.shoe.continuous:
+            return CommandOutcome(
+                False, "a continuous shuffler reshuffles by itself", self.rules.cite("continuous")
+            )
+        if self.rounds.current is not None:
+            return CommandOutcome(
+                False, "a reshuffle is ordered after a round of play", self.rules.cite("reshuffle")
+            )
+        self.shoe.reshuffle_ordered()
+        event = ruled(
+            self.rules,
+            EventType.CARDS_SHUFFLE_REQUIRED,
+            "reshuffle",
+            None,
+            reason="floorperson",
+            by=command.by,
+            note=reason,
+        )
+        return CommandOutcome(True, output=EngineOutput([event]))
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ()):
+            return CommandOutcome(False, problem)
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between rounds")
+        self.shoe.decks_changed(now)
+        due = self.shoe.deck_due_at()
+        assert due is not None
+        event = ruled(
+            self.rules,
+            EventType.CARDS_DECKS_CHANGED,
+            "deck_change",
+            None,
+            by=command.by,
+            opened_at=format_ts(now),
+            due_at=format_ts(due),
+        )
+        return CommandOutcome(True, output=EngineOutput([event]))
+
+    def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := _args(command, ()):
+            return CommandOutcome(False, problem)
+        if self.shoe.shuffler == "none":
+            return CommandOutcome(False, "the table has no automated shuffler")
+        if not self.shoe.batch.out_of_order:
+            return CommandOutcome(False, "the shuffler is not out of order")
+        self.shoe.batch.covered = True
+        return CommandOutcome(True)

@@ -1,0 +1,20 @@
+"""The retained `P/state` never shows the dealer's hole card before the dealer turns it."""
+
+from __future__ import annotations
+
+import json
+
+from test_engine_blackjack_support import make_table
+
+
+def test_public_state_masks_the_hole_card_until_the_dealer_turns_it() -> None:
+    t = make_table()
+    t.ready()
+    assert t.start(1).ok
+    t.draws("5S", "8D", "6C", "9S")  # box 1, dealer up, box 1, the hole card
+    assert "9S" in json.dumps(t.engine.snapshot()), "the journal's snapshot keeps it"
+    public = json.dumps(t.engine.public_state())
+    assert "9S" not in public and "8D" in public
+    assert t.decide(1, "stand").ok
+    assert t.dealer("dealer_turn").ok
+    assert "9S" in json.dumps(t.engine.public_state())
