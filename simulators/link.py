@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from floord.profiles import DeviceProfile, ProfileError, load_profile
-from simulators.scenario import Scenario, ScenarioError, load_scenario
+from simulators.scenario import ScenarioError, load_scenario
 
 _READ_CHUNK = 4096
 _TCP_BUFFER_LIMIT = 64 * 1024  # a client this far behind is not reading: drop, as a line would
@@ -264,12 +264,14 @@ async def run_simulator(
             raise ValueError(f"speed > 0 expected, found {speed}")
         profile = load_profile(profile_name)
         simulator_class = load_simulator(profile)
-        scenario: Scenario | None = load_scenario(scenario_path) if scenario_path else None
+        # Each family reads its own scenario form; the wheel's loader is the default.
+        loader = getattr(simulator_class, "load_scenario", load_scenario)
+        scenario = loader(scenario_path) if scenario_path else None
         address = _parse_tcp(tcp) if tcp is not None else None
+        simulator = simulator_class(profile, scenario, speed=speed)
     except (ProfileError, ScenarioError, ValueError) as exc:
         print(f"floord sim: {exc}", file=sys.stderr)
         return 2
-    simulator = simulator_class(profile, scenario, speed=speed)
     link: PtyLink | TcpLink
     if address is None:
         link, path = await open_pty_link()
