@@ -18,3 +18,16 @@ def test_public_state_masks_the_hole_card_until_the_dealer_turns_it() -> None:
     assert t.decide(1, "stand").ok
     assert t.dealer("dealer_turn").ok
     assert "9S" in json.dumps(t.engine.public_state())
+
+
+def test_a_reader_that_connects_is_asked_for_its_self_test_once_a_gaming_day() -> None:
+    from floord.contract import EventType
+
+    t = make_table()
+    t.device(EventType.DEVICE_ONLINE, {}, "reader-1")
+    identity = {"maker": "T", "model": "M", "serial": "1", "firmware": "1", "capabilities": []}
+    out = t.device(EventType.DEVICE_IDENTIFIED, identity, "reader-1")
+    assert [(c.device, c.name) for c in out.device_commands] == [("reader-1", "self_test")]
+    t.reader(EventType.READER_SELF_TEST, {"passed": True, "code": 0, "text": "ok"})
+    out = t.device(EventType.DEVICE_IDENTIFIED, identity, "reader-1")
+    assert out.device_commands == []

@@ -31,6 +31,7 @@ from floord.engine.roulette import SnapshotError
 from floord.engine.rounds import RoundBook
 from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
 from floord.engine.types import Decision, EngineOutput
+from floord.events import DeviceCommand
 
 SNAPSHOT_VERSION = 1
 GAMES = ("blackjack", "spanish21")
@@ -129,6 +130,8 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
             self.tampered_at = format_ts(now)
         handled = self.table.on_device_event(device, type, data, now)
         if handled is not None:
+            if device == self.reader and type == EventType.DEVICE_IDENTIFIED:
+                handled.device_commands.extend(self._self_test_due(now))
             return handled
         self.table.devices.seen(device, now)
         if type in READER_EVENTS:
@@ -262,6 +265,14 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
                 "it must pass one again"
             )
         return problems
+
+    def _self_test_due(self, now: datetime) -> list[DeviceCommand]:
+        """Ask a (re)connected reader for its self-test unless it passed one today: the
+        floorperson's inspection at the start of the gaming day relies on it (§ 549.2(e))."""
+        test = self.self_test
+        if test is not None and test["passed"] and test["gaming_day"] == self.day.label(now):
+            return []
+        return [DeviceCommand(device=self.reader, name="self_test")]
 
     def reader_cleared(self, now: datetime) -> str | None:
         """Why the reader does not yet allow dealing today (§ 549.2(e)); None when it does."""

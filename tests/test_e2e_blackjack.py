@@ -1,0 +1,155 @@
+"""End to end on a Blackjack table: simulated card reader and card-recognition shoe on
+real ptys, the daemon process, a real Mosquitto.
+
+A card reader fault mid-round halts the table (58 Pa. Code § 549.16(k)); no
+`round.started` is published until an authorised `resume`; the halt survives a daemon
+restart (SIGKILL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import yaml
+from e2e_support import (
+    DEALER,
+    DEALER_KEY,
+    FP,
+    Process,
+    collecting,
+    command,
+    start_daemon,
+    topics,
+)
+
+SPEED = 1.0
+CHECKLIST = {"card_reader_untampered": True, "card_reader_working": True, "cards_inspected": True}
+
+
+def start_card_sim(tmp: Path, profile: str, scenario: dict) -> tuple[Process, str]:
+    path = tmp / f"{profile}-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    sim = Process(["sim", profile, "--pty", "--scenario", str(path), "--speed", str(SPEED)])
+    assert sim.proc.stdout is not None
+    line = sim.proc.stdout.readline().decode().strip()
+    assert line.startswith("pty: "), line
+    return sim, line.split(": ", 1)[1]
+
+
+def write_card_config(tmp: Path, broker_url: str, reader: str, shoe: str) -> Path:
+    (tmp / "fp.key").write_bytes(b"floorperson-1001-secret\n")
+    (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
+    config = {
+        "site": "test-casino",
+        "broker": {"url": broker_url, "topic_prefix": "floor/v1"},
+        "journal": str(tmp / "journal.db"),
+        "operators": [
+            {"id": FP, "role": "floorperson", "key_file": "fp.key"},
+            {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
+        ],
+        "tables": [
+            {
+                "id": "BJ-01",
+                "game": "blackjack",
+                "rules": {"decks": 6},
+                "devices": [
+                    {"id": "reader", "profile": "ref-card-reader", "port": reader},
+                    {"id": "shoe", "profile": "ref-shoe-recognition", "port": shoe},
+                ],
+            }
+        ],
+    }
+    path = tmp / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+async def dealer(url: str, name: str, args: dict) -> dict:
+    return await command(url, name, args, by=DEALER, key=DEALER_KEY, table="BJ-01")
+
+
+async def floorperson(url: str, name: str, args: dict) -> dict:
+    return await command(url, name, args, table="BJ-01")
+
+
+def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
+    broker, tmp_path: Path
+) -> None:
+    # The reader fails 12 s in, then is replaced (its line goes dead and comes back).
+    reader_steps = [
+        {"idle": 12},
+        {"fault": {"code": 11}},
+        {"idle": 2},
+        {"disconnect": 5},
+        {"idle": 6000},
+    ]
+    shoe_steps = [{"idle": 3}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
+    reader_sim, reader_pty = start_card_sim(tmp_path, "ref-card-reader", {"steps": reader_steps})
+    shoe_sim, shoe_pty = start_card_sim(tmp_path, "ref-shoe-recognition", {"steps": shoe_steps})
+    config = write_card_config(tmp_path, broker.url, reader_pty, shoe_pty)
+    daemon = start_daemon(config)
+    t = topics("BJ-01")
+
+    async def first_run() -> None:
+        async with collecting(broker.url, "BJ-01") as c:
+            await c.event("reader.self_test", lambda b: b["data"]["passed"])
+            await c.event("device.identified", lambda b: b["source"] == "shoe")
+            reply = await floorperson(
+                broker.url, "inspect", {"checklist": CHECKLIST, "note": "e2e"}
+            )
+            assert reply["ok"], reply
+            for name in ("open", "change_decks"):
+                reply = await floorperson(broker.url, name, {})
+                assert reply["ok"], (name, reply)
+            await c.event("shoe.card_drawn")  # the burn card after the shoe was loaded
+            reply = await dealer(broker.url, "round_start", {"boxes": [1, 2]})
+            assert reply["ok"], reply
+            started = await c.event("round.started")
+            halted = await c.event("table.halted", timeout=30)
+            assert halted["rule"] == "58 Pa. Code § 549.16(k)"
+            voided = await c.event("round.voided")
+            assert voided["round"] == started["round"]
+            refused = await dealer(broker.url, "round_start", {"boxes": [1]})
+            assert not refused["ok"]
+            await asyncio.sleep(0.5)
+            rounds = [b for b in c.events(t.events) if b["type"] == "round.started"]
+            assert len(rounds) == 1
+
+    try:
+        asyncio.run(first_run())
+    finally:
+        daemon.kill()
+    restarted = start_daemon(config)
+
+    async def second_run() -> None:
+        async with collecting(broker.url, "BJ-01") as c:
+            await c.event("daemon.started")
+            await c.wait_for(
+                lambda tp, b: tp == t.state and b.get("state") == "halted", what="still halted"
+            )
+            # The reader is replaced: its line goes dead, then it reconnects and identifies.
+            gone = await c.event("device.offline", lambda b: b["source"] == "reader", timeout=30)
+            await c.event(
+                "device.identified",
+                lambda b: b["source"] == "reader" and b["seq"] > gone["seq"],
+                timeout=30,
+            )
+            await c.event("device.identified", lambda b: b["source"] == "shoe")
+            refused = await dealer(broker.url, "round_start", {"boxes": [1]})
+            assert not refused["ok"], "no dealing while the halt stands"
+            assert not [b for b in c.events(t.events) if b["type"] == "round.started"]
+            reply = await floorperson(broker.url, "resume", {"reason": "reader replaced"})
+            assert reply["ok"], reply
+            await c.event("table.resumed")
+            reply = await dealer(broker.url, "round_start", {"boxes": [1]})
+            assert reply["ok"], reply
+            await c.event("round.started")
+
+    try:
+        asyncio.run(second_run())
+    finally:
+        assert restarted.terminate() == 0
+        reader_sim.kill()
+        shoe_sim.kill()
