@@ -1,10 +1,15 @@
-"""The retained `P/state` never shows the dealer's hole card before the dealer turns it."""
+"""Blackjack engine: what the retained state shows, the reader's self-test, § 549.14.
+
+The retained `P/state` never shows the dealer's hole card before the dealer turns it.
+"""
 
 from __future__ import annotations
 
 import json
 
 from test_engine_blackjack_support import make_table
+
+from floord.contract import EventType, cite
 
 
 def test_public_state_masks_the_hole_card_until_the_dealer_turns_it() -> None:
@@ -21,8 +26,6 @@ def test_public_state_masks_the_hole_card_until_the_dealer_turns_it() -> None:
 
 
 def test_a_reader_that_connects_is_asked_for_its_self_test_once_a_gaming_day() -> None:
-    from floord.contract import EventType
-
     t = make_table()
     t.device(EventType.DEVICE_ONLINE, {}, "reader-1")
     identity = {"maker": "T", "model": "M", "serial": "1", "firmware": "1", "capabilities": []}
@@ -31,3 +34,16 @@ def test_a_reader_that_connects_is_asked_for_its_self_test_once_a_gaming_day() -
     t.reader(EventType.READER_SELF_TEST, {"passed": True, "code": 0, "text": "ok"})
     out = t.device(EventType.DEVICE_IDENTIFIED, identity, "reader-1")
     assert out.device_commands == []
+
+
+def test_boxes_per_player_follow_549_14() -> None:
+    t = make_table(max_adjacent_boxes=2)
+    t.ready()
+    three = t.dealer("round_start", {"boxes": [1, 2, 3], "players": {"P1": [1, 2, 3]}})
+    assert not three.ok and three.rule == cite("549.14") and "limit is 2" in three.error
+    apart = t.dealer("round_start", {"boxes": [1, 3], "players": {"P1": [1, 3]}})
+    assert not apart.ok and "not adjacent" in apart.error
+    missing = t.dealer("round_start", {"boxes": [1, 2], "players": {"P1": [1]}})
+    assert not missing.ok and "every box" in missing.error
+    ok = t.dealer("round_start", {"boxes": [1, 2, 4], "players": {"P1": [1, 2], "P2": [4]}})
+    assert ok.ok

@@ -104,7 +104,7 @@ class BlackjackCommands:
         return CommandOutcome(True)
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ("boxes",)):
+        if problem := _args(command, ("boxes", "players")):
             return CommandOutcome(False, problem)
         boxes = command.args.get("boxes")
         limit = int(self.card_rules.get("boxes", 7))
@@ -117,6 +117,8 @@ class BlackjackCommands:
             return CommandOutcome(
                 False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
             )
+        if problem := self._boxes_per_player(boxes, command.args.get("players")):
+            return CommandOutcome(False, problem, self.rules.cite("boxes_per_player"))
         if not self.table.is_open:
             return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
         if self.rounds.current is not None:
@@ -141,6 +143,30 @@ class BlackjackCommands:
         return CommandOutcome(
             True, output=EngineOutput([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
         )
+
+    def _boxes_per_player(self, boxes: list[int], players: Any) -> str | None:
+        """§ 549.14: a player wagers on at most `max_adjacent_boxes` boxes, side by side.
+
+        `players` (optional) maps a player to the boxes they play, as the dealer sees it;
+        without it the dealer vouches for the rule and the engine cannot check it.
+        """
+        if players is None:
+            return None
+        most = int(self.card_rules.get("max_adjacent_boxes", 2))
+        if not isinstance(players, dict) or not all(
+            isinstance(v, list) and v and all(_whole(b) for b in v) for v in players.values()
+        ):
+            return "players must map each player to a non-empty list of box numbers"
+        seen: list[int] = [b for played in players.values() for b in played]
+        if sorted(seen) != sorted(boxes):
+            return "players must name every box in play exactly once"
+        for player, played in players.items():
+            ordered = sorted(played)
+            if len(ordered) > most:
+                return f"player {player} plays {len(ordered)} boxes; the limit is {most}"
+            if ordered != list(range(ordered[0], ordered[0] + len(ordered))):
+                return f"player {player} plays boxes {ordered}, which are not adjacent"
+        return None
 
     def _cmd_decision(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if problem := _args(command, ("box", "hand", "action")):

@@ -54,6 +54,7 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "split_aces": ("549.12(c)(2)", None),
     "player_draw": ("549.13(a)(1)", None),
     "dealer_draw": ("549.13(b)", None),
+    "boxes_per_player": ("549.14", None),
     "dealer_no_effect": ("549.13(c)", None),
     "continuous": ("549.15", "551.15"),
     "face_up": ("549.16(a)", None),
