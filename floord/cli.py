@@ -31,7 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a demo floor with simulated tables and an embedded broker")
     demo.add_argument("--seconds", type=float, default=None, help="stop after N seconds (exit 0)")
     demo.add_argument("--broker", default=None, help="use this broker (mqtt://HOST:PORT) instead")
-    demo.add_argument("--speed", type=float, default=4.0, help="simulated wheel speed (default 4)")
+    demo.add_argument(
+        "--speed",
+        type=float,
+        default=4.0,
+        help="speed-up of the simulated wheels (default 4); also paces the card tables",
+    )
 
     sim = sub.add_parser("sim", help="run one device simulator for a test rig")
     sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")

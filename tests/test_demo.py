@@ -2,7 +2,10 @@
 
 Piped (no terminal), it prints one plain line per event. Run once with the private
 Mosquitto the demo prefers, and once with the embedded amqtt broker it falls back to
-on a machine where nothing is installed.
+on a machine where nothing is installed. The card tables (Blackjack BJ-01 with a batch
+shuffler, Spanish 21 S21-01) play full rounds through the virtual dealer's signed
+commands, and their injected faults (a batch counted short, a reader that fails and is
+replaced) cause no procedure violation.
 """
 
 from __future__ import annotations
@@ -10,8 +13,24 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections import defaultdict
 
 import pytest
+
+from floord.demo.card_devices import DEMO_CARD_TABLES, build_simulators, scenario_bodies
+from floord.demo.card_script import dealer_draws, hand_live, player_hits
+
+CARD_TABLES = ("BJ-01", "S21-01")
+
+
+def _events_by_table(out: str) -> dict[str, list[tuple[str, str]]]:
+    """Plain lines `HH:MM:SS.mmm TABLE #SEQ TYPE words`: (type, line) per table."""
+    found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for line in out.splitlines():
+        parts = line.split(" ", 4)
+        if len(parts) >= 4 and parts[2].startswith("#"):
+            found[parts[1]].append((parts[3], line))
+    return found
 
 
 @pytest.mark.parametrize("embedded", [False, True], ids=["mosquitto", "embedded-amqtt"])
@@ -20,7 +39,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     if embedded:
         env["FLOORD_DEMO_EMBEDDED_BROKER"] = "1"
     done = subprocess.run(
-        [sys.executable, "-m", "floord", "demo", "--seconds", "12", "--speed", "6"],
+        [sys.executable, "-m", "floord", "demo", "--seconds", "24", "--speed", "6"],
         capture_output=True,
         text=True,
         timeout=90,
@@ -37,3 +56,54 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     # The double-zero wheel used as single zero shows its 00 void early in the scenario.
     assert "roulette.no_spin" in out
     assert "floord demo: stopped after" in out
+
+    events = _events_by_table(out)
+    for table in CARD_TABLES:
+        kinds = [kind for kind, _ in events[table]]
+        for kind in ("table.opened", "cards.decks_changed", "round.started", "blackjack.result"):
+            assert kind in kinds, (table, kind)
+        assert any(k == "round.ended" and " result, " in line for k, line in events[table])
+        violations = [line for kind, line in events[table] if kind == "procedure.violation"]
+        assert not violations, violations
+        refused = [
+            line
+            for kind, line in events[table]
+            if kind == "operator.command_refused" and " by DL-DEMO " in line
+        ]
+        assert not refused, f"the dealer's commands fit the cards: {refused}"
+    bj = [kind for kind, _ in events["BJ-01"]]
+    assert "cards.batch_refused" in bj, "the batch counted one card short is refused"
+    s21 = [kind for kind, _ in events["S21-01"]]
+    # The reader fails before the first shoe: the table halts, the floorperson resumes it
+    # once the reader was replaced, and only then are rounds dealt.
+    assert "table.halted" in s21 and "table.resumed" in s21
+    assert s21.index("table.resumed") < s21.index("round.started")
+
+
+@pytest.mark.parametrize("pace", [1.0, 4.0])
+def test_card_scenarios_are_playable_and_keep_to_the_rules(pace: float) -> None:
+    for table in DEMO_CARD_TABLES:
+        build_simulators(table, pace)  # validated, dry-run, loops of one length
+        line, bodies = scenario_bodies(table, pace)
+        assert len(line.rounds) >= 2
+        for rnd in line.rounds:
+            assert rnd.dealer[0][0] in "23456789", "no peek is needed"
+            if table.game == "spanish21":
+                cards = [c for h in rnd.hands.values() for c in h] + rnd.dealer
+                assert not [c for c in cards if c[0] == "T"], "Spanish 21 decks hold no tens"
+            for hand in rnd.hands.values():
+                assert not player_hits(hand)
+                assert all(player_hits(hand[:n]) for n in range(2, len(hand)))
+            hands = list(rnd.hands.values())
+            assert not dealer_draws(rnd.dealer, hands)
+            assert all(dealer_draws(rnd.dealer[:n], hands) for n in range(2, len(rnd.dealer)))
+            if not any(hand_live(h) for h in hands):
+                assert len(rnd.dealer) == 2
+        steps = {device: body["steps"] for device, body in bodies.items()}
+        if table.shuffler:
+            counts = [s["shuffle"]["cards"] for s in steps["shuffler"] if "shuffle" in s]
+            assert table.batch_cards - 1 in counts and table.batch_cards in counts
+            assert any("jam" in s for s in steps["shuffler"])
+        else:
+            kinds = [next(iter(s)) for s in steps["reader"]]
+            assert kinds.index("fault") < kinds.index("disconnect")

@@ -216,6 +216,14 @@ def test_spanish21_batches_count_48_cards_a_deck_551_3_a() -> None:
     assert refused.rule == cite("551.3(a)") and refused.data["expected"] == 144
 
 
+def test_a_short_batch_is_refused_once_though_ready_repeats_its_count() -> None:
+    t = _batch_table()
+    refused = of_type(_ready_batch(t, "blue", cards=155), EventType.CARDS_BATCH_REFUSED)
+    assert len(refused) == 1
+    again = _shuffler(t, EventType.SHUFFLER_BATCH_READY, batch="blue", cards=155)
+    assert of_type(again, EventType.CARDS_BATCH_REFUSED) == []
+
+
 def test_a_jammed_batch_is_reshuffled_before_use() -> None:
     t = _batch_table()
     _shuffler(t, EventType.SHUFFLER_SHUFFLE_STARTED, batch="red")

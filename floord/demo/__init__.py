@@ -1,11 +1,15 @@
 """`floord demo`: a demo floor on one machine, nothing to install.
 
-Simulated SS2 roulette wheels on real pseudo-terminals, the real daemon (adapters,
-engine, journal, MQTT) in this process, a broker (private Mosquitto, embedded amqtt,
-or the one given), a virtual floorperson who inspects, opens and resumes the tables,
-and a live view. The wheels' scenario injects faults now and then so the procedures
-show: ball spun with the rotor, ball lost, failed launch, a wheel fault, and `00` on a
-double-zero wheel used as single zero.
+Simulated SS2 roulette wheels and card tables (a Blackjack table with card reader,
+card-recognition shoe and batch shuffler; a Spanish 21 table with reader and shoe) on
+real pseudo-terminals, the real daemon (adapters, engine, journal, MQTT) in this
+process, a broker (private Mosquitto, embedded amqtt, or the one given), a virtual
+floorperson who inspects, opens and resumes the tables, a virtual dealer who plays the
+card tables' rounds, and a live view. The scenarios inject faults now and then so the
+procedures show: ball spun with the rotor, ball lost, failed launch, a wheel fault,
+`00` on a double-zero wheel used as single zero; a card reader that fails and halts
+its table until it is replaced and the table resumed, a shuffler batch counted one card
+short, and a shuffler jam.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import contextlib
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +30,8 @@ from floord.config import load_config
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
 from floord.daemon import Daemon
 from floord.demo.broker import demo_broker
+from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
+from floord.demo.dealer import VirtualDealer
 from floord.demo.floorperson import VirtualFloorperson
 from floord.demo.view import LiveView
 from floord.operator_client import client_args
@@ -32,6 +39,7 @@ from floord.profiles import load_profile
 
 SITE = "demo"
 OPERATOR = "FP-DEMO"
+DEALER = "DL-DEMO"
 SCENARIOS = Path(__file__).resolve().parents[2] / "simulators" / "scenarios"
 # (table, wheel type, scenario file, pockets the simulated wheel has)
 DEMO_TABLES = [
@@ -40,22 +48,35 @@ DEMO_TABLES = [
 ]
 
 
-def write_demo_config(directory: Path, url: str, ports: dict[str, str]) -> Path:
+def write_demo_config(
+    directory: Path,
+    url: str,
+    ports: dict[str, str],
+    card_ports: dict[str, dict[str, str]] | None = None,
+) -> Path:
     """The demo floor's config, as a table box would have it."""
     (directory / "fp-demo.key").write_text("demo-floorperson-secret\n")
+    (directory / "dl-demo.key").write_text("demo-dealer-secret\n")
+    card_ports = card_ports or {}
     config = {
         "site": SITE,
         "broker": {"url": url},
         "journal": str(directory / "journal.db"),
-        "operators": [{"id": OPERATOR, "role": "floorperson", "key_file": "fp-demo.key"}],
+        "operators": [
+            {"id": OPERATOR, "role": "floorperson", "key_file": "fp-demo.key"},
+            {"id": DEALER, "role": "dealer", "key_file": "dl-demo.key"},
+        ],
         "tables": [
-            {
-                "id": table,
-                "game": "roulette",
-                "rules": {"wheel": wheel},
-                "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": ports[table]}],
-            }
-            for table, wheel, _, _ in DEMO_TABLES
+            *(
+                {
+                    "id": table,
+                    "game": "roulette",
+                    "rules": {"wheel": wheel},
+                    "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": ports[table]}],
+                }
+                for table, wheel, _, _ in DEMO_TABLES
+            ),
+            *(table_config(t, card_ports[t.id]) for t in DEMO_CARD_TABLES if t.id in card_ports),
         ],
     }
     path = directory / "floord-demo.yaml"
@@ -83,7 +104,7 @@ async def _start_wheels(speed: float) -> tuple[dict[str, str], list[Any], list[a
     return ports, links, tasks
 
 
-async def _watch(url: str, view: LiveView) -> None:
+async def _watch(url: str, listeners: list[Callable[[str, bytes], None]]) -> None:
     topic = f"{DEFAULT_TOPIC_PREFIX}/{SITE}/+"
     while True:
         try:
@@ -91,7 +112,8 @@ async def _watch(url: str, view: LiveView) -> None:
                 for suffix in ("events", "state", "status"):
                     await client.subscribe(f"{topic}/{suffix}", qos=1)
                 async for message in client.messages:
-                    view.on_message(str(message.topic), bytes(message.payload))
+                    for listener in listeners:
+                        listener(str(message.topic), bytes(message.payload))
         except aiomqtt.MqttError:
             await asyncio.sleep(0.5)
 
@@ -99,54 +121,76 @@ async def _watch(url: str, view: LiveView) -> None:
 async def run_demo(*, seconds: float | None, broker_url: str | None, speed: float) -> int:
     view = LiveView()
     started = time.monotonic()
+    tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES]
     with tempfile.TemporaryDirectory(prefix="floord-demo-") as tmp:
         async with demo_broker(broker_url) as (url, what):
-            ports, links, wheels = await _start_wheels(speed)
-            loaded = load_config(write_demo_config(Path(tmp), url, ports))
-            daemon = Daemon(loaded)
-            host_port = url.split("://", 1)[1]
-            host, _, port = host_port.rpartition(":")
-            view.header = [
-                f"floord demo: site {SITE!r}, tables {', '.join(t for t, *_ in DEMO_TABLES)}, "
-                f"broker {url} ({what})",
-                "Subscribe from another terminal:",
-                f"  mosquitto_sub -h {host} -p {port} -t '{DEFAULT_TOPIC_PREFIX}/{SITE}/#' -v",
-                f"  (or: {sys.executable} -m floord.demo.tail {url})",
-            ]
-            for line in view.header:
-                print(line, flush=True)
-            fp = VirtualFloorperson(
-                url=url,
-                operator=OPERATOR,
-                key=loaded.operator_key(OPERATOR),
-                topics={t: Topics(DEFAULT_TOPIC_PREFIX, SITE, t) for t, *_ in DEMO_TABLES},
-                wheels={t: w for t, w, *_ in DEMO_TABLES},
-                state_of=view.states.get,
-            )
-            tasks = [
-                asyncio.create_task(_watch(url, view)),
-                *(asyncio.create_task(fp.tend(t)) for t, *_ in DEMO_TABLES),
-            ]
-            runner = asyncio.create_task(daemon.run())
+            cards = CardFloor(pace_for(speed))
+            wheels: list[asyncio.Task[Any]] = []
+            links: list[Any] = []
+            tasks: list[asyncio.Task[Any]] = []
+            runner: asyncio.Task[Any] | None = None
+            daemon: Daemon | None = None
             try:
+                ports, links, wheels = await _start_wheels(speed)
+                await cards.open()
+                loaded = load_config(write_demo_config(Path(tmp), url, ports, cards.ports))
+                daemon = Daemon(loaded)
+                host_port = url.split("://", 1)[1]
+                host, _, port = host_port.rpartition(":")
+                view.header = [
+                    f"floord demo: site {SITE!r}, tables {', '.join(tables)}, "
+                    f"broker {url} ({what})",
+                    "Subscribe from another terminal:",
+                    f"  mosquitto_sub -h {host} -p {port} -t '{DEFAULT_TOPIC_PREFIX}/{SITE}/#' -v",
+                    f"  (or: {sys.executable} -m floord.demo.tail {url})",
+                ]
+                for line in view.header:
+                    view.write(line + "\n")
+                topics = {t: Topics(DEFAULT_TOPIC_PREFIX, SITE, t) for t in tables}
+                fp = VirtualFloorperson(
+                    url=url,
+                    operator=OPERATOR,
+                    key=loaded.operator_key(OPERATOR),
+                    topics=topics,
+                    wheels={t: w for t, w, *_ in DEMO_TABLES},
+                    games={t.id: t.game for t in DEMO_CARD_TABLES},
+                    state_of=view.states.get,
+                )
+                dealer = VirtualDealer(
+                    url=url,
+                    operator=DEALER,
+                    key=loaded.operator_key(DEALER),
+                    topics={t.id: topics[t.id] for t in DEMO_CARD_TABLES},
+                    boxes={t.id: t.boxes for t in DEMO_CARD_TABLES},
+                )
+                tasks = [
+                    asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),
+                    *(asyncio.create_task(fp.tend(t)) for t in tables),
+                    *(asyncio.create_task(dealer.deal(t.id)) for t in DEMO_CARD_TABLES),
+                ]
+                runner = asyncio.create_task(daemon.run())
+                await asyncio.sleep(0.2)  # the drivers open their ports
+                cards.start()
                 while seconds is None or time.monotonic() - started < seconds:
                     view.render(time.monotonic() - started)
                     await asyncio.sleep(0.5)
                     if runner.done():
                         break
             finally:
-                daemon.request_stop()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(runner, 10)
+                if daemon is not None:
+                    daemon.request_stop()
+                if runner is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(runner, 10)
                 for task in [*tasks, *wheels]:
                     task.cancel()
                 await asyncio.gather(*tasks, *wheels, return_exceptions=True)
+                await cards.close()
                 for link in links:
                     with contextlib.suppress(Exception):
                         await link.close()
-    print(
+    view.write(
         f"floord demo: stopped after {time.monotonic() - started:.1f} s, "
-        f"{view.events_seen} table events seen",
-        flush=True,
+        f"{view.events_seen} table events seen\n"
     )
     return 0

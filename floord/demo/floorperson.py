@@ -1,7 +1,11 @@
 """The demo's virtual floorperson: inspects and opens tables, resumes them after a halt.
 
 It commands the tables exactly as a person's client would (signed commands through the
-broker), so the demo shows the operator path of the contract, refusals included.
+broker), so the demo shows the operator path of the contract, refusals included. On a
+card table it inspects the card reader (58 Pa. Code § 549.2(e), § 551.2(e); and that the
+tens are out of a Spanish 21 deck), records the decks opened for use once the table is
+open (§ 549.3(e)), and after a halt tries `resume` every second until the devices allow
+it (a reader that failed must first be replaced: the refusals show why).
 """
 
 from __future__ import annotations
@@ -21,6 +25,12 @@ CHECKLIST = {
     "parts_secure": True,
     "ball_nonmagnetic": True,
 }
+CARD_CHECKLIST = {
+    "card_reader_untampered": True,
+    "card_reader_working": True,
+    "cards_inspected": True,
+}
+CARD_GAMES = ("blackjack", "spanish21")
 
 
 class VirtualFloorperson:
@@ -34,6 +44,7 @@ class VirtualFloorperson:
         wheels: dict[str, str],
         state_of: Callable[[str], dict[str, Any] | None],
         resume_after_s: float = 4.0,
+        games: dict[str, str] | None = None,
     ) -> None:
         self.url = url
         self.operator = operator
@@ -42,6 +53,10 @@ class VirtualFloorperson:
         self.wheels = wheels
         self.state_of = state_of
         self.resume_after_s = resume_after_s
+        self.games = dict(games or {})
+        self.decks_recorded: set[str] = (
+            set()
+        )  # change_decks accepted (a repeat would void the shoe)
         self.log = structlog.get_logger("floord.demo.floorperson")
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -59,21 +74,63 @@ class VirtualFloorperson:
         self.log.debug("command", table=table, name=name, result=result)
         return result
 
+    def checklist(self, table: str) -> dict[str, bool]:
+        game = self.games.get(table, "roulette")
+        if game in CARD_GAMES:
+            checklist = dict(CARD_CHECKLIST)
+            if game == "spanish21":
+                checklist["tens_removed"] = True
+            return checklist
+        checklist = dict(CHECKLIST)
+        if self.wheels.get(table) == "double_zero_as_single":
+            checklist["layout_and_signage"] = True
+        return checklist
+
     async def tend(self, table: str) -> None:
         """Keep one table open: inspect and open it, and resume it after each halt."""
+        if self.games.get(table) in CARD_GAMES:
+            await self.tend_card_table(table)
+            return
         while True:
             await asyncio.sleep(1.0)
             state = self.state_of(table)
             if not state:
                 continue
             if state.get("state") == "closed":
-                checklist = dict(CHECKLIST)
-                if self.wheels[table] == "double_zero_as_single":
-                    checklist["layout_and_signage"] = True
-                await self._send(table, "inspect", {"checklist": checklist, "note": "demo"})
-                await self._send(table, "open", {})
+                await self._open(table)
             elif state.get("state") == "halted":
                 await asyncio.sleep(self.resume_after_s)
                 await self._send(
                     table, "resume", {"reason": "demo: wheel checked and back in service"}
                 )
+
+    async def tend_card_table(self, table: str, poll_s: float = 0.25) -> None:
+        """A card table: open it, record its decks, and try to resume it every second."""
+        while True:
+            await asyncio.sleep(poll_s)
+            state = self.state_of(table)
+            if not state:
+                continue
+            shoe = state.get("shoe") or {}
+            devices = (state.get("devices") or {}).values()
+            ready = bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
+            if state.get("state") == "closed" and ready:
+                await self._open(table)
+            elif (
+                state.get("state") == "open"
+                and not shoe.get("decks_opened_at")
+                and table not in self.decks_recorded
+            ):
+                if (await self._send(table, "change_decks", {})).get("ok"):
+                    self.decks_recorded.add(table)
+            elif state.get("state") == "halted":
+                reply = await self._send(
+                    table, "resume", {"reason": "demo: card reader replaced and tested"}
+                )
+                if not reply.get("ok"):
+                    await asyncio.sleep(1.0)
+
+    async def _open(self, table: str) -> None:
+        note = {"checklist": self.checklist(table), "note": "demo"}
+        if (await self._send(table, "inspect", note)).get("ok"):
+            await self._send(table, "open", {})

@@ -217,6 +217,9 @@ class ShufflerBook:
         elif type in (EventType.SHUFFLER_SHUFFLE_COMPLETED, EventType.SHUFFLER_BATCH_READY):
             expected = (self.decks // 2) * self.rules.deck_size
             cards = data.get("cards")
+            if cards != expected and self.batches[batch] == "refused":
+                # `batch_ready` repeats the count of the shuffle already refused.
+                return []
             if cards != expected:
                 self.batches[batch] = "refused"
                 rule = (

@@ -1,0 +1,134 @@
+"""The demo's card devices: a reader, a recognition shoe and a shuffler per card table,
+each a simulator running in this process on its own pseudo-terminal.
+
+The scenarios are built from `card_script`'s timelines. The devices' clocks run at
+`DEVICE_SPEED`, not at the demo's `--speed`: the FLF/1 link timings (heartbeat, ACK
+timeout, resends) scale with a device's clock, and the daemon's driver expects a
+heartbeat at least every 1.5 s and acknowledges frames from the same event loop. The
+demo's speed sets the tables' pace instead (`pace_for`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from floord.demo.card_script import CardTable, Timeline, device_steps, timeline_for
+
+DEVICE_SPEED = 2.0
+POWER_ON_QUIET_S = 1.0  # real seconds: the daemon's drivers open their ports first
+PROFILES = {
+    "reader": "ref-card-reader",
+    "shoe": "ref-shoe-recognition",
+    "shuffler": "ref-shuffler-batch",
+}
+DEMO_CARD_TABLES = [
+    CardTable("BJ-01", "blackjack", decks=6, shuffler=True, boxes=(1, 3, 5), seed=21),
+    CardTable("S21-01", "spanish21", decks=6, shuffler=False, boxes=(2, 4), seed=49),
+]
+
+
+def pace_for(speed: float) -> float:
+    """How much slower than the default (`--speed 4`) the card tables deal; never faster,
+    since the dealer's commands need their pauses in real time."""
+    return max(1.0, 4.0 / speed)
+
+
+def devices_of(table: CardTable) -> list[str]:
+    return ["reader", "shoe", *(["shuffler"] if table.shuffler else [])]
+
+
+def table_config(table: CardTable, ports: dict[str, str]) -> dict[str, Any]:
+    """The card table's entry in the demo's config (`docs/configuration.md`)."""
+    rules: dict[str, Any] = {"decks": table.decks}
+    if table.shuffler:
+        rules |= {"shuffler": "batch", "batch_backs": ["red", "blue"]}
+    return {
+        "id": table.id,
+        "game": table.game,
+        "rules": rules,
+        "devices": [
+            {"id": device, "profile": PROFILES[device], "port": ports[device]}
+            for device in devices_of(table)
+        ],
+    }
+
+
+def scenario_bodies(table: CardTable, pace: float) -> tuple[Timeline, dict[str, dict[str, Any]]]:
+    """Each device's scenario (the file form of `simulators.card_scenarios`), and the
+    timeline they were built from."""
+    line = timeline_for(table, pace)
+    bodies = {
+        device: {
+            "power_on_quiet": POWER_ON_QUIET_S * DEVICE_SPEED,
+            "loop": True,
+            "steps": device_steps(line, device, DEVICE_SPEED),
+        }
+        for device in devices_of(table)
+    }
+    return line, bodies
+
+
+def build_simulators(table: CardTable, pace: float) -> dict[str, Any]:
+    """The table's simulators, their scenarios validated and dry-run against the profiles."""
+    from floord.profiles import load_profile
+    from simulators.card_reader import CardReaderSimulator
+    from simulators.card_shuffler import CardShufflerSimulator
+    from simulators.dealing_shoe import DealingShoeSimulator
+
+    kinds = {
+        "reader": CardReaderSimulator,
+        "shoe": DealingShoeSimulator,
+        "shuffler": CardShufflerSimulator,
+    }
+    line, bodies = scenario_bodies(table, pace)
+    sims = {}
+    for device, body in bodies.items():
+        kind = kinds[device]
+        scenario = kind.SCENARIO.model_validate(body)
+        loop_s = sum(step.seconds() for step in scenario.steps) / DEVICE_SPEED
+        if abs(loop_s - line.period) > 1e-3:
+            raise ValueError(
+                f"{table.id} {device}: a loop of {loop_s:.3f} s, not the table's "
+                f"{line.period:.3f} s: the devices would drift apart"
+            )
+        sims[device] = kind(load_profile(PROFILES[device]), scenario, speed=DEVICE_SPEED)
+    return sims
+
+
+@dataclass
+class CardFloor:
+    """The card devices' ptys (made first, for the config) and their running simulators."""
+
+    pace: float
+    ports: dict[str, dict[str, str]] = field(default_factory=dict)
+    links: list[Any] = field(default_factory=list)
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    _pending: list[tuple[Any, Any]] = field(default_factory=list)
+
+    async def open(self) -> None:
+        from simulators.link import open_pty_link
+
+        for table in DEMO_CARD_TABLES:
+            sims = build_simulators(table, self.pace)
+            self.ports[table.id] = {}
+            for device, sim in sims.items():
+                link, path = await open_pty_link()
+                self.links.append(link)
+                self.ports[table.id][device] = path
+                self._pending.append((sim, link))
+
+    def start(self) -> None:
+        """Power the devices on (once the daemon's drivers have their ports open)."""
+        self.tasks += [asyncio.create_task(sim.run(link)) for sim, link in self._pending]
+        self._pending = []
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for link in self.links:
+            with contextlib.suppress(Exception):  # a demo's teardown goes on regardless
+                await link.close()

@@ -1,0 +1,238 @@
+"""The demo's virtual dealer: plays Blackjack and Spanish 21 rounds through signed commands.
+
+A card table's dealer tells floord what no device sees (docs/contract.md): the boxes
+with a wager (`round_start`), each player's decision, the dealer's turn and the end of
+the round. The virtual dealer does so exactly as a person's client would (signed
+commands through the broker, role dealer), watching the table as a dealer does: the
+table's state says when a round may start (open, the shoe loaded and burned, no
+reshuffle due), and the shoe's `shoe.card_drawn` events are the cards on the layout.
+Players follow `card_script`'s strategy, which the scripted shoe also follows, so each
+command arrives in the pause before the card it calls for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from floord.contract import Topics
+from floord.demo.card_script import dealer_draws, player_hits
+from floord.engine.cards import count_hand
+from floord.operator_client import send_command
+
+
+@dataclass
+class RoundInPlay:
+    """What the dealer sees of the round: the cards as they were dealt, and whose turn."""
+
+    boxes: list[int]
+    id: str | None = None  # from the table's round.started
+    hands: dict[int, list[str]] = field(default_factory=dict)
+    dealer: list[str] = field(default_factory=list)
+    dealt: int = 0  # cards of the initial deal seen
+    turn: int = 0  # index into boxes of the box playing now
+    waiting: str | None = None  # "box" or "dealer": a card is called for
+    dealer_turn: bool = False
+    broken: bool = False  # a command was refused: the dealer only tries to end the round
+
+    def __post_init__(self) -> None:
+        self.hands = {b: [] for b in self.boxes}
+
+    @property
+    def initial_done(self) -> bool:
+        return self.dealt >= 2 * len(self.boxes) + 2
+
+    def place(self, card: str) -> bool:
+        """Put a dealt card where it goes; False if no card was due (the engine says why)."""
+        if not self.initial_done:
+            n, per = self.dealt, len(self.boxes) + 1
+            self.dealt += 1
+            spot = n % per
+            if spot == len(self.boxes):
+                self.dealer.append(card)
+            else:
+                self.hands[self.boxes[spot]].append(card)
+            return True
+        if self.waiting == "box":
+            self.hands[self.boxes[self.turn]].append(card)
+        elif self.waiting == "dealer":
+            self.dealer.append(card)
+        else:
+            return False
+        self.waiting = None
+        return True
+
+
+def shoe_ready(state: dict[str, Any]) -> bool:
+    """The table's state allows a round: open, none in play, decks on record, the shoe
+    loaded and its burn card out, no reshuffle due and no refused batch in it."""
+    shoe = state.get("shoe") or {}
+    sides = shoe.get("sides") or {}
+    batch = shoe.get("shuffler") or {}
+    return (
+        state.get("state") == "open"
+        and state.get("round") is None
+        and bool(shoe.get("decks_opened_at"))
+        and shoe.get("burn_due") is None
+        and bool(sides)
+        and all(
+            s.get("loaded") and not s.get("shuffle_required") and not s.get("cutting_pending")
+            for s in sides.values()
+        )
+        and not batch.get("shoe_batch_bad")
+    )
+
+
+class DealerSeat:
+    """One table's dealer: reacts to the table's messages one at a time, in order."""
+
+    def __init__(
+        self,
+        table: str,
+        boxes: tuple[int, ...],
+        send: Callable[[str, str, dict[str, Any]], Any],
+    ) -> None:
+        self.table = table
+        self.boxes = list(boxes)
+        self._send = send
+        self.state: dict[str, Any] = {}
+        self.round: RoundInPlay | None = None
+        self.log = structlog.get_logger("floord.demo.dealer").bind(table=table)
+
+    async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
+        reply = await self._send(self.table, name, args or {})
+        if not reply.get("ok"):
+            self.log.warning("command refused", name=name, args=args, error=reply.get("error"))
+            return False
+        return True
+
+    async def on_state(self, state: dict[str, Any]) -> None:
+        self.state = state
+        if self.round is None:
+            await self.advance()
+
+    async def on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        data = event.get("data") or {}
+        rnd = self.round
+        if rnd is None:
+            return
+        if kind == "round.started" and rnd.id is None:
+            rnd.id = event.get("round")
+        elif kind in ("round.voided", "round.ended") and event.get("round") == rnd.id:
+            self.round = None  # voided (a halt, say); the dealer's own round_end cleared it
+        elif kind == "shoe.card_drawn" and rnd.id is not None:
+            # `P/events` keeps the table's order: a card before round.started is not
+            # the round's (the burn card, say), whatever the state said first.
+            card = data.get("card")
+            if isinstance(card, str) and not rnd.place(card):
+                self.log.warning("a card no one called for", card=card)
+            await self.advance()
+
+    async def advance(self) -> None:
+        """Do whatever the round now calls for: start it, decide, turn, draw or end it."""
+        rnd = self.round
+        if rnd is None:
+            if shoe_ready(self.state):
+                self.round = RoundInPlay(list(self.boxes))
+                if not await self.command("round_start", {"boxes": list(self.boxes)}):
+                    self.round = None
+            return
+        if rnd.broken:
+            await self._end(rnd)
+            return
+        if not rnd.initial_done or rnd.waiting is not None:
+            return
+        hands = [rnd.hands[b] for b in rnd.boxes]
+        while rnd.turn < len(rnd.boxes):
+            box = rnd.boxes[rnd.turn]
+            cards = rnd.hands[box]
+            if player_hits(cards):
+                rnd.waiting = "box"
+                if not await self.command("decision", {"box": box, "hand": 0, "action": "hit"}):
+                    rnd.broken = True
+                return
+            if not count_hand(cards).bust and not await self.command(
+                "decision", {"box": box, "hand": 0, "action": "stand"}
+            ):
+                rnd.broken = True
+                return
+            rnd.turn += 1
+        if not rnd.dealer_turn:
+            rnd.dealer_turn = True
+            if not await self.command("dealer_turn"):
+                rnd.broken = True
+                return
+        if dealer_draws(rnd.dealer, hands):
+            rnd.waiting = "dealer"
+            return
+        await self._end(rnd)
+
+    async def _end(self, rnd: RoundInPlay) -> None:
+        if not rnd.dealer_turn and await self.command("dealer_turn"):
+            rnd.dealer_turn = True
+        if rnd.dealer_turn and await self.command("round_end"):
+            self.round = None
+
+
+class VirtualDealer:
+    """The dealers of the demo's card tables, fed the tables' MQTT messages."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        operator: str,
+        key: bytes,
+        topics: dict[str, Topics],
+        boxes: dict[str, tuple[int, ...]],
+    ) -> None:
+        self.url = url
+        self.operator = operator
+        self.key = key
+        self.topics = topics
+        self.seats = {t: DealerSeat(t, boxes[t], self._send) for t in topics}
+        self._inbox: dict[str, asyncio.Queue[tuple[str, dict[str, Any]]]] = {
+            t: asyncio.Queue() for t in topics
+        }
+
+    async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return await send_command(
+            url=self.url,
+            username=None,
+            password=None,
+            topics=self.topics[table],
+            name=name,
+            by=self.operator,
+            key=self.key,
+            args=args,
+            timeout_s=5.0,
+        )
+
+    def on_message(self, topic: str, payload: bytes) -> None:
+        """Take a message of `P/events` or `P/state`; others and other tables are ignored."""
+        for table, topics in self.topics.items():
+            if topic in (topics.events, topics.state):
+                try:
+                    body = json.loads(payload)
+                except ValueError:
+                    return
+                if isinstance(body, dict):
+                    kind = "state" if topic == topics.state else "event"
+                    self._inbox[table].put_nowait((kind, body))
+                return
+
+    async def deal(self, table: str) -> None:
+        """Run one table's dealer until cancelled."""
+        seat, inbox = self.seats[table], self._inbox[table]
+        while True:
+            kind, body = await inbox.get()
+            if kind == "state":
+                await seat.on_state(body)
+            else:
+                await seat.on_event(body)
