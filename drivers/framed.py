@@ -27,6 +27,7 @@ from drivers.framed_codec import (
     FrameSplitter,
     decode_frame,
     encode_frame,
+    escape_raw,
     protocol_error,
 )
 from drivers.framed_fields import (
@@ -45,6 +46,8 @@ from floord.profiles import DeviceProfile
 # ----- the driver -----------------------------------------------------------------
 
 COMMANDS: dict[str, tuple[str, str]] = {"identify": ("IDQ", "IDN"), "self_test": ("TST", "TSR")}
+# `FLT|90`: the device gave up a frame the host never acknowledged (framing.md).
+LINK_FAULT_CODE = 90
 COMMON_TYPES = frozenset({"IDN", "HBT", "FLT", "FLC", "TMP", "NAK", "ACK"})
 NAK_CODES = {1: "unknown command", 2: "bad field", 3: "busy"}
 
@@ -178,6 +181,20 @@ class FramedDriver(ABC):
         if kind == "TMP":
             data = {"code": code, "text": code_text(code, text, self.quirks.tamper_codes)}
             return [DeviceEvent(EventType.DEVICE_TAMPER, data)]
+        if code == LINK_FAULT_CODE:
+            # A report about the link, not the device's health: frames it sent were never
+            # acknowledged (the host was away, or they were garbled). The device works; an
+            # event may have been lost, which is what the record must say.
+            return [
+                DeviceEvent(
+                    EventType.DEVICE_PROTOCOL_ERROR,
+                    {
+                        "reason": "the device gave up a frame that was not acknowledged "
+                        "(FLT 90): an event may have been lost",
+                        "raw": escape_raw(frame.text.encode()),
+                    },
+                )
+            ]
         data = {"code": code, "text": code_text(code, text, self.quirks.fault_codes)}
         return [DeviceEvent(EventType.DEVICE_FAULT, {**data, "origin": "device"})]
 

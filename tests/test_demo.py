@@ -61,7 +61,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     for table in CARD_TABLES:
         kinds = [kind for kind, _ in events[table]]
         for kind in ("table.opened", "cards.decks_changed", "round.started", "blackjack.result"):
-            assert kind in kinds, (table, kind)
+            assert kind in kinds, (table, kind, [line for _, line in events[table]][:60])
         assert any(k == "round.ended" and " result, " in line for k, line in events[table])
         violations = [line for kind, line in events[table] if kind == "procedure.violation"]
         assert not violations, violations
