@@ -47,3 +47,19 @@ def test_boxes_per_player_follow_549_14() -> None:
     assert not missing.ok and "every box" in missing.error
     ok = t.dealer("round_start", {"boxes": [1, 2, 4], "players": {"P1": [1, 2], "P2": [4]}})
     assert ok.ok
+
+
+def test_a_shoe_frame_lost_mid_round_is_a_warning_on_that_round() -> None:
+    t = make_table()
+    t.ready()
+    assert t.start(1).ok
+    lost = {"reason": "1 frame(s) lost", "raw": ""}
+    out = t.device(EventType.DEVICE_PROTOCOL_ERROR, lost)
+    [warning] = out.events
+    assert warning.type == EventType.TABLE_WARNING and warning.data["what"] == "shoe_data_lost"
+    assert warning.round == t.engine.current_round
+    t.draws("5S", "8D", "6C", "9S")
+    assert t.decide(1, "stand").ok
+    assert t.dealer("dealer_turn").ok
+    assert t.dealer("round_end").ok
+    assert t.device(EventType.DEVICE_PROTOCOL_ERROR, lost).events == []  # between rounds

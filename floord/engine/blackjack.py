@@ -132,6 +132,8 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
         if handled is not None:
             if device == self.reader and type == EventType.DEVICE_IDENTIFIED:
                 handled.device_commands.extend(self._self_test_due(now))
+            if device == self.shoe_device and type == EventType.DEVICE_PROTOCOL_ERROR:
+                handled.events.extend(self._shoe_data_doubt(data))
             return handled
         self.table.devices.seen(device, now)
         if type in READER_EVENTS:
@@ -265,6 +267,24 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
                 "it must pass one again"
             )
         return problems
+
+    def _shoe_data_doubt(self, data: dict[str, Any]) -> list[Decision]:
+        """A shoe frame lost or garbled mid-round: the calling of this round may be wrong.
+
+        The engine cannot tell which card went missing, so it says so on the record for
+        surveillance to review the round from video; the round itself goes on, as the
+        dealer and the players saw every card.
+        """
+        if self.current_round is None:
+            return []
+        body = {
+            "what": "shoe_data_lost",
+            "reason": str(data.get("reason", "")),
+            "detail": "a frame from the shoe was lost or unreadable during the round: "
+            "the engine's calling of this round may be incomplete; review it from video",
+            "policy": STRICT_POLICY,
+        }
+        return [Decision(EventType.TABLE_WARNING, body, None, self.current_round)]
 
     def _self_test_due(self, now: datetime) -> list[DeviceCommand]:
         """Ask a (re)connected reader for its self-test unless it passed one today: the
