@@ -11,11 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import serial
 import serial_asyncio
 
 from floord.profiles import SerialSettings
+
+if TYPE_CHECKING:
+    from floord.usb_transport import UsbTransport
 
 
 class TransportError(ConnectionError):
@@ -61,8 +65,18 @@ class StreamTransport:
             await asyncio.wait_for(self.writer.wait_closed(), 1.0)
 
 
-async def open_transport(port: str, settings: SerialSettings, timeout_s: float) -> StreamTransport:
-    """Open `port` (a device path or socket://HOST:PORT) within `timeout_s` seconds."""
+async def open_transport(
+    port: str, settings: SerialSettings, timeout_s: float
+) -> StreamTransport | UsbTransport:
+    """Open `port` (a device path, socket://HOST:PORT or usb://VID:PID[/SERIAL]).
+
+    A `usb://` port is a HID keyboard wedge (`floord/usb_transport.py`); serial settings
+    do not apply to it.
+    """
+    if port.startswith("usb://"):
+        from floord.usb_transport import open_usb_port  # pyusb only where a port needs it
+
+        return await open_usb_port(port, timeout_s)
     try:
         if port.startswith("socket://"):
             host, _, number = port[len("socket://") :].rstrip("/").rpartition(":")
