@@ -4,6 +4,8 @@ A card is rank + suit: rank in A 2-9 T J Q K (T is the ten), suit in S H D C ("A
 "TD", "KH"). Values follow 58 Pa. Code § 549.3(b) (and § 551.3(b) for Spanish 21): 2-9
 (and 10) at face value, J Q K ten, an ace 11 unless that would take the hand over 21,
 then 1. Spanish 21 decks are 48 cards, the ten of each suit removed (§ 551.3(a)).
+The Baccarat games count an ace 1, tens and faces 0 (`baccarat_value`), and burn the
+first card's face value with tens and faces 10 (`burn_value`).
 """
 
 from __future__ import annotations
@@ -127,3 +129,21 @@ def shoe_composition(game: str, decks: int) -> dict[str, int]:
     ranks = RANKS.replace("T", "") if game == "spanish21" else RANKS
     deck_size(game)  # validates the game
     return {r + s: decks for r in ranks for s in SUITS}
+
+
+def baccarat_value(card: str) -> int:
+    """A card's Point Count value in the Baccarat games: ace 1, 2-9 at face, tens and faces 0.
+
+    A hand's Point Count is the sum of its values, tens dropped (the standard count: the
+    chapters use Point Count, e.g. § 545.1 'Natural', but its own definition is not in
+    floord's sources).
+    """
+    return point_value(card) % 10
+
+
+def burn_value(card: str) -> int:
+    """The face value of the first card out of a new shoe: tens and faces ten, ace one.
+
+    § 541.5(g), § 543.5(g), § 545.5(f): that card and as many more are burned.
+    """
+    return point_value(card)

@@ -1,0 +1,155 @@
+"""The operator commands of a Baccarat-family table, checked against the rules.
+
+The dealer starts a coup (`round_start`) and ends it (`round_end`), and says when a new
+dealer comes in (`dealer_in`: recorded; floord's sources tie no Baccarat rule to it). A
+floorperson orders a reshuffle (§ 54x.5(c)) and records new decks (`change_decks`,
+required after the cover card's last hand at Midibaccarat and Baccarat, § 543.10(e),
+§ 545.10(e)). The table commands (inspect, open, close, resume) are `TableState`'s;
+the floorperson assigned to the table verifies the inspection of the cards (§ 54x.4(a)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from floord.contract import EventType, format_ts
+from floord.engine.baccarat_coup import Coup, new_coup
+from floord.engine.baccarat_rules import ruled
+from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+
+if TYPE_CHECKING:
+    from floord.engine.baccarat_rules import BaccaratRules
+    from floord.engine.baccarat_shoe import BaccaratShoe
+    from floord.engine.rounds import RoundBook
+    from floord.engine.table_state import TableState
+
+TABLE_COMMANDS = ("inspect", "open", "close", "resume")
+CARD_COMMANDS = ("dealer_in", "round_start", "round_end", "reshuffle", "change_decks")
+
+
+def _args(command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
+    unknown = sorted(set(map(str, command.args)) - set(allowed))
+    if unknown:
+        takes = ", ".join(allowed) if allowed else "no arguments"
+        return f"unknown argument(s) {', '.join(unknown)}: {command.name} takes {takes}"
+    return None
+
+
+class BaccaratCommands:
+    """Command handling for `BaccaratEngine` (which supplies the attributes below)."""
+
+    rules: BaccaratRules
+    table: TableState
+    shoe: BaccaratShoe
+    rounds: RoundBook
+    recognition: bool
+    gaming_day: str | None
+    _coup: Callable[[], Coup | None]
+    _touch: Callable[[datetime], datetime]
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        if command.name == "inspect" and command.role != "floorperson":
+            return CommandOutcome(
+                False,
+                "the floorperson assigned to the table verifies the inspection of the cards",
+                self.rules.cite("inspection"),
+            )
+        if command.name in TABLE_COMMANDS:
+            outcome = self.table.on_command(command, now)
+            assert outcome is not None
+            return outcome
+        if command.name not in CARD_COMMANDS:
+            known = ", ".join(TABLE_COMMANDS + CARD_COMMANDS)
+            return CommandOutcome(
+                False, f"unknown table command {command.name!r}: known are {known}"
+            )
+        if problem := _args(command, ("reason",) if command.name == "reshuffle" else ()):
+            return CommandOutcome(False, problem)
+        return getattr(self, f"_cmd_{command.name}")(command, now)
+
+    # ----- dealer -----------------------------------------------------------------
+
+    def _cmd_dealer_in(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "a new dealer comes in between coups")
+        return CommandOutcome(True)
+
+    def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if not self.table.is_open:
+            return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
+        if self.rounds.current is not None:
+            return CommandOutcome(False, f"round {self.rounds.current_id} is still in play")
+        problems = self.shoe.start_problems()
+        if problems:
+            rule = next((r for r, _ in problems if r), None)
+            return CommandOutcome(False, "no coup: " + "; ".join(t for _, t in problems), rule)
+        assert self.gaming_day is not None
+        rnd = self.rounds.start(self.gaming_day, now, new_coup(recognition=self.recognition))
+        self.shoe.round_started(rnd)
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "game": self.rules.game,
+            "recognition": self.recognition,
+            "cover_card": rnd["cover_card"],
+            "last_hand": rnd["last_hand"],
+            "rules": self.rules.to_dict(),
+        }
+        return CommandOutcome(
+            True, output=EngineOutput([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
+        )
+
+    def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        coup = self._coup()
+        if coup is None:
+            return CommandOutcome(False, "no round is in play")
+        outcome, events = coup.finish()
+        rnd = self.rounds.finish()
+        ended: dict[str, Any] = {"outcome": outcome, "cards": rnd["dealt"]}
+        if outcome == "not_called":
+            ended["detail"] = "the shoe did not read every card: floord counted them only"
+        events.append(Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]))
+        events += self.shoe.round_finished(rnd)
+        return CommandOutcome(True, output=EngineOutput(events))
+
+    # ----- floorperson ------------------------------------------------------------
+
+    def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        reason = command.args.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            return CommandOutcome(False, "reshuffle needs a non-empty reason (text)")
+        if self.rounds.current is not None:
+            return CommandOutcome(
+                False, "a reshuffle is ordered between coups", self.rules.cite("reshuffle")
+            )
+        self.shoe.reshuffle_ordered()
+        event = ruled(
+            self.rules,
+            EventType.CARDS_SHUFFLE_REQUIRED,
+            "reshuffle",
+            None,
+            reason="floorperson",
+            by=command.by,
+            note=reason,
+        )
+        return CommandOutcome(True, output=EngineOutput([event]))
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between coups")
+        answered = self.shoe.new_decks_required
+        self.shoe.decks_changed()
+        event = ruled(
+            self.rules,
+            EventType.CARDS_DECKS_CHANGED,
+            "cover_card" if answered else "inspection",
+            None,
+            by=command.by,
+            opened_at=format_ts(now),
+            after_cover_card=answered,
+            detail="the new decks are shuffled, cut, loaded and burned before the next coup",
+        )
+        return CommandOutcome(True, output=EngineOutput([event]))
