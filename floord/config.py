@@ -18,6 +18,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
+from floord.engine.baccarat_rules import BaccaratRules as BaccaratGameRules
+from floord.engine.stud_rules import read_rules as read_stud_rules
 from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -133,8 +135,60 @@ class CardTableConfig(_Strict):
     devices: list[DeviceConfig] = Field(min_length=1)
 
 
-GAMES = ("roulette", "blackjack", "spanish21")
-TableConfig = Annotated[RouletteTableConfig | CardTableConfig, Field(discriminator="game")]
+class BaccaratRules(_Strict):
+    """Rules Submission options of a Mini-, Midi- or Baccarat table (ch. 541, 543, 545)."""
+
+    decks: int = Field(default=8, ge=6, le=8, description="decks in the shoe")
+    vigorish_percent: Literal[4, 5] = 5  # § 545.13(c)
+    ez_baccarat: bool = False  # § 545.8, § 545.13(d): the Dragon 7
+    dragon_bonus_table: Literal["A", "B", "C"] | None = None  # § 541.13(d)
+    tie_pays: int = Field(default=8, ge=8)  # § 545.13(b): at least 8 to 1
+
+
+class BaccaratTableConfig(_Strict):
+    id: str = Field(pattern=_ID)
+    game: Literal["minibaccarat", "midibaccarat", "baccarat"]
+    rules: BaccaratRules = BaccaratRules()
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+class StudRules(_Strict):
+    """Rules Submission options of a Mississippi Stud table (ch. 571).
+
+    Which combinations chapter 571 allows (cards dealt from the hand need a shuffler,
+    § 571.9(a)(1); two decks need two back colours, § 571.3(b)) is checked by the
+    engine's own rule table in `_cross_checks`.
+    """
+
+    dealing: Literal["hand", "manual_shoe", "automated_shoe"] = "hand"  # § 571.8 to 571.10
+    shuffler: Literal["none", "counting", "non_counting"] = "counting"
+    decks: Literal[1, 2] = 1
+    deck_backs: list[str] | None = None
+    boxes: int = Field(default=6, ge=1, le=6)  # § 571.2(a)
+    aggregate_payout_limit: int = Field(default=50_000, ge=50_000)  # § 571.12(b)
+    deck_change_warn_minutes: int = Field(default=30, ge=0, le=240)
+
+
+class StudTableConfig(_Strict):
+    id: str = Field(pattern=_ID)
+    game: Literal["mississippi_stud"]
+    rules: StudRules = StudRules()
+    devices: list[DeviceConfig] = Field(default_factory=list)
+
+
+GAMES = (
+    "roulette",
+    "blackjack",
+    "spanish21",
+    "minibaccarat",
+    "midibaccarat",
+    "baccarat",
+    "mississippi_stud",
+)
+TableConfig = Annotated[
+    RouletteTableConfig | CardTableConfig | BaccaratTableConfig | StudTableConfig,
+    Field(discriminator="game"),
+]
 
 
 class FloordConfig(_Strict):
@@ -234,6 +288,58 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
             )
         if isinstance(table, CardTableConfig):
             problems += _card_table_checks(table, f"{path}: tables.{t}")
+        elif isinstance(table, BaccaratTableConfig | StudTableConfig):
+            problems += _device_count_checks(table, f"{path}: tables.{t}")
+        if isinstance(table, BaccaratTableConfig):
+            # Which options fit which chapter (EZ Baccarat is ch. 545, the Dragon Bonus
+            # § 541.13(d)) is the engine's own rule table: ask it, once, here.
+            try:
+                BaccaratGameRules.from_config(table.game, table.rules.model_dump())
+            except ValueError as exc:
+                problems.append(f"{path}: tables.{t}.rules: {exc}")
+        if isinstance(table, StudTableConfig):
+            try:
+                read_stud_rules(table.rules.model_dump())
+            except ValueError as exc:
+                problems.append(f"{path}: tables.{t}.rules: {exc}")
+    return problems
+
+
+def _families(table: TableConfig) -> dict[str, list[tuple[str, DeviceProfile]]]:
+    found: dict[str, list[tuple[str, DeviceProfile]]] = {}
+    for device in table.devices:
+        try:
+            profile = load_profile(device.profile)
+        except ProfileError:
+            continue  # already reported
+        found.setdefault(profile.family, []).append((device.id, profile))
+    return found
+
+
+def _device_count_checks(table: BaccaratTableConfig | StudTableConfig, where: str) -> list[str]:
+    """Baccarat needs a shoe; Mississippi Stud a shoe when dealt from one, a shuffler
+    when counting."""
+    if isinstance(table, BaccaratTableConfig):
+        wanted = {"dealing_shoe": 1, "card_shuffler": None, "card_reader": 0, "roulette_wheel": 0}
+        why = "a Baccarat table"
+    else:
+        rules = table.rules
+        wanted = {
+            "dealing_shoe": 0 if rules.dealing == "hand" else 1,
+            "card_shuffler": 0 if rules.shuffler == "none" else 1,
+            "card_reader": 0,
+            "roulette_wheel": 0,
+        }
+        why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
+    families = _families(table)
+    problems = []
+    for family, count in wanted.items():
+        found = len(families.get(family, []))
+        if count is not None and found != count:
+            problems.append(
+                f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
+                f"for {why}, found {found}"
+            )
     return problems
 
 
@@ -268,13 +374,7 @@ def _card_table_checks(table: CardTableConfig, where: str) -> list[str]:
             f"{where}.rules.shuffler: a double shoe is not fed by a continuous shuffler, "
             f"found shoe 'double' with shuffler 'continuous'"
         )
-    families: dict[str, list[tuple[str, DeviceProfile]]] = {}
-    for device in table.devices:
-        try:
-            profile = load_profile(device.profile)
-        except ProfileError:
-            continue  # already reported
-        families.setdefault(profile.family, []).append((device.id, profile))
+    families = _families(table)
     wanted = {
         "card_reader": 1,
         "dealing_shoe": 1,

@@ -72,6 +72,13 @@ class EventType(StrEnum):
     CARDS_SHUFFLE_REQUIRED = "cards.shuffle_required"
     CARDS_BATCH_REFUSED = "cards.batch_refused"
     CARDS_DECKS_CHANGED = "cards.decks_changed"
+    CARDS_BURN = "cards.burn"
+    CARDS_LAST_HAND = "cards.last_hand"
+    CARDS_DECK_REMOVED = "cards.deck_removed"
+    BACCARAT_HAND = "baccarat.hand"
+    BACCARAT_RESULT = "baccarat.result"
+    STUD_HAND = "stud.hand"
+    STUD_RESULT = "stud.result"
     # Operators.
     OPERATOR_INSPECTION = "operator.inspection"
     OPERATOR_COMMAND = "operator.command"
@@ -111,10 +118,14 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "decision": frozenset({Role.DEALER}),
     "dealer_turn": frozenset({Role.DEALER}),
     "round_end": frozenset({Role.DEALER}),
+    "no_more_bets": frozenset({Role.DEALER}),
+    "reveal": frozenset({Role.DEALER}),
+    "stub_count": frozenset({Role.DEALER}),
     # A floorperson's calls on a card table.
     "reshuffle": FLOORPERSON_OR_ABOVE,
     "change_decks": FLOORPERSON_OR_ABOVE,
     "cover_shuffler": FLOORPERSON_OR_ABOVE,
+    "remove_deck": FLOORPERSON_OR_ABOVE,
 }
 
 COMMAND_MAX_SKEW_S = 30.0

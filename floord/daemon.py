@@ -20,9 +20,15 @@ import structlog
 import floord
 from floord.adapter import DeviceAdapter, Received
 from floord.bus import CommandArrived, TableBus, Tick
-from floord.config import LoadedConfig, RouletteTableConfig, TableConfig
+from floord.config import (
+    BaccaratTableConfig,
+    LoadedConfig,
+    RouletteTableConfig,
+    StudTableConfig,
+    TableConfig,
+)
 from floord.contract import EventType, Topics
-from floord.engine import BlackjackEngine, RouletteEngine
+from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.types import Decision, EngineOutput
 from floord.journal import Journal, JournalError
 from floord.mqtt import TableLink
@@ -62,6 +68,28 @@ def build_engine(
     if isinstance(table, RouletteTableConfig):
         [(wheel, _)] = families["roulette_wheel"]
         return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
+    if isinstance(table, BaccaratTableConfig):
+        [(shoe, shoe_profile)] = families["dealing_shoe"]
+        return BaccaratEngine(
+            table.id,
+            game=table.game,
+            rules=table.rules.model_dump(),
+            shoe_device=shoe,
+            shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+            **common,
+        )
+    if isinstance(table, StudTableConfig):
+        shoes = families.get("dealing_shoe", [])
+        shufflers = families.get("card_shuffler", [])
+        return StudEngine(
+            table.id,
+            game=table.game,
+            rules=table.rules.model_dump(),
+            shoe_device=shoes[0][0] if shoes else None,
+            shuffler_device=shufflers[0][0] if shufflers else None,
+            shoe_reports_cards=bool(shoes and shoes[0][1].quirks.get("recognition")),
+            **common,
+        )
     [(reader, reader_profile)] = families["card_reader"]
     [(shoe, shoe_profile)] = families["dealing_shoe"]
     shufflers = families.get("card_shuffler", [])

@@ -167,3 +167,39 @@ def test_card_table_rule_errors_name_the_key_without_the_game_tag(tmp_path: Path
     body = _card_table(tmp_path, shoe="triple")
     [problem] = _problems(tmp_path, body)
     assert problem.startswith(f"{tmp_path / 'floord.yaml'}: tables.0.rules.shoe: one of ")
+
+
+def test_baccarat_and_stud_tables_need_their_devices(tmp_path: Path) -> None:
+    body = _valid(tmp_path)
+    shoe = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"}
+    body["tables"] = [
+        {
+            "id": "BA-01",
+            "game": "midibaccarat",
+            "rules": {"vigorish_percent": 4},
+            "devices": [shoe],
+        },
+        {
+            "id": "MS-01",
+            "game": "mississippi_stud",
+            "rules": {"dealing": "hand", "shuffler": "counting"},
+            "devices": [
+                {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}
+            ],
+        },
+    ]
+    loaded = load_config(_write(tmp_path, body))
+    assert loaded.table("BA-01").rules.vigorish_percent == 4
+    body["tables"][0]["rules"] = {"vigorish_percent": 3, "dragon_bonus_table": "D"}
+    body["tables"][1]["rules"] = {"dealing": "automated_shoe", "shuffler": "counting"}
+    body["tables"][1]["devices"] = []
+    problems = "\n".join(_problems(tmp_path, body))
+    assert "tables.0.rules.vigorish_percent: one of 4 or 5 expected, found 3" in problems
+    assert "tables.0.rules.dragon_bonus_table:" in problems
+    body["tables"][0]["rules"] = {}
+    problems = "\n".join(_problems(tmp_path, body))
+    assert "tables.1.devices: 1 dealing shoe device(s) expected" in problems
+    assert "tables.1.devices: 1 card shuffler device(s) expected" in problems
+    body["tables"][1]["rules"] = {"dealing": "hand", "shuffler": "none"}
+    problems = "\n".join(_problems(tmp_path, body))
+    assert "tables.1.rules: " in problems and "571.9(a)(1)" in problems

@@ -1,20 +1,25 @@
 """The pure game engine: device events and operator commands in, cited decisions out.
 
-`RouletteEngine` and `BlackjackEngine` (Blackjack and Spanish 21) are the games;
+`RouletteEngine`, `BlackjackEngine` (Blackjack and Spanish 21) and `BaccaratEngine`
+(Minibaccarat, Midibaccarat, Baccarat) and `StudEngine` (Mississippi Stud) are the games;
 `TableState` is the game-neutral table
 (states, halts, inspections, devices) later games build on. Nothing in this package
 does I/O or reads a clock: every input carries its time.
 """
 
+from floord.engine.baccarat import BaccaratEngine
 from floord.engine.blackjack import BlackjackEngine
 from floord.engine.roulette import RouletteEngine, SnapshotError, roulette_inspection
+from floord.engine.stud import StudEngine
 from floord.engine.table_state import PrimaryDevice, TableState
 
 __all__ = [
+    "BaccaratEngine",
     "BlackjackEngine",
     "PrimaryDevice",
     "RouletteEngine",
     "SnapshotError",
+    "StudEngine",
     "TableState",
     "roulette_inspection",
 ]

@@ -1,0 +1,56 @@
+"""Each game in a config gets its engine, restored from the journal's snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from floord.config import load_config
+from floord.daemon import build_engine
+from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
+from floord.journal import Journal
+
+SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"}
+READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"}
+SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}
+WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
+
+
+def test_every_game_gets_its_engine(tmp_path: Path) -> None:
+    config = {
+        "site": "s",
+        "broker": {"url": "mqtt://127.0.0.1:1883"},
+        "journal": "journal.db",
+        "tables": [
+            {"id": "RL", "game": "roulette", "rules": {"wheel": "single_zero"},
+             "devices": [WHEEL]},
+            {"id": "BJ", "game": "blackjack", "rules": {"decks": 6}, "devices": [READER, SHOE]},
+            {"id": "S21", "game": "spanish21", "rules": {"decks": 8},
+             "devices": [READER, SHOE]},
+            {"id": "BA", "game": "baccarat", "rules": {"ez_baccarat": True}, "devices": [SHOE]},
+            {"id": "MS", "game": "mississippi_stud",
+             "rules": {"dealing": "hand", "shuffler": "counting"}, "devices": [SHUFFLER]},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    loaded = load_config(path)
+    kinds = {
+        "RL": RouletteEngine,
+        "BJ": BlackjackEngine,
+        "S21": BlackjackEngine,
+        "BA": BaccaratEngine,
+        "MS": StudEngine,
+    }
+    journal = Journal(loaded.journal_path)
+    try:
+        for table in loaded.config.tables:
+            engine = build_engine(table, loaded, journal.load_snapshot(table.id))
+            assert isinstance(engine, kinds[table.id])
+            snap = engine.snapshot()
+            again = build_engine(table, loaded, snap)
+            assert again.snapshot() == snap
+            assert engine.public_state()["state"] == "closed"
+    finally:
+        journal.close()
