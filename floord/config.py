@@ -276,10 +276,10 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 continue
             if profile.family == "roulette_wheel":
                 wheels += 1
-            if not (device.port.startswith("socket://") or device.port.startswith("/")):
+            if not device.port.startswith(("socket://", "/", "usb://")):
                 problems.append(
-                    f"{path}: {key}.port: a device path (/dev/...) or socket://HOST:PORT "
-                    f"expected, found {device.port!r}"
+                    f"{path}: {key}.port: a device path (/dev/...), socket://HOST:PORT or "
+                    f"usb://VID:PID[/SERIAL] expected, found {device.port!r}"
                 )
         if table.game == "roulette" and wheels != 1:
             problems.append(
