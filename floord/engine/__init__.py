@@ -9,7 +9,8 @@ does I/O or reads a clock: every input carries its time.
 
 from floord.engine.baccarat import BaccaratEngine
 from floord.engine.blackjack import BlackjackEngine
-from floord.engine.roulette import RouletteEngine, SnapshotError, roulette_inspection
+from floord.engine.roulette import RouletteEngine, roulette_inspection
+from floord.engine.snapshots import SnapshotError
 from floord.engine.stud import StudEngine
 from floord.engine.table_state import PrimaryDevice, TableState
 

@@ -31,8 +31,8 @@ from floord.engine.baccarat_shoe import BaccaratShoe
 from floord.engine.blackjack_rules import STRICT_POLICY, policy_decision
 from floord.engine.cards import CardError, parse_card
 from floord.engine.gaming_day import GamingDay, require_utc
-from floord.engine.roulette import SnapshotError
 from floord.engine.rounds import RoundBook
+from floord.engine.snapshots import SnapshotError, check_header, json_copy
 from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
 from floord.engine.types import Decision, EngineOutput
 
@@ -171,7 +171,7 @@ class BaccaratEngine(BaccaratCommands):
             "devices": body["devices"],
             "gaming_day": self.gaming_day,
             "inspection": body["inspection"],
-            "round": _json_copy(self.rounds.current),
+            "round": json_copy(self.rounds.current),
             "round_counter": self.rounds.snapshot(),
             "shoe": self.shoe.snapshot(),
         }
@@ -273,29 +273,11 @@ class BaccaratEngine(BaccaratCommands):
     # ----- restore ----------------------------------------------------------------
 
     def _restore(self, snap: dict[str, Any]) -> None:
-        if not isinstance(snap, dict):
-            raise SnapshotError(f"a snapshot must be an object, found {type(snap).__name__}")
-        if snap.get("version") != SNAPSHOT_VERSION:
-            raise SnapshotError(
-                f"snapshot version {SNAPSHOT_VERSION} expected, found {snap.get('version')!r}"
-            )
-        for key, mine in (("table", self.table_id), ("game", self.game)):
-            if snap.get(key) != mine:
-                raise SnapshotError(
-                    f"the snapshot is for {key} {snap.get(key)!r}, this engine is for {mine!r}"
-                )
+        check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
         try:
             self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, _json_copy(snap.get("round")))
+            self.rounds.restore(snap.get("round_counter") or {}, json_copy(snap.get("round")))
             self.shoe.restore(snap.get("shoe") or {})
         except ValueError as exc:
             raise SnapshotError(str(exc)) from exc
         self.gaming_day = snap.get("gaming_day")
-
-
-def _json_copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _json_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_copy(v) for v in value]
-    return value

@@ -27,8 +27,8 @@ from floord.engine.blackjack_rules import (
 )
 from floord.engine.blackjack_shoe import ShoeBook
 from floord.engine.gaming_day import GamingDay, require_utc
-from floord.engine.roulette import SnapshotError
 from floord.engine.rounds import RoundBook
+from floord.engine.snapshots import SnapshotError, check_header, json_copy
 from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
 from floord.engine.types import Decision, EngineOutput
 from floord.events import DeviceCommand
@@ -193,10 +193,10 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
             "devices": body["devices"],
             "gaming_day": self.gaming_day,
             "inspection": body["inspection"],
-            "round": _json_copy(self.rounds.current),
+            "round": json_copy(self.rounds.current),
             "round_counter": self.rounds.snapshot(),
             "shoe": self.shoe.snapshot(),
-            "reader_self_test": _json_copy(self.self_test),
+            "reader_self_test": json_copy(self.self_test),
             "reader_tampered_at": self.tampered_at,
         }
 
@@ -355,31 +355,13 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
     # ----- restore ----------------------------------------------------------------
 
     def _restore(self, snap: dict[str, Any]) -> None:
-        if not isinstance(snap, dict):
-            raise SnapshotError(f"a snapshot must be an object, found {type(snap).__name__}")
-        if snap.get("version") != SNAPSHOT_VERSION:
-            raise SnapshotError(
-                f"snapshot version {SNAPSHOT_VERSION} expected, found {snap.get('version')!r}"
-            )
-        for key, mine in (("table", self.table_id), ("game", self.game)):
-            if snap.get(key) != mine:
-                raise SnapshotError(
-                    f"the snapshot is for {key} {snap.get(key)!r}, this engine is for {mine!r}"
-                )
+        check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
         try:
             self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, _json_copy(snap.get("round")))
+            self.rounds.restore(snap.get("round_counter") or {}, json_copy(snap.get("round")))
             self.shoe.restore(snap.get("shoe") or {})
         except ValueError as exc:
             raise SnapshotError(str(exc)) from exc
         self.gaming_day = snap.get("gaming_day")
-        self.self_test = _json_copy(snap.get("reader_self_test"))
+        self.self_test = json_copy(snap.get("reader_self_test"))
         self.tampered_at = snap.get("reader_tampered_at")
-
-
-def _json_copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _json_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_copy(v) for v in value]
-    return value

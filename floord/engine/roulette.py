@@ -33,6 +33,7 @@ from floord.engine.roulette_layout import (
     winning_wagers,
 )
 from floord.engine.rounds import RoundBook
+from floord.engine.snapshots import SnapshotError, check_header
 from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
 from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.events import DeviceCommand
@@ -75,10 +76,6 @@ def roulette_inspection(wheel: str) -> InspectionSpec:
     if wheel == "double_zero_as_single":
         items["layout_and_signage"] = cite("531.3(a)(5)")
     return InspectionSpec(items=items, rule=cite("531.3(a)"))
-
-
-class SnapshotError(ValueError):
-    """A snapshot that cannot restore this table; the message says why."""
 
 
 class RouletteEngine:
@@ -460,17 +457,7 @@ class RouletteEngine:
     # ----- restore ----------------------------------------------------------------
 
     def _restore(self, snap: dict[str, Any]) -> None:
-        if not isinstance(snap, dict):
-            raise SnapshotError(f"a snapshot must be an object, found {type(snap).__name__}")
-        if snap.get("version") != SNAPSHOT_VERSION:
-            raise SnapshotError(
-                f"snapshot version {SNAPSHOT_VERSION} expected, found {snap.get('version')!r}"
-            )
-        for key, mine in (("table", self.table_id), ("wheel", self.wheel.kind)):
-            if snap.get(key) != mine:
-                raise SnapshotError(
-                    f"the snapshot is for {key} {snap.get(key)!r}, this engine is for {mine!r}"
-                )
+        check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "wheel": self.wheel.kind})
         try:
             self.table.restore(snap)
             self.rounds.restore(snap.get("round_counter") or {}, snap.get("round"))
