@@ -121,11 +121,14 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "no_more_bets": frozenset({Role.DEALER}),
     "reveal": frozenset({Role.DEALER}),
     "stub_count": frozenset({Role.DEALER}),
+    "shuffle": frozenset({Role.DEALER}),
+    "cut": frozenset({Role.DEALER}),
     # A floorperson's calls on a card table.
     "reshuffle": FLOORPERSON_OR_ABOVE,
     "change_decks": FLOORPERSON_OR_ABOVE,
     "cover_shuffler": FLOORPERSON_OR_ABOVE,
     "remove_deck": FLOORPERSON_OR_ABOVE,
+    "recut": FLOORPERSON_OR_ABOVE,
 }
 
 COMMAND_MAX_SKEW_S = 30.0

@@ -13,16 +13,52 @@ What this module keeps, and why:
 - rounds since the stub was last counted (§ 571.8(f), § 571.9(d), § 571.10(d));
 - when the decks were opened: changed every 4 hours dealt by hand, 8 from a shoe
   (§ 571.3(c)).
+
+The citations come from the rules object (`rules.deck_rule(key)`), so the carnival games
+(chapters 555-565) keep their decks here too: a key the game's chapter has no rule for is
+None, and what it would have caused is then floord's policy or is not checked.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
-from floord.engine.stud_rules import DECK_SIZE, DOOR_POLICY, StudRules, decision, policy, strict
+from floord.engine.stud_rules import (
+    DOOR_POLICY,
+    STRICT_POLICY,
+    decision,
+    policy,
+    strict,
+)
 from floord.engine.types import Decision
+
+
+class DeckRules(Protocol):
+    """What `DeckBook` reads of a game's rules (`StudRules`, `CarnivalRules`)."""
+
+    shuffler: str
+    decks: int
+    deck_backs: tuple[str, ...]
+    deck_change_warn_minutes: int
+
+    @property
+    def deck_size(self) -> int: ...
+
+    @property
+    def has_shoe(self) -> bool: ...
+
+    @property
+    def deck_hours(self) -> int | None: ...
+
+    @property
+    def deck_change_rule(self) -> str | None: ...
+
+    def deck_rule(self, key: str) -> str | None: ...
+
+    def cite(self, key: str) -> str: ...
+
 
 FIELDS = (
     "decks",
@@ -41,7 +77,7 @@ FIELDS = (
 class DeckBook:
     """The decks, the shoe's stack and the shuffler of one table; methods return decisions."""
 
-    def __init__(self, rules: StudRules) -> None:
+    def __init__(self, rules: DeckRules) -> None:
         self.rules = rules
         self.decks: dict[str, str] = {b: "unshuffled" for b in rules.deck_backs}
         self.last_dealt: str | None = None
@@ -67,7 +103,14 @@ class DeckBook:
 
     @property
     def has_shoe(self) -> bool:
-        return self.rules.dealing != "hand"
+        return self.rules.has_shoe
+
+    def _ruled(self, key: str, type: EventType, round_id: str | None, **data: Any) -> Decision:
+        """A decision under the rule `key`, or floord's strict policy when there is none."""
+        rule = self.rules.deck_rule(key)
+        if rule is None:
+            return Decision(type, {**data, "policy": STRICT_POLICY}, None, round_id)
+        return decision(type, rule, round_id, **data)
 
     def _deck_of(self, batch: Any) -> str | None:
         if self.rules.decks == 1:
@@ -95,8 +138,8 @@ class DeckBook:
                     strict(
                         "continuous_shuffler",
                         round_id,
-                        detail="chapter 571 has no continuous shuffling procedure: the deck is "
-                        "shuffled after each round (§ 571.5(a))",
+                        detail="the chapter has no continuous shuffling procedure: the deck "
+                        f"is shuffled after each round ({self.rules.deck_rule('shuffle')})",
                     )
                 ]
             return []
@@ -131,13 +174,13 @@ class DeckBook:
             ]
         if state == "in_play":
             return [
-                decision(
+                self._ruled(
+                    "in_play_shuffled",
                     EventType.PROCEDURE_VIOLATION,
-                    cite("571.3(b)(3)"),
                     round_id,
                     what="deck_in_play_shuffled",
                     deck=deck,
-                    detail="one deck is shuffled while the other is dealt",
+                    detail="the deck dealt in the round in play is not shuffled until it ends",
                 )
             ]
         self.decks[deck] = "shuffling"
@@ -151,18 +194,18 @@ class DeckBook:
             if not isinstance(cards, int) or isinstance(cards, bool):
                 self.decks[deck] = "unshuffled"
                 return [strict("shuffle_count_missing", round_id, deck=deck, cards=cards)]
-            if cards != DECK_SIZE:
+            if cards != self.rules.deck_size:
                 self.decks[deck] = "removed"
-                self.removed_rule = cite("571.5(b)")
+                self.removed_rule = self.rules.deck_rule("count")
                 return [
-                    decision(
+                    self._ruled(
+                        "count",
                         EventType.CARDS_DECK_REMOVED,
-                        cite("571.5(b)"),
                         round_id,
                         deck=deck,
                         reason="shuffler_count",
                         cards=cards,
-                        expected=DECK_SIZE,
+                        expected=self.rules.deck_size,
                         detail="the deck is removed from the table; a floorperson records "
                         "new decks with change_decks",
                     )
@@ -190,9 +233,9 @@ class DeckBook:
     def _reshuffle_due(
         self, decks: list[str], reason: str, round_id: str | None, **more: Any
     ) -> Decision:
-        return decision(
+        return self._ruled(
+            "reshuffle",
             EventType.CARDS_SHUFFLE_REQUIRED,
-            cite("571.13(e)"),
             round_id,
             decks=decks,
             reason=reason,
@@ -208,9 +251,9 @@ class DeckBook:
             self.out_of_order = True
             what = "shuffler_out_of_order"
         return [
-            decision(
+            self._ruled(
+                "out_of_order",
                 EventType.TABLE_WARNING,
-                cite("571.13(g)"),
                 round_id,
                 what=what,
                 code=data.get("code"),
@@ -242,10 +285,11 @@ class DeckBook:
 
     # ----- rounds -----------------------------------------------------------------
 
-    def take_for_round(self) -> str:
-        """The deck dealt in the round now starting (`deal_problems` said it may be)."""
-        deck = self._next_deck()
-        assert deck is not None
+    def take_for_round(self, deck: str | None = None) -> str:
+        """The deck dealt in the round now starting (`deal_problems` said it may be);
+        `deck` names it when the game knows which (one shuffled by hand)."""
+        deck = deck or self._next_deck()
+        assert deck is not None and self.decks.get(deck) != "removed"
         self.decks[deck] = "in_play"
         self.in_play = deck
         self.shoe_loaded = False
@@ -255,7 +299,7 @@ class DeckBook:
         usable = [d for d, s in self.decks.items() if s != "removed"]
         if self.shuffler_in_use:
             usable = [d for d in usable if self.decks[d] == "ready"]
-        if self.rules.decks == 2:
+        if self.rules.decks == 2 and self.rules.deck_rule("alternate") is not None:
             usable = [d for d in usable if d != self.last_dealt]
         return usable[0] if usable else None
 
@@ -289,7 +333,7 @@ class DeckBook:
         self.rounds_uncounted = 0
 
     def deck_due_at(self) -> datetime | None:
-        if self.decks_opened_at is None:
+        if self.decks_opened_at is None or self.rules.deck_hours is None:
             return None
         return parse_ts(self.decks_opened_at) + timedelta(hours=self.rules.deck_hours)
 
@@ -314,7 +358,7 @@ class DeckBook:
         """Why no round may start now: (citation or None, sentence), strongest first."""
         problems: list[tuple[str | None, str]] = []
         due = self.deck_due_at()
-        if due is None:
+        if due is None and self.rules.deck_hours is not None:
             problems.append(
                 (
                     self.rules.deck_change_rule,
@@ -322,7 +366,7 @@ class DeckBook:
                     "for use with change_decks",
                 )
             )
-        elif now >= due:
+        elif due is not None and now >= due:
             problems.append(
                 (
                     self.rules.deck_change_rule,
@@ -339,28 +383,33 @@ class DeckBook:
                     "records new decks with change_decks",
                 )
             )
-        if self.out_of_order and not self.covered:
+        cover_rule = self.rules.deck_rule("out_of_order")
+        if self.out_of_order and not self.covered and cover_rule is not None:
+            problems.append((cover_rule, "the automated shuffler is out of order and not covered"))
+        needs_rule = self.rules.deck_rule("needs_shuffler")
+        if needs_rule is not None and not self.shuffler_in_use:
             problems.append(
-                (cite("571.13(g)"), "the automated shuffler is out of order and not covered")
-            )
-        if self.rules.dealing == "hand" and not self.shuffler_in_use:
-            problems.append(
-                (cite("571.9(a)(1)"), "cards dealt from the hand need a working automated shuffler")
+                (needs_rule, "cards dealt from the hand need a working automated shuffler")
             )
         if self.shuffler_in_use and not removed and self._next_deck() is None:
             states = sorted(set(self.decks.values()))
             if "jammed" in states:
-                problems.append((cite("571.13(e)"), "the jammed deck must be reshuffled"))
+                problems.append(
+                    (self.rules.deck_rule("reshuffle"), "the jammed deck must be reshuffled")
+                )
             elif self.rules.decks == 2 and self.decks.get(self.last_dealt or "") == "ready":
                 problems.append(
                     (
-                        cite("571.3(b)(4)"),
+                        self.rules.deck_rule("alternate"),
                         f"deck {self.last_dealt} was dealt last round: the decks alternate",
                     )
                 )
             else:
                 problems.append(
-                    (cite("571.5(a)"), f"no shuffled deck is ready (decks: {self.decks})")
+                    (
+                        self.rules.deck_rule("shuffle"),
+                        f"no shuffled deck is ready (decks: {self.decks})",
+                    )
                 )
         if self.has_shoe and not self.shoe_loaded:
             problems.append(

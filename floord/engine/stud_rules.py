@@ -44,6 +44,16 @@ PAYOUT_ODDS = {
     "three_of_a_kind": 3,
     "two_pair": 2,
 }
+# DeckBook's keys: shuffled after every round, a counting shuffler's count, the dealt deck
+# shuffled, a jam's reshuffle, a broken shuffler covered, two decks alternated.
+DECK_RULES = {
+    "shuffle": "571.5(a)",
+    "count": "571.5(b)",
+    "in_play_shuffled": "571.3(b)(3)",
+    "reshuffle": "571.13(e)",
+    "out_of_order": "571.13(g)",
+    "alternate": "571.3(b)(4)",
+}
 STREET_RULES = {3: "571.11(a)", 4: "571.11(c)", 5: "571.11(e)"}
 REVEAL_RULES = {1: "571.11(b)", 2: "571.11(d)", 3: "571.11(f)"}
 
@@ -65,6 +75,18 @@ class StudRules:
 
     def cite(self, key: str) -> str:
         return cite(BY_PROCEDURE[key][PROCEDURE_INDEX[self.dealing]])
+
+    deck_size = DECK_SIZE
+
+    @property
+    def has_shoe(self) -> bool:
+        return self.dealing != "hand"
+
+    def deck_rule(self, key: str) -> str | None:
+        """The citation `stud_deck.DeckBook` gives a deck decision (see DECK_RULES)."""
+        if key == "needs_shuffler":
+            return cite("571.9(a)(1)") if self.dealing == "hand" else None
+        return cite(DECK_RULES[key])
 
     @property
     def observed_cards(self) -> int:
