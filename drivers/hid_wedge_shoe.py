@@ -83,6 +83,9 @@ QUIRKS = frozenset(
         "double",
     }
 )
+# Optional: the code the shoe types when the dealer presses its "new shoe" key, so a
+# shoe that cannot sense a load can still say a new batch was placed in it.
+OPTIONAL_QUIRKS = frozenset({"load_code"})
 
 
 def usage_char(usage: int, shifted: bool) -> str | None:
@@ -105,6 +108,7 @@ class WedgeQuirks:
     endpoint: int
     card_codes: dict[str, str]
     max_line_length: int
+    load_code: str | None = None
 
 
 def wedge_quirks(profile: DeviceProfile) -> WedgeQuirks:
@@ -112,8 +116,9 @@ def wedge_quirks(profile: DeviceProfile) -> WedgeQuirks:
     quirks = dict(profile.quirks)
     where = f"profile {profile.model!r}: quirks"
     for key in quirks:
-        if key not in QUIRKS:
-            raise ValueError(f"{where}.{key}: unknown quirk (known: {', '.join(sorted(QUIRKS))})")
+        if key not in QUIRKS | OPTIONAL_QUIRKS:
+            known = ", ".join(sorted(QUIRKS | OPTIONAL_QUIRKS))
+            raise ValueError(f"{where}.{key}: unknown quirk (known: {known})")
     for key in QUIRKS:
         if key not in quirks:
             raise ValueError(f"{where}.{key}: a value expected, found nothing")
@@ -140,9 +145,20 @@ def wedge_quirks(profile: DeviceProfile) -> WedgeQuirks:
         )
     if ids["max_line_length"] < 1:
         raise ValueError(f"{where}.max_line_length: at least 1 expected")
-    return WedgeQuirks(
-        card_codes=_card_codes(quirks["card_codes"], ids["max_line_length"], where), **ids
-    )
+    cards = _card_codes(quirks["card_codes"], ids["max_line_length"], where)
+    load_code = quirks.get("load_code")
+    if load_code is not None and (
+        not isinstance(load_code, str)
+        or not load_code.isalnum()
+        or not load_code.isascii()
+        or len(load_code) > ids["max_line_length"]
+        or load_code in cards
+    ):
+        raise ValueError(
+            f"{where}.load_code: a code of letters and digits, no longer than "
+            f"max_line_length and not a card's code, expected, found {load_code!r}"
+        )
+    return WedgeQuirks(card_codes=cards, load_code=load_code, **ids)
 
 
 def _card_codes(table: Any, max_length: int, where: str) -> dict[str, str]:
@@ -304,6 +320,9 @@ class HidWedgeShoeDriver:
             return []
         if not line:
             return [protocol_error("Enter without a card code", "")]
+        if line == self.quirks.load_code:
+            self._count = 0
+            return [DeviceEvent(EventType.SHOE_LOADED, {"side": None, "cards": None})]
         card = self.quirks.card_codes.get(line)
         if card is None:
             return [protocol_error(f"unknown card code {line!r}", line)]

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
 from floord.engine.baccarat_rules import BaccaratRules as BaccaratGameRules
+from floord.engine.carnival_rules import read_rules as read_carnival_rules
 from floord.engine.stud_rules import read_rules as read_stud_rules
 from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
 
@@ -176,6 +177,33 @@ class StudTableConfig(_Strict):
     devices: list[DeviceConfig] = Field(default_factory=list)
 
 
+class CarnivalRules(_Strict):
+    """Rules of a carnival poker table (ch. 555-565: only § 55x.4, § 55x.5 are in our seeds).
+
+    Two decks are used with an automated shuffler (§ 55x.4(d)); the engine's own rule
+    table checks that in `_cross_checks`.
+    """
+
+    shuffler: Literal["none", "counting", "non_counting"] = "counting"  # § 55x.5(a), (b)
+    decks: Literal[1, 2] = 1
+    deck_backs: list[str] | None = None
+    boxes: int = Field(default=7, ge=1, le=7)
+
+
+class CarnivalTableConfig(_Strict):
+    id: str = Field(pattern=_ID)
+    game: Literal[
+        "caribbean_stud",
+        "four_card_poker",
+        "let_it_ride",
+        "pai_gow_poker",
+        "texas_holdem_bonus",
+        "three_card_poker",
+    ]
+    rules: CarnivalRules = CarnivalRules()
+    devices: list[DeviceConfig] = Field(default_factory=list)
+
+
 GAMES = (
     "roulette",
     "blackjack",
@@ -184,9 +212,19 @@ GAMES = (
     "midibaccarat",
     "baccarat",
     "mississippi_stud",
+    "caribbean_stud",
+    "four_card_poker",
+    "let_it_ride",
+    "pai_gow_poker",
+    "texas_holdem_bonus",
+    "three_card_poker",
 )
 TableConfig = Annotated[
-    RouletteTableConfig | CardTableConfig | BaccaratTableConfig | StudTableConfig,
+    RouletteTableConfig
+    | CardTableConfig
+    | BaccaratTableConfig
+    | StudTableConfig
+    | CarnivalTableConfig,
     Field(discriminator="game"),
 ]
 
@@ -276,10 +314,18 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 continue
             if profile.family == "roulette_wheel":
                 wheels += 1
-            if not device.port.startswith(("socket://", "/", "usb://")):
+            if device.port.startswith("usb://sim:"):  # the rig's simulated USB shoe
+                scenario = Path(device.port[len("usb://sim:") :])
+                if not scenario.is_absolute() or not scenario.is_file():
+                    problems.append(
+                        f"{path}: {key}.port: usb://sim:<absolute path of a scenario file> "
+                        f"expected, found {device.port!r} (no such file)"
+                    )
+            elif not device.port.startswith(("socket://", "/", "usb://")):
                 problems.append(
-                    f"{path}: {key}.port: a device path (/dev/...), socket://HOST:PORT or "
-                    f"usb://VID:PID[/SERIAL] expected, found {device.port!r}"
+                    f"{path}: {key}.port: a device path (/dev/...), socket://HOST:PORT, "
+                    f"usb://VID:PID[/SERIAL] or usb://sim:<scenario-file> expected, "
+                    f"found {device.port!r}"
                 )
         if table.game == "roulette" and wheels != 1:
             problems.append(
@@ -288,7 +334,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
             )
         if isinstance(table, CardTableConfig):
             problems += _card_table_checks(table, f"{path}: tables.{t}")
-        elif isinstance(table, BaccaratTableConfig | StudTableConfig):
+        elif isinstance(table, BaccaratTableConfig | StudTableConfig | CarnivalTableConfig):
             problems += _device_count_checks(table, f"{path}: tables.{t}")
         if isinstance(table, BaccaratTableConfig):
             # Which options fit which chapter (EZ Baccarat is ch. 545, the Dragon Bonus
@@ -300,6 +346,11 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
         if isinstance(table, StudTableConfig):
             try:
                 read_stud_rules(table.rules.model_dump())
+            except ValueError as exc:
+                problems.append(f"{path}: tables.{t}.rules: {exc}")
+        if isinstance(table, CarnivalTableConfig):
+            try:
+                read_carnival_rules(table.game, table.rules.model_dump())
             except ValueError as exc:
                 problems.append(f"{path}: tables.{t}.rules: {exc}")
     return problems
@@ -316,12 +367,23 @@ def _families(table: TableConfig) -> dict[str, list[tuple[str, DeviceProfile]]]:
     return found
 
 
-def _device_count_checks(table: BaccaratTableConfig | StudTableConfig, where: str) -> list[str]:
+def _device_count_checks(
+    table: BaccaratTableConfig | StudTableConfig | CarnivalTableConfig, where: str
+) -> list[str]:
     """Baccarat needs a shoe; Mississippi Stud a shoe when dealt from one, a shuffler
-    when counting."""
+    when counting; a carnival poker table a shuffler unless `shuffler: none`, no shoe."""
     if isinstance(table, BaccaratTableConfig):
         wanted = {"dealing_shoe": 1, "card_shuffler": None, "card_reader": 0, "roulette_wheel": 0}
         why = "a Baccarat table"
+    elif isinstance(table, CarnivalTableConfig):
+        shuffler = table.rules.shuffler
+        wanted = {
+            "dealing_shoe": 0,
+            "card_shuffler": 0 if shuffler == "none" else 1,
+            "card_reader": 0,
+            "roulette_wheel": 0,
+        }
+        why = f"{table.game} with shuffler {shuffler!r}"
     else:
         rules = table.rules
         wanted = {

@@ -22,6 +22,7 @@ from floord.adapter import DeviceAdapter, Received
 from floord.bus import CommandArrived, TableBus, Tick
 from floord.config import (
     BaccaratTableConfig,
+    CarnivalTableConfig,
     LoadedConfig,
     RouletteTableConfig,
     StudTableConfig,
@@ -29,6 +30,7 @@ from floord.config import (
 )
 from floord.contract import EventType, Topics
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
+from floord.engine.carnival import CarnivalEngine
 from floord.engine.types import Decision, EngineOutput
 from floord.journal import Journal, JournalError
 from floord.mqtt import TableLink
@@ -88,6 +90,17 @@ def build_engine(
             shoe_device=shoes[0][0] if shoes else None,
             shuffler_device=shufflers[0][0] if shufflers else None,
             shoe_reports_cards=bool(shoes and shoes[0][1].quirks.get("recognition")),
+            **common,
+        )
+    if isinstance(table, CarnivalTableConfig):
+        shufflers = families.get("card_shuffler", [])
+        return CarnivalEngine(
+            table.id,
+            game=table.game,
+            rules=table.rules.model_dump(),
+            shoe_device=None,
+            shuffler_device=shufflers[0][0] if shufflers else None,
+            shoe_reports_cards=False,
             **common,
         )
     [(reader, reader_profile)] = families["card_reader"]

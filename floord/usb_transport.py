@@ -14,6 +14,14 @@ with the descriptor record (the device's ids and strings, which only this side c
 the record is also the first thing read after opening, which is how the adapter hears
 the shoe before its first card. The record's bytes are specified in that driver's
 docstring: `DESCRIPTOR_MAGIC`, a 2-byte big-endian length, a JSON body.
+
+Rig port. A hardware-in-the-loop rig swaps each simulator for a real device and back
+without touching the daemon; a USB shoe's simulator is a pyusb backend, not a pty, so
+the port `usb://sim:<scenario-file>` (an absolute path) makes this module build
+`simulators.usb_shoe_backend.scenario_backend(file)` and open it through the same
+`usb.core.find` path as a real shoe. Each open plays the scenario from its start (a
+fresh device, as a shoe plugged in again). simulators is imported only in that branch,
+so a daemon with real shoes never loads it.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import usb.core
@@ -35,6 +44,7 @@ DESCRIPTOR_MAGIC = b"\x00\xffUSBD"
 DESCRIPTOR_QUERY = DESCRIPTOR_MAGIC + b"\x00\x00"
 POLL_MS = 100
 HID_CLASS, BOOT_SUBCLASS, KEYBOARD_PROTOCOL = 3, 1, 1
+SIM_PREFIX = "usb://sim:"
 PORT = re.compile(r"usb://([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?:/([\x21-\x7e]+))?")
 
 
@@ -261,7 +271,27 @@ async def open_usb(
     return transport
 
 
+def simulated_backend(port: str) -> Any:
+    """The rig's simulated shoe for `usb://sim:<scenario-file>`; a bad file is a TransportError."""
+    path = Path(port[len(SIM_PREFIX) :])
+    if not path.is_absolute():
+        raise TransportError(f"{port}: usb://sim:<absolute path of a scenario file> expected")
+    from simulators.usb_shoe_backend import ScenarioError, scenario_backend  # the rig only
+
+    try:
+        return scenario_backend(path)
+    except ScenarioError as exc:
+        raise TransportError(f"{port}: {exc}") from exc
+
+
 async def open_usb_port(port: str, timeout_s: float, backend: Any = None) -> UsbTransport:
-    """`open_usb` for a port written `usb://VID:PID[/SERIAL]`."""
+    """`open_usb` for a port written `usb://VID:PID[/SERIAL]` or `usb://sim:<scenario-file>`."""
+    if port.startswith(SIM_PREFIX):
+        if backend is not None:
+            raise TransportError(f"{port}: a rig port brings its own backend")
+        backend = await asyncio.to_thread(simulated_backend, port)
+        return await open_usb(
+            backend.vendor_id, backend.product_id, None, backend, timeout_s=timeout_s
+        )
     vendor_id, product_id, serial = parse_usb_port(port)
     return await open_usb(vendor_id, product_id, serial, backend, timeout_s=timeout_s)

@@ -18,6 +18,18 @@ driver run against it exactly as against a real shoe through libusb. The device:
 - `unplug()` makes every later call fail with ENODEV, as a pulled cable does.
 
 The script's clock starts when the host claims the interface (it starts listening then).
+
+`scenario_backend(path)` builds the backend from a small YAML scenario file, for the
+hardware-in-the-loop rig port `usb://sim:<scenario-file>` of `floord/usb_transport.py`
+(docs/protocols/usb-wedge-shoe.md)::
+
+    profile: ref-usb-shoe        # the device profile whose ids and card codes to use
+    serial_number: SIM-0001      # optional; null for a shoe without one
+    interval_s: 0.3              # between two cards of a `draw` (the default)
+    steps:
+      - wait: 2.5                # seconds before the next line is typed
+      - draw: [AS, KH, 9D]       # cards, typed as the profile's codes
+      - type: "ZZ"               # a line typed as is (an unknown code, say)
 """
 
 from __future__ import annotations
@@ -28,12 +40,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import usb.backend
 import usb.core
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from floord.profiles import DeviceProfile
+from floord.profiles import DeviceProfile, ProfileError, load_profile, load_strict_yaml
 
 LIBUSB_ERROR_NO_DEVICE = -4
 LIBUSB_ERROR_BUSY = -6
@@ -419,6 +433,67 @@ class SimulatedShoeBackend(usb.backend.IBackend):
         if dev.idle_ms and self._last_sent is not None:
             return min(due, self._last_sent + dev.idle_ms / 1000)
         return due
+
+
+class ScenarioError(ValueError):
+    """A USB shoe scenario file that cannot be played as written."""
+
+
+class _Step(BaseModel):
+    """One step: exactly one of `wait` (seconds), `draw` (cards) or `type` (a line)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    wait: Annotated[float, Field(gt=0, le=86_400)] | None = None
+    draw: Annotated[list[str], Field(min_length=1)] | None = None  # cards: "AS", "TH"
+    type: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> _Step:
+        if sum(v is not None for v in (self.wait, self.draw, self.type)) != 1:
+            raise ValueError("exactly one of wait, draw or type expected")
+        return self
+
+
+class UsbShoeScenario(BaseModel):
+    """The scenario file of `scenario_backend` (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    profile: Annotated[str, Field(min_length=1, max_length=64)]
+    serial_number: Annotated[str, Field(min_length=1, max_length=64)] | None = "SIM-0001"
+    interval_s: Annotated[float, Field(gt=0, le=3600)] = 0.3
+    steps: list[_Step] = Field(default_factory=list)
+
+
+def scenario_script(profile: DeviceProfile, scenario: UsbShoeScenario) -> list[Typed]:
+    """The typed lines of a scenario; a `wait` delays the line after it."""
+    script: list[Typed] = []
+    delay = 0.0
+    for step in scenario.steps:
+        if step.wait is not None:
+            delay += step.wait
+            continue
+        lines = (
+            card_script(profile, step.draw, scenario.interval_s)
+            if step.draw is not None
+            else [Typed(str(step.type), 0.0)]
+        )
+        first = lines[0]
+        script += [Typed(first.text, first.after_s + delay), *lines[1:]]
+        delay = 0.0
+    return script
+
+
+def scenario_backend(path: Path) -> SimulatedShoeBackend:
+    """A fresh simulated shoe playing the scenario file at `path` from its start."""
+    scenario = load_strict_yaml(path, UsbShoeScenario, ScenarioError)
+    try:
+        profile = load_profile(scenario.profile)
+        if profile.family != "dealing_shoe" or "card_codes" not in profile.quirks:
+            raise ScenarioError(f"profile {profile.model!r} is not a keyboard-wedge shoe")
+        script = scenario_script(profile, scenario)
+        return SimulatedShoeBackend(profile, script, serial_number=scenario.serial_number)
+    except (ProfileError, ValueError, KeyError) as exc:  # ScenarioError is a ValueError
+        raise ScenarioError(f"{path}: {exc}") from exc
 
 
 SIMULATED_BACKEND = SimulatedShoeBackend

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
-from floord.config import load_config
+from floord.config import ConfigError, load_config
 from floord.daemon import build_engine
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
+from floord.engine.carnival import CarnivalEngine
 from floord.journal import Journal
 
 SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"}
@@ -31,6 +33,9 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
             {"id": "BA", "game": "baccarat", "rules": {"ez_baccarat": True}, "devices": [SHOE]},
             {"id": "MS", "game": "mississippi_stud",
              "rules": {"dealing": "hand", "shuffler": "counting"}, "devices": [SHUFFLER]},
+            {"id": "PG", "game": "pai_gow_poker", "rules": {"shuffler": "counting"},
+             "devices": [SHUFFLER]},
+            {"id": "TC", "game": "three_card_poker", "rules": {"shuffler": "none"}},
         ],
     }  # fmt: skip
     path = tmp_path / "floord.yaml"
@@ -42,6 +47,8 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
         "S21": BlackjackEngine,
         "BA": BaccaratEngine,
         "MS": StudEngine,
+        "PG": CarnivalEngine,
+        "TC": CarnivalEngine,
     }
     journal = Journal(loaded.journal_path)
     try:
@@ -54,3 +61,23 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
             assert engine.public_state()["state"] == "closed"
     finally:
         journal.close()
+
+
+def test_a_carnival_table_is_checked_by_its_chapter(tmp_path: Path) -> None:
+    tables = [
+        {"id": "CS", "game": "caribbean_stud", "rules": {"shuffler": "counting"}},
+        {"id": "LR", "game": "let_it_ride",
+         "rules": {"shuffler": "none", "decks": 2, "deck_backs": ["red", "blue"]}},
+        {"id": "FC", "game": "four_card_poker", "rules": {"shuffler": "none"},
+         "devices": [SHOE]},
+    ]  # fmt: skip
+    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db"}
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump({**config, "tables": tables}))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    text = "\n".join(caught.value.problems)
+    assert "tables.0.devices: 1 card shuffler device(s) expected" in text
+    assert "tables.1.rules: two decks are used with an automated shuffler" in text
+    assert "559.4(d)" in text
+    assert "tables.2.devices: 0 dealing shoe device(s) expected" in text

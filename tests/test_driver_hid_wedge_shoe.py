@@ -264,3 +264,20 @@ def test_fuzz_the_decoder_never_raises(pieces: list[bytes], step: int) -> None:
             assert out.type in (EventType.SHOE_CARD_DRAWN, EventType.DEVICE_PROTOCOL_ERROR)
             if out.type == EventType.DEVICE_PROTOCOL_ERROR:
                 assert len(out.data["raw"]) <= 80
+
+
+
+def test_the_load_code_says_a_new_batch_was_placed_and_restarts_the_count() -> None:
+    n, e, w = 0x11, 0x08, 0x1A
+    new = tap(n, SHIFT) + tap(e, SHIFT) + tap(w, SHIFT) + tap(ENTER)
+    events = driver().feed(AS + new + TEN_H, 0.0)
+    assert [(ev.type, ev.data.get("count")) for ev in events] == [
+        (EventType.SHOE_CARD_DRAWN, 1),
+        (EventType.SHOE_LOADED, None),
+        (EventType.SHOE_CARD_DRAWN, 1),
+    ]
+
+
+def test_a_load_code_that_is_a_card_code_is_refused() -> None:
+    with pytest.raises(ValueError, match="load_code"):
+        driver(load_code="AS")
