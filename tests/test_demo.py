@@ -5,7 +5,9 @@ Mosquitto the demo prefers, and once with the embedded amqtt broker it falls bac
 on a machine where nothing is installed. The card tables (Blackjack BJ-01 with a batch
 shuffler, Spanish 21 S21-01) play full rounds through the virtual dealer's signed
 commands, and their injected faults (a batch counted short, a reader that fails and is
-replaced) cause no procedure violation.
+replaced) cause no procedure violation. Baccarat BA-01 calls its coups live and records
+the dealer's forbidden third card; Mississippi Stud MS-01 ends rounds with a result and
+voids the one its automated shoe stops dealing.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 
 from floord.demo.card_devices import DEMO_CARD_TABLES, build_simulators, scenario_bodies
 from floord.demo.card_script import dealer_draws, hand_live, player_hits
+from floord.demo.game_scripts import tableau_cards
 
 CARD_TABLES = ("BJ-01", "S21-01")
 
@@ -79,12 +82,57 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     assert "table.halted" in s21 and "table.resumed" in s21
     assert s21.index("table.resumed") < s21.index("round.started")
 
+    # Baccarat: coups called live from the card-reading shoe; the dealer's extra third
+    # card is a violation of the tableau, and the coup still has its result.
+    ba = events["BA-01"]
+    ba_kinds = [kind for kind, _ in ba]
+    for kind in ("table.opened", "cards.burn", "round.started", "baccarat.result"):
+        assert kind in ba_kinds, (kind, [line for _, line in ba][:60])
+    violations = [line for kind, line in ba if kind == "procedure.violation"]
+    assert violations and all("third_card_not_allowed" in v for v in violations), violations
+    # Mississippi Stud: the shuffler's jam means a reshuffle (§ 571.13(e)), a whole round
+    # ends with its result, and the automated shoe that stops dealing voids one (571.13(f)).
+    ms = events["MS-01"]
+    ms_kinds = [kind for kind, _ in ms]
+    for kind in ("table.opened", "cards.decks_changed", "shuffler.jam", "stud.result"):
+        assert kind in ms_kinds, (kind, [line for _, line in ms][:60])
+    assert any(k == "round.ended" and " result, " in line for k, line in ms)
+    assert any(k == "round.voided" and "571.13(f)" in line for k, line in ms)
+    assert any(k == "cards.shuffle_required" and "571.13(e)" in line for k, line in ms)
+    for table in ("BA-01", "MS-01"):
+        refused = [
+            line
+            for kind, line in events[table]
+            if kind == "operator.command_refused"
+            and (" by DL-DEMO " in line or " by FP-DEMO " in line)
+        ]
+        assert not refused, f"{table}: the operators' commands fit the table: {refused}"
+
 
 @pytest.mark.parametrize("pace", [1.0, 4.0])
 def test_card_scenarios_are_playable_and_keep_to_the_rules(pace: float) -> None:
     for table in DEMO_CARD_TABLES:
         build_simulators(table, pace)  # validated, dry-run, loops of one length
         line, bodies = scenario_bodies(table, pace)
+        steps = {device: body["steps"] for device, body in bodies.items()}
+        if table.game == "baccarat":
+            assert len(line.coups) >= 4
+            allowed = [tableau_cards(coup) for coup in line.coups]
+            # Every coup follows the tableau; some have one card more, in error.
+            assert all(
+                n in (len(c), len(c) - 1) and n >= 4
+                for n, c in zip(allowed, line.coups, strict=True)
+            )
+            assert any(n == len(c) - 1 for n, c in zip(allowed, line.coups, strict=True))
+            assert any(n == len(c) for n, c in zip(allowed, line.coups, strict=True))
+            continue
+        if table.game == "mississippi_stud":
+            shoe = [next(iter(s)) for s in steps["shoe"]]
+            assert shoe.count("load") >= 3 and "empty" in shoe
+            assert any("jam" in s for s in steps["shuffler"])
+            counts = {s["shuffle"]["cards"] for s in steps["shuffler"] if "shuffle" in s}
+            assert counts == {52}
+            continue
         assert len(line.rounds) >= 2
         for rnd in line.rounds:
             assert rnd.dealer[0][0] in "23456789", "no peek is needed"
@@ -99,7 +147,6 @@ def test_card_scenarios_are_playable_and_keep_to_the_rules(pace: float) -> None:
             assert all(dealer_draws(rnd.dealer[:n], hands) for n in range(2, len(rnd.dealer)))
             if not any(hand_live(h) for h in hands):
                 assert len(rnd.dealer) == 2
-        steps = {device: body["steps"] for device, body in bodies.items()}
         if table.shuffler:
             counts = [s["shuffle"]["cards"] for s in steps["shuffler"] if "shuffle" in s]
             assert table.batch_cards - 1 in counts and table.batch_cards in counts

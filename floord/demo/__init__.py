@@ -1,7 +1,9 @@
 """`floord demo`: a demo floor on one machine, nothing to install.
 
 Simulated SS2 roulette wheels and card tables (a Blackjack table with card reader,
-card-recognition shoe and batch shuffler; a Spanish 21 table with reader and shoe) on
+card-recognition shoe and batch shuffler; a Spanish 21 table with reader and shoe; a
+Baccarat table with a card-reading shoe; a Mississippi Stud table with an automated
+shoe and a counting shuffler) on
 real pseudo-terminals, the real daemon (adapters, engine, journal, MQTT) in this
 process, a broker (private Mosquitto, embedded amqtt, or the one given), a virtual
 floorperson who inspects, opens and resumes the tables, a virtual dealer who plays the
@@ -9,7 +11,9 @@ card tables' rounds, and a live view. The scenarios inject faults now and then s
 procedures show: ball spun with the rotor, ball lost, failed launch, a wheel fault,
 `00` on a double-zero wheel used as single zero; a card reader that fails and halts
 its table until it is replaced and the table resumed, a shuffler batch counted one card
-short, and a shuffler jam.
+short, and a shuffler jam; a Baccarat dealer who now and then draws a third card the
+tableau forbids; a Mississippi Stud shuffler that jams and a shoe that stops mid-deal,
+voiding its round.
 """
 
 from __future__ import annotations
@@ -162,6 +166,8 @@ async def run_demo(*, seconds: float | None, broker_url: str | None, speed: floa
                     key=loaded.operator_key(DEALER),
                     topics={t.id: topics[t.id] for t in DEMO_CARD_TABLES},
                     boxes={t.id: t.boxes for t in DEMO_CARD_TABLES},
+                    games={t.id: t.game for t in DEMO_CARD_TABLES},
+                    pace=cards.pace,
                 )
                 tasks = [
                     asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),

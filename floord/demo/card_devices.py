@@ -1,5 +1,7 @@
-"""The demo's card devices: a reader, a recognition shoe and a shuffler per card table,
-each a simulator running in this process on its own pseudo-terminal.
+"""The demo's card devices, each a simulator running in this process on its own
+pseudo-terminal: a reader, a recognition shoe and a shuffler per Blackjack table; a
+recognition shoe at the Baccarat table; a recognition shoe (automated, § 571.10) and a
+counting shuffler at the Mississippi Stud table.
 
 The scenarios are built from `card_script`'s timelines. The devices' clocks run at
 `DEVICE_SPEED`, not at the demo's `--speed`: the FLF/1 link timings (heartbeat, ACK
@@ -15,7 +17,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from floord.demo.card_script import CardTable, Timeline, device_steps, timeline_for
+from floord.demo.card_script import CardTable, Timeline, device_steps
+from floord.demo.game_scripts import timeline_for
 
 DEVICE_SPEED = 2.0
 POWER_ON_QUIET_S = 1.0  # real seconds: the daemon's drivers open their ports first
@@ -27,7 +30,23 @@ PROFILES = {
 DEMO_CARD_TABLES = [
     CardTable("BJ-01", "blackjack", decks=6, shuffler=True, boxes=(1, 3, 5), seed=21),
     CardTable("S21-01", "spanish21", decks=6, shuffler=False, boxes=(2, 4), seed=49),
+    CardTable("BA-01", "baccarat", decks=8, shuffler=False, boxes=(), seed=7, rounds_per_shoe=8),
+    CardTable(
+        "MS-01",
+        "mississippi_stud",
+        decks=1,
+        shuffler=True,
+        boxes=(1, 3, 5),
+        seed=5,
+        rounds_per_shoe=3,
+    ),
 ]
+# The rules of the tables that are not Blackjack or Spanish 21 (docs/configuration.md).
+GAME_RULES: dict[str, dict[str, Any]] = {
+    "baccarat": {"decks": 8, "vigorish_percent": 5, "ez_baccarat": True},
+    # § 571.10: an automated shoe deals the stacks; a counting shuffler counts each deck.
+    "mississippi_stud": {"dealing": "automated_shoe", "shuffler": "counting", "boxes": 6},
+}
 
 
 def pace_for(speed: float) -> float:
@@ -37,13 +56,17 @@ def pace_for(speed: float) -> float:
 
 
 def devices_of(table: CardTable) -> list[str]:
+    if table.game == "baccarat":
+        return ["shoe"]
+    if table.game == "mississippi_stud":
+        return ["shoe", "shuffler"]
     return ["reader", "shoe", *(["shuffler"] if table.shuffler else [])]
 
 
 def table_config(table: CardTable, ports: dict[str, str]) -> dict[str, Any]:
     """The card table's entry in the demo's config (`docs/configuration.md`)."""
-    rules: dict[str, Any] = {"decks": table.decks}
-    if table.shuffler:
+    rules: dict[str, Any] = dict(GAME_RULES.get(table.game, {"decks": table.decks}))
+    if table.shuffler and table.game not in GAME_RULES:
         rules |= {"shuffler": "batch", "batch_backs": ["red", "blue"]}
     return {
         "id": table.id,

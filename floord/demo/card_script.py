@@ -27,7 +27,7 @@ from floord.engine.cards import count_hand, dealer_must_stand
 PLAYER_STANDS_ON = 13
 SUITS = "SHDC"
 UP_CARD_RANKS = "23456789"  # no ace or ten-value: no peek (§ 549.7(f), § 551.8(e))
-DECK_SIZE = {"blackjack": 52, "spanish21": 48}
+DECK_SIZE = {"blackjack": 52, "spanish21": 48, "baccarat": 52, "mississippi_stud": 52}
 BURN_CARD = "2C"  # the first card after each load is burned (§ 549.7(c))
 
 # Real seconds at the default pace (`--speed 4`); slower speeds stretch them.
@@ -109,6 +109,7 @@ class Timeline:
     pace: float
     cues: list[Cue] = field(default_factory=list)
     rounds: list[ScriptedRound] = field(default_factory=list)
+    coups: list[list[str]] = field(default_factory=list)  # a Baccarat shoe's coups
     now: float = 0.0
 
     def add(self, device: str, step: dict[str, Any], takes: float = 0.0) -> None:
@@ -232,12 +233,6 @@ def reader_fault_timeline(table: CardTable, pace: float) -> Timeline:
         line.draw([BURN_CARD])
         _shoe(line, table, rng)
     return line
-
-
-def timeline_for(table: CardTable, pace: float) -> Timeline:
-    return (
-        batch_table_timeline(table, pace) if table.shuffler else reader_fault_timeline(table, pace)
-    )
 
 
 def device_steps(line: Timeline, device: str, speed: float) -> list[dict[str, Any]]:

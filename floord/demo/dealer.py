@@ -1,4 +1,7 @@
-"""The demo's virtual dealer: plays Blackjack and Spanish 21 rounds through signed commands.
+"""The demo's virtual dealer: plays the card tables' rounds through signed commands.
+
+Blackjack and Spanish 21 are played here; Baccarat (`baccarat_dealer`) and Mississippi
+Stud (`stud_dealer`) have their own seats, fed the same way.
 
 A card table's dealer tells floord what no device sees (docs/contract.md): the boxes
 with a wager (`round_start`), each player's decision, the dealer's turn and the end of
@@ -21,7 +24,10 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
+from floord.demo.baccarat_dealer import BaccaratSeat
 from floord.demo.card_script import dealer_draws, player_hits
+from floord.demo.game_scripts import SETTLE_S
+from floord.demo.stud_dealer import StudSeat
 from floord.engine.cards import count_hand
 from floord.operator_client import send_command
 
@@ -111,6 +117,13 @@ class DealerSeat:
             return False
         return True
 
+    def quiet_s(self) -> float | None:
+        """A Blackjack dealer acts only on the table's messages."""
+        return None
+
+    async def on_quiet(self) -> None:
+        return None
+
     async def on_state(self, state: dict[str, Any]) -> None:
         self.state = state
         if self.round is None:
@@ -180,8 +193,12 @@ class DealerSeat:
             self.round = None
 
 
+Seat = DealerSeat | BaccaratSeat | StudSeat
+
+
 class VirtualDealer:
-    """The dealers of the demo's card tables, fed the tables' MQTT messages."""
+    """The dealers of the demo's card tables (a seat per table, by its game), fed the
+    tables' MQTT messages."""
 
     def __init__(
         self,
@@ -191,15 +208,27 @@ class VirtualDealer:
         key: bytes,
         topics: dict[str, Topics],
         boxes: dict[str, tuple[int, ...]],
+        games: dict[str, str] | None = None,
+        pace: float = 1.0,
     ) -> None:
         self.url = url
         self.operator = operator
         self.key = key
         self.topics = topics
-        self.seats = {t: DealerSeat(t, boxes[t], self._send) for t in topics}
+        games = games or {}
+        self.seats: dict[str, Seat] = {
+            t: self._seat(t, games.get(t, "blackjack"), boxes[t], pace) for t in topics
+        }
         self._inbox: dict[str, asyncio.Queue[tuple[str, dict[str, Any]]]] = {
             t: asyncio.Queue() for t in topics
         }
+
+    def _seat(self, table: str, game: str, boxes: tuple[int, ...], pace: float) -> Seat:
+        if game == "baccarat":
+            return BaccaratSeat(table, self._send, settle_s=SETTLE_S * pace)
+        if game == "mississippi_stud":
+            return StudSeat(table, boxes, self._send)
+        return DealerSeat(table, boxes, self._send)
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
         return await send_command(
@@ -231,7 +260,11 @@ class VirtualDealer:
         """Run one table's dealer until cancelled."""
         seat, inbox = self.seats[table], self._inbox[table]
         while True:
-            kind, body = await inbox.get()
+            try:
+                kind, body = await asyncio.wait_for(inbox.get(), seat.quiet_s())
+            except TimeoutError:
+                await seat.on_quiet()
+                continue
             if kind == "state":
                 await seat.on_state(body)
             else:

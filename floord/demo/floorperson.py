@@ -3,8 +3,9 @@
 It commands the tables exactly as a person's client would (signed commands through the
 broker), so the demo shows the operator path of the contract, refusals included. On a
 card table it inspects the card reader (58 Pa. Code § 549.2(e), § 551.2(e); and that the
-tens are out of a Spanish 21 deck), records the decks opened for use once the table is
-open (§ 549.3(e)), and after a halt tries `resume` every second until the devices allow
+tens are out of a Spanish 21 deck), or the cards (Baccarat § 545.4, Mississippi Stud
+§ 571.4(a), (b)), records the decks opened for use once the table is open (§ 549.3(e),
+§ 571.3(c)), and after a halt tries `resume` every second until the devices allow
 it (a reader that failed must first be replaced: the refusals show why).
 """
 
@@ -30,7 +31,13 @@ CARD_CHECKLIST = {
     "card_reader_working": True,
     "cards_inspected": True,
 }
-CARD_GAMES = ("blackjack", "spanish21")
+# The engines' inspection specs: `baccarat_inspection` (§ 545.4), `stud_inspection`
+# (the dealer inspects, the floorperson verifies, § 571.4(a), (b)).
+GAME_CHECKLISTS = {
+    "baccarat": {"cards_inspected": True},
+    "mississippi_stud": {"cards_inspected": True, "cards_verified": True},
+}
+CARD_GAMES = ("blackjack", "spanish21", *GAME_CHECKLISTS)
 
 
 class VirtualFloorperson:
@@ -76,6 +83,8 @@ class VirtualFloorperson:
 
     def checklist(self, table: str) -> dict[str, bool]:
         game = self.games.get(table, "roulette")
+        if game in GAME_CHECKLISTS:
+            return dict(GAME_CHECKLISTS[game])
         if game in CARD_GAMES:
             checklist = dict(CARD_CHECKLIST)
             if game == "spanish21":
@@ -111,16 +120,16 @@ class VirtualFloorperson:
             state = self.state_of(table)
             if not state:
                 continue
-            shoe = state.get("shoe") or {}
+            # Decks on record: a Blackjack shoe's or a Mississippi Stud table's; a
+            # Baccarat table records new decks only when its cover card calls for them.
+            game = self.games.get(table)
+            decks = state.get("decks" if game == "mississippi_stud" else "shoe") or {}
+            needs_decks = game != "baccarat" and not decks.get("decks_opened_at")
             devices = (state.get("devices") or {}).values()
             ready = bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
             if state.get("state") == "closed" and ready:
                 await self._open(table)
-            elif (
-                state.get("state") == "open"
-                and not shoe.get("decks_opened_at")
-                and table not in self.decks_recorded
-            ):
+            elif state.get("state") == "open" and needs_decks and table not in self.decks_recorded:
                 if (await self._send(table, "change_decks", {})).get("ok"):
                     self.decks_recorded.add(table)
             elif state.get("state") == "halted":

@@ -3,7 +3,8 @@
 On a terminal it redraws a small dashboard (each table's state and the recent events);
 piped, it prints one plain line per event, so the demo can be logged or grepped. A
 card table's row shows its game, round and last result (kept from its
-`blackjack.result` events, since a card table's state has no last result).
+`blackjack.result`, `baccarat.result` or `stud.result` events, since a card table's
+state has no last result).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ HIGHLIGHT = {
     "table.opened": "\x1b[36m",
     "operator.command_refused": "\x1b[35m",
     "blackjack.result": "\x1b[1;32m",
+    "baccarat.result": "\x1b[1;32m",
+    "stud.result": "\x1b[1;32m",
     "cards.batch_refused": "\x1b[1;33m",
     "shuffler.jam": "\x1b[1;33m",
     "procedure.violation": "\x1b[1;35m",
@@ -54,10 +57,39 @@ def describe_result(data: dict[str, Any]) -> str:
     return f"dealer {_hand(dealer)} | " + ", ".join(hands)
 
 
+def describe_coup(data: dict[str, Any]) -> str:
+    """A Baccarat coup's result on one line: each hand, then the winner."""
+    hands = []
+    for side in ("player", "banker"):
+        hand = data.get(side) or {}
+        natural = " natural" if hand.get("natural") else ""
+        hands.append(f"{side} {_cards(hand.get('cards'))} = {hand.get('total')}{natural}")
+    winner = data.get("winner")
+    return " | ".join(hands) + (" | tie" if winner == "tie" else f" | {winner} wins")
+
+
+def describe_stud(data: dict[str, Any]) -> str:
+    """A Mississippi Stud round's result on one line: the community cards, each box."""
+    boxes = [
+        f"box {b.get('box')}: {b.get('payout_class')} {b.get('outcome')}"
+        for b in data.get("boxes") or []
+    ]
+    return f"community {_cards(data.get('community'))} | " + ", ".join(boxes)
+
+
+RESULTS = {
+    "blackjack.result": describe_result,
+    "baccarat.result": describe_coup,
+    "stud.result": describe_stud,
+}
+
+
 def _card_event(kind: str, data: dict[str, Any]) -> str | None:
     """Words for the card tables' events; None for a type that is not one of them."""
-    if kind == "blackjack.result":
-        return describe_result(data)
+    if kind in RESULTS:
+        return RESULTS[kind](data)
+    if kind == "baccarat.hand":
+        return f"{data.get('hand')} card {data.get('card')}: total {data.get('total')}"
     if kind == "blackjack.hand":
         return f"box {data.get('box')} hand {data.get('hand')}: {_hand(data)}"
     if kind == "blackjack.dealer_hand":
@@ -161,8 +193,9 @@ class LiveView:
         elif topic.endswith("/events") and "/devices/" not in topic:
             self.events_seen += 1
             self.recent.append(body)
-            if body.get("type") == "blackjack.result":
-                self.card_results[str(body.get("table"))] = describe_result(body.get("data") or {})
+            describe_it = RESULTS.get(str(body.get("type")))
+            if describe_it is not None:
+                self.card_results[str(body.get("table"))] = describe_it(body.get("data") or {})
             if not self.interactive:
                 self.write(self.plain_line(body) + "\n")
 
@@ -190,7 +223,7 @@ class LiveView:
         up = all(bool(d.get("online")) for d in devices.values()) if devices else False
         rnd = state.get("round") or {}
         colour = {"open": "\x1b[32m", "halted": "\x1b[1;31m"}.get(state.get("state", ""), "")
-        if state.get("game") in ("blackjack", "spanish21"):
+        if state.get("game") in ("blackjack", "spanish21", "baccarat", "mississippi_stud"):
             kind = state["game"]
             last = self.card_results.get(table, "-")
         else:
