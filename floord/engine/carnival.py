@@ -18,7 +18,6 @@ from typing import Any
 from floord.contract import EventType
 from floord.engine.carnival_commands import CarnivalCommands
 from floord.engine.carnival_rules import GAMES, carnival_inspection, read_rules
-from floord.engine.devices import DeviceBook
 from floord.engine.gaming_day import GamingDay, require_utc
 from floord.engine.roulette import SnapshotError
 from floord.engine.rounds import RoundBook
@@ -28,7 +27,6 @@ from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableSt
 from floord.engine.types import Decision, EngineOutput
 
 SNAPSHOT_VERSION = 1
-NO_DEVICE = "(no device)"  # no configured id can hold spaces or parentheses
 CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
 RESTART_POLICY = "floord policy, not a regulation: a round whose end floord did not see is void"
 PAI_GOW_COUNT = "floord policy: § 561.5 has no count rule; a deck is 52 cards and one joker"
@@ -61,8 +59,10 @@ class CarnivalEngine(CarnivalCommands):
         self.table_id, self.game, self.shuffler_device = table_id, game, shuffler_device
         self.shoe_device = None
         self.day = GamingDay(gaming_day_starts, timezone)
-        primary = PrimaryDevice(
-            shuffler_device or NO_DEVICE, self._identity_problem, "device_mismatch", None
+        primary = (
+            PrimaryDevice(shuffler_device, self._identity_problem, "device_mismatch", None)
+            if shuffler_device is not None
+            else None  # cards shuffled by hand: no device to wait for
         )
         self.table = TableState(
             table_id,
@@ -72,8 +72,6 @@ class CarnivalEngine(CarnivalCommands):
             gaming_day=self.day,
             on_leave_open=self._leave_open,
         )
-        if shuffler_device is None:  # cards shuffled by hand: no device to wait for
-            self.table.devices = DeviceBook(list(required_devices))
         self.decks = DeckBook(self.rules)
         self.rounds = RoundBook(table_id)
         self.stack: dict[str, Any] | None = None  # shuffled by hand or preshuffled, and cut

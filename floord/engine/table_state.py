@@ -62,7 +62,7 @@ class TableState:
         table_id: str,
         *,
         inspection: InspectionSpec,
-        primary: PrimaryDevice,
+        primary: PrimaryDevice | None,
         required_devices: list[str],
         gaming_day: GamingDay,
         on_leave_open: LeaveOpenHook,
@@ -79,7 +79,9 @@ class TableState:
         self.primary = primary
         self.gaming_day = gaming_day
         self.on_leave_open = on_leave_open
-        required = list(dict.fromkeys([primary.id, *required_devices]))
+        # A table may have no device at all (cards shuffled and dealt by hand).
+        first = [primary.id] if primary is not None else []
+        required = list(dict.fromkeys([*first, *required_devices]))
         self.devices = DeviceBook(required)
         self.underlying = "closed"  # what the table is when no halt is latched
         self.halt_reasons: list[dict[str, Any]] = []
@@ -180,7 +182,7 @@ class TableState:
             return self._device_halt("device_heartbeat_lost", device, fault, now)
         if type == EventType.DEVICE_IDENTIFIED:
             self.devices.identified(device, data, now)
-            if device != self.primary.id:
+            if self.primary is None or device != self.primary.id:
                 return EngineOutput()
             problem = self.primary.check_identity(data)
             if problem is None:
@@ -212,7 +214,7 @@ class TableState:
                     f"device {device_id} has an active fault ({what}); "
                     "it clears when the device reconnects and identifies again"
                 )
-            if device_id == self.primary.id:
+            if self.primary is not None and device_id == self.primary.id:
                 if state.identity is None:
                     problems.append(f"device {device_id} has not identified itself")
                 else:
