@@ -49,6 +49,16 @@ GAME_RULES: dict[str, dict[str, Any]] = {
 }
 
 
+# Where a game's device is another model than the default one above.
+GAME_PROFILES: dict[str, dict[str, str]] = {
+    "mississippi_stud": {"shoe": "ref-shoe-automated"},  # stacks per ante, § 571.10
+}
+
+
+def profile_of(table: CardTable, device: str) -> str:
+    return GAME_PROFILES.get(table.game, {}).get(device, PROFILES[device])
+
+
 def pace_for(speed: float) -> float:
     """How much slower than the default (`--speed 4`) the card tables deal; never faster,
     since the dealer's commands need their pauses in real time."""
@@ -73,7 +83,7 @@ def table_config(table: CardTable, ports: dict[str, str]) -> dict[str, Any]:
         "game": table.game,
         "rules": rules,
         "devices": [
-            {"id": device, "profile": PROFILES[device], "port": ports[device]}
+            {"id": device, "profile": profile_of(table, device), "port": ports[device]}
             for device in devices_of(table)
         ],
     }
@@ -117,7 +127,7 @@ def build_simulators(table: CardTable, pace: float) -> dict[str, Any]:
                 f"{table.id} {device}: a loop of {loop_s:.3f} s, not the table's "
                 f"{line.period:.3f} s: the devices would drift apart"
             )
-        sims[device] = kind(load_profile(PROFILES[device]), scenario, speed=DEVICE_SPEED)
+        sims[device] = kind(load_profile(profile_of(table, device)), scenario, speed=DEVICE_SPEED)
     return sims
 
 
