@@ -11,19 +11,27 @@ import re
 from dataclasses import dataclass
 from datetime import time
 from pathlib import Path
-from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
+from floord.config_tables import (
+    GAMES,
+    ID_PATTERN,
+    BaccaratTableConfig,
+    CardTableConfig,
+    CarnivalTableConfig,
+    StrictModel,
+    StudTableConfig,
+    TableConfig,
+)
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
 from floord.engine.baccarat_rules import BaccaratRules as BaccaratGameRules
 from floord.engine.carnival_rules import read_rules as read_carnival_rules
 from floord.engine.stud_rules import read_rules as read_stud_rules
 from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
 
-_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 _TOPIC_LEVEL = re.compile(r"^[^/+#\s]+$")
 
 
@@ -35,11 +43,7 @@ class ConfigError(ValueError):
         self.problems = problems
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class BrokerConfig(_Strict):
+class BrokerConfig(StrictModel):
     url: str = Field(pattern=r"^mqtts?://[^/:]+(:\d{1,5})?/?$")
     username: str | None = None
     password_file: Path | None = None
@@ -69,13 +73,13 @@ class BrokerConfig(_Strict):
         return 8883 if self.tls else 1883
 
 
-class OperatorConfig(_Strict):
-    id: str = Field(pattern=_ID)
+class OperatorConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
     role: Role
     key_file: Path
 
 
-class GamingDayConfig(_Strict):
+class GamingDayConfig(StrictModel):
     """When the gaming day starts, in the casino's local time (inspections are per day)."""
 
     starts: time = time(6, 0)
@@ -91,146 +95,8 @@ class GamingDayConfig(_Strict):
         return value
 
 
-class DeviceConfig(_Strict):
-    id: str = Field(pattern=_ID)
-    profile: str
-    port: str = Field(min_length=1)
-    required: bool = True
-
-
-class RouletteRules(_Strict):
-    """Rules Submission options of a Roulette table (58 Pa. Code § 521.2, ch. 531)."""
-
-    wheel: Literal["single_zero", "double_zero", "double_zero_as_single"]
-
-
-class CardTableRules(_Strict):
-    """Rules Submission options of a Blackjack or Spanish 21 table (58 Pa. Code ch. 549, 551).
-
-    Checks that need the game (six or eight decks for Spanish 21) are in `_cross_checks`.
-    """
-
-    decks: int = Field(ge=1, le=8, description="decks in the shoe; in each side of a double shoe")
-    shoe: Literal["single", "double"] = "single"
-    # § 549.7(d)(1): the suits that tell which side a round is dealt from.
-    hearts_diamonds_side: Literal["left", "right"] = "left"
-    shuffler: Literal["none", "batch", "continuous"] = "none"
-    # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
-    batch_backs: list[str] | None = None
-    boxes: int = Field(default=7, ge=1, le=9)
-    max_adjacent_boxes: int = Field(default=2, ge=1, le=9, description="§ 549.14")
-    deck_change_warn_minutes: int = Field(default=60, ge=0, le=24 * 60)
-
-
-class RouletteTableConfig(_Strict):
-    id: str = Field(pattern=_ID)
-    game: Literal["roulette"]
-    rules: RouletteRules
-    devices: list[DeviceConfig] = Field(min_length=1)
-
-
-class CardTableConfig(_Strict):
-    id: str = Field(pattern=_ID)
-    game: Literal["blackjack", "spanish21"]
-    rules: CardTableRules
-    devices: list[DeviceConfig] = Field(min_length=1)
-
-
-class BaccaratRules(_Strict):
-    """Rules Submission options of a Mini-, Midi- or Baccarat table (ch. 541, 543, 545)."""
-
-    decks: int = Field(default=8, ge=6, le=8, description="decks in the shoe")
-    vigorish_percent: Literal[4, 5] = 5  # § 545.13(c)
-    ez_baccarat: bool = False  # § 545.8, § 545.13(d): the Dragon 7
-    dragon_bonus_table: Literal["A", "B", "C"] | None = None  # § 541.13(d)
-    tie_pays: int = Field(default=8, ge=8)  # § 545.13(b): at least 8 to 1
-
-
-class BaccaratTableConfig(_Strict):
-    id: str = Field(pattern=_ID)
-    game: Literal["minibaccarat", "midibaccarat", "baccarat"]
-    rules: BaccaratRules = BaccaratRules()
-    devices: list[DeviceConfig] = Field(min_length=1)
-
-
-class StudRules(_Strict):
-    """Rules Submission options of a Mississippi Stud table (ch. 571).
-
-    Which combinations chapter 571 allows (cards dealt from the hand need a shuffler,
-    § 571.9(a)(1); two decks need two back colours, § 571.3(b)) is checked by the
-    engine's own rule table in `_cross_checks`.
-    """
-
-    dealing: Literal["hand", "manual_shoe", "automated_shoe"] = "hand"  # § 571.8 to 571.10
-    shuffler: Literal["none", "counting", "non_counting"] = "counting"
-    decks: Literal[1, 2] = 1
-    deck_backs: list[str] | None = None
-    boxes: int = Field(default=6, ge=1, le=6)  # § 571.2(a)
-    aggregate_payout_limit: int = Field(default=50_000, ge=50_000)  # § 571.12(b)
-    deck_change_warn_minutes: int = Field(default=30, ge=0, le=240)
-
-
-class StudTableConfig(_Strict):
-    id: str = Field(pattern=_ID)
-    game: Literal["mississippi_stud"]
-    rules: StudRules = StudRules()
-    devices: list[DeviceConfig] = Field(default_factory=list)
-
-
-class CarnivalRules(_Strict):
-    """Rules of a carnival poker table (ch. 555-565: only § 55x.4, § 55x.5 are in our seeds).
-
-    Two decks are used with an automated shuffler (§ 55x.4(d)); the engine's own rule
-    table checks that in `_cross_checks`.
-    """
-
-    shuffler: Literal["none", "counting", "non_counting"] = "counting"  # § 55x.5(a), (b)
-    decks: Literal[1, 2] = 1
-    deck_backs: list[str] | None = None
-    boxes: int = Field(default=7, ge=1, le=7)
-
-
-class CarnivalTableConfig(_Strict):
-    id: str = Field(pattern=_ID)
-    game: Literal[
-        "caribbean_stud",
-        "four_card_poker",
-        "let_it_ride",
-        "pai_gow_poker",
-        "texas_holdem_bonus",
-        "three_card_poker",
-    ]
-    rules: CarnivalRules = CarnivalRules()
-    devices: list[DeviceConfig] = Field(default_factory=list)
-
-
-GAMES = (
-    "roulette",
-    "blackjack",
-    "spanish21",
-    "minibaccarat",
-    "midibaccarat",
-    "baccarat",
-    "mississippi_stud",
-    "caribbean_stud",
-    "four_card_poker",
-    "let_it_ride",
-    "pai_gow_poker",
-    "texas_holdem_bonus",
-    "three_card_poker",
-)
-TableConfig = Annotated[
-    RouletteTableConfig
-    | CardTableConfig
-    | BaccaratTableConfig
-    | StudTableConfig
-    | CarnivalTableConfig,
-    Field(discriminator="game"),
-]
-
-
-class FloordConfig(_Strict):
-    site: str = Field(pattern=_ID)
+class FloordConfig(StrictModel):
+    site: str = Field(pattern=ID_PATTERN)
     broker: BrokerConfig
     journal: Path
     gaming_day: GamingDayConfig = GamingDayConfig()

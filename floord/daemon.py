@@ -20,10 +20,10 @@ import structlog
 import floord
 from floord.adapter import DeviceAdapter, Received
 from floord.bus import CommandArrived, TableBus, Tick
-from floord.config import (
+from floord.config import LoadedConfig
+from floord.config_tables import (
     BaccaratTableConfig,
     CarnivalTableConfig,
-    LoadedConfig,
     RouletteTableConfig,
     StudTableConfig,
     TableConfig,

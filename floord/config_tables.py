@@ -1,0 +1,157 @@
+"""The tables a config can hold: each game's Rules Submission options and its devices.
+
+Split from `floord/config.py` so that adding a game adds a model here; the checks
+that need several fields or the device profiles stay in `config.py`'s cross-checks.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+
+class StrictModel(BaseModel):
+    """Every config model: an unknown key is an error, and a loaded config is frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DeviceConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
+    profile: str
+    port: str = Field(min_length=1)
+    required: bool = True
+
+
+class RouletteRules(StrictModel):
+    """Rules Submission options of a Roulette table (58 Pa. Code § 521.2, ch. 531)."""
+
+    wheel: Literal["single_zero", "double_zero", "double_zero_as_single"]
+
+
+class CardTableRules(StrictModel):
+    """Rules Submission options of a Blackjack or Spanish 21 table (58 Pa. Code ch. 549, 551).
+
+    Checks that need the game (six or eight decks for Spanish 21) are in `_cross_checks`.
+    """
+
+    decks: int = Field(ge=1, le=8, description="decks in the shoe; in each side of a double shoe")
+    shoe: Literal["single", "double"] = "single"
+    # § 549.7(d)(1): the suits that tell which side a round is dealt from.
+    hearts_diamonds_side: Literal["left", "right"] = "left"
+    shuffler: Literal["none", "batch", "continuous"] = "none"
+    # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
+    batch_backs: list[str] | None = None
+    boxes: int = Field(default=7, ge=1, le=9)
+    max_adjacent_boxes: int = Field(default=2, ge=1, le=9, description="§ 549.14")
+    deck_change_warn_minutes: int = Field(default=60, ge=0, le=24 * 60)
+
+
+class RouletteTableConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
+    game: Literal["roulette"]
+    rules: RouletteRules
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+class CardTableConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
+    game: Literal["blackjack", "spanish21"]
+    rules: CardTableRules
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+class BaccaratRules(StrictModel):
+    """Rules Submission options of a Mini-, Midi- or Baccarat table (ch. 541, 543, 545)."""
+
+    decks: int = Field(default=8, ge=6, le=8, description="decks in the shoe")
+    vigorish_percent: Literal[4, 5] = 5  # § 545.13(c)
+    ez_baccarat: bool = False  # § 545.8, § 545.13(d): the Dragon 7
+    dragon_bonus_table: Literal["A", "B", "C"] | None = None  # § 541.13(d)
+    tie_pays: int = Field(default=8, ge=8)  # § 545.13(b): at least 8 to 1
+
+
+class BaccaratTableConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
+    game: Literal["minibaccarat", "midibaccarat", "baccarat"]
+    rules: BaccaratRules = BaccaratRules()
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+class StudRules(StrictModel):
+    """Rules Submission options of a Mississippi Stud table (ch. 571).
+
+    Which combinations chapter 571 allows (cards dealt from the hand need a shuffler,
+    § 571.9(a)(1); two decks need two back colours, § 571.3(b)) is checked by the
+    engine's own rule table in `_cross_checks`.
+    """
+
+    dealing: Literal["hand", "manual_shoe", "automated_shoe"] = "hand"  # § 571.8 to 571.10
+    shuffler: Literal["none", "counting", "non_counting"] = "counting"
+    decks: Literal[1, 2] = 1
+    deck_backs: list[str] | None = None
+    boxes: int = Field(default=6, ge=1, le=6)  # § 571.2(a)
+    aggregate_payout_limit: int = Field(default=50_000, ge=50_000)  # § 571.12(b)
+    deck_change_warn_minutes: int = Field(default=30, ge=0, le=240)
+
+
+class StudTableConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
+    game: Literal["mississippi_stud"]
+    rules: StudRules = StudRules()
+    devices: list[DeviceConfig] = Field(default_factory=list)
+
+
+class CarnivalRules(StrictModel):
+    """Rules of a carnival poker table (ch. 555-565: only § 55x.4, § 55x.5 are in our seeds).
+
+    Two decks are used with an automated shuffler (§ 55x.4(d)); the engine's own rule
+    table checks that in `_cross_checks`.
+    """
+
+    shuffler: Literal["none", "counting", "non_counting"] = "counting"  # § 55x.5(a), (b)
+    decks: Literal[1, 2] = 1
+    deck_backs: list[str] | None = None
+    boxes: int = Field(default=7, ge=1, le=7)
+
+
+class CarnivalTableConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
+    game: Literal[
+        "caribbean_stud",
+        "four_card_poker",
+        "let_it_ride",
+        "pai_gow_poker",
+        "texas_holdem_bonus",
+        "three_card_poker",
+    ]
+    rules: CarnivalRules = CarnivalRules()
+    devices: list[DeviceConfig] = Field(default_factory=list)
+
+
+GAMES = (
+    "roulette",
+    "blackjack",
+    "spanish21",
+    "minibaccarat",
+    "midibaccarat",
+    "baccarat",
+    "mississippi_stud",
+    "caribbean_stud",
+    "four_card_poker",
+    "let_it_ride",
+    "pai_gow_poker",
+    "texas_holdem_bonus",
+    "three_card_poker",
+)
+TableConfig = Annotated[
+    RouletteTableConfig
+    | CardTableConfig
+    | BaccaratTableConfig
+    | StudTableConfig
+    | CarnivalTableConfig,
+    Field(discriminator="game"),
+]
