@@ -20,6 +20,7 @@ from floord.config_tables import (
     GAMES,
     ID_PATTERN,
     BaccaratTableConfig,
+    BigSixTableConfig,
     CardTableConfig,
     CarnivalTableConfig,
     StrictModel,
@@ -28,6 +29,7 @@ from floord.config_tables import (
 )
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
 from floord.engine.baccarat_rules import BaccaratRules as BaccaratGameRules
+from floord.engine.big_six_layout import read_layout as read_big_six_layout
 from floord.engine.carnival_rules import read_rules as read_carnival_rules
 from floord.engine.stud_rules import read_rules as read_stud_rules
 from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
@@ -180,6 +182,11 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 continue
             if profile.family == "roulette_wheel":
                 wheels += 1
+            elif table.game == "roulette":
+                problems.append(
+                    f"{path}: {key}.profile: a roulette wheel's profile on a roulette table "
+                    f"expected, found {profile.model!r} ({profile.family})"
+                )
             if device.port.startswith("usb://sim:"):  # the rig's simulated USB shoe
                 scenario = Path(device.port[len("usb://sim:") :])
                 if not scenario.is_absolute() or not scenario.is_file():
@@ -219,6 +226,30 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 read_carnival_rules(table.game, table.rules.model_dump())
             except ValueError as exc:
                 problems.append(f"{path}: tables.{t}.rules: {exc}")
+        if isinstance(table, BigSixTableConfig):
+            problems += _big_six_checks(table, f"{path}: tables.{t}")
+    return problems
+
+
+def _big_six_checks(table: BigSixTableConfig, where: str) -> list[str]:
+    """One Big Six wheel and nothing else; the layout of § 533.1 (counts, order, symbols)."""
+    problems = []
+    families = _families(table)
+    for family, count in families.items():
+        if family != "big_six_wheel":
+            problems.append(
+                f"{where}.devices: no {family.replace('_', ' ')} on a Big Six table expected, "
+                f"found {len(count)}"
+            )
+    wheels = len(families.get("big_six_wheel", []))
+    if wheels != 1:
+        problems.append(
+            f"{where}.devices: exactly one big six wheel device expected, found {wheels}"
+        )
+    try:
+        read_big_six_layout(table.rules.layout, table.rules.symbols)
+    except ValueError as exc:
+        problems += [f"{where}.rules: {part}" for part in str(exc).split("; ")]
     return problems
 
 
@@ -239,7 +270,13 @@ def _device_count_checks(
     """Baccarat needs a shoe; Mississippi Stud a shoe when dealt from one, a shuffler
     when counting; a carnival poker table a shuffler unless `shuffler: none`, no shoe."""
     if isinstance(table, BaccaratTableConfig):
-        wanted = {"dealing_shoe": 1, "card_shuffler": None, "card_reader": 0, "roulette_wheel": 0}
+        wanted = {
+            "dealing_shoe": 1,
+            "card_shuffler": None,
+            "card_reader": 0,
+            "roulette_wheel": 0,
+            "big_six_wheel": 0,
+        }
         why = "a Baccarat table"
     elif isinstance(table, CarnivalTableConfig):
         shuffler = table.rules.shuffler
@@ -248,6 +285,7 @@ def _device_count_checks(
             "card_shuffler": 0 if shuffler == "none" else 1,
             "card_reader": 0,
             "roulette_wheel": 0,
+            "big_six_wheel": 0,
         }
         why = f"{table.game} with shuffler {shuffler!r}"
     else:
@@ -257,6 +295,7 @@ def _device_count_checks(
             "card_shuffler": 0 if rules.shuffler == "none" else 1,
             "card_reader": 0,
             "roulette_wheel": 0,
+            "big_six_wheel": 0,
         }
         why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
     families = _families(table)
@@ -315,8 +354,8 @@ def _card_table_checks(table: CardTableConfig, where: str) -> list[str]:
                 f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
                 f"for shuffler {rules.shuffler!r}, found {found}"
             )
-    if families.get("roulette_wheel"):
-        problems.append(f"{where}.devices: no roulette wheel on a card table expected, found one")
+    if families.get("roulette_wheel") or families.get("big_six_wheel"):
+        problems.append(f"{where}.devices: no wheel on a card table expected, found one")
     for device_id, profile in families.get("dealing_shoe", []):
         double = bool(profile.quirks.get("double"))
         if double != (rules.shoe == "double"):

@@ -132,6 +132,23 @@ class CarnivalTableConfig(StrictModel):
     devices: list[DeviceConfig] = Field(default_factory=list)
 
 
+class BigSixRules(StrictModel):
+    """A Big Six wheel's layout (58 Pa. Code § 533.1): 54 symbols clockwise from the joker
+    (default: the order of § 533.1(b)), and approved themed symbols (§ 533.1(c)) mapped to
+    the pay class each stands for (`$1`, `$2`, `$5`, `$10`, `$20`, `flag`, `joker`).
+    The counts and the order are checked by the engine's layout module in `_cross_checks`."""
+
+    layout: list[str] | None = None
+    symbols: dict[str, str] | None = None
+
+
+class BigSixTableConfig(StrictModel):
+    id: str = Field(pattern=ID_PATTERN)
+    game: Literal["big_six"]
+    rules: BigSixRules = BigSixRules()
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
 GAMES = (
     "roulette",
     "blackjack",
@@ -146,12 +163,14 @@ GAMES = (
     "pai_gow_poker",
     "texas_holdem_bonus",
     "three_card_poker",
+    "big_six",
 )
 TableConfig = Annotated[
     RouletteTableConfig
     | CardTableConfig
     | BaccaratTableConfig
     | StudTableConfig
-    | CarnivalTableConfig,
+    | CarnivalTableConfig
+    | BigSixTableConfig,
     Field(discriminator="game"),
 ]

@@ -53,6 +53,11 @@ class EventType(StrEnum):
     SHUFFLER_DOOR = "shuffler.door"
     SHUFFLER_OUT_OF_ORDER = "shuffler.out_of_order"
     SHUFFLER_MODE = "shuffler.mode"
+    # Big Six wheel with a clapper sensor (58 Pa. Code ch. 533).
+    BIGSIX_SPIN_STARTED = "bigsix.spin_started"
+    BIGSIX_REVOLUTION = "bigsix.revolution"
+    BIGSIX_AT_REST = "bigsix.at_rest"
+    BIGSIX_BETWEEN_SECTIONS = "bigsix.between_sections"
     # The engine's decisions.
     TABLE_OPENED = "table.opened"
     TABLE_CLOSED = "table.closed"
@@ -79,6 +84,10 @@ class EventType(StrEnum):
     BACCARAT_RESULT = "baccarat.result"
     STUD_HAND = "stud.hand"
     STUD_RESULT = "stud.result"
+    BIGSIX_RESULT = "bigsix.result"
+    BIGSIX_NO_SPIN = "bigsix.no_spin"
+    SURVEILLANCE_ALERT = "surveillance.alert"
+    SURVEILLANCE_ALERT_ACKNOWLEDGED = "surveillance.alert_acknowledged"
     # Operators.
     OPERATOR_INSPECTION = "operator.inspection"
     OPERATOR_COMMAND = "operator.command"
@@ -129,6 +138,10 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "cover_shuffler": FLOORPERSON_OR_ABOVE,
     "remove_deck": FLOORPERSON_OR_ABOVE,
     "recut": FLOORPERSON_OR_ABOVE,
+    # Big Six: the dealer's call before the spin (58 Pa. Code § 533.2(a)).
+    "spin": frozenset({Role.DEALER}),
+    # Surveillance: a supervisor acknowledges a wheel-integrity alert.
+    "ack_alert": frozenset({Role.SUPERVISOR, Role.SECURITY}),
 }
 
 COMMAND_MAX_SKEW_S = 30.0

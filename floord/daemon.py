@@ -23,6 +23,7 @@ from floord.bus import CommandArrived, TableBus, Tick
 from floord.config import LoadedConfig
 from floord.config_tables import (
     BaccaratTableConfig,
+    BigSixTableConfig,
     CarnivalTableConfig,
     RouletteTableConfig,
     StudTableConfig,
@@ -30,6 +31,7 @@ from floord.config_tables import (
 )
 from floord.contract import EventType, Topics
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
+from floord.engine.big_six import BigSixEngine
 from floord.engine.carnival import CarnivalEngine
 from floord.engine.types import Decision, EngineOutput
 from floord.journal import Journal, JournalError
@@ -70,6 +72,15 @@ def build_engine(
     if isinstance(table, RouletteTableConfig):
         [(wheel, _)] = families["roulette_wheel"]
         return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
+    if isinstance(table, BigSixTableConfig):
+        [(wheel, _)] = families["big_six_wheel"]
+        return BigSixEngine(
+            table.id,
+            layout=table.rules.layout,
+            symbols=table.rules.symbols,
+            wheel_device=wheel,
+            **common,
+        )
     if isinstance(table, BaccaratTableConfig):
         [(shoe, shoe_profile)] = families["dealing_shoe"]
         return BaccaratEngine(

@@ -56,7 +56,9 @@ class DeviceProfile(_Strict):
     model: str
     maker: str
     name: str
-    family: Literal["roulette_wheel", "card_reader", "dealing_shoe", "card_shuffler"]
+    family: Literal[
+        "roulette_wheel", "card_reader", "dealing_shoe", "card_shuffler", "big_six_wheel"
+    ]
     driver: str
     simulator: str
     serial: SerialSettings

@@ -10,6 +10,7 @@ import yaml
 from floord.config import ConfigError, load_config
 from floord.daemon import build_engine
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
+from floord.engine.big_six import BigSixEngine
 from floord.engine.carnival import CarnivalEngine
 from floord.journal import Journal
 
@@ -17,6 +18,7 @@ SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"}
 READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
+BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
 
 
 def test_every_game_gets_its_engine(tmp_path: Path) -> None:
@@ -36,6 +38,7 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
             {"id": "PG", "game": "pai_gow_poker", "rules": {"shuffler": "counting"},
              "devices": [SHUFFLER]},
             {"id": "TC", "game": "three_card_poker", "rules": {"shuffler": "none"}},
+            {"id": "B6", "game": "big_six", "devices": [BIG_SIX]},
         ],
     }  # fmt: skip
     path = tmp_path / "floord.yaml"
@@ -49,6 +52,7 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
         "MS": StudEngine,
         "PG": CarnivalEngine,
         "TC": CarnivalEngine,
+        "B6": BigSixEngine,
     }
     journal = Journal(loaded.journal_path)
     try:

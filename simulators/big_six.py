@@ -1,0 +1,87 @@
+"""A simulated Big Six wheel sensor, speaking `docs/protocols/big-six.md` over FLF/1.
+
+A spin is `SPN|<direction>`, then every section passing the clapper (`SEC|<index>`, when
+the model has the `sections` capability), `REV|<n>` after each full turn, and the rest:
+`RST|<index>`, or `DIV|<left>|<right>` when the clapper stops on a divider. The wheel
+remembers where it stopped, so the next spin starts from there.
+
+Choices where the page is silent: the first spin after power-on starts with the joker
+(section 0) under the clapper; a clockwise spin brings the sections to the clapper in
+decreasing index order (the wheel turns clockwise, so the section anticlockwise of the
+clapper arrives next), an anticlockwise one in increasing order. A full turn is 54
+section passes from the start; `REV` follows the pass that completes it. The spin's
+`seconds` are spread evenly over its passes. `TST` is answered with `TSR`: a failure
+naming the latest uncleared fault, else a pass.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from simulators.big_six_scenarios import SECTIONS, BigSixScenario, BigSixStep, Spin
+from simulators.card_device import Action, CardDevice, DeviceState, Send, Wait, quirk_flag
+
+FAULTS: dict[int, str] = {
+    10: "hardware fault",
+    50: "clapper sensor failed",
+    51: "rim sensor failed",
+    52: "index sensor failed",
+    90: "link: frame not acknowledged",
+}
+TAMPERS: dict[int, str] = {1: "case opened", 2: "cable cut", 3: "magnet near the clapper"}
+
+
+@dataclass
+class WheelState(DeviceState):
+    position: int = 0  # the section under the clapper
+
+
+def spin_passes(start: int, spin: Spin) -> list[int]:
+    """The sections passing the clapper, in order, from `start` to the stop."""
+    step = -1 if spin.direction == "cw" else 1
+    distance = ((spin.section - start) * step) % SECTIONS
+    return [
+        (start + step * (n + 1)) % SECTIONS for n in range(SECTIONS * spin.revolutions + distance)
+    ]
+
+
+class BigSixSimulator(CardDevice):
+    """The wheel: spins, sections passing, revolutions, the clapper's rest."""
+
+    FAMILY = "big_six_wheel"
+    SCENARIO = BigSixScenario
+    DEFAULT_IDENTITY = ("B6-000054", "1.0.0")
+    FAULTS = FAULTS
+    TAMPERS = TAMPERS
+
+    def capability_words(self) -> list[str]:
+        return ["clapper", *(["sections"] if quirk_flag(self.profile, "sections") else [])]
+
+    def new_state(self) -> WheelState:
+        return WheelState()
+
+    def family_plan(self, step: BigSixStep, state: WheelState, rng: random.Random) -> list[Action]:
+        spin = step.spin
+        if spin is None:
+            raise ValueError(f"not a Big Six step: {step.kind}")
+        passes = spin_passes(state.position, spin)
+        pause = spin.seconds / len(passes) if passes else 0.0
+        actions: list[Action] = [Send("SPN", (spin.direction,))]
+        reports = "sections" in self.capabilities
+        for n, section in enumerate(passes, start=1):
+            if pause:
+                actions.append(Wait(pause))
+            if reports:
+                actions.append(Send("SEC", (str(section),)))
+            if n % SECTIONS == 0:
+                actions.append(Send("REV", (str(n // SECTIONS),)))
+        state.position = spin.section
+        if spin.between:
+            actions.append(Send("DIV", (str(spin.section), str((spin.section + 1) % SECTIONS))))
+        else:
+            actions.append(Send("RST", (str(spin.section),)))
+        return actions
+
+
+SIMULATOR = BigSixSimulator
