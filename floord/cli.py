@@ -1,4 +1,4 @@
-"""`floord`: the command line of the contract (run, demo, sim, check, cmd)."""
+"""`floord`: the command line of the contract (run, demo, sim, check, cmd, report)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,17 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("--timeout", type=float, default=10.0)
     cmd.add_argument("name", help="inspect, open, close, resume or replay")
     cmd.add_argument("args", nargs="*", help="key=value (JSON values; dotted keys nest)")
+
+    report = sub.add_parser("report", help="surveillance reports read from the journal")
+    what = report.add_subparsers(dest="report", required=True, metavar="REPORT")
+    wheel = what.add_parser("wheel", help="a wheel's fairness statistics (chi-square tests)")
+    wheel.add_argument("-c", "--config", required=True, type=Path)
+    wheel.add_argument("--table", required=True)
+    wheel.add_argument("--since", help="only results at or after this ISO 8601 time")
+    wheel.add_argument("--png", type=Path, help="write a pocket-frequency chart here")
+    wheel.add_argument("--window", type=int, default=1000, help="running watch window")
+    wheel.add_argument("--level", type=float, default=0.01, help="alert below this p-value")
+    wheel.add_argument("--sectors", type=int, default=None, help="wheel sectors (0: off)")
     return parser
 
 
@@ -152,6 +163,23 @@ def _demo(ns: argparse.Namespace) -> int:
         return 0
 
 
+def _report(ns: argparse.Namespace) -> int:
+    from floord.analytics.report import run_wheel_report
+    from floord.config import ConfigError
+
+    try:
+        text = run_wheel_report(ns.config, ns.table, ns.since, ns.png, window=ns.window,
+                                level=ns.level, sectors=ns.sectors)  # fmt: skip
+    except ConfigError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+    except (KeyError, ValueError, OSError) as exc:
+        print(f"floord report wheel: {exc}", file=sys.stderr)
+        return 1
+    print(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ns = _parser().parse_args(argv)
     configure_logging(ns.log_level)
@@ -165,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         return _sim(ns)
     if ns.command == "demo":
         return _demo(ns)
+    if ns.command == "report":
+        return _report(ns)
     raise AssertionError(ns.command)
 
 

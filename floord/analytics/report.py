@@ -1,0 +1,216 @@
+"""`floord report wheel`: a wheel's fairness statistics, read back from the journal.
+
+Surveillance asks after the fact how a wheel has been running: the results of a table in
+a time range, the pocket and sector tests over all of them, and the alerts the running
+watch would have raised (replaying `WheelWatch` over the same results, so the report and
+the live watch can never disagree). The journal is opened read-only: a report must never
+write to the record it reads.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from floord.analytics.running_test import MIN_EXPECTED, evaluate
+from floord.analytics.wheel_watch import BIG_SIX, WheelWatch, roulette_order
+from floord.contract import EventType, parse_ts
+
+RESULT_TYPES = (EventType.ROULETTE_RESULT.value, EventType.BIGSIX_RESULT.value)
+
+
+@dataclass(frozen=True)
+class WheelResult:
+    """One result as journaled: its seq and time, the pocket or symbol, the section index."""
+
+    seq: int
+    ts: str
+    result: str
+    position: int | None
+
+
+@dataclass(frozen=True)
+class WheelSetup:
+    """What the tests need to know of a wheel, and how the running watch is tuned."""
+
+    kind: str
+    order: tuple[str, ...]
+    window: int
+    level: float
+    sectors: int
+    section_counts: dict[str, int] | None = None
+
+
+def read_results(journal: Path, table: str, since: datetime | None) -> list[WheelResult]:
+    """The table's `roulette.result` and `bigsix.result` events, in order, from `since`."""
+    if not journal.is_file():
+        raise ValueError(f"no journal at {journal}")
+    try:
+        db = sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise ValueError(f"journal {journal}: cannot open read-only: {exc}") from exc
+    try:
+        rows = db.execute(
+            "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (table,)
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise ValueError(f"journal {journal}: cannot read stream {table!r}: {exc}") from exc
+    finally:
+        db.close()
+    found = []
+    for seq, body in rows:
+        try:
+            event = json.loads(body)
+            if event["type"] not in RESULT_TYPES:
+                continue
+            ts = event["ts"]
+            if since is not None and parse_ts(ts) < since:
+                continue
+            data = event["data"]
+            if event["type"] == EventType.ROULETTE_RESULT:
+                found.append(WheelResult(seq, ts, str(data["number"]), None))
+            else:
+                found.append(WheelResult(seq, ts, str(data["symbol"]), int(data["section"])))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable: "
+                             f"{exc!r}") from exc  # fmt: skip
+    return found
+
+
+def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str, Any]:
+    """Counts against the fair distribution, the tests over every result, replayed alerts."""
+    watch = WheelWatch(setup.kind, setup.order, setup.window, setup.level, setup.sectors,
+                       section_counts=setup.section_counts)  # fmt: skip
+    n = len(results)
+    counts = Counter(r.result for r in results)
+    tests: list[dict[str, Any]] = []
+    too_few: list[str] = []
+    sector_of = {}
+    if watch.sector is not None:
+        sector_of = {m: i for i, c in enumerate(watch.sector.categories) for m in c.members}
+    for running in (watch.pocket, watch.sector):
+        if running is None:
+            continue
+        least = min(c.probability for c in running.categories)
+        if n * least < MIN_EXPECTED:
+            too_few.append(f"{running.test}: {n} results, {MIN_EXPECTED / least:.0f} needed")
+            continue
+        if running.test == "pocket":
+            observed = [counts[c.label] for c in running.categories]
+        else:
+            observed = [0] * len(running.categories)
+            for r in results:
+                member = r.result if r.position is None else setup.order[r.position]
+                observed[sector_of[member]] += 1
+        test = evaluate(running.test, running.categories, observed, n)
+        tests.append({**test, "level": setup.level, "below_level": test["p_value"] < setup.level})
+    alerts = []
+    for r in results:
+        position = r.position if setup.kind == BIG_SIX and setup.sectors else None
+        for alert in watch.add(r.result, position=position):
+            alerts.append({**alert, "seq": r.seq, "ts": r.ts})
+    return {
+        "kind": setup.kind,
+        "results": n,
+        "first": results[0].ts if results else None,
+        "last": results[-1].ts if results else None,
+        "pockets": [
+            {"label": c.label, "observed": counts[c.label], "probability": c.probability}
+            for c in watch.pocket.categories
+        ],
+        "tests": tests,
+        "too_few": too_few,
+        "window": setup.window,
+        "level": setup.level,
+        "sectors": setup.sectors,
+        "alerts": alerts,
+    }
+
+
+def format_report(table: str, report: dict[str, Any]) -> str:
+    """The report as text for a person at a console."""
+    lines = [
+        f"table {table}: {report['kind']} wheel, {report['results']} results"
+        + (f" from {report['first']} to {report['last']}" if report["results"] else ""),
+    ]
+    n = report["results"]
+    lines.append("pocket  observed  expected")
+    for p in report["pockets"]:
+        lines.append(f"{p['label']:>6}  {p['observed']:>8}  {p['probability'] * n:>8.1f}")
+    for t in report["tests"]:
+        verdict = "BELOW LEVEL" if t["below_level"] else "ok"
+        top = ", ".join(f"{c['label']} ({c['observed']} vs {c['expected']:.1f})"
+                        for c in t["over_represented"])  # fmt: skip
+        lines.append(
+            f"{t['test']} test over all {t['window']} results: chi-square {t['statistic']:.3f}"
+            f", dof {t['dof']}, p {t['p_value']:.4g} ({verdict} at {t['level']})"
+            + (f"; most over-represented: {top}" if top else "")
+        )
+    for text in report["too_few"]:
+        lines.append(f"too few results for the {text}")
+    lines.append(
+        f"running watch (window {report['window']}, level {report['level']}, sectors "
+        f"{report['sectors']}): {len(report['alerts'])} alert(s)"
+    )
+    for a in report["alerts"]:
+        lines.append(f"  {a['ts']} seq {a['seq']}: {a['test']} p {a['p_value']:.4g}, "
+                     f"over-represented {[c['label'] for c in a['over_represented']]}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def setup_for_table(
+    table_config: Any, window: int, level: float, sectors: int | None
+) -> WheelSetup:
+    """The wheel of a configured table: a Roulette wheel kind, or a Big Six layout."""
+    game = getattr(table_config, "game", None)
+    if game == "roulette":
+        kind = table_config.rules.wheel
+        return WheelSetup(kind, tuple(roulette_order(kind)), window, level,
+                          8 if sectors is None else sectors)  # fmt: skip
+    if game == BIG_SIX:
+        layout = getattr(table_config.rules, "layout", None)
+        if layout is None:
+            from floord.engine.big_six_layout import ORDER_533_1_B
+
+            layout = ORDER_533_1_B
+        order = tuple(layout)
+        return WheelSetup(BIG_SIX, order, window, level, 6 if sectors is None else sectors,
+                          dict(Counter(order)))  # fmt: skip
+    raise ValueError(f"table {table_config.id!r} plays {game}: it has no wheel to report on")
+
+
+def run_wheel_report(
+    config_path: Path,
+    table: str,
+    since: str | None,
+    png: Path | None,
+    *,
+    window: int,
+    level: float,
+    sectors: int | None,
+) -> str:
+    """Everything `floord report wheel` does; returns the text to print.
+
+    Bad input (an unknown table, a table without a wheel, a bad --since, an unreadable
+    journal) is a ValueError, KeyError or ConfigError for the command line to print.
+    """
+    from floord.config import load_config
+
+    loaded = load_config(config_path)
+    setup = setup_for_table(loaded.table(table), window, level, sectors)
+    start = parse_ts(since) if since is not None else None
+    results = read_results(loaded.journal_path, table, start)
+    report = wheel_report(setup, results)
+    text = format_report(table, report)
+    if png is not None:
+        from floord.analytics.report_chart import write_chart
+
+        write_chart(table, report, png)
+        text += f"\nchart written to {png}"
+    return text
