@@ -97,11 +97,22 @@ class GamingDayConfig(StrictModel):
         return value
 
 
+class SurveillanceConfig(StrictModel):
+    """The wheel-integrity tests run live on every wheel table (`docs/analytics.md`)."""
+
+    enabled: bool = True
+    window: int = Field(default=1000, ge=100, le=100_000, description="results per test")
+    level: float = Field(default=0.001, gt=0, lt=0.5, description="alert below this p-value")
+    roulette_sectors: int = Field(default=8, ge=0, le=37)
+    big_six_sectors: int = Field(default=6, ge=0, le=54)
+
+
 class FloordConfig(StrictModel):
     site: str = Field(pattern=ID_PATTERN)
     broker: BrokerConfig
     journal: Path
     gaming_day: GamingDayConfig = GamingDayConfig()
+    surveillance: SurveillanceConfig = SurveillanceConfig()
     operators: list[OperatorConfig] = Field(default_factory=list)
     tables: list[TableConfig] = Field(min_length=1)
 

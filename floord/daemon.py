@@ -19,6 +19,7 @@ import structlog
 
 import floord
 from floord.adapter import DeviceAdapter, Received
+from floord.analytics.report import read_results, setup_for_table
 from floord.bus import CommandArrived, TableBus, Tick
 from floord.config import LoadedConfig
 from floord.config_tables import (
@@ -39,6 +40,7 @@ from floord.mqtt import TableLink
 from floord.profiles import DeviceProfile, load_profile
 from floord.runner import TableEngine, TableRunner
 from floord.sdnotify import notify, watchdog_interval_s
+from floord.surveillance import TableSurveillance
 
 TICK_S = 0.5
 POCKETS = {"single_zero": 37, "double_zero": 38, "double_zero_as_single": 38}
@@ -194,6 +196,7 @@ class Daemon:
                 on_recorded=recorded,
             )
         runner = TableRunner(
+            surveillance=self._surveillance(table),
             site=cfg.site,
             table=table.id,
             engine=engine,
@@ -225,6 +228,24 @@ class Daemon:
         units["link"] = link
         runner.link = link
         return TableUnit(table, topics, bus, runner, adapters, link, list(streams))
+
+    def _surveillance(self, table: TableConfig) -> TableSurveillance | None:
+        """The live wheel-integrity tests of a wheel table, their window refilled from the
+        journal and their open alerts restored from the last snapshot."""
+        settings = self.loaded.config.surveillance
+        if not settings.enabled or not isinstance(table, RouletteTableConfig | BigSixTableConfig):
+            return None
+        sectors = (
+            settings.roulette_sectors
+            if isinstance(table, RouletteTableConfig)
+            else settings.big_six_sectors
+        )
+        setup = setup_for_table(table, settings.window, settings.level, sectors)
+        saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
+        watcher = TableSurveillance(setup, saved)
+        if self.loaded.journal_path.is_file():
+            watcher.warm_up(read_results(self.loaded.journal_path, table.id, None))
+        return watcher
 
     def restore(self) -> None:
         """Record the start and resolve what a previous run left open, table by table."""

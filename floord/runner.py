@@ -23,6 +23,7 @@ from floord.commands import Refusal, verify_command
 from floord.contract import REPLAY_MAX_EVENTS, Envelope, EventType, format_ts
 from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal import Journal, JournalError
+from floord.surveillance import TableSurveillance
 
 
 class TableEngine(Protocol):
@@ -64,8 +65,10 @@ class TableRunner:
         adapters: dict[str, DeviceAdapter],
         operators: dict[str, tuple[str, bytes]],
         clock: Callable[[], datetime],
+        surveillance: TableSurveillance | None = None,
     ) -> None:
         self.site = site
+        self.surveillance = surveillance
         self.table = table
         self.engine = engine
         self.bus = bus
@@ -84,6 +87,8 @@ class TableRunner:
     def state(self) -> dict[str, Any]:
         """The retained `P/state` body; a table that cannot record says it is halted."""
         snap = dict(self.engine.public_state())
+        if self.surveillance is not None:
+            snap["alerts"] = self.surveillance.snapshot()["alerts"]
         if self.record_failure:
             snap["state"] = "halted"
             reasons = list(snap.get("halt_reasons") or [])
@@ -119,7 +124,7 @@ class TableRunner:
             builders = [*self._builders(self._unrecorded_halt, ts), *builders]
         try:
             written = self._journal.append_many(
-                self.table, builders, snapshot=(self.table, self.engine.snapshot())
+                self.table, builders, snapshot=(self.table, self._snapshot())
             )
         except JournalError as exc:
             self._fail_closed("journal_failure", str(exc))
@@ -132,6 +137,13 @@ class TableRunner:
             self.link.notify()
             self.link.state_changed()
         return written
+
+    def _snapshot(self) -> dict[str, Any]:
+        """What restores the table: the engine's snapshot, and the open alerts."""
+        snap = self.engine.snapshot()
+        if self.surveillance is not None:
+            snap = {**snap, "surveillance": self.surveillance.snapshot()}
+        return snap
 
     def _fail_closed(self, code: str, reason: str) -> None:
         first = self.record_failure is None
@@ -171,6 +183,8 @@ class TableRunner:
             item.device, str(item.event.type), item.event.data, item.ts
         )
         own = (item.device, str(item.event.type), item.event.data, None, round_at_receipt)
+        if self.surveillance is not None:
+            output.events.extend(self.surveillance.on_decisions(output.events))
         self._record([own, *self._decisions(output)], item.ts)
         self._dispatch(output)
 
@@ -202,6 +216,9 @@ class TableRunner:
             return
         if result.name == "replay":
             await self._replay(result, described, now)
+            return
+        if result.name == "ack_alert":
+            await self._ack_alert(result, described, now)
             return
         outcome = self.engine.on_command(result, now)
         if not outcome.ok:
@@ -271,6 +288,34 @@ class TableRunner:
         payloads = self._journal.read_range(self.table, first, last)
         if self.link:
             self._spawn(self.link.publish_replay(payloads))
+        await self._reply(command.id, True, None)
+
+    async def _ack_alert(
+        self, command: VerifiedCommand, described: dict[str, Any], now: datetime
+    ) -> None:
+        """A supervisor or security closes an open surveillance alert."""
+        alert_id = command.args.get("alert")
+        note = command.args.get("note", "")
+        closed = (
+            self.surveillance.acknowledge(alert_id, command.by, str(note))
+            if self.surveillance is not None
+            else None
+        )
+        if closed is None:
+            problem = f"no open surveillance alert {alert_id!r} on this table"
+            await self._refuse(
+                Refusal("bad_args", problem, command.id, command.name, command.by), now
+            )
+            return
+        source = f"operator:{command.by}"
+        accepted = {**described, "args": command.args}
+        self._record(
+            [
+                (source, EventType.OPERATOR_COMMAND, accepted, None, None),
+                *self._decisions(EngineOutput([closed])),
+            ],
+            now,
+        )
         await self._reply(command.id, True, None)
 
     async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:

@@ -1,0 +1,72 @@
+"""Live wheel-integrity surveillance of a wheel table: alerts kept until acknowledged.
+
+The statistics (`floord/analytics/`) are not regulations, so they live beside the game
+engine, not in it: the table's runner hands this watcher every result the engine
+decides, and records the alerts it raises as `surveillance.alert` events in the same
+transaction. An alert stays in the table's retained state until a supervisor or a member
+of security acknowledges it (`ack_alert`), and survives a restart through the snapshot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from floord.analytics.report import WheelResult, WheelSetup
+from floord.analytics.wheel_watch import WheelWatch
+from floord.contract import EventType
+from floord.engine.types import Decision
+
+POLICY = "surveillance analytics (floord, not a regulation): a statistical flag to review"
+
+
+class TableSurveillance:
+    """One wheel's running tests and its open alerts."""
+
+    def __init__(self, setup: WheelSetup, saved: dict[str, Any] | None = None) -> None:
+        self.setup = setup
+        self.watch = WheelWatch(
+            setup.kind,
+            setup.order,
+            setup.window,
+            setup.level,
+            setup.sectors,
+            section_counts=setup.section_counts,
+        )
+        saved = saved or {}
+        self.alerts: list[dict[str, Any]] = list(saved.get("alerts") or [])
+        self.raised = int(saved.get("raised") or 0)
+
+    def warm_up(self, history: list[WheelResult]) -> None:
+        """Replay the journal's last results so the window is full again after a restart;
+        alerts those would raise were already recorded the first time round."""
+        for past in history[-self.setup.window :]:
+            self.watch.add(past.result, position=past.position)
+
+    def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
+        """The alerts the engine's results raise, as decisions to record with them."""
+        raised: list[Decision] = []
+        for decision in decisions:
+            if decision.type == EventType.ROULETTE_RESULT:
+                result, position = str(decision.data.get("number")), None
+            elif decision.type == EventType.BIGSIX_RESULT:
+                result, position = str(decision.data.get("symbol")), decision.data.get("section")
+            else:
+                continue
+            for alert in self.watch.add(result, position=position):
+                self.raised += 1
+                body = {"id": f"A{self.raised:05d}", **alert, "policy": POLICY}
+                self.alerts.append(body)
+                raised.append(Decision(EventType.SURVEILLANCE_ALERT, body, None, decision.round))
+        return raised
+
+    def acknowledge(self, alert_id: Any, by: str, note: str) -> Decision | None:
+        """Close an open alert; None when there is no such open alert."""
+        for alert in self.alerts:
+            if alert["id"] == alert_id:
+                self.alerts.remove(alert)
+                body = {"id": alert_id, "by": by, "note": note, "alert": alert}
+                return Decision(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, body, None, None)
+        return None
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}

@@ -1,0 +1,73 @@
+"""Live surveillance on a wheel table: alerts raised from the engine's results, kept
+until acknowledged, restored after a restart."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import yaml
+
+from floord.analytics.report import WheelSetup
+from floord.analytics.wheel_watch import roulette_order
+from floord.config import load_config
+from floord.contract import EventType
+from floord.daemon import Daemon
+from floord.engine.types import Decision
+from floord.surveillance import TableSurveillance
+
+
+def _setup() -> WheelSetup:
+    return WheelSetup("single_zero", tuple(roulette_order("single_zero")), 370, 0.001, 8)
+
+
+def _result(number: str) -> Decision:
+    return Decision(EventType.ROULETTE_RESULT, {"number": number}, None, "R-1")
+
+
+def test_a_wheel_stuck_on_one_pocket_raises_one_alert_kept_until_acknowledged() -> None:
+    watcher = TableSurveillance(_setup())
+    rng = random.Random(3)
+    pockets = list(roulette_order("single_zero"))
+    alerts: list[Decision] = []
+    for spin in range(370):
+        number = "17" if spin % 4 == 0 else rng.choice(pockets)
+        alerts += watcher.on_decisions([_result(number)])
+    pocket_alerts = [a for a in alerts if a.data["test"] == "pocket"]
+    assert len(pocket_alerts) == 1, "once per excursion below the level"
+    alert = pocket_alerts[0]
+    assert alert.type == EventType.SURVEILLANCE_ALERT and alert.rule is None
+    assert alert.round == "R-1" and alert.data["over_represented"][0]["label"] == "17"
+    assert any(a["id"] == alert.data["id"] for a in watcher.snapshot()["alerts"])
+    restored = TableSurveillance(_setup(), watcher.snapshot())
+    closed = restored.acknowledge(alert.data["id"], "SUP-1", "wheel checked")
+    assert closed is not None and closed.type == EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED
+    assert all(a["id"] != alert.data["id"] for a in restored.snapshot()["alerts"])
+    assert restored.acknowledge(alert.data["id"], "SUP-1", "again") is None
+
+
+def test_the_daemon_watches_wheel_tables_only(tmp_path: Path) -> None:
+    config = {
+        "site": "s",
+        "broker": {"url": "mqtt://127.0.0.1:1"},
+        "journal": "journal.db",
+        "surveillance": {"window": 500, "level": 0.001},
+        "tables": [
+            {"id": "RL", "game": "roulette", "rules": {"wheel": "double_zero"},
+             "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/null"}]},
+            {"id": "BJ", "game": "blackjack", "rules": {"decks": 6}, "devices": [
+                {"id": "reader", "profile": "ref-card-reader", "port": "/dev/null"},
+                {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/null"}]},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    daemon = Daemon(load_config(path))
+    try:
+        watcher = daemon.tables["RL"].runner.surveillance
+        assert watcher is not None and watcher.setup.window == 500
+        assert watcher.setup.kind == "double_zero"
+        assert daemon.tables["BJ"].runner.surveillance is None
+        assert daemon.tables["RL"].runner.state()["alerts"] == []
+    finally:
+        daemon.journal.close()
