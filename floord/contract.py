@@ -33,6 +33,10 @@ class EventType(StrEnum):
     WHEEL_NUMBER = "wheel.number"
     WHEEL_WARNING = "wheel.warning"
     WHEEL_IDLE = "wheel.idle"
+    # A sensor kit on a manual wheel (docs/protocols/wheel-sensor.md, § 531.6, § 531.7).
+    WHEEL_BALL_REVOLUTIONS = "wheel.ball_revolutions"
+    WHEEL_BALL_OFF = "wheel.ball_off_wheel"
+    WHEEL_FOREIGN_OBJECT = "wheel.foreign_object"
     DEVICE_TAMPER = "device.tamper"
     DEVICE_HEARTBEAT_LOST = "device.heartbeat_lost"
     # Card reader device (58 Pa. Code § 549.2(e), § 549.7(f), § 549.16(j), (k)).
