@@ -32,6 +32,7 @@ from floord.engine.roulette_layout import (
     wheel_spec,
     winning_wagers,
 )
+from floord.engine.roulette_sensor import SENSOR_EVENTS, SensorJudgements, short_spin
 from floord.engine.rounds import RoundBook
 from floord.engine.snapshots import SnapshotError, check_header
 from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
@@ -47,6 +48,7 @@ WHEEL_EVENTS = frozenset(
         EventType.WHEEL_NUMBER,
         EventType.WHEEL_WARNING,
         EventType.WHEEL_IDLE,
+        *SENSOR_EVENTS,
     }
 )
 RESTART_POLICY = (
@@ -78,7 +80,7 @@ def roulette_inspection(wheel: str) -> InspectionSpec:
     return InspectionSpec(items=items, rule=cite("531.3(a)"))
 
 
-class RouletteEngine:
+class RouletteEngine(SensorJudgements):
     """One Roulette table: see the module docstring and `docs/rules.md`."""
 
     def __init__(
@@ -145,6 +147,9 @@ class RouletteEngine:
             EventType.WHEEL_NUMBER: self._number,
             EventType.WHEEL_WARNING: self._warning,
             EventType.WHEEL_IDLE: self._idle,
+            EventType.WHEEL_BALL_REVOLUTIONS: self._revolutions,
+            EventType.WHEEL_BALL_OFF: self._ball_off,
+            EventType.WHEEL_FOREIGN_OBJECT: self._foreign_object,
         }
         return handlers[EventType(type)](data, now)
 
@@ -347,11 +352,13 @@ class RouletteEngine:
             )
         current = self.rounds.current
         if current is None:
-            return EngineOutput([self._start_round(EventType.WHEEL_BALL_LAUNCHED, data, now)])
+            started = EngineOutput([self._start_round(EventType.WHEEL_BALL_LAUNCHED, data, now)])
+            return self._launch_direction(data, started)
         current["launches"] += 1
+        self._launched_again(current)
         if current.get("spin") is None:
             current["spin"] = spin
-        return EngineOutput()
+        return self._launch_direction(data, EngineOutput())
 
     def _no_more_bets(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         current = self.rounds.current
@@ -419,6 +426,10 @@ class RouletteEngine:
             missing.append(f"spin {spin!r} (the round follows spin {current.get('spin')!r})")
         if missing:
             return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=missing)
+        if (short := short_spin(current)) is not None:
+            return self._no_spin(
+                short, spin, number=number, revolutions=current["ball_revolutions"]
+            )
         if number == "00" and self.wheel.kind == "double_zero_as_single":
             return self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number)
         return self._result(number, data, now)
