@@ -108,9 +108,7 @@ def write_demo_config(
     return path
 
 
-async def _start_wheels(
-    speed: float, *, fast_bias: bool = True
-) -> tuple[dict[str, str], list[Any], list[asyncio.Task[Any]]]:
+async def _start_wheels(speed: float) -> tuple[dict[str, str], list[Any], list[asyncio.Task[Any]]]:
     from simulators.cammegh_ss2 import Ss2Simulator
     from simulators.link import open_pty_link
     from simulators.scenario import load_scenario
@@ -126,8 +124,7 @@ async def _start_wheels(
         link, path = await open_pty_link()
         links.append(link)
         ports[table] = path
-        # The embedded broker shares this process: it cannot carry the biased wheel's pace.
-        sim = Ss2Simulator(profile, scenario, speed=(own_speed if fast_bias else None) or speed)
+        sim = Ss2Simulator(profile, scenario, speed=own_speed or speed)
         tasks.append(asyncio.create_task(sim.run(link)))
     return ports, links, tasks
 
@@ -160,7 +157,7 @@ async def run_demo(*, seconds: float | None, broker_url: str | None, speed: floa
             runner: asyncio.Task[Any] | None = None
             daemon: Daemon | None = None
             try:
-                ports, links, wheels = await _start_wheels(speed, fast_bias="embedded" not in what)
+                ports, links, wheels = await _start_wheels(speed)
                 await cards.open()
                 await big_six.open()
                 loaded = load_config(

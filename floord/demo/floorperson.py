@@ -44,12 +44,6 @@ CARD_GAMES = ("blackjack", "spanish21", *GAME_CHECKLISTS)
 BIG_SIX_CHECKLIST = dict.fromkeys(big_six_inspection().items, True)
 
 
-def devices_ready(state: dict[str, Any]) -> bool:
-    """Every device of the table online and identified: opening would be refused before."""
-    devices = (state.get("devices") or {}).values()
-    return bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
-
-
 class VirtualFloorperson:
     def __init__(
         self,
@@ -117,9 +111,7 @@ class VirtualFloorperson:
             state = self.state_of(table)
             if not state:
                 continue
-            if state.get("state") == "closed" and (
-                self.games.get(table) != "big_six" or devices_ready(state)
-            ):
+            if state.get("state") == "closed":
                 await self._open(table)
             elif state.get("state") == "halted":
                 await asyncio.sleep(self.resume_after_s)
@@ -139,7 +131,9 @@ class VirtualFloorperson:
             game = self.games.get(table)
             decks = state.get("decks" if game == "mississippi_stud" else "shoe") or {}
             needs_decks = game != "baccarat" and not decks.get("decks_opened_at")
-            if state.get("state") == "closed" and devices_ready(state):
+            devices = (state.get("devices") or {}).values()
+            ready = bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
+            if state.get("state") == "closed" and ready:
                 await self._open(table)
             elif state.get("state") == "open" and needs_decks and table not in self.decks_recorded:
                 if (await self._send(table, "change_decks", {})).get("ok"):

@@ -142,14 +142,6 @@ def describe(event: dict[str, Any]) -> str:
         text = card_text
     elif kind == "roulette.result":
         text = f"{data.get('number')} {data.get('colour', '')}"
-    elif kind == "bigsix.result":
-        text = f"{data.get('symbol')} (section {data.get('section')}), pays {data.get('odds')}"
-    elif kind == "surveillance.alert":
-        over = [c.get("label") for c in data.get("over_represented") or []][:2]
-        text = (
-            f"{data.get('test')} test p={data.get('p_value', 0):.2g} over "
-            f"{data.get('window')} results, most over-represented {over}"
-        )
     elif kind == "table.halted":
         where = f" ({data['device']})" if data.get("device") else ""
         text = f"{data.get('code')}{where}: {data.get('detail')}"
@@ -235,10 +227,9 @@ class LiveView:
             kind = state["game"]
             last = self.card_results.get(table, "-")
         else:
-            kind = state.get("wheel") or state.get("game", "")
+            kind = state.get("wheel", "")
             result = state.get("last_result") or {}
-            shown = result.get("number", result.get("symbol", "-"))
-            last = f"{shown} {result.get('colour', '')}"
+            last = f"{result.get('number', '-')} {result.get('colour', '')}"
         round_id = (rnd.get("id") if isinstance(rnd, dict) else rnd) or "-"
         return (
             f"{table:7} {colour}{state.get('state', '?'):8}{RESET} {kind:22} "
