@@ -13,11 +13,7 @@ procedures show: ball spun with the rotor, ball lost, failed launch, a wheel fau
 its table until it is replaced and the table resumed, a shuffler batch counted one card
 short, and a shuffler jam; a Baccarat dealer who now and then draws a third card the
 tableau forbids; a Mississippi Stud shuffler that jams and a shoe that stops mid-deal,
-voiding its round. A Big Six wheel B6-01 (its dealer calls "no more bets" before each
-spin) shows a spin at rest on a divider and one too short, both spun again. A third
-roulette wheel, RL-03, is biased towards one arc of pockets and spins fast (its clock
-at `BIASED_WHEEL_SPEED`), so that the live wheel-integrity surveillance (`SURVEILLANCE`)
-fills its window and raises a `surveillance.alert` within half a minute.
+voiding its round.
 """
 
 from __future__ import annotations
@@ -37,9 +33,6 @@ import yaml
 from floord.config import load_config
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
 from floord.daemon import Daemon
-from floord.demo.big_six_table import TABLE as BIG_SIX_TABLE
-from floord.demo.big_six_table import BigSixWheel
-from floord.demo.big_six_table import table_config as big_six_config
 from floord.demo.broker import demo_broker
 from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
 from floord.demo.dealer import VirtualDealer
@@ -52,21 +45,11 @@ SITE = "demo"
 OPERATOR = "FP-DEMO"
 DEALER = "DL-DEMO"
 SCENARIOS = Path(__file__).resolve().parents[2] / "simulators" / "scenarios"
-# The biased wheel's clock, whatever the demo's --speed: a spin of 15 wheel seconds takes
-# some 60 ms, so the surveillance window (270 results) fills in about 17 s.
-BIASED_WHEEL_SPEED = 240.0
-# (table, wheel type, scenario file, pockets the simulated wheel has, its clock's speed:
-# None for the demo's --speed)
-DEMO_TABLES: list[tuple[str, str, str, int, float | None]] = [
-    ("RL-01", "double_zero_as_single", "demo.yaml", 38, None),
-    ("RL-02", "single_zero", "fair.yaml", 37, None),
-    ("RL-03", "single_zero", "biased.yaml", 37, BIASED_WHEEL_SPEED),
+# (table, wheel type, scenario file, pockets the simulated wheel has)
+DEMO_TABLES = [
+    ("RL-01", "double_zero_as_single", "demo.yaml", 38),
+    ("RL-02", "single_zero", "fair.yaml", 37),
 ]
-# The live wheel-integrity tests (docs/analytics.md). The smallest window the tests allow
-# on every demo wheel: a Big Six pocket test needs 270 results (the joker and the flag
-# show on 1 of 54 sections each, and each cell must expect 5), a roulette one 185.
-SURVEILLANCE = {"enabled": True, "window": 270, "level": 0.001, "roulette_sectors": 8,
-                "big_six_sectors": 6}  # fmt: skip
 
 
 def write_demo_config(
@@ -74,7 +57,6 @@ def write_demo_config(
     url: str,
     ports: dict[str, str],
     card_ports: dict[str, dict[str, str]] | None = None,
-    big_six_port: str | None = None,
 ) -> Path:
     """The demo floor's config, as a table box would have it."""
     (directory / "fp-demo.key").write_text("demo-floorperson-secret\n")
@@ -84,7 +66,6 @@ def write_demo_config(
         "site": SITE,
         "broker": {"url": url},
         "journal": str(directory / "journal.db"),
-        "surveillance": dict(SURVEILLANCE),
         "operators": [
             {"id": OPERATOR, "role": "floorperson", "key_file": "fp-demo.key"},
             {"id": DEALER, "role": "dealer", "key_file": "dl-demo.key"},
@@ -97,10 +78,9 @@ def write_demo_config(
                     "rules": {"wheel": wheel},
                     "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": ports[table]}],
                 }
-                for table, wheel, *_ in DEMO_TABLES
+                for table, wheel, _, _ in DEMO_TABLES
             ),
             *(table_config(t, card_ports[t.id]) for t in DEMO_CARD_TABLES if t.id in card_ports),
-            *([big_six_config(big_six_port)] if big_six_port is not None else []),
         ],
     }
     path = directory / "floord-demo.yaml"
@@ -117,15 +97,14 @@ async def _start_wheels(speed: float) -> tuple[dict[str, str], list[Any], list[a
     ports: dict[str, str] = {}
     links: list[Any] = []
     tasks: list[asyncio.Task[Any]] = []
-    for table, _, scenario_file, pockets, own_speed in DEMO_TABLES:
+    for table, _, scenario_file, pockets in DEMO_TABLES:
         scenario = load_scenario(SCENARIOS / scenario_file)
         if scenario.pockets != pockets:
             scenario = scenario.model_copy(update={"pockets": pockets})
         link, path = await open_pty_link()
         links.append(link)
         ports[table] = path
-        sim = Ss2Simulator(profile, scenario, speed=own_speed or speed)
-        tasks.append(asyncio.create_task(sim.run(link)))
+        tasks.append(asyncio.create_task(Ss2Simulator(profile, scenario, speed=speed).run(link)))
     return ports, links, tasks
 
 
@@ -146,11 +125,10 @@ async def _watch(url: str, listeners: list[Callable[[str, bytes], None]]) -> Non
 async def run_demo(*, seconds: float | None, broker_url: str | None, speed: float) -> int:
     view = LiveView()
     started = time.monotonic()
-    tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES] + [BIG_SIX_TABLE]
+    tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES]
     with tempfile.TemporaryDirectory(prefix="floord-demo-") as tmp:
         async with demo_broker(broker_url) as (url, what):
             cards = CardFloor(pace_for(speed))
-            big_six = BigSixWheel()
             wheels: list[asyncio.Task[Any]] = []
             links: list[Any] = []
             tasks: list[asyncio.Task[Any]] = []
@@ -159,10 +137,7 @@ async def run_demo(*, seconds: float | None, broker_url: str | None, speed: floa
             try:
                 ports, links, wheels = await _start_wheels(speed)
                 await cards.open()
-                await big_six.open()
-                loaded = load_config(
-                    write_demo_config(Path(tmp), url, ports, cards.ports, big_six.port)
-                )
+                loaded = load_config(write_demo_config(Path(tmp), url, ports, cards.ports))
                 daemon = Daemon(loaded)
                 host_port = url.split("://", 1)[1]
                 host, _, port = host_port.rpartition(":")
@@ -176,35 +151,32 @@ async def run_demo(*, seconds: float | None, broker_url: str | None, speed: floa
                 for line in view.header:
                     view.write(line + "\n")
                 topics = {t: Topics(DEFAULT_TOPIC_PREFIX, SITE, t) for t in tables}
-                games = {t.id: t.game for t in DEMO_CARD_TABLES} | {BIG_SIX_TABLE: "big_six"}
-                dealt = list(games)  # the tables with a virtual dealer
                 fp = VirtualFloorperson(
                     url=url,
                     operator=OPERATOR,
                     key=loaded.operator_key(OPERATOR),
                     topics=topics,
                     wheels={t: w for t, w, *_ in DEMO_TABLES},
-                    games=games,
+                    games={t.id: t.game for t in DEMO_CARD_TABLES},
                     state_of=view.states.get,
                 )
                 dealer = VirtualDealer(
                     url=url,
                     operator=DEALER,
                     key=loaded.operator_key(DEALER),
-                    topics={t: topics[t] for t in dealt},
-                    boxes={t.id: t.boxes for t in DEMO_CARD_TABLES} | {BIG_SIX_TABLE: ()},
-                    games=games,
+                    topics={t.id: topics[t.id] for t in DEMO_CARD_TABLES},
+                    boxes={t.id: t.boxes for t in DEMO_CARD_TABLES},
+                    games={t.id: t.game for t in DEMO_CARD_TABLES},
                     pace=cards.pace,
                 )
                 tasks = [
                     asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),
                     *(asyncio.create_task(fp.tend(t)) for t in tables),
-                    *(asyncio.create_task(dealer.deal(t)) for t in dealt),
+                    *(asyncio.create_task(dealer.deal(t.id)) for t in DEMO_CARD_TABLES),
                 ]
                 runner = asyncio.create_task(daemon.run())
                 await asyncio.sleep(0.2)  # the drivers open their ports
                 cards.start()
-                big_six.start()
                 while seconds is None or time.monotonic() - started < seconds:
                     view.render(time.monotonic() - started)
                     await asyncio.sleep(0.5)
@@ -220,7 +192,6 @@ async def run_demo(*, seconds: float | None, broker_url: str | None, speed: floa
                     task.cancel()
                 await asyncio.gather(*tasks, *wheels, return_exceptions=True)
                 await cards.close()
-                await big_six.close()
                 for link in links:
                     with contextlib.suppress(Exception):
                         await link.close()

@@ -1,8 +1,7 @@
 """The demo's virtual dealer: plays the card tables' rounds through signed commands.
 
-Blackjack and Spanish 21 are played here; Baccarat (`baccarat_dealer`), Mississippi
-Stud (`stud_dealer`) and the Big Six wheel (`big_six_dealer`) have their own seats, fed
-the same way.
+Blackjack and Spanish 21 are played here; Baccarat (`baccarat_dealer`) and Mississippi
+Stud (`stud_dealer`) have their own seats, fed the same way.
 
 A card table's dealer tells floord what no device sees (docs/contract.md): the boxes
 with a wager (`round_start`), each player's decision, the dealer's turn and the end of
@@ -26,7 +25,6 @@ import structlog
 
 from floord.contract import Topics
 from floord.demo.baccarat_dealer import BaccaratSeat
-from floord.demo.big_six_dealer import BigSixSeat
 from floord.demo.card_script import dealer_draws, player_hits
 from floord.demo.game_scripts import SETTLE_S
 from floord.demo.stud_dealer import StudSeat
@@ -195,12 +193,12 @@ class DealerSeat:
             self.round = None
 
 
-Seat = DealerSeat | BaccaratSeat | StudSeat | BigSixSeat
+Seat = DealerSeat | BaccaratSeat | StudSeat
 
 
 class VirtualDealer:
-    """The dealers of the demo's card and Big Six tables (a seat per table, by its game),
-    fed the tables' MQTT messages."""
+    """The dealers of the demo's card tables (a seat per table, by its game), fed the
+    tables' MQTT messages."""
 
     def __init__(
         self,
@@ -230,8 +228,6 @@ class VirtualDealer:
             return BaccaratSeat(table, self._send, settle_s=SETTLE_S * pace)
         if game == "mississippi_stud":
             return StudSeat(table, boxes, self._send)
-        if game == "big_six":
-            return BigSixSeat(table, self._send)
         return DealerSeat(table, boxes, self._send)
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:

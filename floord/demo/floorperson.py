@@ -6,8 +6,7 @@ card table it inspects the card reader (58 Pa. Code § 549.2(e), § 551.2(e); an
 tens are out of a Spanish 21 deck), or the cards (Baccarat § 545.4, Mississippi Stud
 § 571.4(a), (b)), records the decks opened for use once the table is open (§ 549.3(e),
 § 571.3(c)), and after a halt tries `resume` every second until the devices allow
-it (a reader that failed must first be replaced: the refusals show why). On the Big Six
-wheel it checks the characteristics of § 533.1 before opening (`big_six_inspection`).
+it (a reader that failed must first be replaced: the refusals show why).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
-from floord.engine.big_six import big_six_inspection
 from floord.operator_client import send_command
 
 CHECKLIST = {
@@ -40,8 +38,6 @@ GAME_CHECKLISTS = {
     "mississippi_stud": {"cards_inspected": True, "cards_verified": True},
 }
 CARD_GAMES = ("blackjack", "spanish21", *GAME_CHECKLISTS)
-# A Big Six wheel: the § 533.1 characteristics its engine asks to be checked.
-BIG_SIX_CHECKLIST = dict.fromkeys(big_six_inspection().items, True)
 
 
 class VirtualFloorperson:
@@ -87,8 +83,6 @@ class VirtualFloorperson:
 
     def checklist(self, table: str) -> dict[str, bool]:
         game = self.games.get(table, "roulette")
-        if game == "big_six":
-            return dict(BIG_SIX_CHECKLIST)
         if game in GAME_CHECKLISTS:
             return dict(GAME_CHECKLISTS[game])
         if game in CARD_GAMES:
