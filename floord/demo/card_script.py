@@ -221,7 +221,9 @@ def reader_fault_timeline(table: CardTable, pace: float) -> Timeline:
     rng = random.Random(table.seed)
     line = Timeline(pace)
     for _ in range(2):
-        line.wait(1.5)
+        # Late enough that the floorperson has opened the table on a slow machine: the
+        # failure then halts an open table, as it would mid-shift.
+        line.wait(4.0)
         line.add("reader", {"fault": {"code": 11}})
         line.wait(0.5)
         line.add("reader", {"clear": {"code": 11}})
