@@ -12,6 +12,11 @@ from pathlib import Path
 from floord import __version__
 from floord.logs import configure_logging
 
+# Subcommands that live in their own modules. Each module has `register(sub)`, which adds
+# its parser to `sub` and sets `handler=<function(ns) -> exit code>` as a default, so a
+# subcommand's code stays next to the feature it drives.
+EXTENSIONS: list[str] = []
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -68,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     wheel.add_argument("--window", type=int, default=1000, help="running watch window")
     wheel.add_argument("--level", type=float, default=0.01, help="alert below this p-value")
     wheel.add_argument("--sectors", type=int, default=None, help="wheel sectors (0: off)")
+    for module_name in EXTENSIONS:
+        importlib.import_module(module_name).register(sub)
     return parser
 
 
@@ -183,6 +190,9 @@ def _report(ns: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ns = _parser().parse_args(argv)
     configure_logging(ns.log_level)
+    handler = getattr(ns, "handler", None)
+    if handler is not None:
+        return int(handler(ns))
     if ns.command == "check":
         return _check(ns.config)
     if ns.command == "run":
