@@ -96,12 +96,20 @@ class WheelSensorDriver(FramedDriver):
             raise FrameError(f"{kind}: no spin in progress (no ROT since the link began)")
         spin = {"spin": self.spin}
         if kind == "BAL":
-            ball = parse_direction(expect_fields(frame, "direction")[0], "BAL direction")
+            fields = frame.fields if len(frame.fields) == 2 else expect_fields(frame, "direction")
+            ball = parse_direction(fields[0], "BAL direction")
+            release = fields[1] if len(fields) == 2 else None
+            if release is not None and release not in self.labels:
+                raise FrameError(
+                    f"BAL: release {release!r} is not a pocket of a {self.pockets}-pocket wheel"
+                )
             if self._at_rest:
                 raise FrameError("BAL: the ball is at rest; a new spin begins with ROT")
             self._launched, self._revolutions = True, 0
             data = {**spin, "rotor_direction": rotor[0], "rotor_rpm": rotor[1],
                     "ball_direction": ball}  # fmt: skip
+            if release is not None:
+                data["release_pocket"] = release
             return [DeviceEvent(EventType.WHEEL_BALL_LAUNCHED, data)]
         if kind == "REV":
             count = parse_int(expect_fields(frame, "count")[0], "REV count")

@@ -34,7 +34,7 @@ def spin_actions(spin: Spin) -> list[Action]:
     """The frames (and pauses) of one spin, in order."""
     actions: list[Action] = [
         Send("ROT", (spin.rotor, str(round(spin.rpm * 10)))),
-        Send("BAL", (spin.ball,)),
+        Send("BAL", (spin.ball,) if spin.release is None else (spin.ball, spin.release)),
     ]
     pause = spin.seconds / spin.revolutions if spin.revolutions else 0.0
     for n in range(1, spin.revolutions + 1):
@@ -76,6 +76,8 @@ class WheelSensorSimulator(CardDevice):
         spin = step.spin
         if spin is not None and spin.pocket == "00" and self.scenario.pockets != 38:
             return "pocket: 00 is not a pocket of a single-zero wheel (pockets: 37)"
+        if spin is not None and spin.release == "00" and self.scenario.pockets != 38:
+            return "release: 00 is not a pocket of a single-zero wheel (pockets: 37)"
         return None
 
     def family_plan(

@@ -11,6 +11,7 @@ wheel the kit is fitted to and spins it::
       - spin: {ball: ccw, revolutions: 2, pocket: "00"}              # under four revolutions
       - spin: {ball: ccw, revolutions: 6, off: true}                 # the ball leaves the wheel
       - spin: {ball: ccw, revolutions: 6, object: true, pocket: "5"} # an object in the wheel
+      - spin: {ball: ccw, revolutions: 8, release: "26", pocket: "0"} # BAL names the release
 
 A spin is `ROT`, `BAL`, `REV|1` ... `REV|<revolutions>`, `NMB` (unless
 `no_more_bets: false`), then `OBJ` if `object`, then `OFF` if `off` (and no pocket: the
@@ -39,6 +40,9 @@ class Spin(BaseModel):
     revolutions: Annotated[int, Field(ge=0, le=60, strict=True)] = 8
     no_more_bets: StrictBool = True
     pocket: Pocket | None = None
+    # The pocket of the rotor under the dealer's hand as the ball leaves it (a kit with
+    # a rotor encoder reports it in `BAL`, for the dealer signature test).
+    release: Pocket | None = None
     off: StrictBool = False
     object: StrictBool = False
     seconds: Annotated[float, Field(ge=0, le=600, strict=True)] = 1.0

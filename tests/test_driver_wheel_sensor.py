@@ -136,6 +136,9 @@ def _spin_until(driver: WheelSensorDriver, bodies: list[str]) -> int:
         (38, ["ROT|cw|172", "BAL|ccw"], "NMB|now", "no field expected"),
         (38, ["ROT|cw|172", "BAL|ccw"], "OBJ|1", "no field expected"),
         (38, [], "XYZ|1", "unknown type"),
+        (37, ["ROT|cw|172"], "BAL|ccw|00", "release '00' is not a pocket of a 37-pocket wheel"),
+        (38, ["ROT|cw|172"], "BAL|ccw|37", "release '37' is not a pocket"),
+        (38, ["ROT|cw|172"], "BAL|ccw|5|6", "direction expected"),
     ],
 )
 def test_bad_forms_are_protocol_errors_not_acknowledged(
@@ -204,3 +207,11 @@ def test_fuzz_never_crashes_and_gives_only_the_families_events(pockets: int, pie
                     assert out.data["number"] in labels
                 if out.type == W.WHEEL_BALL_REVOLUTIONS:
                     assert out.data["count"] >= 1
+
+
+def test_a_kit_with_a_rotor_encoder_names_the_release_pocket() -> None:
+    driver = WheelSensorDriver(REF, pockets=38)
+    seq = _spin_until(driver, ["ROT|cw|172"])
+    out = events(driver.feed(frame(seq, "BAL|ccw|00"), 1.0))
+    assert out == [(W.WHEEL_BALL_LAUNCHED, {"spin": 1, "rotor_direction": "cw", "rotor_rpm": 17.2,
+                                            "ball_direction": "ccw", "release_pocket": "00"})]

@@ -85,9 +85,7 @@ def test_big_six_spins_judged_under_533_2_and_a_sensor_fault_halts(broker, tmp_p
     async def run() -> None:
         async with collecting(broker.url, TABLE) as c:
             await c.event("device.identified", lambda b: b["source"] == "wheel")
-            inspect = await command(
-                broker.url, "inspect", {"checklist": INSPECTION}, table=TABLE
-            )
+            inspect = await command(broker.url, "inspect", {"checklist": INSPECTION}, table=TABLE)
             assert inspect["ok"], inspect
             assert (await command(broker.url, "open", {}, table=TABLE))["ok"]
             await _call_spin(broker.url)

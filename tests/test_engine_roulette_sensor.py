@@ -192,3 +192,30 @@ def test_sensor_events_on_a_closed_table_decide_nothing() -> None:
     out = launch(t, 1, ball="cw", rotor_direction="cw")
     assert types(out) == ["procedure.violation"]  # § 531.3(f), not a no-spin
     assert out.events[0].rule == "58 Pa. Code § 531.3(f)"
+
+
+def test_the_signed_in_dealer_and_the_release_pocket_go_on_the_result() -> None:
+    t = _table("double_zero")
+    # Spins before any sign-in have no dealer; the kit without an encoder no release.
+    until_rest(t, 1, 6)
+    first = only(pocket(t, 1, "5"), W.ROULETTE_RESULT)
+    assert first.data["dealer"] is None and first.data["release_pocket"] is None
+
+    signed = t.command("dealer_in", by="DL-7", role="dealer")
+    assert signed.ok and signed.output.events == []
+    assert rotor(t, 2) == ["round.started"]
+    # A sign-in mid-round is refused: the spin in play belongs to the dealer who spun it.
+    refused = t.command("dealer_in", by="DL-8", role="dealer")
+    assert not refused.ok and "between spins" in refused.error
+    launched = {"spin": 2, "rotor_direction": "cw", "rotor_rpm": 17.2,
+                "ball_direction": "ccw", "release_pocket": "00"}  # fmt: skip
+    assert types(t.device(W.WHEEL_BALL_LAUNCHED, launched)) == []
+    # A relaunch replaces the release: the launch that counts is the last.
+    assert types(t.device(W.WHEEL_BALL_LAUNCHED, {**launched, "release_pocket": "27"})) == []
+    laps(t, 2, 5)
+    t.device(W.WHEEL_NO_MORE_BETS, {"spin": 2})
+    restored = make_table("double_zero", snapshot=t.engine.snapshot(), clock=t.clock)
+    result = only(pocket(restored, 2, "1"), W.ROULETTE_RESULT)
+    assert result.data["dealer"] == "DL-7" and result.data["release_pocket"] == "27"
+    assert restored.engine.snapshot()["dealer"] == "DL-7"
+    assert not t.command("dealer_in", {"table": "x"}, by="DL-7", role="dealer").ok

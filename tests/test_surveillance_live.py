@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from floord.analytics.report import WheelSetup
+from floord.analytics.report import WheelResult, WheelSetup
 from floord.analytics.wheel_watch import roulette_order
 from floord.config import load_config
 from floord.contract import EventType
@@ -71,3 +71,38 @@ def test_the_daemon_watches_wheel_tables_only(tmp_path: Path) -> None:
         assert daemon.tables["RL"].runner.state()["alerts"] == []
     finally:
         daemon.journal.close()
+
+
+def _signed_result(number: str, dealer: str, release: str) -> Decision:
+    data = {"number": number, "dealer": dealer, "release_pocket": release}
+    return Decision(EventType.ROULETTE_RESULT, data, None, "R-2")
+
+
+def test_a_dealer_who_aims_is_alerted_live_and_a_fair_dealer_is_not() -> None:
+    """Dealer signature, live: DL-AIM lands the ball 10 to 13 pockets clockwise of the
+    release half the time; DL-FAIR's distances are uniform. Only DL-AIM is alerted."""
+    setup = WheelSetup("single_zero", tuple(roulette_order("single_zero")), 370, 0.001, 0,
+                       dealer_window=200, dealer_bins=8)  # fmt: skip
+    watcher = TableSurveillance(setup)
+    order = list(setup.order)
+    rng = random.Random(11)
+    alerts: list[Decision] = []
+    history: list[WheelResult] = []
+    for spin in range(400):
+        dealer = "DL-AIM" if spin % 2 else "DL-FAIR"
+        release = rng.randrange(37)
+        aimed = dealer == "DL-AIM" and rng.random() < 0.5
+        distance = rng.randrange(10, 14) if aimed else rng.randrange(37)
+        number = order[(release + distance) % 37]
+        alerts += watcher.on_decisions([_signed_result(number, dealer, order[release])])
+        history.append(WheelResult(spin + 1, "t", number, None, dealer, order[release]))
+    signature = [a for a in alerts if a.data["test"] == "dealer_signature"]
+    assert [a.data["dealer"] for a in signature] == ["DL-AIM"]
+    assert signature[0].data["over_represented"][0]["label"] == "9..12"  # arcs 0..3, 4..8, 9..12
+    # A result without a release pocket (a wheel with no encoder) feeds only the wheel.
+    assert watcher.on_decisions([_result("5")]) == []
+    # After a restart the windows are refilled from the journal's results: the aiming
+    # dealer is already below the level, so no second alert for the same excursion.
+    warmed = TableSurveillance(setup, watcher.snapshot())
+    warmed.warm_up(history)
+    assert warmed.dealers is not None and warmed.dealers.statistics("DL-AIM")["p_value"] < 0.001

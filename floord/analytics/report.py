@@ -33,6 +33,8 @@ class WheelResult:
     ts: str
     result: str
     position: int | None
+    dealer: str | None = None  # Roulette: the dealer signed in (`dealer_in`), if any
+    release: str | None = None  # Roulette: the release pocket, from a kit with an encoder
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class WheelSetup:
     level: float
     sectors: int
     section_counts: dict[str, int] | None = None
+    # The dealer signature test (Roulette only; 0 bins: off).
+    dealer_window: int = 300
+    dealer_bins: int = 0
 
 
 def read_results(journal: Path, table: str, since: datetime | None) -> list[WheelResult]:
@@ -74,7 +79,17 @@ def read_results(journal: Path, table: str, since: datetime | None) -> list[Whee
                 continue
             data = event["data"]
             if event["type"] == EventType.ROULETTE_RESULT:
-                found.append(WheelResult(seq, ts, str(data["number"]), None))
+                dealer, release = data.get("dealer"), data.get("release_pocket")
+                found.append(
+                    WheelResult(
+                        seq,
+                        ts,
+                        str(data["number"]),
+                        None,
+                        dealer if isinstance(dealer, str) else None,
+                        release if isinstance(release, str) else None,
+                    )
+                )
             else:
                 found.append(WheelResult(seq, ts, str(data["symbol"]), int(data["section"])))
         except (ValueError, KeyError, TypeError) as exc:

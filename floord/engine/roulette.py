@@ -118,6 +118,8 @@ class RouletteEngine(SensorJudgements):
         self.voided: dict[str, Any] | None = None
         # The last spin reported while the table was not open (one violation per spin).
         self.unopened_spin: Any = None
+        # The dealer signed in with `dealer_in` (for the dealer signature test).
+        self.dealer: str | None = None
         if snapshot is not None:
             self._restore(snapshot)
 
@@ -155,6 +157,8 @@ class RouletteEngine(SensorJudgements):
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         now = self._touch(now)
+        if command.name == "dealer_in":
+            return self._dealer_in(command)
         outcome = self.table.on_command(command, now)
         if outcome is None:
             return CommandOutcome(
@@ -213,6 +217,7 @@ class RouletteEngine(SensorJudgements):
             "last_result": dict(self.last_result) if self.last_result else None,
             "voided": dict(self.voided) if self.voided else None,
             "unopened_spin": self.unopened_spin,
+            "dealer": self.dealer,
         }
 
     # ----- helpers ----------------------------------------------------------------
@@ -255,6 +260,8 @@ class RouletteEngine(SensorJudgements):
             "rotor_rpm": data.get("rotor_rpm"),
             "launches": 1 if launched else 0,
             "no_more_bets": False,
+            "dealer": self.dealer,
+            "release_pocket": data.get("release_pocket") if launched else None,
         }
         rnd = self.rounds.start(self.gaming_day, now, fields)
         body = {
@@ -355,7 +362,7 @@ class RouletteEngine(SensorJudgements):
             started = EngineOutput([self._start_round(EventType.WHEEL_BALL_LAUNCHED, data, now)])
             return self._launch_direction(data, started)
         current["launches"] += 1
-        self._launched_again(current)
+        self._launched_again(current, data)
         if current.get("spin") is None:
             current["spin"] = spin
         return self._launch_direction(data, EngineOutput())
@@ -444,6 +451,8 @@ class RouletteEngine(SensorJudgements):
             "spin": data.get("spin"),
             "origin": data.get("origin"),
             "wheel": self.wheel.kind,
+            "dealer": rnd.get("dealer"),
+            "release_pocket": rnd.get("release_pocket"),
             "winning_wagers": [w.to_dict() for w in winning_wagers(self.wheel.kind, number)],
             "losing_even_money": lost,
             "even_money_wagers_lost": list(EVEN_MONEY_WAGERS) if lost else [],
@@ -478,3 +487,4 @@ class RouletteEngine(SensorJudgements):
         self.last_result = snap.get("last_result")
         self.voided = snap.get("voided")
         self.unopened_spin = snap.get("unopened_spin")
+        self.dealer = snap.get("dealer")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType
 from floord.engine.roulette_irregularities import NoSpin
-from floord.engine.types import EngineOutput
+from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
 
 if TYPE_CHECKING:
     from floord.engine.rounds import RoundBook
@@ -85,6 +85,7 @@ class SensorJudgements:
     table: TableState
     voided: dict[str, Any] | None
     last_result: dict[str, Any] | None
+    dealer: str | None
 
     _no_spin: Callable[..., EngineOutput]  # RouletteEngine's: `roulette.no_spin`, the void
 
@@ -102,10 +103,26 @@ class SensorJudgements:
         )
         return out
 
-    def _launched_again(self, current: dict[str, Any]) -> None:
-        """A new launch in the round: the revolutions are counted again from none."""
+    def _launched_again(self, current: dict[str, Any], data: dict[str, Any]) -> None:
+        """A new launch in the round: the revolutions are counted again from none, and the
+        release that counts for the dealer signature is this launch's."""
         if current.get("ball_revolutions") is not None:
             current["ball_revolutions"] = 0
+        current["release_pocket"] = data.get("release_pocket")
+
+    def _dealer_in(self, command: VerifiedCommand) -> CommandOutcome:
+        """A dealer signs in at the wheel: their spins are theirs from the next round on.
+
+        No rule of chapter 531 turns on it; floord records it so that the surveillance
+        dealer signature test can group release-to-result distances by dealer.
+        """
+        if command.args:
+            keys = ", ".join(sorted(map(str, command.args)))
+            return CommandOutcome(False, f"dealer_in takes no arguments, found {keys}")
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "a new dealer comes in between spins")
+        self.dealer = command.by
+        return CommandOutcome(True)
 
     def _revolutions(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         current = self.rounds.current
