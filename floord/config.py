@@ -7,10 +7,12 @@ wrong with a config before it reaches a regulated table.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import time
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -105,6 +107,27 @@ class SurveillanceConfig(StrictModel):
     level: float = Field(default=0.001, gt=0, lt=0.5, description="alert below this p-value")
     roulette_sectors: int = Field(default=8, ge=0, le=37)
     big_six_sectors: int = Field(default=6, ge=0, le=54)
+    # The dealer signature test: per dealer, release-to-result distances in `dealer_bins`
+    # arcs over the last `dealer_window` spins (0 bins: off). Needs a kit that reports
+    # the release pocket; see docs/analytics.md.
+    dealer_window: int = Field(default=300, ge=40, le=100_000)
+    dealer_bins: int = Field(default=8, ge=0, le=37)
+
+    @field_validator("dealer_bins")
+    @classmethod
+    def _dealer_cells(cls, value: int, info: Any) -> int:
+        """Every arc of distances must expect at least five spins in the window."""
+        window = info.data.get("dealer_window")
+        if value == 1:
+            raise ValueError("0 (off) or from 2 to 37 arcs of distances")
+        if value and isinstance(window, int):
+            least = min((pockets // value) / pockets for pockets in (37, 38))
+            if window * least < 5:
+                raise ValueError(
+                    f"{value} arcs need a dealer_window of at least {math.ceil(5 / least)} "
+                    f"spins (every arc must expect five), found {window}"
+                )
+        return value
 
 
 class FloordConfig(StrictModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -241,6 +242,10 @@ class Daemon:
             else settings.big_six_sectors
         )
         setup = setup_for_table(table, settings.window, settings.level, sectors)
+        if isinstance(table, RouletteTableConfig):
+            setup = dataclasses.replace(
+                setup, dealer_window=settings.dealer_window, dealer_bins=settings.dealer_bins
+            )
         saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
         watcher = TableSurveillance(setup, saved)
         if self.loaded.journal_path.is_file():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -142,3 +143,41 @@ def test_big_six_results_use_section_frequencies_and_section_indexes(tmp_path: P
     assert pocket["statistic"] == pytest.approx(theirs.statistic, rel=1e-12)
     assert pocket["p_value"] == pytest.approx(theirs.pvalue, rel=1e-9)
     assert sector["dof"] == 5 and sum(p["observed"] for p in report["pockets"]) == 600
+
+
+def test_the_report_gives_each_dealers_signature_test_with_scipys_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = random.Random(21)
+    order = SINGLE_ZERO_ORDER
+    journal = Journal(tmp_path / "journal.db")
+    arcs = {"DL-AIM": Counter(), "DL-FAIR": Counter()}
+    try:
+        for i in range(600):
+            dealer = "DL-AIM" if i % 2 else "DL-FAIR"
+            release = rng.randrange(37)
+            aimed = dealer == "DL-AIM" and rng.random() < 0.4
+            distance = rng.randrange(18, 22) if aimed else rng.randrange(37)
+            arcs[dealer][next(a for a, (lo, hi) in enumerate(ARCS_8) if lo <= distance <= hi)] += 1
+            data = {"number": order[(release + distance) % 37], "dealer": dealer,
+                    "release_pocket": order[release]}  # fmt: skip
+            _append(journal, "RL-01", EventType.ROULETTE_RESULT, data, START)
+        # A result from a wheel without an encoder: not a dealer signature spin.
+        _append(journal, "RL-01", EventType.ROULETTE_RESULT, {"number": "4"}, START)
+    finally:
+        journal.close()
+    code = main(["report", "wheel", "-c", str(_config(tmp_path)), "--table", "RL-01"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "dealer signature (8 arcs of release-to-result distance; 1 result(s) without" in out
+    for dealer in ("DL-AIM", "DL-FAIR"):
+        expected = [300 * (hi - lo + 1) / 37 for lo, hi in ARCS_8]
+        scipy_says = stats.chisquare([arcs[dealer][a] for a in range(8)], expected)
+        line = next(x for x in out.splitlines() if x.startswith(f"  {dealer}: 300 spins"))
+        assert f"chi-square {scipy_says.statistic:.3f}, dof 7, p {scipy_says.pvalue:.4g}" in line
+        assert ("BELOW LEVEL" in line) is (dealer == "DL-AIM")
+    assert "alert" in out and ": DL-AIM p " in out and ": DL-FAIR p " not in out
+
+
+# The 8 arcs of the 37 distances 0..36 (sector_arcs: bounds i * 37 // 8).
+ARCS_8 = [(0, 3), (4, 8), (9, 12), (13, 17), (18, 22), (23, 26), (27, 31), (32, 36)]

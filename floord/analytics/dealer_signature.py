@@ -58,6 +58,15 @@ class DealerSignature:
                 raise ValueError(f"{what} {pocket!r} is not a pocket of a {self.kind} wheel")
         return (self._index[result] - self._index[release]) % len(self.order)
 
+    @property
+    def categories(self) -> tuple[Category, ...]:
+        """The arcs of distances the test counts in, in order."""
+        return tuple(self._categories)
+
+    def arc(self, release: str, result: str) -> int:
+        """The index of the arc the spin's release-to-result distance falls in."""
+        return self._bin_of[self.distance(release, result)]
+
     def add(self, dealer: str, release: str, result: str) -> list[dict[str, Any]]:
         """Count one spin of `dealer`; return the alert it raises, if any."""
         if not isinstance(dealer, str) or not dealer:

@@ -13,11 +13,12 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from floord.analytics.dealer_report import dealer_report, format_dealer_report
 from floord.analytics.running_test import MIN_EXPECTED, evaluate
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch, roulette_order
 from floord.contract import EventType, parse_ts
@@ -145,7 +146,10 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         "level": setup.level,
         "sectors": setup.sectors,
         "alerts": alerts,
-    }
+        "dealer_signature": dealer_report(setup.kind, setup.order, setup.dealer_window,
+                                          setup.level, setup.dealer_bins, results)
+        if setup.kind != BIG_SIX else None,
+    }  # fmt: skip
 
 
 def format_report(table: str, report: dict[str, Any]) -> str:
@@ -176,6 +180,8 @@ def format_report(table: str, report: dict[str, Any]) -> str:
     for a in report["alerts"]:
         lines.append(f"  {a['ts']} seq {a['seq']}: {a['test']} p {a['p_value']:.4g}, "
                      f"over-represented {[c['label'] for c in a['over_represented']]}")  # fmt: skip
+    if report.get("dealer_signature") is not None:
+        lines.extend(format_dealer_report(report["dealer_signature"]))
     return "\n".join(lines)
 
 
@@ -219,6 +225,10 @@ def run_wheel_report(
 
     loaded = load_config(config_path)
     setup = setup_for_table(loaded.table(table), window, level, sectors)
+    if setup.kind != BIG_SIX:
+        settings = loaded.config.surveillance
+        setup = replace(setup, dealer_window=settings.dealer_window,
+                        dealer_bins=settings.dealer_bins)  # fmt: skip
     start = parse_ts(since) if since is not None else None
     results = read_results(loaded.journal_path, table, start)
     report = wheel_report(setup, results)
