@@ -12,19 +12,34 @@ whose record cannot be written must not keep dealing.
 Streams: a table's own record is the stream `"<table>"`; a device's own events are the
 stream `"<table>/devices/<device>"`. Each stream numbers its events 1, 2, 3, ... and a
 number is never reused, even across restarts.
+
+Tamper evidence (docs/journal.md): each stored event carries `prev`, the hash of the
+stream's previous event, and `hash`, its own (`floord.journal_chain`). The `streams`
+table keeps each stream's chain head; `pruned` keeps, for a stream whose oldest events
+were deleted under the retention setting, the last pruned seq and its hash, so the
+remaining record is still anchored.
+
+Schema version 2 added the chain. A version-1 file is migrated when it is first opened:
+its events are chained in place, in seq order (their bodies gain `prev` and `hash`,
+nothing else changes), in one transaction, and `meta.chain_migrated` records how many
+events were chained that way. The chain over those events proves only that they have
+not changed SINCE the migration; it says nothing of what happened to them before.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from floord.contract import Envelope
+from floord.contract import Envelope, format_ts, parse_ts
+from floord.journal_chain import event_hash, genesis
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -33,7 +48,14 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 CREATE TABLE IF NOT EXISTS streams (
     stream TEXT PRIMARY KEY,
-    last_seq INTEGER NOT NULL
+    last_seq INTEGER NOT NULL,
+    last_hash TEXT
+);
+CREATE TABLE IF NOT EXISTS pruned (
+    stream TEXT PRIMARY KEY,
+    up_to_seq INTEGER NOT NULL,
+    last_hash TEXT NOT NULL,
+    pruned_before TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS events (
     stream TEXT NOT NULL,
@@ -54,8 +76,35 @@ CREATE TABLE IF NOT EXISTS command_ids (
 """
 
 
+DISK_FULL = "journal_disk_full"
+FAILURE = "journal_failure"
+
+
 class JournalError(RuntimeError):
-    """The journal could not record or read: the caller must halt the table."""
+    """The journal could not record or read: the caller must halt the table.
+
+    `code` is the halt reason the table gets: `journal_disk_full` when the disk (or the
+    database's size limit) is full, else `journal_failure`.
+    """
+
+    def __init__(self, message: str, code: str = FAILURE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def failure_code(exc: BaseException) -> str:
+    """`journal_disk_full` for SQLITE_FULL or ENOSPC, else `journal_failure`."""
+    if isinstance(exc, JournalError):
+        return exc.code
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        if (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_FULL) or (
+            "database or disk is full" in str(exc)
+        ):
+            return DISK_FULL
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return DISK_FULL
+    return FAILURE
 
 
 class Journal:
@@ -93,13 +142,62 @@ class Journal:
                 "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
+        elif row[0] == "1":
+            self._migrate_from_1()
         elif row[0] != str(SCHEMA_VERSION):
             raise JournalError(
                 f"journal {self.path}: schema version {row[0]} is not {SCHEMA_VERSION}"
             )
 
+    def _migrate_from_1(self) -> None:
+        """Add the chain to a version-1 file: chain its events in place, in seq order."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("ALTER TABLE streams ADD COLUMN last_hash TEXT")
+            chained = 0
+            streams = self._db.execute("SELECT stream FROM streams ORDER BY stream").fetchall()
+            for (stream,) in streams:
+                prev: str | None = None
+                rows = self._db.execute(
+                    "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (stream,)
+                ).fetchall()
+                for seq, text in rows:
+                    body = json.loads(text)
+                    if not isinstance(body, dict) or body.get("seq") != seq:
+                        raise JournalError(
+                            f"journal {self.path}: {stream!r} seq {seq} is unreadable; "
+                            "cannot chain a version-1 file"
+                        )
+                    body.pop("hash", None)
+                    body["prev"] = prev if prev is not None else genesis(body["site"], stream)
+                    body["hash"] = prev = event_hash(body)
+                    self._db.execute(
+                        "UPDATE events SET body = ? WHERE stream = ? AND seq = ?",
+                        (_dumps(body), stream, seq),
+                    )
+                    chained += 1
+                self._db.execute(
+                    "UPDATE streams SET last_hash = ? WHERE stream = ?", (prev, stream)
+                )
+            self._db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+            )
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES ('chain_migrated', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps({"from_version": 1, "events": chained}),),
+            )
+            self._db.execute("COMMIT")
+        except BaseException as exc:
+            self._rollback()
+            if isinstance(exc, sqlite3.Error | ValueError | KeyError | TypeError):
+                raise JournalError(
+                    f"journal {self.path}: migrating schema 1 to 2 failed: {exc}"
+                ) from exc
+            raise
+
     def _fail(self, doing: str, exc: BaseException) -> JournalError:
-        return JournalError(f"journal {self.path}: {doing} failed: {exc}")
+        return JournalError(f"journal {self.path}: {doing} failed: {exc}", failure_code(exc))
 
     # --- writing -----------------------------------------------------------------
 
@@ -125,6 +223,8 @@ class Journal:
         `build(seq)` makes each envelope for the number the journal hands out, so the
         number in the stored JSON is always the journal's own. All or nothing: a table's
         input and the decisions it caused are never on the record without each other.
+        The journal chains each event to the one before it (`prev`, `hash`), and the
+        envelopes returned carry both, as stored and published.
         """
         try:
             self._db.execute("BEGIN IMMEDIATE")
@@ -133,9 +233,11 @@ class Journal:
         envelopes: list[Envelope] = []
         try:
             row = self._db.execute(
-                "SELECT last_seq FROM streams WHERE stream = ?", (stream,)
+                "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
             ).fetchone()
-            seq = row[0] if row else 0
+            seq, prev = (row[0], row[1]) if row else (0, None)
+            if seq and prev is None:
+                raise JournalError(f"journal {self.path}: {stream!r} has no chain head")
             for build in builds:
                 seq += 1
                 envelope = build(seq)
@@ -144,16 +246,22 @@ class Journal:
                         f"journal {self.path}: envelope for {stream!r} carries seq "
                         f"{envelope.seq}, the journal handed out {seq}"
                     )
+                if prev is None:
+                    prev = genesis(envelope.site, stream)
+                envelope = replace(envelope, prev=prev, hash=None)
+                body = json.loads(envelope.to_json())
+                body["hash"] = prev = event_hash(body)
                 self._db.execute(
                     "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, 0)",
-                    (stream, seq, envelope.to_json()),
+                    (stream, seq, _dumps(body)),
                 )
-                envelopes.append(envelope)
+                envelopes.append(replace(envelope, hash=prev))
             if envelopes:
                 self._db.execute(
-                    "INSERT INTO streams (stream, last_seq) VALUES (?, ?) "
-                    "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq",
-                    (stream, seq),
+                    "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
+                    "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, "
+                    "last_hash = excluded.last_hash",
+                    (stream, seq, prev),
                 )
             if snapshot is not None:
                 table_id, state = snapshot
@@ -195,6 +303,54 @@ class Journal:
             self._rollback()
             raise self._fail(f"mark published in {stream!r}", exc) from exc
 
+    def prune(self, before_ts: str) -> int:
+        """Delete each stream's oldest events, recorded before `before_ts`; return how many.
+
+        Only a stream's leading run of events that are published AND older than the cut
+        goes, and never its last event (the chain head stays on the record). The last
+        pruned seq and its hash go into `pruned`, the anchor `verify` checks the first
+        remaining event's `prev` against.
+        """
+        cut = format_ts(parse_ts(before_ts))
+        deleted = 0
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            streams = self._db.execute("SELECT stream, last_seq FROM streams").fetchall()
+            for stream, last_seq in streams:
+                keep = self._db.execute(
+                    "SELECT seq FROM events WHERE stream = ? AND (published = 0 OR "
+                    "json_extract(body, '$.ts') >= ?) ORDER BY seq LIMIT 1",
+                    (stream, cut),
+                ).fetchone()
+                up_to = min(keep[0] - 1 if keep else last_seq, last_seq - 1)
+                row = self._db.execute(
+                    "SELECT body FROM events WHERE stream = ? AND seq = ?", (stream, up_to)
+                ).fetchone()
+                if row is None:
+                    continue  # nothing old enough, or pruned up to here already
+                last_hash = json.loads(row[0]).get("hash")
+                if not isinstance(last_hash, str):
+                    raise JournalError(f"journal {self.path}: {stream!r} seq {up_to} is unchained")
+                cur = self._db.execute(
+                    "DELETE FROM events WHERE stream = ? AND seq <= ?", (stream, up_to)
+                )
+                deleted += cur.rowcount
+                self._db.execute(
+                    "INSERT INTO pruned (stream, up_to_seq, last_hash, pruned_before) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET "
+                    "up_to_seq = excluded.up_to_seq, last_hash = excluded.last_hash, "
+                    "pruned_before = excluded.pruned_before",
+                    (stream, up_to, last_hash, cut),
+                )
+            self._db.execute("COMMIT")
+        except JournalError:
+            self._rollback()
+            raise
+        except (sqlite3.Error, ValueError) as exc:
+            self._rollback()
+            raise self._fail("prune", exc) from exc
+        return deleted
+
     def record_command_id(self, command_id: str, ts: str) -> bool:
         """Remember an operator command's id; False if it was already recorded."""
         try:
@@ -221,6 +377,17 @@ class Journal:
             (stream,),
         )
         return rows[0][0] if rows else 0
+
+    def chain_head(self, stream: str) -> tuple[int, str]:
+        """(last seq, its hash) of a stream; (0, "") for a stream with no event yet."""
+        rows = self._query(
+            f"read the chain head of {stream!r}",
+            "SELECT last_seq, last_hash FROM streams WHERE stream = ?",
+            (stream,),
+        )
+        if not rows:
+            return (0, "")
+        return (rows[0][0], rows[0][1] or "")
 
     def unpublished(self, streams: list[str], limit: int = 500) -> list[tuple[str, int, str]]:
         """Unacknowledged events of these streams, (stream, seq, json), by stream then seq."""
@@ -289,3 +456,8 @@ class Journal:
             self._db.close()
         except sqlite3.Error as exc:
             raise self._fail("close", exc) from exc
+
+
+def _dumps(body: dict[str, Any]) -> str:
+    """The stored form of a body: compact JSON, the same bytes as `Envelope.to_json`."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
