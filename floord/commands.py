@@ -6,6 +6,10 @@ without `sig` serialised canonically (`sort_keys=True`, separators `(",", ":")`)
 command is accepted only if it is well formed, from a known operator, correctly signed,
 fresh, not seen before, a known command and allowed to the operator's role; otherwise it
 is answered with a `Refusal` that says which check failed. Pure: no clock, no I/O.
+
+Key rotation: an operator may have a previous key besides the current one. A command
+signed with the previous key is accepted until that key's expiry and refused after it
+(`key_expired`); which key verified a command is part of its record (`key`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import hashlib
 import hmac
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -38,6 +42,37 @@ class Refusal:
     command_id: str | None
     name: str | None
     by: str | None
+
+
+@dataclass(frozen=True)
+class OperatorKeys:
+    """An operator's role and signing keys: the current key and, during a rotation, the
+    previous key, accepted until `previous_expires` (timezone-aware)."""
+
+    role: str
+    key: bytes
+    previous_key: bytes | None = None
+    previous_expires: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Verified:
+    """An accepted command and which of its operator's keys signed it."""
+
+    command: VerifiedCommand
+    key: str  # "current" or "previous"
+
+
+# What verification is given per operator id: OperatorKeys, or (role, key) when the
+# operator has a single key.
+Operators = Mapping[str, OperatorKeys | tuple[str, bytes]]
+
+
+def _keys(entry: OperatorKeys | tuple[str, bytes]) -> OperatorKeys:
+    if isinstance(entry, OperatorKeys):
+        return entry
+    role, key = entry
+    return OperatorKeys(role=role, key=key)
 
 
 def canonical(command: dict[str, Any]) -> bytes:
@@ -134,16 +169,43 @@ def _shape_problem(body: dict[str, Any]) -> str | None:
 def verify_command(
     raw: bytes,
     *,
-    operators: dict[str, tuple[str, bytes]],
+    operators: Operators,
     now: datetime,
     id_used: Callable[[str], bool],
 ) -> VerifiedCommand | Refusal:
-    """Check a raw `P/cmd` payload; `operators` maps an operator id to (role, key).
+    """Check a raw `P/cmd` payload (see `check_command`); the accepted command only."""
+    outcome = check_command(raw, operators=operators, now=now, id_used=id_used)
+    return outcome if isinstance(outcome, Refusal) else outcome.command
 
-    Checks run in a fixed order (malformed, unknown operator, signature, freshness,
-    replay, command name, role) so that nothing about a command is trusted before its
-    signature is.
+
+def _signed_by(sig: str, body: dict[str, Any], keys: OperatorKeys) -> str | None:
+    """Which key made `sig`: "current", "previous", or None for neither."""
+    given = sig.encode("utf-8")
+    if hmac.compare_digest(given, signature(body, keys.key).encode("ascii")):
+        return "current"
+    if keys.previous_key is not None and hmac.compare_digest(
+        given, signature(body, keys.previous_key).encode("ascii")
+    ):
+        return "previous"
+    return None
+
+
+def check_command(
+    raw: bytes,
+    *,
+    operators: Operators,
+    now: datetime,
+    id_used: Callable[[str], bool],
+) -> Verified | Refusal:
+    """Check a raw `P/cmd` payload; `operators` maps an operator id to `OperatorKeys`
+    (or `(role, key)`). An accepted command comes with the key that verified it.
+
+    Checks run in a fixed order (malformed, unknown operator, signature and the key's
+    expiry, freshness, replay, command name, role) so that nothing about a command is
+    trusted before its signature is.
     """
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
     parsed = _parse(raw)
     if isinstance(parsed, str):
         return Refusal("malformed", f"malformed command: {parsed}", None, None, None)
@@ -166,17 +228,25 @@ def verify_command(
     operator = operators.get(by)
     if operator is None:
         return refuse("unknown_operator", f"operator {by!r} is not configured on this table")
-    role, key = operator
+    keys = _keys(operator)
+    role = keys.role
 
     sig = body.get("sig")
     if sig is None:
         return refuse("bad_signature", "command is not signed (no 'sig' field)")
-    expected = signature(body, key)
-    if not hmac.compare_digest(sig.encode("utf-8"), expected.encode("ascii")):
+    which = _signed_by(sig, body, keys)
+    if which is None:
         return refuse("bad_signature", f"signature does not match operator {by!r}'s key")
+    if which == "previous":
+        expires = keys.previous_expires
+        if expires is None or now >= expires:
+            when = format_ts(expires) if expires is not None else "(no expiry set)"
+            return refuse(
+                "key_expired",
+                f"signed with the previous key of operator {by!r}, which expired at "
+                f"{when}; sign with the current key",
+            )
 
-    if now.tzinfo is None:
-        raise ValueError("now must be timezone-aware")
     skew = abs((parse_ts(body["ts"]) - now).total_seconds())
     if skew > COMMAND_MAX_SKEW_S:
         return refuse(
@@ -199,4 +269,6 @@ def verify_command(
             f"{name!r} may be issued by {roles}; operator {by!r} is {role}",
         )
 
-    return VerifiedCommand(id=cid, name=name, by=by, role=role, args=dict(body["args"]))
+    return Verified(
+        VerifiedCommand(id=cid, name=name, by=by, role=role, args=dict(body["args"])), which
+    )

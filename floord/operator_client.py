@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -42,16 +43,29 @@ def parse_args(pairs: list[str]) -> dict[str, Any]:
     return args
 
 
-def client_args(url: str, username: str | None, password: str | None) -> dict[str, Any]:
-    """aiomqtt.Client keyword arguments for a broker URL (mqtt:// or mqtts://)."""
+def client_args(
+    url: str,
+    username: str | None,
+    password: str | None,
+    tls_context: ssl.SSLContext | None = None,
+) -> dict[str, Any]:
+    """aiomqtt.Client keyword arguments for a broker URL (mqtt:// or mqtts://).
+
+    `tls_context` comes from `floord.mqtt.tls.client_tls` (the config's `broker.tls`);
+    without one an mqtts:// broker is verified against the system's CA store.
+    """
     host, port, tls = broker_address(url)
+    if tls_context is not None and not tls:
+        raise ValueError(f"a TLS context needs an mqtts:// broker URL, found {url!r}")
     kwargs: dict[str, Any] = {
         "hostname": host,
         "port": port,
         "username": username,
         "password": password,
     }
-    if tls:
+    if tls_context is not None:
+        kwargs["tls_context"] = tls_context
+    elif tls:
         kwargs["tls_params"] = aiomqtt.TLSParameters()
     return kwargs
 
@@ -67,11 +81,13 @@ async def send_command(
     key: bytes,
     args: dict[str, Any],
     timeout_s: float = 10.0,
+    tls_context: ssl.SSLContext | None = None,
 ) -> dict[str, Any]:
     """Publish a signed command to `P/cmd` and return the table's `P/cmd/result` reply."""
     command = build_command(name, by, args, key, datetime.now(UTC))
     async with aiomqtt.Client(
-        identifier=f"floord-cmd-{uuid.uuid4().hex[:12]}", **client_args(url, username, password)
+        identifier=f"floord-cmd-{uuid.uuid4().hex[:12]}",
+        **client_args(url, username, password, tls_context),
     ) as client:
         await client.subscribe(topics.cmd_result, qos=1)
         await client.publish(topics.cmd, json.dumps(command), qos=1)

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -84,8 +85,14 @@ class TableLink:
         backoff: Backoff | None = None,
         window: int = DEFAULT_WINDOW,
         connect_timeout: float = CONNECT_TIMEOUT_S,
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
         self._host, self._port, self._tls = broker_address(url)
+        if tls_context is not None and not self._tls:
+            raise ValueError(f"a TLS context needs an mqtts:// broker URL, found {url!r}")
+        # From floord.mqtt.tls.client_tls (the config's broker.tls); without one an
+        # mqtts:// link verifies the broker against the system's CA store.
+        self._tls_context = tls_context
         if window < 1:
             raise ValueError(f"window must be at least 1, not {window}")
         self._username = username
@@ -209,7 +216,10 @@ class TableLink:
             keepalive=self._keepalive,
             timeout=self._connect_timeout,
             max_inflight_messages=self._window,
-            tls_params=aiomqtt.TLSParameters() if self._tls else None,
+            tls_context=self._tls_context,
+            tls_params=(
+                aiomqtt.TLSParameters() if self._tls and self._tls_context is None else None
+            ),
         )
         # aiomqtt warns above this many outstanding calls; a full window is expected.
         client.pending_calls_threshold = 2 * self._window + 20
