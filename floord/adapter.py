@@ -92,6 +92,10 @@ class DeviceAdapter:
         self.last_heard: str | None = None
         self._offline_reported = False
         self._stopping = False
+        # Set once the first connection attempt has an outcome (the port would not open,
+        # the device spoke, or its first session ended): the daemon waits for it, bounded,
+        # before it tells systemd it is ready.
+        self.tried = asyncio.Event()
 
     # ----- the record -------------------------------------------------------------
 
@@ -140,6 +144,17 @@ class DeviceAdapter:
         self._offline_reported = False
         self.since = format_ts(self._clock())
         self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port}))
+
+    def announce(self) -> bool:
+        """Say `device.online` again (`announced: true`) if the device is online now.
+
+        A daemon that restarted counts every device as not yet seen; an adapter in its
+        own process kept the device's connection, so it says so on its stream when asked.
+        """
+        if not self.online:
+            return False
+        self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port, "announced": True}))
+        return True
 
     def _went_offline(self, reason: str) -> None:
         if self.online or not self._offline_reported:
@@ -222,6 +237,7 @@ class DeviceAdapter:
             except TransportError as exc:
                 self._log.warning("cannot open device", error=str(exc))
                 self._went_offline(f"cannot open port: {exc}")
+                self.tried.set()
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, timeouts.reconnect_max_s)
                 continue
@@ -229,6 +245,7 @@ class DeviceAdapter:
             try:
                 heard = await self._session(self._transport)
             finally:
+                self.tried.set()
                 await self._transport.close()
                 self._transport = None
                 for _, future in self._pending:
@@ -266,6 +283,7 @@ class DeviceAdapter:
                 if not heard:
                     heard = True
                     self._went_online()
+                    self.tried.set()
                     identify = asyncio.create_task(self._identify())
                 for item in outputs:
                     if isinstance(item, DeviceReply):
