@@ -1,0 +1,193 @@
+"""The console's MQTT side: subscribe to the floor, drive the model, ask for replays.
+
+One aiomqtt client subscribes to every table's contract topics under the prefix (or one
+site's), hands each message to the `FloorModel` and passes the notices on. Every
+`tick_s` it sends the replays the model wants, as signed `replay` commands from the
+operator given with `--as` (a replay changes nothing on a table, but it is still a
+signed command, so the table's record says who asked). The answer on
+`P/cmd/result` tells the model if a table refused. A lost connection marks every table
+stale and is retried with back-off (floord.mqtt.backoff), like a table's own link.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import aiomqtt
+
+from floord.commands import build_command
+from floord.contract import Topics
+from floord.mqtt.backoff import Backoff
+from floord.operator_client import client_args
+from floord.watch.model import FloorModel, Notice, ReplayRequest
+
+# What the console subscribes to, under `<prefix>/<site or +>/+/`.
+SUFFIXES = (
+    "events",
+    "state",
+    "status",
+    "replay",
+    "cmd/result",
+    "devices/+",
+    "devices/+/events",
+)
+TICK_S = 0.25
+MAX_UNANSWERED = 2000
+
+
+@dataclass(frozen=True)
+class ReplaySigner:
+    """The operator whose key signs the console's replay commands."""
+
+    operator: str
+    key: bytes
+
+
+def _payload_bytes(body: object) -> bytes:
+    if body is None:
+        return b""
+    if isinstance(body, bytes | bytearray):
+        return bytes(body)
+    return str(body).encode("utf-8")
+
+
+class WatchFeed:
+    """Feeds `model` from the broker at `url` until `stop()`; `on_notices` sees each batch."""
+
+    def __init__(
+        self,
+        model: FloorModel,
+        *,
+        url: str,
+        username: str | None = None,
+        password: str | None = None,
+        signer: ReplaySigner | None = None,
+        on_notices: Callable[[list[Notice]], None] | None = None,
+        backoff: Backoff | None = None,
+        tick_s: float = TICK_S,
+        clock: Callable[[], float] = time.monotonic,
+        tls_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.model = model
+        self._client_kwargs = client_args(url, username, password, tls_context)
+        self._signer = signer
+        self._on_notices = on_notices
+        self._backoff = backoff if backoff is not None else Backoff(0.2, 5.0)
+        self._tick_s = tick_s
+        self._clock = clock
+        self._stop = asyncio.Event()
+        self._asked: dict[str, tuple[str, str]] = {}
+        self.replays_sent = 0
+        self.messages = 0
+
+    def topics(self) -> list[str]:
+        site = self.model.site or "+"
+        return [f"{self.model.prefix}/{site}/+/{suffix}" for suffix in SUFFIXES]
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _tell(self, notices: list[Notice]) -> None:
+        if notices and self._on_notices is not None:
+            self._on_notices(notices)
+
+    async def run(self) -> None:
+        """Connect, serve, reconnect after any MQTT failure, until stop()."""
+        while not self._stop.is_set():
+            try:
+                await self._session()
+            except aiomqtt.MqttError as exc:
+                self._tell(self.model.set_connected(False, str(exc) or type(exc).__name__))
+            if self._stop.is_set():
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), timeout=self._backoff.next())
+        if self.model.connected:
+            self._tell(self.model.set_connected(False, "stopped"))
+
+    async def _session(self) -> None:
+        client = aiomqtt.Client(
+            identifier=f"floord-watch-{uuid.uuid4().hex[:12]}",
+            clean_session=True,
+            timeout=5.0,
+            **self._client_kwargs,
+        )
+        # A whole floor's retained states arrive at once on subscribe.
+        client.pending_calls_threshold = 1000
+        async with client:
+            for topic in self.topics():
+                await client.subscribe(topic, qos=1)
+            self._backoff.reset()
+            self._tell(self.model.set_connected(True, "connected"))
+            jobs = {
+                asyncio.create_task(self._listen(client)),
+                asyncio.create_task(self._ask(client)),
+                asyncio.create_task(self._stop.wait()),
+            }
+            try:
+                done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for job in jobs:
+                    job.cancel()
+                await asyncio.wait(jobs)
+            for job in done:
+                exc = job.exception()
+                if exc is not None:
+                    raise exc
+
+    async def _listen(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            self.messages += 1
+            topic = str(message.topic)
+            raw = _payload_bytes(message.payload)
+            if topic.endswith("/cmd/result"):
+                self._tell(self._answer(raw))
+                continue
+            self._tell(self.model.on_message(topic, raw))
+        raise aiomqtt.MqttError("the broker ended the message stream")
+
+    def _answer(self, raw: bytes) -> list[Notice]:
+        """A table's reply to a command: ours only if it answers one of our replays."""
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return []
+        if not isinstance(body, dict) or not isinstance(body.get("id"), str):
+            return []
+        asked = self._asked.pop(body["id"], None)
+        if asked is None:
+            return []
+        error = body.get("error")
+        return self.model.replay_answered(
+            asked[0], asked[1], body.get("ok") is True, str(error) if error else None
+        )
+
+    async def _ask(self, client: aiomqtt.Client) -> None:
+        while True:
+            for request in self.model.take_requests(self._clock()):
+                await self._send(client, request)
+            await asyncio.sleep(self._tick_s)
+
+    async def _send(self, client: aiomqtt.Client, request: ReplayRequest) -> None:
+        if self._signer is None:
+            return
+        args = {"from_seq": request.from_seq, "to_seq": request.to_seq}
+        command = build_command(
+            "replay", self._signer.operator, args, self._signer.key, datetime.now(UTC)
+        )
+        self._asked[command["id"]] = (request.site, request.table)
+        while len(self._asked) > MAX_UNANSWERED:
+            # A table that never answers must not grow this forever; the model asks again.
+            del self._asked[next(iter(self._asked))]
+        topics = Topics(self.model.prefix, request.site, request.table)
+        await client.publish(topics.cmd, json.dumps(command), qos=1)
+        self.replays_sent += 1
+        self._tell([request.notice()])

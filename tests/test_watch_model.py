@@ -1,0 +1,247 @@
+"""The console's model, without a terminal or a broker: gaps, replays, duplicates, stale."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from floord.contract import REPLAY_MAX_EVENTS, Envelope, Topics
+from floord.watch.model import FloorModel, Notice
+from floord.watch.render import HALTED, row_style, row_values
+from floord.watch.streams import SeqTracker
+
+PREFIX = "floor/v1"
+SITE = "casino-1"
+
+
+def envelope(table: str, seq: int, kind: str = "wheel.idle", **more: Any) -> bytes:
+    body = {"spin": seq} if "data" not in more else more.pop("data")
+    env = Envelope(
+        site=SITE,
+        table=table,
+        seq=seq,
+        ts="2026-11-29T19:17:40.123456Z",
+        type=kind,
+        source=more.pop("source", "engine"),
+        data=body,
+        **more,
+    )
+    return env.to_json().encode()
+
+
+def topics(table: str) -> Topics:
+    return Topics(PREFIX, SITE, table)
+
+
+def feed(model: FloorModel, table: str, *seqs: int, topic: str | None = None) -> list[Notice]:
+    notices: list[Notice] = []
+    for seq in seqs:
+        notices += model.on_message(topic or topics(table).events, envelope(table, seq))
+    return notices
+
+
+def kinds(notices: list[Notice]) -> list[str]:
+    return [n.kind for n in notices]
+
+
+def test_tracker_keeps_missing_ranges_and_splits_them_as_they_fill() -> None:
+    t = SeqTracker()
+    assert t.accept(3).kind == "new"  # the baseline: nothing before it is missing
+    assert t.accept(4).gap is None
+    seen = t.accept(9)
+    assert (seen.kind, seen.gap) == ("new", (5, 8))
+    assert t.accept(6).kind == "fill"
+    assert t.missing == [(5, 5), (7, 8)]
+    assert t.describe() == "5, 7..8"
+    assert t.accept(6).kind == "duplicate"
+    assert t.accept(2).kind == "duplicate"
+    for seq in (5, 7, 8):
+        assert t.accept(seq).kind == "fill"
+    assert t.complete and t.missing_count() == 0
+
+
+def test_a_gap_marks_the_table_stale_asks_for_a_replay_and_the_fill_clears_it() -> None:
+    model = FloorModel(PREFIX, can_replay=True, retry_s=5.0)
+    feed(model, "RL-01", 1, 2)
+    notices = feed(model, "RL-01", 5)
+    assert "gap" in kinds(notices) and "stale" in kinds(notices)
+    gap = next(n for n in notices if n.kind == "gap")
+    assert (gap.data["from_seq"], gap.data["to_seq"], gap.data["fillable"]) == (3, 4, True)
+    view = model.tables[(SITE, "RL-01")]
+    assert view.is_stale and "events 3..4 missing; replay requested" in view.stale_text()
+
+    asked = model.take_requests(now=100.0)
+    assert [(r.table, r.from_seq, r.to_seq) for r in asked] == [("RL-01", 3, 4)]
+    assert model.take_requests(now=101.0) == []  # not again before retry_s
+    assert [r.from_seq for r in model.take_requests(now=105.0)] == [3]  # asked again
+
+    filled = feed(model, "RL-01", 3, topic=topics("RL-01").replay)
+    assert filled[0].data["filled"] is True
+    assert view.is_stale and "events 4 missing" in view.stale_text()
+    filled = feed(model, "RL-01", 4, topic=topics("RL-01").replay)
+    assert kinds(filled) == ["event", "gap_filled", "fresh"]
+    assert not view.is_stale
+    assert model.take_requests(now=200.0) == []
+    assert [e.seq for e in view.recent] == [1, 2, 3, 4, 5]  # the record in seq order
+    assert view.last_event is not None and view.last_event["seq"] == 5
+
+
+def test_a_replayed_old_event_does_not_move_the_table_backwards() -> None:
+    model = FloorModel(PREFIX, can_replay=True)
+    t = topics("RL-01")
+    model.on_message(t.events, envelope("RL-01", 1, "table.opened", data={}))
+    model.on_message(t.events, envelope("RL-01", 3, "table.halted", data={"reasons": []}))
+    model.on_message(t.replay, envelope("RL-01", 2, "table.opened", data={}))
+    view = model.tables[(SITE, "RL-01")]
+    assert view.state == "halted"
+    assert not view.is_stale
+
+
+def test_duplicates_are_dropped_silently() -> None:
+    model = FloorModel(PREFIX)
+    assert kinds(feed(model, "RL-01", 1, 2)) == ["event", "event"]
+    model.take_dirty()
+    assert feed(model, "RL-01", 2, 1) == []
+    assert feed(model, "RL-01", 2, topic=topics("RL-01").replay) == []
+    assert model.take_dirty() == set()
+    assert [e.seq for e in model.tables[(SITE, "RL-01")].recent] == [1, 2]
+
+
+def test_without_an_operator_key_a_gap_is_reported_unfilled_and_never_requested() -> None:
+    model = FloorModel(PREFIX, can_replay=False)
+    notices = feed(model, "RL-02", 10, 13)
+    gap = next(n for n in notices if n.kind == "gap")
+    assert gap.data["fillable"] is False
+    view = model.tables[(SITE, "RL-02")]
+    assert "unfilled (no operator key to replay)" in view.stale_text()
+    assert model.take_requests(now=1e9) == []
+
+
+def test_a_refused_replay_is_said_and_not_asked_again() -> None:
+    model = FloorModel(PREFIX, can_replay=True, retry_s=1.0)
+    feed(model, "RL-01", 1, 4)
+    assert len(model.take_requests(now=0.0)) == 1
+    notices = model.replay_answered(SITE, "RL-01", False, "role_not_allowed")
+    assert kinds(notices) == ["replay_refused", "stale"]
+    assert "replay refused: role_not_allowed" in model.tables[(SITE, "RL-01")].stale_text()
+    assert model.take_requests(now=10.0) == []
+
+
+def test_a_long_gap_is_asked_within_the_contract_limit() -> None:
+    model = FloorModel(PREFIX, can_replay=True)
+    feed(model, "RL-01", 1, 50_000)
+    (req,) = model.take_requests(now=0.0)
+    assert (req.from_seq, req.to_seq) == (2, 1 + REPLAY_MAX_EVENTS)
+
+
+def test_device_stream_gaps_are_noted_but_do_not_make_the_table_stale() -> None:
+    model = FloorModel(PREFIX, can_replay=True)
+    device_topic = topics("RL-01").device_events("wheel")
+    feed(model, "RL-01", 1, 2, topic=device_topic)
+    notices = feed(model, "RL-01", 6, topic=device_topic)
+    gap = next(n for n in notices if n.kind == "gap")
+    assert (gap.data["stream"], gap.data["fillable"]) == ("devices/wheel", False)
+    view = model.tables[(SITE, "RL-01")]
+    assert not view.is_stale
+    assert "devices/wheel missed 3..5" in view.notes["devices/wheel"]
+    assert model.take_requests(now=0.0) == []
+    # The table stream's seq is separate: seq 1 on the record is not a duplicate.
+    assert kinds(feed(model, "RL-01", 1)) == ["event"]
+
+
+def test_a_last_will_marks_the_table_stale_until_it_is_back_online() -> None:
+    model = FloorModel(PREFIX)
+    status = topics("RL-03").status
+    will = {"v": 1, "online": False, "site": SITE, "table": "RL-03", "reason": "connection lost"}
+    notices = model.on_message(status, json.dumps({**will, "ts": "2026-01-01T00:00:00Z"}).encode())
+    assert kinds(notices) == ["status", "stale"]
+    view = model.tables[(SITE, "RL-03")]
+    assert "table offline: connection lost" in view.stale_text()
+    assert row_values(view)["state"].endswith("(offline)")
+    back = {**will, "online": True, "reason": "connected", "ts": "2026-01-01T00:01:00Z"}
+    assert kinds(model.on_message(status, json.dumps(back).encode())) == ["status", "fresh"]
+    assert not view.is_stale
+
+
+def test_the_console_losing_its_broker_marks_every_table_stale() -> None:
+    model = FloorModel(PREFIX)
+    model.set_connected(True, "connected")
+    feed(model, "RL-01", 1)
+    feed(model, "RL-02", 1)
+    notices = model.set_connected(False, "connection refused")
+    assert kinds(notices) == ["connection", "stale", "stale"]
+    assert model.totals().stale == 2
+    model.set_connected(True, "connected")
+    assert model.totals().stale == 0
+
+
+def test_state_halt_alerts_voids_and_wheel_analytics() -> None:
+    model = FloorModel(PREFIX)
+    t = topics("RL-01")
+    state = {
+        "table": "RL-01",
+        "game": "roulette",
+        "wheel": "single_zero",
+        "state": "halted",
+        "underlying": "open",
+        "halt_reasons": [{"code": "device_fault", "device": "wheel", "detail": "F 3"}],
+        "devices": {"wheel": {"online": False}},
+        "round": None,
+        "alerts": [{"id": "A00001", "test": "sector", "p_value": 0.0004, "level": 0.001}],
+        "last_result": {"number": "17"},
+    }
+    assert kinds(model.on_message(t.state, json.dumps(state).encode())) == ["state"]
+    view = model.tables[(SITE, "RL-01")]
+    assert view.halted and view.halt_reason == "device_fault (wheel): F 3"
+    assert view.devices == {"wheel": False}
+    assert set(view.alerts) == {"A00001"}
+    assert view.wheel.present and view.wheel.tests["sector"]["p_value"] == 0.0004
+    assert HALTED in row_style(view)
+    assert model.totals().halted == 1 and model.totals().alerts == 1
+
+    void = envelope("RL-01", 7, "round.voided", data={"reason": "table_halted"})
+    model.on_message(t.events, void)
+    result = envelope("RL-01", 8, "roulette.result", data={"number": "32"})
+    model.on_message(t.events, result)
+    ack = envelope("RL-01", 9, "surveillance.alert_acknowledged", data={"id": "A00001"})
+    model.on_message(t.events, ack)
+    resumed = envelope("RL-01", 10, "table.resumed", data={"by": "FP-1"})
+    model.on_message(t.events, resumed)
+    assert (view.voids, view.last_void) == (1, "table_halted")
+    assert list(view.wheel.results) == ["17", "32"]
+    assert view.alerts == {} and view.state == "open" and not view.halt_reason
+    assert row_style(view) == ""
+
+
+def test_bad_messages_are_reported_never_raised() -> None:
+    model = FloorModel(PREFIX)
+    t = topics("RL-01")
+    for topic, payload in [
+        (t.events, b"not json"),
+        (t.events, b"[1,2]"),
+        (t.events, json.dumps({"seq": 1}).encode()),
+        (t.events, envelope("RL-02", 1)),  # another table's envelope on RL-01's topic
+        (t.status, b'{"online": "yes"}'),
+        (t.events, envelope("RL-01", 1).replace(b'"seq":1', b'"seq":-4')),
+    ]:
+        (notice,) = model.on_message(topic, payload)
+        assert notice.kind == "bad_message" and notice.data["topic"] == topic
+    assert model.on_message("other/v1/x/y/events", envelope("RL-01", 1)) == []
+    assert model.on_message(t.state, b"") == []  # a cleared retained topic
+
+
+def test_the_site_filter_and_the_recent_limit() -> None:
+    model = FloorModel(PREFIX, site="casino-2", recent=5)
+    assert feed(model, "RL-01", 1) == []  # casino-1 is not watched
+    other = Topics(PREFIX, "casino-2", "RL-01")
+    for seq in range(1, 12):
+        env = Envelope("casino-2", "RL-01", seq, "2026-11-29T19:17:40.123456Z", "wheel.idle", "e")
+        model.on_message(other.events, env.to_json().encode())
+    view = model.tables[("casino-2", "RL-01")]
+    assert [e.seq for e in view.recent] == [7, 8, 9, 10, 11]
+    assert json.loads(Notice("gap", "casino-2", "RL-01", {"from_seq": 1}).to_json()) == {
+        "kind": "gap",
+        "site": "casino-2",
+        "table": "RL-01",
+        "from_seq": 1,
+    }
