@@ -14,7 +14,7 @@ demo: $(STAMP)
 	$(VENV)/bin/floord demo $(DEMO_ARGS)
 
 test: $(STAMP)
-	bash scripts/ensure-mosquitto.sh
+	bash scripts/ensure-test-tools.sh
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
@@ -22,8 +22,15 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 bench: $(STAMP)
-	bash scripts/ensure-mosquitto.sh
+	bash scripts/ensure-test-tools.sh
 	$(VENV)/bin/python -m bench.latency
+
+# 200 simulated roulette tables, 4 daemons, one Mosquitto, 180 s (LOAD_ARGS="--tables 20
+# --seconds 30" for a short run); prints a report, writes JSON to bench/results/.
+.PHONY: bench-load
+bench-load: $(STAMP)
+	bash scripts/ensure-test-tools.sh
+	$(VENV)/bin/python -m bench.load_tables $(LOAD_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

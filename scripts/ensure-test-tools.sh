@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# The tests start their own Mosquitto broker on a free loopback port, so they need the
-# `mosquitto` binary (Debian: /usr/sbin/mosquitto). Install it when missing and we are
-# root; otherwise say exactly what to install.
+# The tests need a few programs beside Python: the Mosquitto broker they start on a free
+# loopback port (and its mosquitto_passwd, for the ACL tests), the openssl command line
+# (the TLS tests make a CA and certificates), and systemd-analyze (the unit files are
+# verified). Install what is missing when we are root with apt-get; otherwise say exactly
+# what to install.
 set -euo pipefail
-if command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ]; then
+missing=()
+have() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
+have mosquitto || missing+=(mosquitto)
+have openssl || missing+=(openssl)
+have systemd-analyze || missing+=(systemd)
+if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "mosquitto not found; installing it with apt-get" >&2
+  echo "installing ${missing[*]} with apt-get" >&2
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mosquitto >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
   exit 0
 fi
-echo "The tests need the Mosquitto MQTT broker binary. Install it, e.g.:" >&2
-echo "  sudo apt-get install mosquitto      # Debian, Ubuntu" >&2
-echo "  sudo dnf install mosquitto          # Fedora" >&2
-echo "  brew install mosquitto              # macOS" >&2
+echo "The tests need these programs: ${missing[*]}. Install them, e.g.:" >&2
+echo "  sudo apt-get install ${missing[*]}      # Debian, Ubuntu" >&2
+echo "  sudo dnf install ${missing[*]}          # Fedora" >&2
 exit 1

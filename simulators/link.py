@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import importlib
 import os
+import signal
 import sys
 import tty
 from collections.abc import Callable
@@ -250,12 +251,15 @@ async def run_simulator(
     scenario_path: str | None,
     speed: float,
     announce: Callable[[str], None],
+    control: str | None = None,
 ) -> int:
     """Run a profile's simulator on a pty or a TCP port until its scenario ends.
 
     Announces where the host should connect on one line (`pty: /dev/pts/5` or
-    `tcp: 127.0.0.1:5000`). Returns 0 when the scenario ended, 2 for bad arguments,
-    a bad profile or a bad scenario (the reason goes to stderr).
+    `tcp: 127.0.0.1:5000`), then, with `control` (`stdin`, `unix:PATH`, `tcp:HOST:PORT`:
+    see `simulators/control.py`), where steps can be injected live (`control: ...`).
+    Returns 0 when the scenario ended, 2 for bad arguments, a bad profile, a bad
+    scenario or a control address that cannot be used (the reason goes to stderr).
     """
     try:
         if pty == (tcp is not None):
@@ -269,6 +273,11 @@ async def run_simulator(
         scenario = loader(scenario_path) if scenario_path else None
         address = _parse_tcp(tcp) if tcp is not None else None
         simulator = simulator_class(profile, scenario, speed=speed)
+        if control is not None:
+            # Imported here: the control module imports the simulators, which import this one.
+            from simulators.control import parse_control
+
+            parse_control(control)
     except (ProfileError, ScenarioError, ValueError) as exc:
         print(f"floord sim: {exc}", file=sys.stderr)
         return 2
@@ -283,8 +292,44 @@ async def run_simulator(
             print(f"floord sim: cannot listen on {tcp}: {exc}", file=sys.stderr)
             return 2
         announce(f"tcp: {link.address}")
+    controlled = None
     try:
-        await simulator.run(link)
+        if control is not None:
+            from simulators.control import open_control
+
+            try:
+                controlled = await open_control(control, simulator, profile_name, announce)
+            except ValueError as exc:
+                print(f"floord sim: {exc}", file=sys.stderr)
+                return 2
+        await _run_until_terminated(simulator.run(link))
     finally:
+        if controlled is not None:
+            await controlled.close()
         await link.close()
     return 0
+
+
+async def _run_until_terminated(playing: Any) -> None:
+    """Play until done; SIGTERM (systemd's stop) ends it cleanly, so links and sockets close."""
+    loop = asyncio.get_running_loop()
+    runner = asyncio.ensure_future(playing)
+    terminated = False
+
+    def on_term() -> None:
+        nonlocal terminated
+        terminated = True
+        runner.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, on_term)
+    try:
+        await runner
+    except asyncio.CancelledError:
+        if not terminated:
+            raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        if not runner.done():
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner

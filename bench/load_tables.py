@@ -1,0 +1,382 @@
+"""Load test: many roulette tables through real floord daemons into one local Mosquitto.
+
+Shape (defaults: 200 tables, 4 daemons, 180 s measured):
+- a private Mosquitto on a free loopback port (`max_queued_messages` lifted, as
+  docs/deployment.md asks);
+- per daemon, a process of simulated SS2 wheels (`bench/load_sims.py`, one TCP port a
+  wheel, real time, fair spins with a pause of each table's own) and one real
+  `floord run` process whose config has that share of the tables, each wheel on
+  `socket://127.0.0.1:PORT`, a journal of its own (SQLite, WAL, fsync);
+- a surveillance console (`bench/load_console.py`) subscribed to the whole site.
+
+Every wheel must identify and every table is inspected and opened with signed commands
+before the window starts, so the engine plays real rounds. Over the window the bench
+reports events per second (the tables' records and the devices' streams), the
+console's lag (arrival less the event's `ts`: p50, p99, max), and CPU and memory (RSS)
+of the daemons from /proc, per daemon and per table, beside the simulators' and the
+broker's. Prints the report; writes it as JSON to bench/results/.
+
+Run: `make bench-load` or `python -m bench.load_tables --tables 20 --seconds 30`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import yaml
+
+from bench.load_console import Console, percentile
+from bench.proc_stats import machine, sample
+from floord.commands import build_command
+from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
+from floord.demo.broker import free_port, mosquitto_binary
+
+SITE = "bench"
+OPERATOR = "FP-BENCH"
+OPERATOR_KEY = b"bench-floorperson-secret"
+CHECKLIST = {
+    "no_magnet_or_contrivance": True,
+    "wheel_level_and_free": True,
+    "parts_secure": True,
+    "ball_nonmagnetic": True,
+}
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _python(*args: str, **kwargs: Any) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, *args], env=env, **kwargs)
+
+
+class Floor:
+    """The processes of the bench: broker, wheel hosts, daemons. Always all stopped."""
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.broker: subprocess.Popen[bytes] | None = None
+        self.broker_port = 0
+        self.sims: list[subprocess.Popen[bytes]] = []
+        self.daemons: list[subprocess.Popen[bytes]] = []
+        self.tables: list[str] = []
+
+    def start_broker(self) -> None:
+        binary = mosquitto_binary()
+        if binary is None:
+            raise SystemExit("load bench: mosquitto not found (scripts/ensure-test-tools.sh)")
+        self.broker_port = free_port()
+        conf = self.dir / "mosquitto.conf"
+        conf.write_text(
+            f"listener {self.broker_port} 127.0.0.1\nallow_anonymous true\n"
+            "max_queued_messages 0\nmax_inflight_messages 0\npersistence false\nlog_dest none\n"
+        )
+        self.broker = subprocess.Popen(
+            [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+
+    def start_group(self, group: int, first: int, count: int, speed: float) -> None:
+        sims = _python(
+            "-m",
+            "bench.load_sims",
+            "--tables",
+            str(count),
+            "--seed",
+            str(group),
+            "--speed",
+            str(speed),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        self.sims.append(sims)
+        assert sims.stdout is not None
+        line = sims.stdout.readline()
+        if not line:
+            raise SystemExit(f"load bench: wheel host {group} did not start")
+        ports = json.loads(line)["ports"]
+        tables = [f"RL-{first + i + 1:03d}" for i in range(count)]
+        self.tables += tables
+        folder = self.dir / f"daemon-{group}"
+        folder.mkdir()
+        (folder / "fp.key").write_bytes(OPERATOR_KEY + b"\n")
+        config = {
+            "site": SITE,
+            "broker": {"url": f"mqtt://127.0.0.1:{self.broker_port}"},
+            "journal": "journal.db",
+            "operators": [{"id": OPERATOR, "role": "floorperson", "key_file": "fp.key"}],
+            "tables": [
+                {
+                    "id": table,
+                    "game": "roulette",
+                    "rules": {"wheel": "single_zero"},
+                    "devices": [
+                        {"id": "wheel", "profile": "cammegh-ss2", "port": f"socket://127.0.0.1:{p}"}
+                    ],
+                }
+                for table, p in zip(tables, ports, strict=True)
+            ],
+        }
+        path = folder / "floord.yaml"
+        path.write_text(yaml.safe_dump(config, sort_keys=False))
+        log = (folder / "daemon.log").open("wb")
+        self.daemons.append(
+            _python(
+                "-m",
+                "floord",
+                "--log-level",
+                "warning",
+                "run",
+                "-c",
+                str(path),
+                stdout=log,
+                stderr=log,
+            )
+        )
+
+    def stop(self) -> None:
+        for proc in self.daemons:
+            _stop(proc, 20)
+        for proc in self.sims:
+            with contextlib.suppress(Exception):
+                if proc.stdin:
+                    proc.stdin.close()
+            _stop(proc, 10)
+            with contextlib.suppress(Exception):
+                if proc.stdout:
+                    proc.stdout.close()
+        if self.broker is not None:
+            _stop(self.broker, 10)
+
+
+def _stop(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def _until(condition: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"load bench: timed out waiting for {what}")
+        await asyncio.sleep(0.2)
+
+
+async def open_tables(port: int, console: Console, tables: list[str], timeout: float) -> int:
+    """Inspect and open every table with signed commands; how many opened."""
+    sent: dict[str, list[str]] = {}
+    async with aiomqtt.Client("127.0.0.1", port) as client:
+        for table in tables:
+            topic = Topics(DEFAULT_TOPIC_PREFIX, SITE, table).cmd
+            for name, args in (
+                ("inspect", {"checklist": CHECKLIST, "note": "load bench"}),
+                ("open", {}),
+            ):
+                command = build_command(name, OPERATOR, args, OPERATOR_KEY, datetime.now(UTC))
+                sent.setdefault(table, []).append(command["id"])
+                await client.publish(topic, json.dumps(command), qos=1)
+    ids = [i for table_ids in sent.values() for i in table_ids]
+    await _until(lambda: all(i in console.results for i in ids), timeout, "command results")
+    failed = [console.results[i] for i in ids if console.results[i].get("ok") is not True]
+    for result in failed[:5]:
+        print(f"load bench: a command failed: {result}", file=sys.stderr)
+    return sum(all(console.results[i].get("ok") is True for i in ids) for ids in sent.values())
+
+
+def _cpu(pids: list[int]) -> tuple[float, float, float]:
+    """CPU seconds, RSS MiB and peak RSS MiB summed over the running `pids`."""
+    samples = [s for s in (sample(pid) for pid in pids) if s is not None]
+    return (
+        sum(s.cpu_s for s in samples),
+        sum(s.rss_mib for s in samples),
+        sum(s.peak_rss_mib for s in samples),
+    )
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+async def run(ns: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="floord-load-", dir=ns.workdir) as tmp:
+        floor = Floor(Path(tmp))
+        console_task: asyncio.Task[None] | None = None
+        try:
+            floor.start_broker()
+            await asyncio.sleep(0.3)
+            console = Console("127.0.0.1", floor.broker_port, DEFAULT_TOPIC_PREFIX, SITE)
+            console_task = asyncio.create_task(console.run())
+            await asyncio.wait_for(console.ready.wait(), 15)
+            per = -(-ns.tables // ns.daemons)
+            for group in range(ns.daemons):
+                first = group * per
+                count = min(per, ns.tables - first)
+                if count > 0:
+                    floor.start_group(group, first, count, ns.speed)
+            print(
+                f"load bench: {ns.tables} tables, {len(floor.daemons)} daemons, "
+                f"broker on port {floor.broker_port}; waiting for the wheels",
+                flush=True,
+            )
+            await _until(
+                lambda: len(console.identified) >= ns.tables, ns.warmup, "every wheel to identify"
+            )
+            opened = await open_tables(floor.broker_port, console, floor.tables, ns.warmup)
+            print(f"load bench: {opened} tables open; measuring {ns.seconds:.0f} s", flush=True)
+            daemon_pids = [p.pid for p in floor.daemons]
+            sim_pids = [p.pid for p in floor.sims]
+            broker_pid = [floor.broker.pid] if floor.broker else []
+            groups = {
+                "daemons": daemon_pids,
+                "sims": sim_pids,
+                "broker": broker_pid,
+                "console": [os.getpid()],
+            }
+            before = {key: _cpu(pids) for key, pids in groups.items()}
+            console.measure()
+            started = time.monotonic()
+            while (left := ns.seconds - (time.monotonic() - started)) > 0:
+                await asyncio.sleep(min(left, 30.0))
+                window = console.window
+                assert window is not None
+                print(
+                    f"  {time.monotonic() - started:6.0f} s: {window.table_events} table "
+                    f"events, {window.device_events} device events",
+                    flush=True,
+                )
+            elapsed = time.monotonic() - started
+            after = {key: _cpu(pids) for key, pids in groups.items()}
+            alive = sum(1 for p in floor.daemons if p.poll() is None)
+            window = console.window
+            assert window is not None
+            return report(ns, floor, opened, alive, elapsed, window, before, after)
+        finally:
+            if console_task is not None:
+                console_task.cancel()
+                await asyncio.gather(console_task, return_exceptions=True)
+            floor.stop()
+
+
+def report(
+    ns: argparse.Namespace,
+    floor: Floor,
+    opened: int,
+    alive: int,
+    elapsed: float,
+    window: Any,
+    before: dict[str, Any],
+    after: dict[str, Any],
+) -> dict[str, Any]:
+    """The figures of one run, as a JSON-able dict."""
+
+    def cpu_percent(key: str) -> float:
+        return round(100.0 * (after[key][0] - before[key][0]) / elapsed, 1)
+
+    daemons = len(floor.daemons)
+    daemon_cpu = cpu_percent("daemons")
+    rss, peak = after["daemons"][1], after["daemons"][2]
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "machine": machine(),
+        "tables": ns.tables,
+        "tables_open": opened,
+        "daemons": daemons,
+        "daemons_alive_at_end": alive,
+        "speed": ns.speed,
+        "seconds": round(elapsed, 1),
+        "events_per_s": {
+            "table_records": round(window.table_events / elapsed, 1),
+            "device_streams": round(window.device_events / elapsed, 1),
+            "all_messages": round(window.messages / elapsed, 1),
+            "per_table": round(
+                (window.table_events + window.device_events) / elapsed / ns.tables, 3
+            ),
+        },
+        "results": window.types.get("roulette.result", 0),
+        "lag_ms": {
+            "events": len(window.lags_ms),
+            "p50": _ms(percentile(window.lags_ms, 0.50)),
+            "p99": _ms(percentile(window.lags_ms, 0.99)),
+            "max": _ms(max(window.lags_ms, default=None)),
+            "table_record_p99": _ms(percentile(window.table_lags_ms, 0.99)),
+        },
+        "cpu_percent_of_one_core": {
+            "daemons": daemon_cpu,
+            "per_daemon": round(daemon_cpu / max(daemons, 1), 1),
+            "per_table": round(daemon_cpu / ns.tables, 3),
+            "simulators": cpu_percent("sims"),
+            "broker": cpu_percent("broker"),
+            "console": cpu_percent("console"),
+        },
+        "rss_mib": {
+            "daemons": round(rss, 1),
+            "per_daemon": round(rss / max(daemons, 1), 1),
+            "per_table": round(rss / ns.tables, 2),
+            "daemons_peak": round(peak, 1),
+            "broker": round(after["broker"][1], 1),
+        },
+        "event_types": dict(window.types.most_common()),
+    }
+
+
+def print_report(figures: dict[str, Any]) -> None:
+    e, lag = figures["events_per_s"], figures["lag_ms"]
+    cpu, mem = figures["cpu_percent_of_one_core"], figures["rss_mib"]
+    lines = [
+        f"floord load bench, {figures['date']}, {figures['machine']['cpu']} "
+        f"({figures['machine']['cores']} cores)",
+        f"  tables {figures['tables']} ({figures['tables_open']} open) in "
+        f"{figures['daemons']} daemons, {figures['seconds']} s measured, "
+        f"{figures['results']} roulette results",
+        f"  events/s: {e['table_records']} table records + {e['device_streams']} device "
+        f"streams ({e['per_table']} per table); {e['all_messages']} messages/s in all",
+        f"  console lag ms: p50 {lag['p50']}, p99 {lag['p99']}, max {lag['max']} "
+        f"({lag['events']} events)",
+        f"  CPU % of a core: daemons {cpu['daemons']} ({cpu['per_daemon']} each, "
+        f"{cpu['per_table']} a table); wheels {cpu['simulators']}, broker {cpu['broker']}, "
+        f"console {cpu['console']}",
+        f"  RSS MiB: daemons {mem['daemons']} ({mem['per_daemon']} each, {mem['per_table']} a "
+        f"table, peak {mem['daemons_peak']}); broker {mem['broker']}",
+        f"  daemons alive at the end: {figures['daemons_alive_at_end']}/{figures['daemons']}; "
+        f"load average {figures['machine']['load_average']}",
+    ]
+    print("\n".join(lines), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="floord load test: tables into one broker")
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=180.0, help="the measured window")
+    parser.add_argument("--daemons", type=int, default=4, help="daemon processes sharing them")
+    parser.add_argument("--speed", type=float, default=1.0, help="wheel clock (1: real time)")
+    parser.add_argument("--warmup", type=float, default=180.0, help="max s to identify/open")
+    parser.add_argument("--workdir", default=None, help="where journals go (default: $TMPDIR)")
+    parser.add_argument("--out", type=Path, default=None, help="JSON file (default: results/)")
+    ns = parser.parse_args(argv)
+    if ns.tables < 1 or ns.daemons < 1 or not ns.seconds > 0 or not ns.speed > 0:
+        parser.error("--tables, --daemons, --seconds and --speed must be positive")
+    figures = asyncio.run(run(ns))
+    print_report(figures)
+    out = ns.out or RESULTS / f"load-{figures['tables']}t-{figures['date'].replace(':', '')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"  written to {out}")
+    return 0 if figures["daemons_alive_at_end"] == figures["daemons"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
