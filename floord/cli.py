@@ -15,7 +15,15 @@ from floord.logs import configure_logging
 # Subcommands that live in their own modules. Each module has `register(sub)`, which adds
 # its parser to `sub` and sets `handler=<function(ns) -> exit code>` as a default, so a
 # subcommand's code stays next to the feature it drives.
-EXTENSIONS: list[str] = []
+EXTENSIONS: list[str] = [
+    "floord.journal_cli",
+    "floord.watch.cli",
+    "floord.acl_cli",
+    "floord.adapter_cli",
+    "floord.udev_cli",
+    "floord.status_cli",
+    "floord.capture_cli",
+]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--tcp", metavar="HOST:PORT", help="serve one TCP client (socket://)")
     sim.add_argument("--scenario", type=Path, help="a scenario YAML file")
     sim.add_argument("--speed", type=float, default=1.0, help="scale the device's clock")
+    sim.add_argument(
+        "--control",
+        metavar="stdin|unix:PATH|tcp:127.0.0.1:PORT|none",
+        help="inject scenario steps live, one per line (`help` lists them); none: no channel",
+    )
 
     check = sub.add_parser("check", help="validate a config and each table's rules")
     check.add_argument("-c", "--config", required=True, type=Path)
@@ -113,6 +126,7 @@ def _run(path: Path) -> int:
 def _cmd(ns: argparse.Namespace) -> int:
     from floord.config import ConfigError, load_config, read_secret
     from floord.contract import Topics
+    from floord.mqtt.tls import client_tls
     from floord.operator_client import parse_args, send_command
 
     try:
@@ -120,6 +134,7 @@ def _cmd(ns: argparse.Namespace) -> int:
         loaded.table(ns.table)
         key = read_secret(ns.key_file) if ns.key_file else loaded.operator_key(ns.operator)
         args = parse_args(ns.args)
+        tls_context = client_tls(loaded.config.broker, loaded.resolve)
     except ConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
         return 1
@@ -138,6 +153,7 @@ def _cmd(ns: argparse.Namespace) -> int:
             key=key,
             args=args,
             timeout_s=ns.timeout,
+            tls_context=tls_context,
         )
     )
     print(json.dumps(result))
@@ -155,6 +171,7 @@ def _sim(ns: argparse.Namespace) -> int:
                 scenario_path=str(ns.scenario) if ns.scenario else None,
                 speed=ns.speed,
                 announce=lambda line: print(line, flush=True),
+                control=None if ns.control in (None, "none") else ns.control,
             )
         )
     except KeyboardInterrupt:

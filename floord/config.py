@@ -16,8 +16,10 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import Field, ValidationError, field_validator
+from pydantic import AwareDatetime, Field, ValidationError, field_validator
 
+from floord.commands import OperatorKeys
+from floord.config_secrets import broker_problems, read_secret, rotation_problems, secret_problems
 from floord.config_tables import (
     GAMES,
     ID_PATTERN,
@@ -47,12 +49,28 @@ class ConfigError(ValueError):
         self.problems = problems
 
 
+class BrokerTLSConfig(StrictModel):
+    """`broker.tls` for an mqtts:// broker (`floord.mqtt.tls.client_tls` builds on it).
+
+    `ca_file` is the floor's CA that signed the broker's certificate; `cert_file` and
+    `key_file` are this box's own certificate and key, for a broker that requires client
+    certificates (`key_file` may be left out when `cert_file` holds the key too);
+    `server_name` is the name in the broker's certificate when the URL's host differs.
+    """
+
+    ca_file: Path
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    server_name: str | None = Field(default=None, min_length=1)
+
+
 class BrokerConfig(StrictModel):
     url: str = Field(pattern=r"^mqtts?://[^/:]+(:\d{1,5})?/?$")
     username: str | None = None
     password_file: Path | None = None
     topic_prefix: str = DEFAULT_TOPIC_PREFIX
     keepalive_s: int = Field(default=10, ge=2, le=600)
+    tls: BrokerTLSConfig | None = None
 
     @field_validator("topic_prefix")
     @classmethod
@@ -62,7 +80,8 @@ class BrokerConfig(StrictModel):
         return value
 
     @property
-    def tls(self) -> bool:
+    def secure(self) -> bool:
+        """The URL is mqtts:// (TLS); the `tls` section says how."""
         return self.url.startswith("mqtts://")
 
     @property
@@ -74,13 +93,18 @@ class BrokerConfig(StrictModel):
         rest = self.url.split("://", 1)[1].rstrip("/")
         if ":" in rest:
             return int(rest.rsplit(":", 1)[1])
-        return 8883 if self.tls else 1883
+        return 8883 if self.secure else 1883
 
 
 class OperatorConfig(StrictModel):
+    """An operator and their command-signing key; during a key rotation also the key
+    being retired, still accepted until `previous_key_expires` (docs/security.md)."""
+
     id: str = Field(pattern=ID_PATTERN)
     role: Role
     key_file: Path
+    previous_key_file: Path | None = None
+    previous_key_expires: AwareDatetime | None = None
 
 
 class GamingDayConfig(StrictModel):
@@ -134,6 +158,8 @@ class FloordConfig(StrictModel):
     site: str = Field(pattern=ID_PATTERN)
     broker: BrokerConfig
     journal: Path
+    # Prune published events older than this many days (docs/journal.md); None keeps all.
+    journal_retention_days: int | None = Field(default=None, ge=1)
     gaming_day: GamingDayConfig = GamingDayConfig()
     surveillance: SurveillanceConfig = SurveillanceConfig()
     operators: list[OperatorConfig] = Field(default_factory=list)
@@ -167,14 +193,23 @@ class LoadedConfig:
                 return read_secret(self.resolve(op.key_file))
         raise KeyError(f"no operator {operator_id!r} in {self.path}")
 
+    def operator_keys(self, operator_id: str) -> OperatorKeys:
+        """The operator's role and keys as command verification needs them (with the
+        previous key and its expiry while a rotation is under way)."""
+        for op in self.config.operators:
+            if op.id == operator_id:
+                previous = op.previous_key_file
+                return OperatorKeys(
+                    role=str(op.role),
+                    key=read_secret(self.resolve(op.key_file)),
+                    previous_key=read_secret(self.resolve(previous)) if previous else None,
+                    previous_expires=op.previous_key_expires if previous else None,
+                )
+        raise KeyError(f"no operator {operator_id!r} in {self.path}")
+
     def broker_password(self) -> str | None:
         pw = self.config.broker.password_file
         return read_secret(self.resolve(pw)).decode() if pw else None
-
-
-def read_secret(path: Path) -> bytes:
-    """A secret file holds one line of text; surrounding white space is not part of it."""
-    return path.read_bytes().strip()
 
 
 def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
@@ -191,18 +226,9 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
     dupes([o.id for o in cfg.operators], "operators")
     dupes([t.id for t in cfg.tables], "tables")
     for i, op in enumerate(cfg.operators):
-        key_path = op.key_file if op.key_file.is_absolute() else path.parent / op.key_file
-        try:
-            if not read_secret(key_path):
-                problems.append(
-                    f"{path}: operators.{i}.key_file: a file with a secret expected, "
-                    f"found an empty file {str(key_path)!r}"
-                )
-        except OSError as exc:
-            problems.append(
-                f"{path}: operators.{i}.key_file: a readable file expected, "
-                f"found {str(key_path)!r} ({exc.strerror})"
-            )
+        problems += secret_problems(path, f"operators.{i}.key_file", op.key_file)
+        problems += rotation_problems(path, f"operators.{i}", op)
+    problems += broker_problems(path, cfg.broker)
     for t, table in enumerate(cfg.tables):
         dupes([d.id for d in table.devices], f"tables.{t}.devices")
         wheels = 0
@@ -221,6 +247,8 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                     f"{path}: {key}.profile: a roulette wheel's profile on a roulette table "
                     f"expected, found {profile.model!r} ({profile.family})"
                 )
+            if device.port is None:  # adapter: remote, its port named on the adapter's box
+                continue
             if device.port.startswith("usb://sim:"):  # the rig's simulated USB shoe
                 scenario = Path(device.port[len("usb://sim:") :])
                 if not scenario.is_absolute() or not scenario.is_file():

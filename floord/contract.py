@@ -150,6 +150,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
 
 COMMAND_MAX_SKEW_S = 30.0
 REPLAY_MAX_EVENTS = 10_000
+# A device replay answer carries at most this many events; the daemon asks again for more.
+DEVICE_REPLAY_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,24 @@ class Topics:
     def device_events(self, device_id: str) -> str:
         return f"{self.base}/devices/{device_id}/events"
 
+    # A driver adapter in its own process (`floord adapter`, docs/architecture.md).
+
+    def device_status(self, device_id: str) -> str:
+        """Retained: the adapter process is up (its last will says `online: false`)."""
+        return f"{self.base}/devices/{device_id}/status"
+
+    def device_cmd(self, device_id: str) -> str:
+        """The daemon's device commands (a re-spin) to the adapter process."""
+        return f"{self.base}/devices/{device_id}/cmd"
+
+    def device_replay_request(self, device_id: str) -> str:
+        """The daemon asks the adapter process for a range of the device's stream."""
+        return f"{self.base}/devices/{device_id}/replay/request"
+
+    def device_replay(self, device_id: str) -> str:
+        """The adapter process answers a device replay request here."""
+        return f"{self.base}/devices/{device_id}/replay"
+
 
 def format_ts(when: datetime) -> str:
     """UTC, ISO 8601 with microseconds and a `Z`: the only timestamp form on the wire."""
@@ -224,10 +244,15 @@ class Envelope:
     rule: str | None = None
     round: str | None = None
     v: int = CONTRACT_VERSION
+    # The tamper-evident chain (docs/journal.md): the hash of the previous event of the
+    # same stream, and this event's own hash. The journal fills both in; an envelope
+    # that has not been journaled carries neither, and its body omits them.
+    prev: str | None = None
+    hash: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         body = asdict(self)
-        return {
+        out = {
             "v": body["v"],
             "site": body["site"],
             "table": body["table"],
@@ -239,6 +264,11 @@ class Envelope:
             "rule": body["rule"],
             "round": body["round"],
         }
+        if self.prev is not None:
+            out["prev"] = self.prev
+        if self.hash is not None:
+            out["hash"] = self.hash
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
@@ -257,6 +287,8 @@ class Envelope:
             data=body.get("data") or {},
             rule=body.get("rule"),
             round=body.get("round"),
+            prev=body.get("prev"),
+            hash=body.get("hash"),
         )
 
 

@@ -13,13 +13,13 @@ import dataclasses
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
 
 import floord
-from floord.adapter import DeviceAdapter, Received
+from floord.adapter import DeviceAdapter, Received, Sink
 from floord.analytics.report import read_results, setup_for_table
 from floord.bus import CommandArrived, TableBus, Tick
 from floord.config import LoadedConfig
@@ -31,19 +31,24 @@ from floord.config_tables import (
     StudTableConfig,
     TableConfig,
 )
-from floord.contract import EventType, Topics
+from floord.contract import EventType, Topics, format_ts
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.big_six import BigSixEngine
 from floord.engine.carnival import CarnivalEngine
 from floord.engine.types import Decision, EngineOutput
 from floord.journal import Journal, JournalError
 from floord.mqtt import TableLink
+from floord.mqtt.tls import client_tls
 from floord.profiles import DeviceProfile, load_profile
+from floord.remote_device import RemoteDevice, TableDevice
 from floord.runner import TableEngine, TableRunner
 from floord.sdnotify import notify, watchdog_interval_s
 from floord.surveillance import TableSurveillance
 
 TICK_S = 0.5
+READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
+STATUS_EVERY_S = 1.0
+PRUNE_EVERY_S = 3600.0  # journal retention runs at start and then hourly
 POCKETS = {"single_zero": 37, "double_zero": 38, "double_zero_as_single": 38}
 
 
@@ -148,7 +153,7 @@ class TableUnit:
     topics: Topics
     bus: TableBus
     runner: TableRunner
-    adapters: dict[str, DeviceAdapter]
+    adapters: dict[str, TableDevice]
     link: TableLink
     streams: list[str]
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -161,7 +166,7 @@ class Daemon:
         cfg = loaded.config
         self.journal = Journal(loaded.journal_path)
         self.log = structlog.get_logger("floord.daemon").bind(site=cfg.site)
-        self.operators = {op.id: (str(op.role), loaded.operator_key(op.id)) for op in cfg.operators}
+        self.operators = {op.id: loaded.operator_keys(op.id) for op in cfg.operators}
         self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
         self._stop = asyncio.Event()
 
@@ -181,9 +186,14 @@ class Daemon:
         def sink(item: Received) -> None:
             bus.put(item)
 
-        adapters = {}
+        adapters: dict[str, TableDevice] = {}
         for device in table.devices:
             profile = load_profile(device.profile)
+            if device.port is None:  # adapter: remote, a `floord adapter` process
+                adapters[device.id] = self._remote(
+                    table.id, device.id, profile, topics, sink, recorded
+                )
+                continue
             adapters[device.id] = DeviceAdapter(
                 site=cfg.site,
                 table=table.id,
@@ -208,7 +218,14 @@ class Daemon:
             clock=self.clock,
         )
         streams = {table.id: topics.events}
-        streams.update({a.stream: topics.device_events(d) for d, a in adapters.items()})
+        # A remote adapter publishes its own stream; the daemon only keeps a copy of it.
+        streams.update(
+            {
+                a.stream: topics.device_events(d)
+                for d, a in adapters.items()
+                if isinstance(a, DeviceAdapter)
+            }
+        )
 
         async def on_command(payload: bytes) -> None:
             bus.put(CommandArrived(payload))
@@ -217,6 +234,7 @@ class Daemon:
             url=cfg.broker.url,
             username=cfg.broker.username,
             password=self.loaded.broker_password(),
+            tls_context=client_tls(cfg.broker, self.loaded.resolve),
             topics=topics,
             journal=self.journal,
             streams=streams,
@@ -229,6 +247,35 @@ class Daemon:
         units["link"] = link
         runner.link = link
         return TableUnit(table, topics, bus, runner, adapters, link, list(streams))
+
+    def _remote(
+        self,
+        table: str,
+        device: str,
+        profile: DeviceProfile,
+        topics: Topics,
+        sink: Sink,
+        recorded: Callable[[], None],
+    ) -> RemoteDevice:
+        """A device whose adapter runs as its own process, followed over MQTT."""
+        cfg = self.loaded.config
+        return RemoteDevice(
+            site=cfg.site,
+            table=table,
+            device=device,
+            profile=profile,
+            topics=topics,
+            journal=self.journal,
+            sink=sink,
+            clock=self.clock,
+            url=cfg.broker.url,
+            username=cfg.broker.username,
+            password=self.loaded.broker_password(),
+            keepalive=cfg.broker.keepalive_s,
+            client_id=f"floord-{cfg.site}-{table}-remote-{device}",
+            tls_context=client_tls(cfg.broker, self.loaded.resolve),
+            on_recorded=recorded,
+        )
 
     def _surveillance(self, table: TableConfig) -> TableSurveillance | None:
         """The live wheel-integrity tests of a wheel table, their window refilled from the
@@ -286,10 +333,59 @@ class Daemon:
             for unit in self.tables.values():
                 unit.bus.put(Tick(now))
 
-    async def _watchdog(self, every: float) -> None:
+    async def _prune_journal(self, days: int) -> None:
+        """Retention (`journal_retention_days`): at start and once an hour, drop published
+        events older than that; the chain stays verifiable (docs/journal.md)."""
         while True:
-            notify("WATCHDOG=1")
-            await asyncio.sleep(every)
+            cut = format_ts(self.clock() - timedelta(days=days))
+            try:
+                removed = self.journal.prune(cut)
+            except JournalError as exc:
+                self.log.error("journal pruning failed", error=str(exc))
+            else:
+                if removed:
+                    self.log.info("journal pruned", events=removed, before=cut)
+            await asyncio.sleep(PRUNE_EVERY_S)
+
+    async def _watchdog(self, every: float) -> None:
+        await keep_watchdog(every)
+
+    def status_line(self) -> str:
+        """What systemd shows for the unit (`STATUS=`): tables, halts, devices online."""
+        adapters = [a for u in self.tables.values() for a in u.adapters.values()]
+        online = sum(1 for a in adapters if a.online)
+        halted = sum(1 for u in self.tables.values() if u.runner.state().get("state") == "halted")
+        text = f"{len(self.tables)} tables, {online}/{len(adapters)} devices online"
+        return text + (f", {halted} halted" if halted else "")
+
+    async def _devices_tried(self) -> None:
+        """Until every adapter's first connection attempt has an outcome, or a stop is
+        asked; bounded by the slowest profile's connect timeout + 1 s, so a device that
+        opens but never speaks cannot hold readiness back for ever."""
+        adapters = [a for u in self.tables.values() for a in u.adapters.values()]
+        if not adapters:
+            return
+        bound = max(a.profile.timeouts.connect_s for a in adapters) + READY_GRACE_S
+        waits = [asyncio.create_task(a.tried.wait()) for a in adapters]
+        stop = asyncio.create_task(self._stop.wait())
+        all_tried = asyncio.gather(*waits)
+        try:
+            first = asyncio.FIRST_COMPLETED
+            await asyncio.wait({all_tried, stop}, timeout=bound, return_when=first)
+        finally:
+            for task in [*waits, stop]:
+                task.cancel()
+            await asyncio.gather(all_tried, stop, return_exceptions=True)
+
+    async def _status_updates(self) -> None:
+        """Tell systemd when the status line changes (devices come and go, halts)."""
+        last = ""
+        while True:
+            line = self.status_line()
+            if line != last:
+                notify(f"STATUS={line}")
+                last = line
+            await asyncio.sleep(STATUS_EVERY_S)
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -300,8 +396,12 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
+        notify(f"STATUS=restoring {len(self.tables)} tables")
         self.restore()
         background: list[asyncio.Task[Any]] = [asyncio.create_task(self._ticks())]
+        retention = self.loaded.config.journal_retention_days
+        if retention is not None:
+            background.append(asyncio.create_task(self._prune_journal(retention)))
         every = watchdog_interval_s()
         if every:
             background.append(asyncio.create_task(self._watchdog(every)))
@@ -309,7 +409,11 @@ class Daemon:
             unit.tasks.append(asyncio.create_task(unit.runner.run()))
             unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
             unit.tasks.extend(asyncio.create_task(a.run()) for a in unit.adapters.values())
-        notify("READY=1")
+        # Type=notify: ready once every table is restored and every device has been tried.
+        notify(f"STATUS={len(self.tables)} tables restored, trying their devices")
+        await self._devices_tried()
+        notify(f"READY=1\nSTATUS={self.status_line()}")
+        background.append(asyncio.create_task(self._status_updates()))
         self.log.info("floord running", tables=list(self.tables))
         try:
             await self._stop.wait()
@@ -352,6 +456,22 @@ class Daemon:
 
 def loop_time() -> float:
     return asyncio.get_running_loop().time()
+
+
+async def keep_watchdog(every: float, ping: Callable[[str], object] = notify) -> None:
+    """Ping systemd's watchdog from the event loop every `every` seconds.
+
+    A ping proves the loop still turns, so a wake-up more than one interval late (the
+    loop was stalled: a blocking call, a runaway callback) is not answered with a ping:
+    systemd then sees the stall and restarts the unit instead of being told all is well.
+    """
+    loop = asyncio.get_running_loop()
+    due = loop.time()
+    while True:
+        if loop.time() - due <= every:
+            ping("WATCHDOG=1")
+        due = loop.time() + every
+        await asyncio.sleep(every)
 
 
 def _daemon_decision(etype: EventType, data: dict[str, Any]) -> Decision:

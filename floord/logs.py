@@ -28,6 +28,21 @@ def configure_logging(level: str = "info", *, json_lines: bool | None = None) ->
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),
         cache_logger_on_first_use=False,
     )
+
+
+class _CurrentStderr:
+    """Whatever `sys.stderr` is when a line is written, not when logging was set up.
+
+    A process whose stderr is swapped later (a test harness capturing output, a daemon
+    re-pointing it) must never log into a closed file: a log line that raises inside the
+    engine's path would turn a fault into a crash.
+    """
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()

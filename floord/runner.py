@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Any, Protocol
 
 import structlog
 
-from floord.adapter import DeviceAdapter, Received
+from floord.adapter import Received
 from floord.bus import CommandArrived, TableBus, Tick
-from floord.commands import Refusal, verify_command
+from floord.commands import Operators, Refusal, check_command
 from floord.contract import REPLAY_MAX_EVENTS, Envelope, EventType, format_ts
 from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal import Journal, JournalError
+from floord.remote_device import TableDevice
 from floord.surveillance import TableSurveillance
 
 
@@ -62,8 +64,8 @@ class TableRunner:
         engine: TableEngine,
         journal: Journal,
         bus: TableBus,
-        adapters: dict[str, DeviceAdapter],
-        operators: dict[str, tuple[str, bytes]],
+        adapters: dict[str, TableDevice],
+        operators: Operators,
         clock: Callable[[], datetime],
         surveillance: TableSurveillance | None = None,
     ) -> None:
@@ -81,6 +83,8 @@ class TableRunner:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.record_failure: str | None = None
         self._unrecorded_halt: list[Pending] = []
+        # Why the table cannot record: `journal_disk_full`, `journal_failure`, ...
+        self.record_failure_code = "journal_failure"
 
     # ----- the record -------------------------------------------------------------
 
@@ -92,8 +96,12 @@ class TableRunner:
         if self.record_failure:
             snap["state"] = "halted"
             reasons = list(snap.get("halt_reasons") or [])
-            reasons.append({"code": "journal_failure", "detail": self.record_failure})
+            reasons.append({"code": self.record_failure_code, "detail": self.record_failure})
             snap["halt_reasons"] = reasons
+        with contextlib.suppress(JournalError):
+            # The chain head lets a subscriber check the events it saw (docs/journal.md).
+            seq, head = self._journal.chain_head(self.table)
+            snap["chain"] = {"seq": seq, "hash": head}
         return snap
 
     def _builders(self, items: list[Pending], ts: str) -> list[Callable[[int], Envelope]]:
@@ -127,7 +135,7 @@ class TableRunner:
                 self.table, builders, snapshot=(self.table, self._snapshot())
             )
         except JournalError as exc:
-            self._fail_closed("journal_failure", str(exc))
+            self._fail_closed(exc.code, str(exc))
             return []
         self._unrecorded_halt = []
         if self.record_failure:
@@ -149,6 +157,7 @@ class TableRunner:
         first = self.record_failure is None
         self.record_failure = reason
         if first:
+            self.record_failure_code = code
             self._log.critical("cannot record events: table halted", code=code, error=reason)
             # The engine halts too; the halt goes on the record as soon as it can, and is
             # latched like any other until a floorperson resumes the table.
@@ -190,18 +199,34 @@ class TableRunner:
 
     async def on_command(self, payload: bytes) -> None:
         now = self._clock()
-        result = verify_command(
-            payload,
-            operators=self._operators,
-            now=now,
-            id_used=self._journal.command_id_used,
-        )
-        if isinstance(result, Refusal):
-            await self._refuse(result, now)
+        try:
+            verified = check_command(
+                payload,
+                operators=self._operators,
+                now=now,
+                id_used=self._journal.command_id_used,
+            )
+            if not isinstance(verified, Refusal):
+                self._journal.record_command_id(verified.command.id, format_ts(now))
+        except JournalError as exc:
+            # The replay guard cannot be read or written: no command can be taken safely.
+            self._fail_closed(exc.code, str(exc))
+            await self._reply(_command_id(payload), False, f"not recorded: {exc}")
             return
-        self._journal.record_command_id(result.id, format_ts(now))
+        if isinstance(verified, Refusal):
+            await self._refuse(verified, now)
+            return
+        result = verified.command
         source = f"operator:{result.by}"
-        described = {"id": result.id, "name": result.name, "by": result.by, "role": result.role}
+        # `key`: which of the operator's keys signed it (current, or previous during a
+        # key rotation), so the record shows when a retired key was still in use.
+        described = {
+            "id": result.id,
+            "name": result.name,
+            "by": result.by,
+            "role": result.role,
+            "key": verified.key,
+        }
         if self.record_failure and result.name != "replay":
             await self._refuse(
                 Refusal(
@@ -251,7 +276,10 @@ class TableRunner:
             "code": refusal.code,
             "reason": refusal.reason,
         }
-        known = refusal.by in self._operators and refusal.code not in ("bad_signature",)
+        known = refusal.by in self._operators and refusal.code not in (
+            "bad_signature",
+            "key_expired",
+        )
         source = f"operator:{refusal.by}" if known else "daemon"
         self._record([(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)], now)
         await self._reply(refusal.command_id, False, refusal.reason)
@@ -330,6 +358,10 @@ class TableRunner:
         task.add_done_callback(self._tasks.discard)
 
     def on_tick(self, now: datetime) -> None:
+        if self.record_failure:
+            # Try the journal again (the disk may have room now): the pending halt goes
+            # on the record and out over MQTT without waiting for a device event.
+            self._record([], now)
         self.record_output(self.engine.tick(now), now)
 
     # ----- the loop ---------------------------------------------------------------
@@ -356,3 +388,13 @@ class TableRunner:
             for task in list(self._tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+
+
+def _command_id(payload: bytes) -> str | None:
+    """The `id` a command claims, for the reply to a command that could not be taken."""
+    try:
+        body = json.loads(payload)
+    except ValueError:
+        return None
+    found = body.get("id") if isinstance(body, dict) else None
+    return found if isinstance(found, str) else None

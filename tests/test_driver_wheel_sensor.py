@@ -213,5 +213,15 @@ def test_a_kit_with_a_rotor_encoder_names_the_release_pocket() -> None:
     driver = WheelSensorDriver(REF, pockets=38)
     seq = _spin_until(driver, ["ROT|cw|172"])
     out = events(driver.feed(frame(seq, "BAL|ccw|00"), 1.0))
-    assert out == [(W.WHEEL_BALL_LAUNCHED, {"spin": 1, "rotor_direction": "cw", "rotor_rpm": 17.2,
-                                            "ball_direction": "ccw", "release_pocket": "00"})]
+    assert out == [
+        (
+            W.WHEEL_BALL_LAUNCHED,
+            {
+                "spin": 1,
+                "rotor_direction": "cw",
+                "rotor_rpm": 17.2,
+                "ball_direction": "ccw",
+                "release_pocket": "00",
+            },
+        )
+    ]
