@@ -126,18 +126,7 @@ class DeviceAdapter:
 
     def availability(self) -> dict[str, Any]:
         """The retained body of `P/devices/<device>`."""
-        return {
-            "device": self.device,
-            "online": self.online,
-            "profile": self.profile.model,
-            "maker": self.identity.get("maker", self.profile.maker),
-            "model": self.identity.get("model", self.profile.name),
-            "firmware": self.identity.get("firmware"),
-            "serial": self.identity.get("serial"),
-            "since": self.since,
-            "last_heard": self.last_heard,
-            "port": self.port,
-        }
+        return availability_body(self)
 
     def _went_online(self) -> None:
         self.online = True
@@ -263,11 +252,14 @@ class DeviceAdapter:
         heard = False
         identify: asyncio.Task[None] | None = None
         try:
-            while True:
+            while not self._stopping:
                 try:
-                    data = await asyncio.wait_for(
-                        transport.read(), timeouts.silence_s if heard else first_wait
-                    )
+                    # asyncio.timeout, not wait_for: on Python 3.11 a wait_for whose read
+                    # completes as the task is cancelled returns the data and swallows the
+                    # cancellation (CPython gh-86296), so a chatty device kept a stopping
+                    # daemon waiting until it fell silent.
+                    async with asyncio.timeout(timeouts.silence_s if heard else first_wait):
+                        data = await transport.read()
                 except TimeoutError:
                     waited = timeouts.silence_s if heard else first_wait
                     self._went_offline(f"silent for {waited:g} s")
@@ -297,6 +289,7 @@ class DeviceAdapter:
                             return heard
                     else:
                         self._emit(item)
+            return heard
         finally:
             if identify is not None:
                 identify.cancel()
@@ -332,3 +325,21 @@ class DeviceAdapter:
 
     def stop(self) -> None:
         self._stopping = True
+
+
+def availability_body(device: Any) -> dict[str, Any]:
+    """The retained `P/devices/<device>` body of an adapter, in-process or remote: who the
+    device is (its identity, else its profile's) and when it was last online and heard."""
+    identity, profile = device.identity, device.profile
+    return {
+        "device": device.device,
+        "online": device.online,
+        "profile": profile.model,
+        "maker": identity.get("maker", profile.maker),
+        "model": identity.get("model", profile.name),
+        "firmware": identity.get("firmware"),
+        "serial": identity.get("serial"),
+        "since": device.since,
+        "last_heard": device.last_heard,
+        "port": device.port,
+    }

@@ -430,7 +430,14 @@ class Daemon:
             adapter_tasks = unit.tasks[2:]
             for task in adapter_tasks:
                 task.cancel()
-            await asyncio.gather(*adapter_tasks, return_exceptions=True)
+            if not adapter_tasks:
+                continue
+            _, stuck = await asyncio.wait(adapter_tasks, timeout=ADAPTER_STOP_S)
+            if stuck:
+                # A task that ignores its cancellation must not hold the stop (and the
+                # record of it) hostage; say which, and go on.
+                self.log.error("adapter tasks did not stop", table=unit.config.id,
+                               tasks=[t.get_name() for t in stuck])  # fmt: skip
         now = self.clock()
         for unit in self.tables.values():
             unit.runner.record_output(
@@ -452,6 +459,10 @@ class Daemon:
         await asyncio.gather(*background, return_exceptions=True)
         self.journal.close()
         self.log.info("floord stopped")
+
+
+# How long a stop waits for a table's adapter tasks after cancelling them.
+ADAPTER_STOP_S = 5.0
 
 
 def loop_time() -> float:
