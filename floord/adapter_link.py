@@ -33,6 +33,7 @@ from floord.contract import CONTRACT_VERSION, DEVICE_REPLAY_BATCH, EventType, To
 from floord.events import DeviceCommand
 from floord.journal import Journal
 from floord.mqtt.backoff import Backoff
+from floord.mqtt.client import make_client
 from floord.mqtt.link import CONNECT_TIMEOUT_S, broker_address, compact
 
 WINDOW = 100
@@ -182,23 +183,19 @@ class AdapterLink:
             qos=1,
             retain=True,
         )
-        client = aiomqtt.Client(
-            self._host,
-            self._port,
+        client = make_client(
+            host=self._host,
+            port=self._port,
             username=self._username,
             password=self._password,
             identifier=self._client_id,
-            will=will,
-            clean_session=True,
             keepalive=self._keepalive,
             timeout=self._connect_timeout,
-            max_inflight_messages=WINDOW,
+            tls=self._tls,
             tls_context=self._tls_context,
-            tls_params=(
-                aiomqtt.TLSParameters() if self._tls and self._tls_context is None else None
-            ),
+            will=will,
+            window=WINDOW,
         )
-        client.pending_calls_threshold = 2 * WINDOW + 20
         async with client:
             self._backoff.reset()
             status = self._topics.device_status(self._device)

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import aiomqtt
 import structlog
 
-from floord.adapter import Received, Sink
+from floord.adapter import Received, Sink, availability_body
 from floord.contract import (
     CONTRACT_VERSION,
     EVENT_TYPES,
@@ -48,6 +48,7 @@ from floord.contract import (
 from floord.events import DeviceCommand, DeviceEvent
 from floord.journal import Journal, JournalError
 from floord.mqtt.backoff import Backoff
+from floord.mqtt.client import make_client
 from floord.mqtt.link import CONNECT_TIMEOUT_S, broker_address, compact
 from floord.profiles import DeviceProfile
 
@@ -150,19 +151,7 @@ class RemoteDevice:
 
     def availability(self) -> dict[str, Any]:
         """The retained body of `P/devices/<device>`, from the events delivered so far."""
-        return {
-            "device": self.device,
-            "online": self.online,
-            "profile": self.profile.model,
-            "maker": self.identity.get("maker", self.profile.maker),
-            "model": self.identity.get("model", self.profile.name),
-            "firmware": self.identity.get("firmware"),
-            "serial": self.identity.get("serial"),
-            "since": self.since,
-            "last_heard": self.last_heard,
-            "port": self.port,
-            "adapter": "remote",
-        }
+        return {**availability_body(self), "adapter": "remote"}
 
     def _track(self, event: DeviceEvent, ts: datetime) -> None:
         stamp = format_ts(ts)
@@ -364,19 +353,16 @@ class RemoteDevice:
                 await watch
 
     async def _connect_once(self, backoff: Backoff) -> None:
-        client = aiomqtt.Client(
-            self._host,
-            self._port,
+        client = make_client(
+            host=self._host,
+            port=self._port,
             username=self._username,
             password=self._password,
             identifier=self._client_id,
-            clean_session=True,
             keepalive=self._keepalive,
             timeout=CONNECT_TIMEOUT_S,
+            tls=self._tls,
             tls_context=self._tls_context,
-            tls_params=(
-                aiomqtt.TLSParameters() if self._tls and self._tls_context is None else None
-            ),
         )
         async with client:
             backoff.reset()

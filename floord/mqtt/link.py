@@ -32,6 +32,7 @@ import aiomqtt
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.journal import Journal
 from floord.mqtt.backoff import Backoff
+from floord.mqtt.client import make_client
 
 DEFAULT_WINDOW = 100
 # How long to wait for CONNACK: a peer that accepts TCP and then says nothing (or hangs
@@ -205,25 +206,19 @@ class TableLink:
             qos=1,
             retain=True,
         )
-        client = aiomqtt.Client(
-            self._host,
-            self._port,
+        return make_client(
+            host=self._host,
+            port=self._port,
             username=self._username,
             password=self._password,
             identifier=self._client_id,
-            will=will,
-            clean_session=True,
             keepalive=self._keepalive,
             timeout=self._connect_timeout,
-            max_inflight_messages=self._window,
+            tls=self._tls,
             tls_context=self._tls_context,
-            tls_params=(
-                aiomqtt.TLSParameters() if self._tls and self._tls_context is None else None
-            ),
+            will=will,
+            window=self._window,
         )
-        # aiomqtt warns above this many outstanding calls; a full window is expected.
-        client.pending_calls_threshold = 2 * self._window + 20
-        return client
 
     async def _connect_once(self) -> None:
         client = self._make_client()
