@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from floord.config_tables import (
     BigSixTableConfig,
     CardTableConfig,
     CarnivalTableConfig,
+    RouletteTableConfig,
     StrictModel,
     StudTableConfig,
     TableConfig,
@@ -290,6 +291,33 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 problems.append(f"{path}: tables.{t}.rules: {exc}")
         if isinstance(table, BigSixTableConfig):
             problems += _big_six_checks(table, f"{path}: tables.{t}")
+    return problems + _surveillance_checks(cfg, path)
+
+
+def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
+    """The live wheel tests must be buildable for every wheel table the daemon will run
+    (a window too small for a wheel's rarest cell would otherwise stop it at start)."""
+    from floord.analytics.report import setup_for_table
+    from floord.surveillance import TableSurveillance
+
+    settings = cfg.surveillance
+    if not settings.enabled:
+        return []
+    problems = []
+    for table in cfg.tables:
+        if not isinstance(table, RouletteTableConfig | BigSixTableConfig):
+            continue
+        roulette = isinstance(table, RouletteTableConfig)
+        sectors = settings.roulette_sectors if roulette else settings.big_six_sectors
+        try:
+            setup = setup_for_table(table, settings.window, settings.level, sectors)
+            if roulette:
+                setup = replace(setup, dealer_window=settings.dealer_window,
+                                dealer_bins=settings.dealer_bins)  # fmt: skip
+            TableSurveillance(setup)
+        except ValueError as exc:
+            problems.append(f"{path}: surveillance: settings that fit table {table.id!r} "
+                            f"({table.game}) expected: {exc}")  # fmt: skip
     return problems
 
 

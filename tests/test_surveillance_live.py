@@ -106,3 +106,38 @@ def test_a_dealer_who_aims_is_alerted_live_and_a_fair_dealer_is_not() -> None:
     warmed = TableSurveillance(setup, watcher.snapshot())
     warmed.warm_up(history)
     assert warmed.dealers is not None and warmed.dealers.statistics("DL-AIM")["p_value"] < 0.001
+
+
+def test_check_refuses_surveillance_settings_a_wheel_cannot_run(tmp_path: Path) -> None:
+    """A window too small for a wheel's rarest cell is a config error, not a daemon that
+    fails to start: Big Six needs 270 (the joker is 1/54), single zero 185."""
+    from floord.config import ConfigError
+
+    device = {"id": "w", "profile": "ref-big-six", "port": "/dev/ttyUSB0"}
+    wheel = {"id": "w", "profile": "cammegh-ss2", "port": "/dev/ttyUSB1"}
+    config = {
+        "site": "s",
+        "broker": {"url": "mqtt://127.0.0.1:1"},
+        "journal": "journal.db",
+        "surveillance": {"window": 200},
+        "tables": [
+            {"id": "B6", "game": "big_six", "devices": [device]},
+            {"id": "RL", "game": "roulette", "rules": {"wheel": "single_zero"}, "devices": [wheel]},
+        ],
+    }
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    try:
+        load_config(path)
+    except ConfigError as exc:
+        problems = exc.problems
+    else:
+        raise AssertionError("a 200-result window passed for a Big Six wheel")
+    assert problems == [
+        f"{path}: surveillance: settings that fit table 'B6' (big_six) expected: window 200 is "
+        "too small for the pocket test: its rarest cell expects 3.70 results; a window of at "
+        "least 270 is needed"
+    ]
+    config["surveillance"] = {"window": 200, "enabled": False}
+    path.write_text(yaml.safe_dump(config))
+    assert load_config(path).config.surveillance.enabled is False
