@@ -83,7 +83,23 @@ def start_sim(tmp: Path, scenario: dict[str, Any], speed: float) -> tuple[Proces
     return sim, line.split(": ", 1)[1]
 
 
-def write_config(tmp: Path, broker_url: str, port: str, wheel: str = "single_zero") -> Path:
+def start_device_sim(
+    tmp: Path, profile: str, scenario: dict[str, Any], speed: float = 1.0
+) -> tuple[Process, str]:
+    """`floord sim PROFILE --pty` with this scenario; returns the process and the pty."""
+    path = tmp / f"{profile}-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    sim = Process(["sim", profile, "--pty", "--scenario", str(path), "--speed", str(speed)])
+    assert sim.proc.stdout is not None
+    line = sim.proc.stdout.readline().decode().strip()
+    if not line.startswith("pty: "):
+        sim.kill()
+        raise AssertionError(f"the {profile} simulator did not announce its pty: {line!r}")
+    return sim, line.split(": ", 1)[1]
+
+
+def write_tables_config(tmp: Path, broker_url: str, tables: list[dict[str, Any]]) -> Path:
+    """A box's config with the test operators (FP, DEALER) and these tables."""
     (tmp / "fp.key").write_bytes(FP_KEY + b"\n")
     (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
     config = {
@@ -94,18 +110,24 @@ def write_config(tmp: Path, broker_url: str, port: str, wheel: str = "single_zer
             {"id": FP, "role": "floorperson", "key_file": "fp.key"},
             {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
         ],
-        "tables": [
-            {
-                "id": "RL-01",
-                "game": "roulette",
-                "rules": {"wheel": wheel},
-                "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": port}],
-            }
-        ],
+        "tables": tables,
     }
     path = tmp / "floord.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
+
+
+def write_config(
+    tmp: Path, broker_url: str, port: str, wheel: str = "single_zero", profile: str = "cammegh-ss2"
+) -> Path:
+    """One roulette table RL-01 whose wheel device is on `port`."""
+    table = {
+        "id": "RL-01",
+        "game": "roulette",
+        "rules": {"wheel": wheel},
+        "devices": [{"id": "wheel", "profile": profile, "port": port}],
+    }
+    return write_tables_config(tmp, broker_url, [table])
 
 
 def start_daemon(config: Path) -> Process:

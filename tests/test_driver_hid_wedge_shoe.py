@@ -266,7 +266,6 @@ def test_fuzz_the_decoder_never_raises(pieces: list[bytes], step: int) -> None:
                 assert len(out.data["raw"]) <= 80
 
 
-
 def test_the_load_code_says_a_new_batch_was_placed_and_restarts_the_count() -> None:
     n, e, w = 0x11, 0x08, 0x1A
     new = tap(n, SHIFT) + tap(e, SHIFT) + tap(w, SHIFT) + tap(ENTER)

@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 
 import yaml
-from e2e_support import DEALER, DEALER_KEY, FP, FP_KEY, collecting, command, start_daemon
+from e2e_support import DEALER, DEALER_KEY, collecting, command, start_daemon, write_tables_config
 
 from floord.contract import cite
 
@@ -23,28 +23,9 @@ CHECKLIST = {"cards_inspected": True}
 
 
 def write_config(tmp: Path, broker_url: str, shoe_port: str) -> Path:
-    (tmp / "fp.key").write_bytes(FP_KEY + b"\n")
-    (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
-    config = {
-        "site": "test-casino",
-        "broker": {"url": broker_url, "topic_prefix": "floor/v1"},
-        "journal": str(tmp / "journal.db"),
-        "operators": [
-            {"id": FP, "role": "floorperson", "key_file": "fp.key"},
-            {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
-        ],
-        "tables": [
-            {
-                "id": TABLE,
-                "game": "baccarat",
-                "rules": {"decks": 8},
-                "devices": [{"id": "shoe", "profile": "ref-usb-shoe", "port": shoe_port}],
-            }
-        ],
-    }
-    path = tmp / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+    device = {"id": "shoe", "profile": "ref-usb-shoe", "port": shoe_port}
+    table = {"id": TABLE, "game": "baccarat", "rules": {"decks": 8}, "devices": [device]}
+    return write_tables_config(tmp, broker_url, [table])
 
 
 def write_shoe_scenario(tmp: Path, steps: list[dict]) -> Path:

@@ -10,11 +10,17 @@ never announced (§ 533.2(a)), and a clapper sensor failure that halts the table
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
-import yaml
-from e2e_support import DEALER, DEALER_KEY, FP, FP_KEY, Process, collecting, command, start_daemon
+from e2e_support import (
+    DEALER,
+    DEALER_KEY,
+    collecting,
+    command,
+    start_daemon,
+    start_device_sim,
+    write_tables_config,
+)
 
 from floord.contract import cite
 
@@ -37,40 +43,11 @@ STEPS = [
 ]
 
 
-def start_wheel(tmp: Path) -> tuple[Process, str]:
-    path = tmp / f"big-six-{time.monotonic_ns()}.yaml"
-    path.write_text(yaml.safe_dump({"steps": STEPS}))
-    sim = Process(["sim", "ref-big-six", "--pty", "--scenario", str(path)])
-    assert sim.proc.stdout is not None
-    line = sim.proc.stdout.readline().decode().strip()
-    if not line.startswith("pty: "):
-        sim.kill()
-        raise AssertionError(f"the Big Six simulator did not announce its pty: {line!r}")
-    return sim, line.split(": ", 1)[1]
-
-
 def write_config(tmp: Path, broker_url: str, port: str) -> Path:
-    (tmp / "fp.key").write_bytes(FP_KEY + b"\n")
-    (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
-    config = {
-        "site": "test-casino",
-        "broker": {"url": broker_url, "topic_prefix": "floor/v1"},
-        "journal": str(tmp / "journal.db"),
-        "operators": [
-            {"id": FP, "role": "floorperson", "key_file": "fp.key"},
-            {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
-        ],
-        "tables": [
-            {
-                "id": TABLE,
-                "game": "big_six",
-                "devices": [{"id": "wheel", "profile": "ref-big-six", "port": port}],
-            }
-        ],
-    }
-    path = tmp / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+    device = {"id": "wheel", "profile": "ref-big-six", "port": port}
+    return write_tables_config(
+        tmp, broker_url, [{"id": TABLE, "game": "big_six", "devices": [device]}]
+    )
 
 
 async def _call_spin(url: str) -> None:
@@ -79,7 +56,7 @@ async def _call_spin(url: str) -> None:
 
 
 def test_big_six_spins_judged_under_533_2_and_a_sensor_fault_halts(broker, tmp_path) -> None:
-    sim, pty = start_wheel(tmp_path)
+    sim, pty = start_device_sim(tmp_path, "ref-big-six", {"steps": STEPS})
     daemon = start_daemon(write_config(tmp_path, broker.url, pty))
 
     async def run() -> None:

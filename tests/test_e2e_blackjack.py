@@ -9,19 +9,18 @@ restart (SIGKILL).
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
-import yaml
 from e2e_support import (
     DEALER,
     DEALER_KEY,
-    FP,
     Process,
     collecting,
     command,
     start_daemon,
+    start_device_sim,
     topics,
+    write_tables_config,
 )
 
 SPEED = 1.0
@@ -29,27 +28,14 @@ CHECKLIST = {"card_reader_untampered": True, "card_reader_working": True, "cards
 
 
 def start_card_sim(tmp: Path, profile: str, scenario: dict) -> tuple[Process, str]:
-    path = tmp / f"{profile}-{time.monotonic_ns()}.yaml"
-    path.write_text(yaml.safe_dump(scenario))
-    sim = Process(["sim", profile, "--pty", "--scenario", str(path), "--speed", str(SPEED)])
-    assert sim.proc.stdout is not None
-    line = sim.proc.stdout.readline().decode().strip()
-    assert line.startswith("pty: "), line
-    return sim, line.split(": ", 1)[1]
+    return start_device_sim(tmp, profile, scenario, SPEED)
 
 
 def write_card_config(tmp: Path, broker_url: str, reader: str, shoe: str) -> Path:
-    (tmp / "fp.key").write_bytes(b"floorperson-1001-secret\n")
-    (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
-    config = {
-        "site": "test-casino",
-        "broker": {"url": broker_url, "topic_prefix": "floor/v1"},
-        "journal": str(tmp / "journal.db"),
-        "operators": [
-            {"id": FP, "role": "floorperson", "key_file": "fp.key"},
-            {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
-        ],
-        "tables": [
+    return write_tables_config(
+        tmp,
+        broker_url,
+        [
             {
                 "id": "BJ-01",
                 "game": "blackjack",
@@ -60,10 +46,7 @@ def write_card_config(tmp: Path, broker_url: str, reader: str, shoe: str) -> Pat
                 ],
             }
         ],
-    }
-    path = tmp / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+    )
 
 
 async def dealer(url: str, name: str, args: dict) -> dict:

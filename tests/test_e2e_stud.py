@@ -9,59 +9,25 @@ the table (58 Pa. Code § 571.5(b)): `cards.deck_removed` on the table's record.
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
-import yaml
-from e2e_support import DEALER, DEALER_KEY, FP, FP_KEY, Process, collecting, start_daemon
+from e2e_support import collecting, start_daemon, start_device_sim, write_tables_config
 
 from floord.contract import cite
 
 TABLE = "MS-01"
 
 
-def start_shuffler(tmp: Path, steps: list[dict]) -> tuple[Process, str]:
-    path = tmp / f"shuffler-{time.monotonic_ns()}.yaml"
-    path.write_text(yaml.safe_dump({"steps": steps}))
-    sim = Process(["sim", "ref-shuffler-batch", "--pty", "--scenario", str(path)])
-    assert sim.proc.stdout is not None
-    line = sim.proc.stdout.readline().decode().strip()
-    if not line.startswith("pty: "):
-        sim.kill()
-        raise AssertionError(f"the shuffler did not announce its pty: {line!r}")
-    return sim, line.split(": ", 1)[1]
-
-
 def write_config(tmp: Path, broker_url: str, shuffler_port: str) -> Path:
-    (tmp / "fp.key").write_bytes(FP_KEY + b"\n")
-    (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
-    config = {
-        "site": "test-casino",
-        "broker": {"url": broker_url, "topic_prefix": "floor/v1"},
-        "journal": str(tmp / "journal.db"),
-        "operators": [
-            {"id": FP, "role": "floorperson", "key_file": "fp.key"},
-            {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
-        ],
-        "tables": [
-            {
-                "id": TABLE,
-                "game": "mississippi_stud",
-                "rules": {"dealing": "hand", "shuffler": "counting", "decks": 1},
-                "devices": [
-                    {"id": "shuffler", "profile": "ref-shuffler-batch", "port": shuffler_port}
-                ],
-            }
-        ],
-    }
-    path = tmp / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+    device = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": shuffler_port}
+    rules = {"dealing": "hand", "shuffler": "counting", "decks": 1}
+    table = {"id": TABLE, "game": "mississippi_stud", "rules": rules, "devices": [device]}
+    return write_tables_config(tmp, broker_url, [table])
 
 
 def test_a_shuffle_counting_51_cards_removes_the_deck_571_5_b(broker, tmp_path: Path) -> None:
     steps = [{"idle": 3}, {"shuffle": {"batch": "red", "cards": 51, "seconds": 1}}, {"idle": 600}]
-    sim, pty = start_shuffler(tmp_path, steps)
+    sim, pty = start_device_sim(tmp_path, "ref-shuffler-batch", {"steps": steps})
     daemon = start_daemon(write_config(tmp_path, broker.url, pty))
 
     async def run() -> None:

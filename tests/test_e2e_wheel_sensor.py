@@ -11,11 +11,9 @@ table.
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
-import yaml
-from e2e_support import Process, collecting, open_table, start_daemon, write_config
+from e2e_support import collecting, open_table, start_daemon, start_device_sim, write_config
 
 from floord.contract import cite
 
@@ -37,23 +35,9 @@ STEPS = [
 ]
 
 
-def start_kit(tmp: Path) -> tuple[Process, str]:
-    path = tmp / f"kit-{time.monotonic_ns()}.yaml"
-    path.write_text(yaml.safe_dump({"pockets": 38, "steps": STEPS}))
-    sim = Process(["sim", "ref-wheel-sensor", "--pty", "--scenario", str(path)])
-    assert sim.proc.stdout is not None
-    line = sim.proc.stdout.readline().decode().strip()
-    if not line.startswith("pty: "):
-        sim.kill()
-        raise AssertionError(f"the sensor kit simulator did not announce its pty: {line!r}")
-    return sim, line.split(": ", 1)[1]
-
-
 def test_a_sensor_kit_wheel_judged_under_531_7_end_to_end(broker, tmp_path: Path) -> None:
-    sim, pty = start_kit(tmp_path)
-    config = write_config(tmp_path, broker.url, pty, wheel="double_zero")
-    text = config.read_text().replace("cammegh-ss2", "ref-wheel-sensor")
-    config.write_text(text)
+    sim, pty = start_device_sim(tmp_path, "ref-wheel-sensor", {"pockets": 38, "steps": STEPS})
+    config = write_config(tmp_path, broker.url, pty, "double_zero", "ref-wheel-sensor")
     daemon = start_daemon(config)
 
     async def run() -> None:
