@@ -15,6 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.coordinate import Coordinate
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Static
 
 from floord.watch.feed import WatchFeed
@@ -94,7 +95,11 @@ class WatchApp(App[None]):
 
     def refresh_rows(self) -> None:
         """Bring the rows the model marked dirty up to date; nothing else is redrawn."""
-        table = self.query_one("#tables", DataTable)
+        try:
+            table = self.query_one("#tables", DataTable)
+            totals_line = self.query_one("#totals", Static)
+        except NoMatches:
+            return  # the interval fired while the app is tearing its widgets down
         dirty = self.model.take_dirty()
         resort = False
         for key in dirty:
@@ -121,7 +126,7 @@ class WatchApp(App[None]):
         totals = header_text(
             self.model.totals(), self.model.connected, self.model.connection_detail
         )
-        self.query_one("#totals", Static).update(totals)
+        totals_line.update(totals)
         if self.selected in dirty:
             self._show_detail()
         self.refreshes += 1
