@@ -7,7 +7,11 @@ shuffler, Spanish 21 S21-01) play full rounds through the virtual dealer's signe
 commands, and their injected faults (a batch counted short, a reader that fails and is
 replaced) cause no procedure violation. Baccarat BA-01 calls its coups live and records
 the dealer's forbidden third card; Mississippi Stud MS-01 ends rounds with a result and
-voids the one its automated shoe stops dealing.
+voids the one its automated shoe stops dealing. Big Six B6-01 opens after the § 533.1
+inspection, its dealer calls each spin, and its void spins (on a divider, too short) are
+spun again. RL-03, a manual wheel with the sensor kit, has its dealer signed in (results
+carry the dealer and the release pocket), shows § 531.7 no spins, and is biased: the
+live sector test raises a `surveillance.alert` during the run, on no other wheel.
 """
 
 from __future__ import annotations
@@ -19,9 +23,18 @@ from collections import defaultdict
 
 import pytest
 
+from floord.analytics.report import setup_for_table
+from floord.analytics.wheel_watch import WheelWatch, roulette_order
+from floord.config import load_config
+from floord.demo import DEMO_TABLES, write_demo_config
+from floord.demo import sensor_wheel as rl03
+from floord.demo.big_six_table import SPINS, build_simulator, scenario_body
 from floord.demo.card_devices import DEMO_CARD_TABLES, build_simulators, scenario_bodies
 from floord.demo.card_script import dealer_draws, hand_live, player_hits
 from floord.demo.game_scripts import tableau_cards
+from floord.engine.big_six_layout import ORDER_533_1_B
+from floord.engine.roulette_sensor import MIN_REVOLUTIONS, same_direction
+from floord.surveillance import TableSurveillance
 
 CARD_TABLES = ("BJ-01", "S21-01")
 
@@ -36,13 +49,24 @@ def _events_by_table(out: str) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
-@pytest.mark.parametrize("embedded", [False, True], ids=["mosquitto", "embedded-amqtt"])
-def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
+def _stop_seconds(out: str) -> float | None:
+    """How long the demo said its stop took (`stopping took N s`)."""
+    for line in out.splitlines():
+        if line.startswith("floord demo: stopped after") and "stopping took " in line:
+            return float(line.split("stopping took ", 1)[1].split(" ", 1)[0])
+    return None
+
+
+# The Mosquitto run lasts long enough for RL-03 to give 270 results on a busy machine.
+@pytest.mark.parametrize(
+    ("embedded", "seconds"), [(False, 32), (True, 20)], ids=["mosquitto", "embedded-amqtt"]
+)
+def test_demo_runs_and_ends_cleanly(embedded: bool, seconds: int) -> None:
     env = dict(os.environ)
     if embedded:
         env["FLOORD_DEMO_EMBEDDED_BROKER"] = "1"
     done = subprocess.run(
-        [sys.executable, "-m", "floord", "demo", "--seconds", "24", "--speed", "6"],
+        [sys.executable, "-m", "floord", "demo", "--seconds", str(seconds), "--speed", "6"],
         capture_output=True,
         text=True,
         timeout=90,
@@ -50,6 +74,9 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    # The daemon stopped by itself, not cancelled by the demo after its STOP_S (a driver
+    # missing its cancellation while a device talks would show here, with stacks).
+    assert "the daemon did not stop within" not in done.stderr, done.stderr[-4000:]
     out = done.stdout
     assert "Subscribe from another terminal:" in out
     assert ("embedded amqtt" in out) is embedded
@@ -59,6 +86,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     # The double-zero wheel used as single zero shows its 00 void early in the scenario.
     assert "roulette.no_spin" in out
     assert "floord demo: stopped after" in out
+    print(f"demo stopped; stopping took {_stop_seconds(out)} s")  # shown with pytest -s
 
     if embedded:
         # amqtt marks queued messages as retained and loses offline ones, so the virtual
@@ -112,6 +140,124 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
             and (" by DL-DEMO " in line or " by FP-DEMO " in line)
         ]
         assert not refused, f"{table}: the operators' commands fit the table: {refused}"
+
+    # Big Six: opened after the § 533.1 inspection, a round per dealer's call (§ 533.2(a)),
+    # results, and the void spins of § 533.2(b) and (c) spun again.
+    b6 = events["B6-01"]
+    b6_kinds = [kind for kind, _ in b6]
+    for kind in ("operator.inspection", "table.opened", "round.started", "bigsix.result"):
+        assert kind in b6_kinds, (kind, [line for _, line in b6][:60])
+    no_spins = [line for kind, line in b6 if kind == "bigsix.no_spin"]
+    assert any("between_sections" in line and "533.2(c)" in line for line in no_spins), b6
+    assert any("fewer_than_three_revolutions" in line for line in no_spins), no_spins
+    # The re-spin after the divider: a new call, and a result.
+    after = b6_kinds[b6_kinds.index("bigsix.no_spin") :]
+    assert "round.started" in after and "bigsix.result" in after
+    assert "procedure.violation" not in b6_kinds, [line for _, line in b6][:60]
+    refused = [line for kind, line in b6 if kind == "operator.command_refused"]
+    assert not refused, f"B6-01: the operators' commands fit the table: {refused}"
+
+    # RL-03, the manual wheel with the sensor kit: the dealer signed in, so results carry
+    # the dealer and the release pocket; § 531.7 no spins; the sector test's alert.
+    rl = events[rl03.TABLE]
+    rl_kinds = [kind for kind, _ in rl]
+    assert "table.opened" in rl_kinds, [line for _, line in rl][:60]
+    assert any(k == "operator.command" and "dealer_in" in line for k, line in rl), rl[:60]
+    results = [line for kind, line in rl if kind == "roulette.result"]
+    assert results and all(", dealer DL-DEMO, released over " in r for r in results[-20:])
+    assert "wheel.ball_revolutions" not in rl_kinds, "a time-lapse wheel's frames are not shown"
+    no_spins = [line for kind, line in rl if kind == "roulette.no_spin"]
+    assert any("58 Pa. Code § 531.7(" in line for line in no_spins), no_spins
+    alerts = [line for kind, line in rl if kind == "surveillance.alert"]
+    assert alerts and all(" sector test " in a for a in alerts), (len(results), alerts)
+    assert "'4..17'" in alerts[0], alerts
+    for table in ("RL-01", "RL-02", "B6-01"):
+        assert "surveillance.alert" not in [kind for kind, _ in events[table]], table
+
+
+def _results(spins: list[dict]) -> list[str]:
+    """The numbers the engine takes as results: no § 531.7 no spin among them (a ball
+    with the rotor (a), fewer than four revolutions (b), the ball off the wheel (c))."""
+    return [
+        spin["pocket"]
+        for spin in spins
+        if not spin.get("off")
+        and spin["revolutions"] >= MIN_REVOLUTIONS
+        and not same_direction({"ball_direction": spin["ball"], "rotor_direction": spin["rotor"]})
+    ]
+
+
+def test_the_biased_wheel_alerts_on_its_sector_whenever_the_table_opened() -> None:
+    """RL-03's scripted numbers, from any first result on (the table may open late): the
+    sector test alerts once, on the result that fills its window, naming the favoured
+    arc; the pocket test never alerts (no single pocket stands out)."""
+    spins = rl03.spins()
+    numbers = _results(spins)
+    no_spins = len(spins) - len(numbers)
+    assert no_spins == rl03.BLOCKS * len(rl03.NO_SPINS)
+    assert any(s["ball"] == s["rotor"] and s.get("off") for s in spins), "§ 531.7(a)"
+    assert any(s["revolutions"] < MIN_REVOLUTIONS and s.get("pocket") for s in spins), "(b)"
+    assert rl03.spins() == spins, "the seed fixes the spins"
+    settings = rl03.SURVEILLANCE
+    window = settings["window"]
+    for first in range(len(numbers)):
+        watch = WheelWatch(rl03.WHEEL, roulette_order(rl03.WHEEL), window,
+                           settings["level"], settings["roulette_sectors"])  # fmt: skip
+        raised = []
+        for n, number in enumerate((numbers * 3)[first : first + 2 * len(numbers)], start=1):
+            raised += [(n, alert) for alert in watch.add(number)]
+        assert [(n, a["test"]) for n, a in raised] == [(window, "sector")], first
+        top = raised[0][1]["over_represented"][0]
+        assert top["label"] == "4..17" and tuple(top["members"]) == rl03.FAVOURED
+    # Every spin says where the ball was released (the dealer signature test's input).
+    assert all(spin["release"] in roulette_order(rl03.WHEEL) for spin in spins)
+
+
+def test_the_sensor_wheel_scenario_is_a_valid_time_lapse_loop() -> None:
+    sim = rl03.build_simulator()  # validated against the kit's scenario model
+    steps = sim.scenario.steps
+    assert sim.scenario.loop and sim.scenario.pockets == 37
+    assert steps[0].idle == rl03.OPENING_S * rl03.KIT_SPEED, "the table opens first"
+    spins = [step.spin for step in steps if step.spin is not None]
+    assert len(spins) == len(rl03.spins())
+    # Between spins the wheel rests a moment: a dealer may sign in there.
+    assert all(steps[i + 1].idle for i, step in enumerate(steps) if step.spin is not None)
+    slow = rl03.build_simulator(4.0).scenario.steps
+    assert slow[1].spin is not None and slow[1].spin.seconds == 4 * steps[1].spin.seconds
+
+
+def test_the_demo_config_loads_and_every_wheel_can_be_watched(tmp_path) -> None:
+    ports = {t[0]: f"/dev/pts/{90 + i}" for i, t in enumerate(DEMO_TABLES)}
+    wheels = {rl03.TABLE: "/dev/pts/98", "B6-01": "/dev/pts/99"}
+    loaded = load_config(write_demo_config(tmp_path, "mqtt://127.0.0.1:1", ports, {}, wheels))
+    settings = loaded.config.surveillance
+    assert settings.model_dump() == rl03.SURVEILLANCE
+    b6 = loaded.table("B6-01")
+    assert b6.game == "big_six" and b6.devices[0].profile == "ref-big-six"
+    kit = loaded.table(rl03.TABLE)
+    assert (kit.game, kit.rules.wheel, kit.devices[0].profile) == (
+        "roulette", "single_zero", "ref-wheel-sensor")  # fmt: skip
+    # The window suits every wheel's tests (each cell expects five), as the daemon needs.
+    for table in [t[0] for t in DEMO_TABLES] + [rl03.TABLE, "B6-01"]:
+        sectors = settings.big_six_sectors if table == "B6-01" else settings.roulette_sectors
+        setup = setup_for_table(loaded.table(table), settings.window, settings.level, sectors)
+        TableSurveillance(setup)
+
+
+def test_the_big_six_script_has_valid_and_void_spins() -> None:
+    build_simulator()  # the scenario validates against the wheel's model
+    spins = [step["spin"] for step in scenario_body()["steps"] if "spin" in step]
+    assert len(spins) == len(SPINS)
+    kinds = ["divider" if s.get("between") else "short" if s["revolutions"] < 3 else "valid"
+             for s in spins]  # fmt: skip
+    assert kinds.count("divider") == 1 and kinds.count("short") == 1
+    # Each void spin is followed by a valid re-spin; the symbols shown include both 45s.
+    for n, kind in enumerate(kinds):
+        if kind != "valid":
+            assert kinds[n + 1] == "valid"
+    symbols = {ORDER_533_1_B[s["section"]] for s, k in zip(spins, kinds, strict=True)
+               if k == "valid"}  # fmt: skip
+    assert {"joker", "flag"} <= symbols
 
 
 @pytest.mark.parametrize("pace", [1.0, 4.0])

@@ -93,8 +93,13 @@ async def embedded_amqtt() -> AsyncIterator[str]:
     try:
         yield f"mqtt://127.0.0.1:{port}"
     finally:
-        with contextlib.suppress(Exception):
-            await broker.shutdown()
+        # Bounded: the demo must end even if the broker's shutdown does not.
+        closing = asyncio.ensure_future(broker.shutdown())
+        done, _ = await asyncio.wait({closing}, timeout=5.0)
+        if not done:
+            closing.cancel()
+        elif not closing.cancelled():
+            closing.exception()  # retrieved: a failed shutdown is no reason to fail the demo
 
 
 @contextlib.asynccontextmanager

@@ -158,10 +158,14 @@ class CardFloor:
         self.tasks += [asyncio.create_task(sim.run(link)) for sim, link in self._pending]
         self._pending = []
 
-    async def close(self) -> None:
+    async def power_off(self) -> None:
+        """Stop the simulators; their ptys stay open until `close`."""
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        await self.power_off()
         for link in self.links:
             with contextlib.suppress(Exception):  # a demo's teardown goes on regardless
                 await link.close()

@@ -1,7 +1,8 @@
 """The demo's virtual dealer: plays the card tables' rounds through signed commands.
 
-Blackjack and Spanish 21 are played here; Baccarat (`baccarat_dealer`) and Mississippi
-Stud (`stud_dealer`) have their own seats, fed the same way.
+Blackjack and Spanish 21 are played here; Baccarat (`baccarat_dealer`), Mississippi
+Stud (`stud_dealer`), the Big Six wheel (`big_six_dealer`) and the manual roulette wheel
+(`wheel_dealer`) have their own seats, fed the same way.
 
 A card table's dealer tells floord what no device sees (docs/contract.md): the boxes
 with a wager (`round_start`), each player's decision, the dealer's turn and the end of
@@ -25,9 +26,11 @@ import structlog
 
 from floord.contract import Topics
 from floord.demo.baccarat_dealer import BaccaratSeat
+from floord.demo.big_six_dealer import BigSixSeat
 from floord.demo.card_script import dealer_draws, player_hits
 from floord.demo.game_scripts import SETTLE_S
 from floord.demo.stud_dealer import StudSeat
+from floord.demo.wheel_dealer import WheelDealerSeat
 from floord.engine.cards import count_hand
 from floord.operator_client import send_command
 
@@ -193,12 +196,12 @@ class DealerSeat:
             self.round = None
 
 
-Seat = DealerSeat | BaccaratSeat | StudSeat
+Seat = DealerSeat | BaccaratSeat | StudSeat | BigSixSeat | WheelDealerSeat
 
 
 class VirtualDealer:
-    """The dealers of the demo's card tables (a seat per table, by its game), fed the
-    tables' MQTT messages."""
+    """The dealers of the demo's card tables, its Big Six wheel and its manual roulette
+    wheel (a seat per table, by its game), fed the tables' MQTT messages."""
 
     def __init__(
         self,
@@ -228,6 +231,10 @@ class VirtualDealer:
             return BaccaratSeat(table, self._send, settle_s=SETTLE_S * pace)
         if game == "mississippi_stud":
             return StudSeat(table, boxes, self._send)
+        if game == "big_six":
+            return BigSixSeat(table, self._send)
+        if game == "roulette":
+            return WheelDealerSeat(table, self._send)
         return DealerSeat(table, boxes, self._send)
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -247,6 +254,9 @@ class VirtualDealer:
         """Take a message of `P/events` or `P/state`; others and other tables are ignored."""
         for table, topics in self.topics.items():
             if topic in (topics.events, topics.state):
+                seat = self.seats[table]
+                if isinstance(seat, WheelDealerSeat) and seat.signed_in:
+                    return  # a time-lapse wheel's many messages need no reading any more
                 try:
                     body = json.loads(payload)
                 except ValueError:

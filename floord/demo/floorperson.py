@@ -6,7 +6,8 @@ card table it inspects the card reader (58 Pa. Code § 549.2(e), § 551.2(e); an
 tens are out of a Spanish 21 deck), or the cards (Baccarat § 545.4, Mississippi Stud
 § 571.4(a), (b)), records the decks opened for use once the table is open (§ 549.3(e),
 § 571.3(c)), and after a halt tries `resume` every second until the devices allow
-it (a reader that failed must first be replaced: the refusals show why).
+it (a reader that failed must first be replaced: the refusals show why). On the Big Six
+wheel it checks the characteristics of § 533.1 before opening (`big_six_inspection`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
+from floord.engine.big_six import big_six_inspection
 from floord.operator_client import send_command
 
 CHECKLIST = {
@@ -38,6 +40,14 @@ GAME_CHECKLISTS = {
     "mississippi_stud": {"cards_inspected": True, "cards_verified": True},
 }
 CARD_GAMES = ("blackjack", "spanish21", *GAME_CHECKLISTS)
+# A Big Six wheel: the § 533.1 characteristics its engine asks to be checked.
+BIG_SIX_CHECKLIST = dict.fromkeys(big_six_inspection().items, True)
+
+
+def devices_ready(state: dict[str, Any]) -> bool:
+    """Every device of the table online and identified: opening would be refused before."""
+    devices = (state.get("devices") or {}).values()
+    return bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
 
 
 class VirtualFloorperson:
@@ -83,6 +93,8 @@ class VirtualFloorperson:
 
     def checklist(self, table: str) -> dict[str, bool]:
         game = self.games.get(table, "roulette")
+        if game == "big_six":
+            return dict(BIG_SIX_CHECKLIST)
         if game in GAME_CHECKLISTS:
             return dict(GAME_CHECKLISTS[game])
         if game in CARD_GAMES:
@@ -101,11 +113,14 @@ class VirtualFloorperson:
             await self.tend_card_table(table)
             return
         while True:
-            await asyncio.sleep(1.0)
+            # An in-process wheel (B6-01, RL-03) waits for its floorperson: look often.
+            await asyncio.sleep(0.25 if table in self.games else 1.0)
             state = self.state_of(table)
             if not state:
                 continue
-            if state.get("state") == "closed":
+            # A wheel whose simulator powers on with the demo (B6-01, RL-03) is opened
+            # once its device identified: before, `open` would only be refused.
+            if state.get("state") == "closed" and (table not in self.games or devices_ready(state)):
                 await self._open(table)
             elif state.get("state") == "halted":
                 await asyncio.sleep(self.resume_after_s)
@@ -125,9 +140,7 @@ class VirtualFloorperson:
             game = self.games.get(table)
             decks = state.get("decks" if game == "mississippi_stud" else "shoe") or {}
             needs_decks = game != "baccarat" and not decks.get("decks_opened_at")
-            devices = (state.get("devices") or {}).values()
-            ready = bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
-            if state.get("state") == "closed" and ready:
+            if state.get("state") == "closed" and devices_ready(state):
                 await self._open(table)
             elif state.get("state") == "open" and needs_decks and table not in self.decks_recorded:
                 if (await self._send(table, "change_decks", {})).get("ok"):

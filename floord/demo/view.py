@@ -142,6 +142,16 @@ def describe(event: dict[str, Any]) -> str:
         text = card_text
     elif kind == "roulette.result":
         text = f"{data.get('number')} {data.get('colour', '')}"
+        if data.get("dealer"):  # a sensor kit's wheel: the dealer signature test's inputs
+            text += f", dealer {data['dealer']}, released over {data.get('release_pocket')}"
+    elif kind == "bigsix.result":
+        text = f"{data.get('symbol')} (section {data.get('section')}), pays {data.get('odds')}"
+    elif kind == "surveillance.alert":
+        over = [c.get("label") for c in data.get("over_represented") or []][:2]
+        text = (
+            f"{data.get('test')} test p={data.get('p_value', 0):.2g} over "
+            f"{data.get('window')} results, most over-represented {over}"
+        )
     elif kind == "table.halted":
         where = f" ({data['device']})" if data.get("device") else ""
         text = f"{data.get('code')}{where}: {data.get('detail')}"
@@ -168,8 +178,21 @@ def describe(event: dict[str, Any]) -> str:
 
 
 class LiveView:
-    def __init__(self, out: TextIO = sys.stdout, *, interactive: bool | None = None) -> None:
+    """The demo's screen (or, piped, one plain line per event).
+
+    A time-lapse wheel's (`time_lapse`) device events come many a second: they are
+    counted but not shown; its rounds, results, no spins and alerts are.
+    """
+
+    def __init__(
+        self,
+        out: TextIO = sys.stdout,
+        *,
+        interactive: bool | None = None,
+        time_lapse: frozenset[str] = frozenset(),
+    ) -> None:
         self.out = out
+        self.time_lapse = time_lapse
         self.interactive = out.isatty() if interactive is None else interactive
         self.states: dict[str, dict[str, Any]] = {}
         self.online: dict[str, bool] = {}
@@ -192,6 +215,8 @@ class LiveView:
             self.online[topic.rsplit("/", 2)[-2]] = bool(body.get("online"))
         elif topic.endswith("/events") and "/devices/" not in topic:
             self.events_seen += 1
+            if body.get("table") in self.time_lapse and str(body.get("type")).startswith("wheel."):
+                return
             self.recent.append(body)
             describe_it = RESULTS.get(str(body.get("type")))
             if describe_it is not None:
@@ -227,9 +252,10 @@ class LiveView:
             kind = state["game"]
             last = self.card_results.get(table, "-")
         else:
-            kind = state.get("wheel", "")
+            kind = state.get("wheel") or state.get("game", "")
             result = state.get("last_result") or {}
-            last = f"{result.get('number', '-')} {result.get('colour', '')}"
+            shown = result.get("number", result.get("symbol", "-"))
+            last = f"{shown} {result.get('colour', '')}"
         round_id = (rnd.get("id") if isinstance(rnd, dict) else rnd) or "-"
         return (
             f"{table:7} {colour}{state.get('state', '?'):8}{RESET} {kind:22} "
