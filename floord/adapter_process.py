@@ -32,7 +32,7 @@ from floord.events import DeviceCommand
 from floord.journal import Journal
 from floord.mqtt.tls import client_tls
 from floord.profiles import load_profile
-from floord.sdnotify import notify, watchdog_interval_s
+from floord.sdnotify import keep_watchdog, notify, watchdog_interval_s
 
 # How often the adapter says it is alive, as a share of the device's silence timeout: the
 # daemon calls the device offline after `silence_s` without a word from the adapter.
@@ -138,11 +138,6 @@ class AdapterProcess:
         notify("READY=1")
         self._log.info("adapter ready", port=self.adapter.port)
 
-    async def _watchdog(self, every: float) -> None:
-        while True:
-            notify("WATCHDOG=1")
-            await asyncio.sleep(every)
-
     async def run(self) -> None:
         """Run until request_stop() (or SIGTERM/SIGINT), then stop cleanly."""
         loop = asyncio.get_running_loop()
@@ -154,7 +149,7 @@ class AdapterProcess:
         helpers: list[asyncio.Task[Any]] = [asyncio.create_task(self._ready_when_tried())]
         every = watchdog_interval_s()
         if every:
-            helpers.append(asyncio.create_task(self._watchdog(every)))
+            helpers.append(asyncio.create_task(keep_watchdog(every)))
         try:
             await self._stop.wait()
         finally:

@@ -42,7 +42,7 @@ from floord.mqtt.tls import client_tls
 from floord.profiles import DeviceProfile, load_profile
 from floord.remote_device import RemoteDevice, TableDevice
 from floord.runner import TableEngine, TableRunner
-from floord.sdnotify import notify, watchdog_interval_s
+from floord.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.surveillance import TableSurveillance
 
 TICK_S = 0.5
@@ -467,22 +467,6 @@ ADAPTER_STOP_S = 5.0
 
 def loop_time() -> float:
     return asyncio.get_running_loop().time()
-
-
-async def keep_watchdog(every: float, ping: Callable[[str], object] = notify) -> None:
-    """Ping systemd's watchdog from the event loop every `every` seconds.
-
-    A ping proves the loop still turns, so a wake-up more than one interval late (the
-    loop was stalled: a blocking call, a runaway callback) is not answered with a ping:
-    systemd then sees the stall and restarts the unit instead of being told all is well.
-    """
-    loop = asyncio.get_running_loop()
-    due = loop.time()
-    while True:
-        if loop.time() - due <= every:
-            ping("WATCHDOG=1")
-        due = loop.time() + every
-        await asyncio.sleep(every)
 
 
 def _daemon_decision(etype: EventType, data: dict[str, Any]) -> Decision:

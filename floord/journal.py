@@ -38,6 +38,7 @@ from typing import Any
 
 from floord.contract import Envelope, format_ts, parse_ts
 from floord.journal_chain import event_hash, genesis
+from floord.journal_migrate import chain_version_1
 
 SCHEMA_VERSION = 2
 
@@ -135,6 +136,22 @@ class Journal:
             self._db.close()
             raise
 
+    @classmethod
+    def open_readonly(cls, path: Path) -> Journal:
+        """The file opened `mode=ro`, beside a running daemon: the reading methods only,
+        no schema set-up or migration (the daemon's business); a write raises."""
+        journal = cls.__new__(cls)
+        journal.path = Path(path)
+        if not journal.path.is_file():
+            raise JournalError(f"journal {journal.path}: no such file")
+        uri = f"{journal.path.resolve().as_uri()}?mode=ro"
+        try:
+            journal._db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
+            journal._db.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise JournalError(f"journal {journal.path}: cannot open read-only: {exc}") from exc
+        return journal
+
     def _check_version(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None:
@@ -153,40 +170,7 @@ class Journal:
         """Add the chain to a version-1 file: chain its events in place, in seq order."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            self._db.execute("ALTER TABLE streams ADD COLUMN last_hash TEXT")
-            chained = 0
-            streams = self._db.execute("SELECT stream FROM streams ORDER BY stream").fetchall()
-            for (stream,) in streams:
-                prev: str | None = None
-                rows = self._db.execute(
-                    "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (stream,)
-                ).fetchall()
-                for seq, text in rows:
-                    body = json.loads(text)
-                    if not isinstance(body, dict) or body.get("seq") != seq:
-                        raise JournalError(
-                            f"journal {self.path}: {stream!r} seq {seq} is unreadable; "
-                            "cannot chain a version-1 file"
-                        )
-                    body.pop("hash", None)
-                    body["prev"] = prev if prev is not None else genesis(body["site"], stream)
-                    body["hash"] = prev = event_hash(body)
-                    self._db.execute(
-                        "UPDATE events SET body = ? WHERE stream = ? AND seq = ?",
-                        (_dumps(body), stream, seq),
-                    )
-                    chained += 1
-                self._db.execute(
-                    "UPDATE streams SET last_hash = ? WHERE stream = ?", (prev, stream)
-                )
-            self._db.execute(
-                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
-            )
-            self._db.execute(
-                "INSERT INTO meta (key, value) VALUES ('chain_migrated', ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (json.dumps({"from_version": 1, "events": chained}),),
-            )
+            chain_version_1(self._db, SCHEMA_VERSION)
             self._db.execute("COMMIT")
         except BaseException as exc:
             self._rollback()
@@ -444,6 +428,21 @@ class Journal:
         if not isinstance(state, dict):
             raise JournalError(f"journal {self.path}: snapshot of {table_id!r} is not an object")
         return state
+
+    def last_event(self, stream: str) -> dict[str, Any] | None:
+        """The newest stored envelope of `stream`, or None when it has none."""
+        rows = self._query(
+            f"read the last event of {stream!r}",
+            "SELECT body FROM events WHERE stream = ? ORDER BY seq DESC LIMIT 1",
+            (stream,),
+        )
+        if not rows:
+            return None
+        try:
+            body = json.loads(rows[0][0])
+        except ValueError as exc:
+            raise JournalError(f"journal {self.path}: {stream!r}: undecodable event") from exc
+        return body if isinstance(body, dict) else None
 
     def command_id_used(self, command_id: str) -> bool:
         rows = self._query(

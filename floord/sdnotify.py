@@ -6,8 +6,10 @@ so the daemon runs the same in a terminal, a test and a unit.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
+from collections.abc import Callable
 
 
 def notify(message: str) -> bool:
@@ -34,3 +36,19 @@ def watchdog_interval_s() -> float | None:
     if pid and pid.isdigit() and int(pid) != os.getpid():
         return None
     return int(usec) / 2_000_000
+
+
+async def keep_watchdog(every: float, ping: Callable[[str], object] = notify) -> None:
+    """Ping systemd's watchdog from the event loop every `every` seconds.
+
+    A ping proves the loop still turns, so a wake-up more than one interval late (the
+    loop was stalled: a blocking call, a runaway callback) is not answered with a ping:
+    systemd then sees the stall and restarts the unit instead of being told all is well.
+    """
+    loop = asyncio.get_running_loop()
+    due = loop.time()
+    while True:
+        if loop.time() - due <= every:
+            ping("WATCHDOG=1")
+        due = loop.time() + every
+        await asyncio.sleep(every)

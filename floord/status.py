@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,39 +29,6 @@ from floord.operator_client import client_args
 # After the subscriptions are acknowledged the broker sends the retained messages at
 # once; this much quiet means it has sent all it holds.
 RETAINED_QUIET_S = 0.3
-
-
-class ReadOnlyJournal(Journal):
-    """A journal opened `mode=ro`: the daemon's reading methods, never a write, no schema
-    set-up or migration (those are the running daemon's business)."""
-
-    def __init__(self, path: Path) -> None:  # deliberately not super().__init__
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise JournalError(f"journal {self.path}: no such file")
-        try:
-            self._db = sqlite3.connect(
-                f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
-                timeout=5.0,
-            )  # fmt: skip
-            self._db.execute("SELECT 1 FROM events LIMIT 1").fetchall()
-        except sqlite3.Error as exc:
-            raise JournalError(f"journal {self.path}: cannot open read-only: {exc}") from exc
-
-    def last_event(self, stream: str) -> dict[str, Any] | None:
-        """The newest stored envelope of `stream`, or None when it has none."""
-        rows = self._query(
-            f"read the last event of {stream!r}",
-            "SELECT body FROM events WHERE stream = ? ORDER BY seq DESC LIMIT 1",
-            (stream,),
-        )
-        if not rows:
-            return None
-        try:
-            body = json.loads(rows[0][0])
-        except ValueError as exc:
-            raise JournalError(f"journal {self.path}: {stream!r}: undecodable event") from exc
-        return body if isinstance(body, dict) else None
 
 
 @dataclass
@@ -166,7 +132,7 @@ def _skeleton(loaded: LoadedConfig) -> BoxStatus:
 def read_journal(box: BoxStatus, path: Path) -> None:
     """Fill in the journal's view; on failure note why in `box.journal_error`."""
     try:
-        journal = ReadOnlyJournal(path)
+        journal = Journal.open_readonly(path)
     except JournalError as exc:
         box.journal_error = str(exc)
         return

@@ -1,0 +1,54 @@
+"""Chaining a version-1 journal (before the hash chain) in place, on its first open.
+
+Only `prev` and `hash` are added to each stored body, in seq order per stream, so the
+chain over those events proves only that they have not changed since the migration
+(`docs/journal.md` says so). Runs inside the caller's transaction; the caller commits,
+or rolls back on any error.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from floord.journal_chain import event_hash, genesis
+
+
+def chain_version_1(db: sqlite3.Connection, schema_version: int) -> int:
+    """Chain every stream of a version-1 file; returns how many events were chained.
+
+    Raises ValueError for a body that cannot be chained (the caller refuses the file).
+    """
+    db.execute("ALTER TABLE streams ADD COLUMN last_hash TEXT")
+    chained = 0
+    streams = db.execute("SELECT stream FROM streams ORDER BY stream").fetchall()
+    for (stream,) in streams:
+        prev: str | None = None
+        rows = db.execute(
+            "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (stream,)
+        ).fetchall()
+        for seq, text in rows:
+            body = json.loads(text)
+            if not isinstance(body, dict) or body.get("seq") != seq:
+                raise ValueError(f"{stream!r} seq {seq} is unreadable; cannot chain it")
+            body.pop("hash", None)
+            body["prev"] = prev if prev is not None else genesis(body["site"], stream)
+            body["hash"] = prev = event_hash(body)
+            db.execute(
+                "UPDATE events SET body = ? WHERE stream = ? AND seq = ?",
+                (_dumps(body), stream, seq),
+            )
+            chained += 1
+        db.execute("UPDATE streams SET last_hash = ? WHERE stream = ?", (prev, stream))
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(schema_version),))
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('chain_migrated', ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (json.dumps({"from_version": 1, "events": chained}),),
+    )
+    return chained
+
+
+def _dumps(body: dict) -> str:
+    """The stored form of a body, as `floord.journal` writes it."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
