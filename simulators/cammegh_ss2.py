@@ -148,11 +148,13 @@ class Ss2Simulator(Ss2HostCommands):
         if not self._powered:
             await self._stay_off()
         try:
-            await self._step(step)
+            await self.play_step(step)
         except _Halted:
             await self._stay_off()
 
-    async def _step(self, step: Step) -> None:
+    async def play_step(self, step: Step) -> None:
+        """Play one scenario step on the wheel (the scenario's own, or one injected live
+        through the control channel, `simulators/control.py`)."""
         if step.idle is not None:
             self._state = 6
             self._warn = 0
@@ -231,14 +233,24 @@ class Ss2Simulator(Ss2HostCommands):
             return
         await self._link.write(data)
 
-    def _status(self) -> Status:
+    @property
+    def powered(self) -> bool:
+        """The wheel is switched on (a `power_cycle` step turns it off for a while)."""
+        return self._powered
+
+    @property
+    def active_faults(self) -> list[int]:
+        """The fault codes standing now (reported in `*F` lines and the warn flag)."""
+        return list(self._faults)
+
+    def current_status(self) -> Status:
         spin = (self._games - 1) % 256 + 1 if self._games else 1
         return Status(self._state, spin, self._win, self._warn, self._rpm10, self._ccw)
 
     async def _send_frame(self) -> None:
         if self._muted:
             return
-        await self._send(status_frame(self._status()))
+        await self._send(status_frame(self.current_status()))
         self._frames_sent += 1
         self._nudge.set()
 
@@ -260,7 +272,7 @@ class Ss2Simulator(Ss2HostCommands):
 
     async def _cut_frame(self) -> None:
         """A frame cut short (its head), the tail as a line of its own, then a fresh frame."""
-        body = status_frame(self._status())[:-2]
+        body = status_frame(self.current_status())[:-2]
         cut = self._rng.randint(3, len(body) - 3)
         await self._send(body[:cut] + CRLF)
         await self._send(body[cut:] + CRLF)

@@ -143,7 +143,7 @@ class CardDevice(ABC):
         self.state = self.new_state()
         self.channel: FrameChannel | None = None
         self._check_scenario()
-        self._rng = random.Random(self.scenario.seed)
+        self.rng = random.Random(self.scenario.seed)
 
     @classmethod
     def load_scenario(cls, path: str | Path) -> CardScenario:
@@ -193,7 +193,8 @@ class CardDevice(ABC):
         known = ", ".join(str(c) for c in sorted(table))
         return f"code: one of the profile's {what} codes ({known}) expected, found {code}"
 
-    def _step_problem(self, step: CardStep) -> str | None:
+    def step_problem(self, step: CardStep) -> str | None:
+        """Why this model cannot play `step` (a code outside its tables...), or None."""
         if step.fault is not None:
             return self.code_problem(step.fault.code, self.faults, "fault")
         if step.clear is not None:
@@ -202,7 +203,9 @@ class CardDevice(ABC):
             return self.code_problem(step.tamper.code, self.tampers, "tamper")
         return self.family_problem(step)
 
-    def _check_frame(self, kind: str, fields: Fields, where: str) -> None:
+    def check_frame(self, kind: str, fields: Fields, where: str) -> None:
+        """Refuse (ScenarioError) a frame the device could not send: bad fields, or too
+        long for the profile's framing."""
         for text in fields:
             problem = field_problem(text)
             if problem:
@@ -214,26 +217,26 @@ class CardDevice(ABC):
 
     def _check_scenario(self) -> None:
         """Dry-run every plan on a copy of the state: refuse what this model cannot send."""
-        self._check_frame("IDN", self.identity_fields(), "identity")
+        self.check_frame("IDN", self.identity_fields(), "identity")
         steps = list(self.scenario.steps)
         state = copy.deepcopy(self.state)
         rng = random.Random(self.scenario.seed)
         start_actions, _used = self.power_on_plan(steps, state)
         for action in start_actions:
             if isinstance(action, Send):
-                self._check_frame(action.kind, action.fields, "power-on")
+                self.check_frame(action.kind, action.fields, "power-on")
         for kind, fields in self.answer_test(state):
-            self._check_frame(kind, fields, "the answer to TST")
+            self.check_frame(kind, fields, "the answer to TST")
         for index, step in enumerate(steps):
             where = f"scenario steps.{index}.{step.kind}"
-            problem = self._step_problem(step)
+            problem = self.step_problem(step)
             if problem:
                 raise ScenarioError(f"{where}: {problem}")
             for action in self.plan(step, state, rng):
                 if isinstance(action, Send):
-                    self._check_frame(action.kind, action.fields, where)
+                    self.check_frame(action.kind, action.fields, where)
             for kind, fields in self.answer_test(state):
-                self._check_frame(kind, fields, f"{where}: then the answer to TST")
+                self.check_frame(kind, fields, f"{where}: then the answer to TST")
 
     # ----- plans -----------------------------------------------------------------------
 
@@ -270,7 +273,8 @@ class CardDevice(ABC):
             return [("IDN", self.identity_fields())]
         return self.answer_test(self.state)
 
-    async def _do(self, channel: FrameChannel, action: Action) -> None:
+    async def perform(self, channel: FrameChannel, action: Action) -> None:
+        """Carry out one planned action on the link: send a frame, or wait."""
         if isinstance(action, Send):
             channel.send(action.kind, action.fields)
         elif isinstance(action, Wait):
@@ -306,10 +310,10 @@ class CardDevice(ABC):
             steps = list(self.scenario.steps)
             actions, used = self.power_on_plan(steps, self.state)
             for action in actions:
-                await self._do(channel, action)
+                await self.perform(channel, action)
             for step in self._passes(steps, used):
-                for action in self.plan(step, self.state, self._rng):
-                    await self._do(channel, action)
+                for action in self.plan(step, self.state, self.rng):
+                    await self.perform(channel, action)
             await channel.drain()
         finally:
             await channel.close()

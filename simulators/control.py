@@ -144,7 +144,7 @@ class _Ss2Control:
 
     def inject(self, step: Any) -> str:
         if step.kind not in self.INTERRUPTING:
-            task = asyncio.create_task(self.sim._step(step), name=f"ss2-sim-live-{step.kind}")
+            task = asyncio.create_task(self.sim.play_step(step), name=f"ss2-sim-live-{step.kind}")
             self._beside.add(task)
             task.add_done_callback(self._beside.discard)
             return "now, beside the game"
@@ -157,10 +157,10 @@ class _Ss2Control:
 
     def status(self) -> str:
         sim = self.sim
-        frame = sim._status()
+        frame = sim.current_status()
         return (
             f"state={frame.state} spin={frame.spin} warn={frame.warn} "
-            f"powered={'yes' if sim._powered else 'no'} faults={sim._faults} "
+            f"powered={'yes' if sim.powered else 'no'} faults={sim.active_faults} "
             f"spins_completed={sim.spins_completed} step={self._current_kind} "
             f"queued={len(self._pending)}"
         )
@@ -189,14 +189,14 @@ class _CardControl:
 
     def check(self, step: Any) -> None:
         """What the simulator checks of a scenario's step against its profile, dry-run."""
-        problem = self.sim._step_problem(step)
+        problem = self.sim.step_problem(step)
         if problem:
             raise ControlError(f"{step.kind}: {problem}")
         state = copy.deepcopy(self.sim.state)
         try:
             for action in self.sim.plan(step, state, random.Random(0)):
                 if isinstance(action, Send):
-                    self.sim._check_frame(action.kind, action.fields, step.kind)
+                    self.sim.check_frame(action.kind, action.fields, step.kind)
         except ScenarioError as exc:
             raise ControlError(str(exc)) from exc
 
@@ -204,11 +204,11 @@ class _CardControl:
         channel = self.sim.channel
         if channel is None:
             raise ControlError("the device has not powered on yet")
-        actions = self.sim.plan(step, self.sim.state, self.sim._rng)
+        actions = self.sim.plan(step, self.sim.state, self.sim.rng)
 
         async def play() -> None:
             for action in actions:
-                await self.sim._do(channel, action)
+                await self.sim.perform(channel, action)
 
         task = asyncio.create_task(play(), name=f"card-sim-live-{step.kind}")
         self._running.add(task)
