@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from test_engine_blackjack_support import make_table, of_type, types, violations
 
 from floord.contract import EventType, cite
@@ -204,3 +205,20 @@ def test_a_manual_shoe_counts_cards_only() -> None:
     t.decide(2, "stand")
     out = _result(t)
     assert types(out) == ["round.ended"] and out.events[0].data["outcome"] == "not_called"
+
+
+@pytest.mark.parametrize(
+    ("game", "paragraph"), [("blackjack", "549.7(i)"), ("spanish21", "551.8(h)")]
+)
+def test_the_hole_card_is_turned_once_after_the_initial_deal_549_7_i(game, paragraph) -> None:
+    t = _round(1, game=game)
+    early = t.dealer("dealer_turn")
+    assert not early.ok and early.rule == cite(paragraph)
+    settle = t.dealer("round_end")
+    assert not settle.ok and settle.rule == cite(paragraph)
+    t.draws("5S", "8D", "6C", "9S")
+    assert t.decide(1, "stand").ok
+    assert t.dealer("dealer_turn").ok
+    again = t.dealer("dealer_turn")
+    assert not again.ok and again.rule == cite(paragraph)
+    assert t.dealer("round_end").ok
