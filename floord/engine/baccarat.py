@@ -21,42 +21,26 @@ from typing import Any
 from floord.contract import EventType
 from floord.engine.baccarat_commands import BaccaratCommands
 from floord.engine.baccarat_coup import Coup
-from floord.engine.baccarat_rules import (
-    BaccaratRules,
-    RulesError,
-    baccarat_inspection,
-    violation,
-)
+from floord.engine.baccarat_rules import BaccaratRules, RulesError, baccarat_inspection
 from floord.engine.baccarat_shoe import BaccaratShoe
-from floord.engine.blackjack_rules import STRICT_POLICY, policy_decision
+from floord.engine.base import SHOE_EVENTS, TableEngineBase, restart_policy
 from floord.engine.cards import CardError, parse_card
-from floord.engine.gaming_day import GamingDay, require_utc
-from floord.engine.rounds import RoundBook
-from floord.engine.snapshots import SnapshotError, check_header, json_copy
-from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
+from floord.engine.rulings import STRICT_POLICY, policy_decision, violation
+from floord.engine.snapshots import check_header
+from floord.engine.table_state import PrimaryDevice
 from floord.engine.types import Decision, EngineOutput
 
 SNAPSHOT_VERSION = 1
-RESTART_POLICY = (
-    "restart rule (floord policy, not a regulation): a round in play when the daemon "
-    "stopped is void, because floord did not observe its end"
-)
-CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
-SHOE_EVENTS = frozenset(
-    {
-        EventType.SHOE_LOADED,
-        EventType.SHOE_CARD_DRAWN,
-        EventType.SHOE_CARD_FACE_UP,
-        EventType.SHOE_CUTTING_CARD,
-        EventType.SHOE_EMPTY,
-    }
-)
+RESTART_POLICY = restart_policy("end")
 
 __all__ = ["BaccaratEngine", "RulesError"]
 
 
-class BaccaratEngine(BaccaratCommands):
+class BaccaratEngine(BaccaratCommands, TableEngineBase):
     """One Baccarat-family table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the round's end was not observed by floord"
 
     def __init__(
         self,
@@ -72,52 +56,56 @@ class BaccaratEngine(BaccaratCommands):
         snapshot: dict[str, Any] | None = None,
     ) -> None:
         self.rules = BaccaratRules.from_config(game, rules)
-        self.table_id = table_id
         self.game = game
         self.shoe_device = shoe_device
         self.recognition = bool(shoe_reports_cards)
-        self.day = GamingDay(gaming_day_starts, timezone)
-        self.table = TableState(
+        super().__init__(
             table_id,
             inspection=baccarat_inspection(self.rules),
             primary=PrimaryDevice(shoe_device, self._identity_problem, "shoe_mismatch", None),
             required_devices=required_devices,
-            gaming_day=self.day,
-            on_leave_open=self._leave_open,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
         )
         self.shoe = BaccaratShoe(self.rules)
-        self.rounds = RoundBook(table_id)
-        self.gaming_day: str | None = None
         if snapshot is not None:
             self._restore(snapshot)
 
     # ----- public interface -------------------------------------------------------
 
-    @property
-    def current_round(self) -> str | None:
-        return self.rounds.current_id
+    def snapshot(self) -> dict[str, Any]:
+        head = {"game": self.game, "rules": self.rules.to_dict()}
+        return {
+            **self._snapshot_head(SNAPSHOT_VERSION, head),
+            "shoe": self.shoe.snapshot(),
+        }
 
-    def on_device_event(
+    def public_state(self) -> dict[str, Any]:
+        """The retained `P/state`: the snapshot. Every card in it was already published
+        as a `baccarat.hand` event when it left the shoe, so nothing is masked."""
+        return self.snapshot()
+
+    # ----- devices ----------------------------------------------------------------
+
+    def _table_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime, handled: EngineOutput
+    ) -> EngineOutput:
+        if device == self.shoe_device and type == EventType.DEVICE_PROTOCOL_ERROR:
+            handled.events.extend(self._shoe_data_doubt(data))
+        return handled
+
+    def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
-        now = self._touch(now)
-        data = data if isinstance(data, dict) else {}
-        handled = self.table.on_device_event(device, type, data, now)
-        if handled is not None:
-            if device == self.shoe_device and type == EventType.DEVICE_PROTOCOL_ERROR:
-                handled.events.extend(self._shoe_data_doubt(data))
-            return handled
-        self.table.devices.seen(device, now)
-        if type not in SHOE_EVENTS:
-            return self._strict("unknown_device_event", device=device, event=str(type))
-        if device != self.shoe_device:
-            return self._strict("event_from_other_device", device=device, event=str(type))
+        owners = [(SHOE_EVENTS, self.shoe_device)]
+        if (misrouted := self._misrouted(device, type, owners)) is not None:
+            return misrouted
         rnd = self.rounds.current
         round_id = self.rounds.current_id
         if type == EventType.SHOE_LOADED:
             out = EngineOutput()
             if rnd is not None:
-                out = self._strict("shoe_loaded_mid_round")
+                out = self._violation("shoe_loaded_mid_round")
             out.events += self.shoe.stack_loaded()
             return out
         if type == EventType.SHOE_CUTTING_CARD:
@@ -128,58 +116,13 @@ class BaccaratEngine(BaccaratCommands):
         if bad is not None:
             return bad
         if type == EventType.SHOE_CARD_FACE_UP:
-            return self._strict(
+            return self._violation(
                 "card_face_up_in_shoe",
                 card=card,
                 detail="a card found face up in the shoe: floord's sources hold no Baccarat "
                 "rule for it, the floorperson decides",
             )
         return self._drawn(card)
-
-    def tick(self, now: datetime) -> EngineOutput:
-        """Keep the gaming day current; no Baccarat rule in floord's sources runs on time."""
-        self._touch(now)
-        return EngineOutput()
-
-    def after_restart(self, now: datetime) -> EngineOutput:
-        """Void a round the daemon did not see finish; no device counts as seen yet."""
-        self._touch(now)
-        self.table.forget_connections()
-        if self.rounds.current is None:
-            return EngineOutput()
-        return EngineOutput(
-            self._void(
-                "daemon_restart", "the round's end was not observed by floord", RESTART_POLICY
-            )
-        )
-
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
-        """Latch a halt decided outside the engine (the journal cannot record, say)."""
-        now = self._touch(now)
-        return self.table.halt(code, device=None, detail=detail, now=now)
-
-    def snapshot(self) -> dict[str, Any]:
-        body = self.table.snapshot()
-        return {
-            "version": SNAPSHOT_VERSION,
-            "table": self.table_id,
-            "game": self.game,
-            "rules": self.rules.to_dict(),
-            "state": body["state"],
-            "underlying": body["underlying"],
-            "halt_reasons": body["halt_reasons"],
-            "devices": body["devices"],
-            "gaming_day": self.gaming_day,
-            "inspection": body["inspection"],
-            "round": json_copy(self.rounds.current),
-            "round_counter": self.rounds.snapshot(),
-            "shoe": self.shoe.snapshot(),
-        }
-
-    def public_state(self) -> dict[str, Any]:
-        """The retained `P/state`: the snapshot. Every card in it was already published
-        as a `baccarat.hand` event when it left the shoe, so nothing is masked."""
-        return self.snapshot()
 
     # ----- cards ------------------------------------------------------------------
 
@@ -190,7 +133,7 @@ class BaccaratEngine(BaccaratCommands):
         try:
             return parse_card(raw), None
         except CardError as exc:
-            return None, self._strict("unreadable_card", reason=str(exc))
+            return None, self._violation("unreadable_card", reason=str(exc))
 
     def _drawn(self, card: str | None) -> EngineOutput:
         if self.shoe.burning:
@@ -207,11 +150,6 @@ class BaccaratEngine(BaccaratCommands):
         )
 
     # ----- helpers ----------------------------------------------------------------
-
-    def _touch(self, now: datetime) -> datetime:
-        now = require_utc(now)
-        self.gaming_day = self.day.label(now)
-        return now
 
     def _coup(self) -> Coup | None:
         rnd = self.rounds.current
@@ -245,39 +183,17 @@ class BaccaratEngine(BaccaratCommands):
             )
         ]
 
-    def _strict(self, what: str, **data: Any) -> EngineOutput:
-        return EngineOutput(
-            [
-                policy_decision(
-                    EventType.PROCEDURE_VIOLATION,
-                    STRICT_POLICY,
-                    self.current_round,
-                    what=what,
-                    **data,
-                )
-            ]
-        )
-
     def _void(self, reason: str, detail: str, policy: str) -> list[Decision]:
         rnd = self.rounds.finish()
         body = {"reason": reason, "detail": detail, "wagers": "returned", "policy": policy}
         out = [Decision(EventType.ROUND_VOIDED, body, None, rnd["id"])]
         return out + self.shoe.round_finished(rnd)
 
-    def _leave_open(self, code: str, detail: str) -> EngineOutput:
-        if self.rounds.current is None:
-            return EngineOutput()
-        policy = CLOSE_POLICY if code == "table_closed" else FAIL_CLOSED_POLICY
-        return EngineOutput(self._void(code, detail, policy))
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput(self._void(reason, detail, policy))
 
     # ----- restore ----------------------------------------------------------------
 
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
-        try:
-            self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, json_copy(snap.get("round")))
-            self.shoe.restore(snap.get("shoe") or {})
-        except ValueError as exc:
-            raise SnapshotError(str(exc)) from exc
-        self.gaming_day = snap.get("gaming_day")
+        self._restore_table(snap, shoe=self.shoe)

@@ -16,57 +16,44 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.baccarat_coup import Coup, new_coup
-from floord.engine.baccarat_rules import ruled
-from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.base import TableEngineBase
+from floord.engine.command_checks import (
+    accepted,
+    deal_refusal,
+    floor_reshuffle,
+    needs_reason,
+    unknown_args,
+)
+from floord.engine.rulings import ruled
+from floord.engine.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
     from floord.engine.baccarat_rules import BaccaratRules
     from floord.engine.baccarat_shoe import BaccaratShoe
-    from floord.engine.rounds import RoundBook
-    from floord.engine.table_state import TableState
 
-TABLE_COMMANDS = ("inspect", "open", "close", "resume")
 CARD_COMMANDS = ("dealer_in", "round_start", "round_end", "reshuffle", "change_decks")
 
 
-def _args(command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
-    unknown = sorted(set(map(str, command.args)) - set(allowed))
-    if unknown:
-        takes = ", ".join(allowed) if allowed else "no arguments"
-        return f"unknown argument(s) {', '.join(unknown)}: {command.name} takes {takes}"
-    return None
-
-
-class BaccaratCommands:
+class BaccaratCommands(TableEngineBase):
     """Command handling for `BaccaratEngine` (which supplies the attributes below)."""
 
     rules: BaccaratRules
-    table: TableState
     shoe: BaccaratShoe
-    rounds: RoundBook
     recognition: bool
-    gaming_day: str | None
     _coup: Callable[[], Coup | None]
-    _touch: Callable[[datetime], datetime]
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         now = self._touch(now)
-        if command.name == "inspect" and command.role != "floorperson":
-            return CommandOutcome(
-                False,
-                "the floorperson assigned to the table verifies the inspection of the cards",
-                self.rules.cite("inspection"),
-            )
-        if command.name in TABLE_COMMANDS:
-            outcome = self.table.on_command(command, now)
-            assert outcome is not None
-            return outcome
-        if command.name not in CARD_COMMANDS:
-            known = ", ".join(TABLE_COMMANDS + CARD_COMMANDS)
-            return CommandOutcome(
-                False, f"unknown table command {command.name!r}: known are {known}"
-            )
-        if problem := _args(command, ("reason",) if command.name == "reshuffle" else ()):
+        refused = self._card_table_command(
+            command,
+            now,
+            CARD_COMMANDS,
+            "the floorperson assigned to the table verifies the inspection of the cards",
+            self.rules.cite("inspection"),
+        )
+        if refused is not None:
+            return refused
+        if problem := unknown_args(command, ("reason",) if command.name == "reshuffle" else ()):
             return CommandOutcome(False, problem)
         return getattr(self, f"_cmd_{command.name}")(command, now)
 
@@ -78,14 +65,11 @@ class BaccaratCommands:
         return CommandOutcome(True)
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if not self.table.is_open:
-            return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
-        if self.rounds.current is not None:
-            return CommandOutcome(False, f"round {self.rounds.current_id} is still in play")
+        if (refused := self._start_refusal()) is not None:
+            return refused
         problems = self.shoe.start_problems()
         if problems:
-            rule = next((r for r, _ in problems if r), None)
-            return CommandOutcome(False, "no coup: " + "; ".join(t for _, t in problems), rule)
+            return deal_refusal(problems, "no coup")
         assert self.gaming_day is not None
         rnd = self.rounds.start(self.gaming_day, now, new_coup(recognition=self.recognition))
         self.shoe.round_started(rnd)
@@ -98,9 +82,7 @@ class BaccaratCommands:
             "last_hand": rnd["last_hand"],
             "rules": self.rules.to_dict(),
         }
-        return CommandOutcome(
-            True, output=EngineOutput([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
-        )
+        return accepted([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
 
     def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         coup = self._coup()
@@ -113,29 +95,19 @@ class BaccaratCommands:
             ended["detail"] = "the shoe did not read every card: floord counted them only"
         events.append(Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]))
         events += self.shoe.round_finished(rnd)
-        return CommandOutcome(True, output=EngineOutput(events))
+        return accepted(events)
 
     # ----- floorperson ------------------------------------------------------------
 
     def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        reason = command.args.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            return CommandOutcome(False, "reshuffle needs a non-empty reason (text)")
+        if problem := needs_reason(command):
+            return CommandOutcome(False, problem)
         if self.rounds.current is not None:
             return CommandOutcome(
                 False, "a reshuffle is ordered between coups", self.rules.cite("reshuffle")
             )
         self.shoe.reshuffle_ordered()
-        event = ruled(
-            self.rules,
-            EventType.CARDS_SHUFFLE_REQUIRED,
-            "reshuffle",
-            None,
-            reason="floorperson",
-            by=command.by,
-            note=reason,
-        )
-        return CommandOutcome(True, output=EngineOutput([event]))
+        return accepted([floor_reshuffle(self.rules, command)])
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if self.rounds.current is not None:
@@ -152,4 +124,4 @@ class BaccaratCommands:
             after_cover_card=answered,
             detail="the new decks are shuffled, cut, loaded and burned before the next coup",
         )
-        return CommandOutcome(True, output=EngineOutput([event]))
+        return accepted([event])

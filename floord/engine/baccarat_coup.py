@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType
-from floord.engine.baccarat_rules import BaccaratRules, ruled, violation
+from floord.engine.baccarat_rules import BaccaratRules
 from floord.engine.baccarat_settle import settle
 from floord.engine.baccarat_tableau import (
     BANKER,
@@ -31,7 +31,7 @@ from floord.engine.baccarat_tableau import (
     point_count,
     why_no_card,
 )
-from floord.engine.blackjack_rules import STRICT_POLICY, policy_decision
+from floord.engine.rulings import STRICT_POLICY, policy_decision, ruled, violation
 from floord.engine.types import Decision
 
 MAX_CARDS = 6  # two hands of at most three cards (§ 54x.10(d))

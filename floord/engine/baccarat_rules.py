@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from floord.contract import EventType, cite
+from floord.contract import cite
 from floord.engine.inspection import InspectionSpec
-from floord.engine.types import Decision
 
 GAMES = ("minibaccarat", "midibaccarat", "baccarat")
 CHAPTER = {"minibaccarat": 0, "midibaccarat": 1, "baccarat": 2}
@@ -143,20 +142,6 @@ def baccarat_inspection(rules: BaccaratRules) -> InspectionSpec:
     return InspectionSpec(
         items={"cards_inspected": rules.cite("inspection")}, rule=rules.cite("inspection")
     )
-
-
-def ruled(
-    rules: BaccaratRules, type: EventType, key: str, round_id: str | None, **data: Any
-) -> Decision:
-    """A decision taken under the rule `key`, with its citation and any borrowing note."""
-    return Decision(type, {**data, **rules.note(key)}, rules.cite(key), round_id)
-
-
-def violation(
-    rules: BaccaratRules, key: str, what: str, round_id: str | None, **data: Any
-) -> Decision:
-    """A `procedure.violation` of the rule `key`."""
-    return ruled(rules, EventType.PROCEDURE_VIOLATION, key, round_id, what=what, **data)
 
 
 def _whole(value: Any) -> bool:

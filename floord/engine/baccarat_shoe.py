@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType
-from floord.engine.baccarat_rules import BaccaratRules, ruled, violation
-from floord.engine.blackjack_rules import STRICT_POLICY, policy_decision
+from floord.engine.baccarat_rules import BaccaratRules
 from floord.engine.cards import burn_value
+from floord.engine.rulings import STRICT_POLICY, policy_decision, ruled, violation
 from floord.engine.types import Decision
 
 MAX_BURN = 11  # a ten-value first card and ten more

@@ -20,12 +20,11 @@ from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType, cite, format_ts
+from floord.engine.base import TableEngineBase, restart_policy
 from floord.engine.big_six_layout import PAY_ODDS, SECTIONS, read_layout
-from floord.engine.gaming_day import GamingDay, require_utc
 from floord.engine.inspection import InspectionSpec
-from floord.engine.rounds import RoundBook
 from floord.engine.snapshots import SnapshotError, check_header, json_copy
-from floord.engine.table_state import FAIL_CLOSED_POLICY, TABLE_COMMANDS, PrimaryDevice, TableState
+from floord.engine.table_state import FAIL_CLOSED_POLICY, TABLE_COMMANDS, PrimaryDevice
 from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 
 SNAPSHOT_VERSION = 1
@@ -38,12 +37,7 @@ WHEEL_EVENTS = frozenset(
         EventType.BIGSIX_BETWEEN_SECTIONS,
     }
 )
-STRICT_POLICY = "floord policy, not a regulation: what floord does not understand is recorded"
-CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
-RESTART_POLICY = (
-    "restart rule (floord policy, not a regulation): a round in play when the daemon "
-    "stopped is void, because floord did not observe its result"
-)
+RESTART_POLICY = restart_policy("result")
 SECOND_SPIN_POLICY = (
     "floord policy, not a regulation: a wheel spun again before it came to rest voids the "
     'round; the dealer calls "no more bets" and spins again'
@@ -72,8 +66,11 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-class BigSixEngine:
+class BigSixEngine(TableEngineBase):
     """One Big Six table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the result was not observed by floord"
 
     def __init__(
         self,
@@ -87,22 +84,18 @@ class BigSixEngine:
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        self.table_id = table_id
         self.layout = read_layout(layout, symbols)
         self.wheel_device = wheel_device
-        self.day = GamingDay(gaming_day_starts, timezone)
-        self.table = TableState(
+        super().__init__(
             table_id,
             inspection=big_six_inspection(),
             primary=PrimaryDevice(
                 wheel_device, self._identity_problem, "wheel_mismatch", cite("533.1(e)")
             ),
             required_devices=required_devices,
-            gaming_day=self.day,
-            on_leave_open=self._leave_open,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
         )
-        self.rounds = RoundBook(table_id)
-        self.gaming_day: str | None = None
         self.last_result: dict[str, Any] | None = None
         # A spin the wheel reported with no round for it (no "no more bets" called): its
         # rest is no result. Cleared when it comes to rest.
@@ -112,23 +105,36 @@ class BigSixEngine:
 
     # ----- public interface -------------------------------------------------------
 
-    @property
-    def current_round(self) -> str | None:
-        return self.rounds.current_id
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        if command.name == "spin":
+            return self._spin_command(command, now)
+        known = ", ".join([*TABLE_COMMANDS, "spin"])
+        return self._table_command(
+            command, now, f"unknown table command {command.name!r}: a Big Six table knows {known}"
+        )
 
-    def on_device_event(
+    def snapshot(self) -> dict[str, Any]:
+        head = {
+            "game": "big_six",
+            "layout": [s.symbol for s in self.layout.sections],
+            "wheel_device": self.wheel_device,
+        }
+        return {
+            **self._snapshot_head(SNAPSHOT_VERSION, head),
+            "last_result": json_copy(self.last_result),
+            "unannounced": json_copy(self.unannounced),
+        }
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
-        now = self._touch(now)
-        data = data if isinstance(data, dict) else {}
-        handled = self.table.on_device_event(device, type, data, now)
-        if handled is not None:
-            return handled
-        self.table.devices.seen(device, now)
-        if type not in WHEEL_EVENTS:
-            return self._violation("unknown_device_event", device=device, event=str(type))
-        if device != self.wheel_device:
-            return self._violation("wheel_event_from_other_device", device=device, event=type)
+        owners = [(WHEEL_EVENTS, self.wheel_device)]
+        misrouted = self._misrouted(device, type, owners, what="wheel_event_from_other_device")
+        if misrouted is not None:
+            return misrouted
         if not self.table.is_open:
             if type == EventType.BIGSIX_SPIN_STARTED:
                 return self._violation(
@@ -146,68 +152,6 @@ class BigSixEngine:
         }
         return handlers[EventType(type)](data, now)
 
-    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        now = self._touch(now)
-        if command.name == "spin":
-            return self._spin_command(command, now)
-        outcome = self.table.on_command(command, now)
-        if outcome is None:
-            known = ", ".join([*TABLE_COMMANDS, "spin"])
-            return CommandOutcome(
-                False, f"unknown table command {command.name!r}: a Big Six table knows {known}"
-            )
-        return outcome
-
-    def tick(self, now: datetime) -> EngineOutput:
-        """Keep the gaming day current (the snapshot and the next round id depend on it)."""
-        self._touch(now)
-        return EngineOutput()
-
-    def after_restart(self, now: datetime) -> EngineOutput:
-        """Void a round the daemon did not see finish; no device counts as seen yet."""
-        now = self._touch(now)
-        self.table.forget_connections()
-        if self.rounds.current is None:
-            return EngineOutput()
-        detail = "the result was not observed by floord"
-        return EngineOutput([self._void("daemon_restart", None, detail, RESTART_POLICY)])
-
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
-        """Latch a halt decided outside the engine (the journal cannot record, say)."""
-        now = self._touch(now)
-        return self.table.halt(code, device=None, detail=detail, now=now)
-
-    def public_state(self) -> dict[str, Any]:
-        """The retained `P/state` body: a Big Six table has nothing to hide in it."""
-        return self.snapshot()
-
-    def snapshot(self) -> dict[str, Any]:
-        body = self.table.snapshot()
-        return {
-            "version": SNAPSHOT_VERSION,
-            "table": self.table_id,
-            "game": "big_six",
-            "layout": [s.symbol for s in self.layout.sections],
-            "wheel_device": self.wheel_device,
-            "state": body["state"],
-            "underlying": body["underlying"],
-            "halt_reasons": body["halt_reasons"],
-            "devices": body["devices"],
-            "gaming_day": self.gaming_day,
-            "inspection": body["inspection"],
-            "round": json_copy(self.rounds.current),
-            "round_counter": self.rounds.snapshot(),
-            "last_result": json_copy(self.last_result),
-            "unannounced": json_copy(self.unannounced),
-        }
-
-    # ----- helpers ----------------------------------------------------------------
-
-    def _touch(self, now: datetime) -> datetime:
-        now = require_utc(now)
-        self.gaming_day = self.day.label(now)
-        return now
-
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:
         caps = identity.get("capabilities")
         if isinstance(caps, list) and "clapper" in caps:
@@ -217,16 +161,6 @@ class BigSixEngine:
             f"a Big Six wheel selects a section with its clapper ({cite('533.1(e)')})"
         )
 
-    def _violation(
-        self, what: str, *, rule: str | None = None, policy: str | None = STRICT_POLICY, **data: Any
-    ) -> EngineOutput:
-        body = {"what": what, **data}
-        if rule is None:
-            body["policy"] = policy
-        return EngineOutput(
-            [Decision(EventType.PROCEDURE_VIOLATION, body, rule, self.rounds.current_id)]
-        )
-
     def _void(self, reason: str, rule: str | None, detail: str, policy: str | None) -> Decision:
         rnd = self.rounds.finish()
         body: dict[str, Any] = {"reason": reason, "detail": detail}
@@ -234,12 +168,12 @@ class BigSixEngine:
             body["policy"] = policy or FAIL_CLOSED_POLICY
         return Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])
 
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput([self._void(reason, None, detail, policy)])
+
     def _leave_open(self, code: str, detail: str) -> EngineOutput:
-        self.unannounced = None
-        if self.rounds.current is None:
-            return EngineOutput()
-        policy = CLOSE_POLICY if code == "table_closed" else FAIL_CLOSED_POLICY
-        return EngineOutput([self._void(code, None, detail, policy)])
+        self.unannounced = None  # the table stops play: a turning wheel's rest is no one's
+        return super()._leave_open(code, detail)
 
     # ----- the dealer -------------------------------------------------------------
 
@@ -433,11 +367,6 @@ class BigSixEngine:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": "big_six"})
         if snap.get("layout") != [s.symbol for s in self.layout.sections]:
             raise SnapshotError("the snapshot is for another wheel layout than this table's")
-        try:
-            self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, snap.get("round"))
-        except ValueError as exc:
-            raise SnapshotError(str(exc)) from exc
-        self.gaming_day = snap.get("gaming_day")
+        self._restore_table(snap)
         self.last_result = snap.get("last_result")
         self.unannounced = snap.get("unannounced")

@@ -16,45 +16,30 @@ from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
+from floord.engine.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
 from floord.engine.blackjack_commands import BlackjackCommands
 from floord.engine.blackjack_decisions import Round
 from floord.engine.blackjack_devices import BlackjackDevices
-from floord.engine.blackjack_rules import (
-    STRICT_POLICY,
-    GameRules,
-    blackjack_inspection,
-    policy_decision,
-)
+from floord.engine.blackjack_rules import GameRules, blackjack_inspection
 from floord.engine.blackjack_shoe import ShoeBook
-from floord.engine.gaming_day import GamingDay, require_utc
-from floord.engine.rounds import RoundBook
-from floord.engine.snapshots import SnapshotError, check_header, json_copy
-from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
+from floord.engine.gaming_day import require_utc
+from floord.engine.rulings import STRICT_POLICY
+from floord.engine.snapshots import check_header, json_copy
+from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.types import Decision, EngineOutput
 from floord.events import DeviceCommand
 
 SNAPSHOT_VERSION = 1
 GAMES = ("blackjack", "spanish21")
-RESTART_POLICY = (
-    "restart rule (floord policy, not a regulation): a round in play when the daemon "
-    "stopped is void, because floord did not observe its end"
-)
-CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
-SHOE_EVENTS = frozenset(
-    {
-        EventType.SHOE_LOADED,
-        EventType.SHOE_CARD_DRAWN,
-        EventType.SHOE_CARD_FACE_UP,
-        EventType.SHOE_CUTTING_CARD,
-        EventType.SHOE_EMPTY,
-    }
-)
-SHUFFLER_EVENTS = frozenset(t for t in EventType if t.value.startswith("shuffler."))
+RESTART_POLICY = restart_policy("end")
 READER_EVENTS = frozenset({EventType.READER_PEEK, EventType.READER_SELF_TEST})
 
 
-class BlackjackEngine(BlackjackCommands, BlackjackDevices):
+class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     """One Blackjack or Spanish 21 table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the round's end was not observed by floord"
 
     def __init__(
         self,
@@ -83,7 +68,6 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
             raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
         if rules.get("shuffler", "none") != "none" and not shuffler_device:
             raise ValueError(f"a {rules.get('shuffler')} shuffler needs a shuffler device")
-        self.table_id = table_id
         self.game = game
         self.card_rules = dict(rules)
         self.reader = reader_device
@@ -91,8 +75,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
         self.shuffler_device = shuffler_device
         self.exposes = reader_exposes_value
         self.recognition = shoe_reports_cards
-        self.day = GamingDay(gaming_day_starts, timezone)
-        self.table = TableState(
+        super().__init__(
             table_id,
             inspection=blackjack_inspection(self.rules),
             primary=PrimaryDevice(
@@ -102,14 +85,12 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
                 self.rules.cite("reader_kind"),
             ),
             required_devices=required_devices,
-            gaming_day=self.day,
-            on_leave_open=self._leave_open,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
             device_rules={reader_device: self.rules.cite("reader_malfunction")},
             extra_readiness=self._reader_problems,
         )
         self.shoe = ShoeBook(self.rules, rules)
-        self.rounds = RoundBook(table_id)
-        self.gaming_day: str | None = None
         self.self_test: dict[str, Any] | None = None  # the reader's last self-test
         self.tampered_at: str | None = None  # the reader's last tamper report
         if snapshot is not None:
@@ -117,35 +98,32 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
 
     # ----- public interface -------------------------------------------------------
 
-    @property
-    def current_round(self) -> str | None:
-        return self.rounds.current_id
-
     def on_device_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
-        now = self._touch(now)
-        data = data if isinstance(data, dict) else {}
         if device == self.reader and type == EventType.DEVICE_TAMPER:
-            self.tampered_at = format_ts(now)
-        handled = self.table.on_device_event(device, type, data, now)
-        if handled is not None:
-            if device == self.reader and type == EventType.DEVICE_IDENTIFIED:
-                handled.device_commands.extend(self._self_test_due(now))
-            if device == self.shoe_device and type == EventType.DEVICE_PROTOCOL_ERROR:
-                handled.events.extend(self._shoe_data_doubt(data))
-            return handled
-        self.table.devices.seen(device, now)
-        if type in READER_EVENTS:
-            owner = self.reader
-        elif type in SHOE_EVENTS:
-            owner = self.shoe_device
-        elif type in SHUFFLER_EVENTS:
-            owner = self.shuffler_device
-        else:
-            return self._strict("unknown_device_event", device=device, event=str(type))
-        if device != owner:
-            return self._strict("event_from_other_device", device=device, event=str(type))
+            self.tampered_at = format_ts(require_utc(now))
+        return super().on_device_event(device, type, data, now)
+
+    def _table_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime, handled: EngineOutput
+    ) -> EngineOutput:
+        if device == self.reader and type == EventType.DEVICE_IDENTIFIED:
+            handled.device_commands.extend(self._self_test_due(now))
+        if device == self.shoe_device and type == EventType.DEVICE_PROTOCOL_ERROR:
+            handled.events.extend(self._shoe_data_doubt(data))
+        return handled
+
+    def _game_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        owners = [
+            (READER_EVENTS, self.reader),
+            (SHOE_EVENTS, self.shoe_device),
+            (SHUFFLER_EVENTS, self.shuffler_device),
+        ]
+        if (misrouted := self._misrouted(device, type, owners)) is not None:
+            return misrouted
         if type in SHUFFLER_EVENTS:
             return EngineOutput(self.shoe.shuffler_event(type, data, self.current_round))
         handlers = {
@@ -164,37 +142,9 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
         now = self._touch(now)
         return EngineOutput(self.shoe.tick(now))
 
-    def after_restart(self, now: datetime) -> EngineOutput:
-        """Void a round the daemon did not see finish; no device counts as seen yet."""
-        now = self._touch(now)
-        self.table.forget_connections()
-        if self.rounds.current is None:
-            return EngineOutput()
-        return EngineOutput(
-            self._void(
-                "daemon_restart", None, "the round's end was not observed by floord", RESTART_POLICY
-            )
-        )
-
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
-        """Latch a halt decided outside the engine (the journal cannot record, say)."""
-        now = self._touch(now)
-        return self.table.halt(code, device=None, detail=detail, now=now)
-
     def snapshot(self) -> dict[str, Any]:
-        body = self.table.snapshot()
         return {
-            "version": SNAPSHOT_VERSION,
-            "table": self.table_id,
-            "game": self.game,
-            "state": body["state"],
-            "underlying": body["underlying"],
-            "halt_reasons": body["halt_reasons"],
-            "devices": body["devices"],
-            "gaming_day": self.gaming_day,
-            "inspection": body["inspection"],
-            "round": json_copy(self.rounds.current),
-            "round_counter": self.rounds.snapshot(),
+            **self._snapshot_head(SNAPSHOT_VERSION, {"game": self.game}),
             "shoe": self.shoe.snapshot(),
             "reader_self_test": json_copy(self.self_test),
             "reader_tampered_at": self.tampered_at,
@@ -219,11 +169,6 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
         return state
 
     # ----- helpers ----------------------------------------------------------------
-
-    def _touch(self, now: datetime) -> datetime:
-        now = require_utc(now)
-        self.gaming_day = self.day.label(now)
-        return now
 
     def _play(self) -> Round | None:
         rnd = self.rounds.current
@@ -307,19 +252,6 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
             return f"the card reader has not passed a self-test in gaming day {day}"
         return None
 
-    def _strict(self, what: str, **data: Any) -> EngineOutput:
-        return EngineOutput(
-            [
-                policy_decision(
-                    EventType.PROCEDURE_VIOLATION,
-                    STRICT_POLICY,
-                    self.current_round,
-                    what=what,
-                    **data,
-                )
-            ]
-        )
-
     def _void(
         self, reason: str, rule: str | None, detail: str, policy: str | None = None, **more: Any
     ) -> list[Decision]:
@@ -330,11 +262,11 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
         out = [Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])]
         return out + self.shoe.round_finished(rnd["id"])
 
-    def _leave_open(self, code: str, detail: str) -> EngineOutput:
-        if self.rounds.current is None:
-            return EngineOutput()
-        if code == "table_closed":
-            return EngineOutput(self._void(code, None, detail, CLOSE_POLICY))
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput(self._void(reason, None, detail, policy))
+
+    def _void_on_halt(self, code: str, detail: str) -> EngineOutput:
+        """A halt for the card reader's trouble voids under § 549.16(k); others fail closed."""
         reason = self.table.halt_reasons[-1] if self.table.halt_reasons else {}
         if reason.get("device") == self.reader:
             play = self._play()
@@ -350,18 +282,12 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices):
                     peek_done=play.r["peek"] is not None,
                 )
             )
-        return EngineOutput(self._void(code, None, detail))
+        return super()._void_on_halt(code, detail)
 
     # ----- restore ----------------------------------------------------------------
 
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
-        try:
-            self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, json_copy(snap.get("round")))
-            self.shoe.restore(snap.get("shoe") or {})
-        except ValueError as exc:
-            raise SnapshotError(str(exc)) from exc
-        self.gaming_day = snap.get("gaming_day")
+        self._restore_table(snap, shoe=self.shoe)
         self.self_test = json_copy(snap.get("reader_self_test"))
         self.tampered_at = snap.get("reader_tampered_at")

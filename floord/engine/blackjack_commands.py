@@ -15,19 +15,26 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
+from floord.engine.base import TableEngineBase
 from floord.engine.blackjack_decisions import Round
 from floord.engine.blackjack_play import ACTIONS, Step, new_round
-from floord.engine.blackjack_rules import ruled
-from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.command_checks import (
+    accepted,
+    deal_refusal,
+    distinct_boxes,
+    floor_reshuffle,
+    needs_reason,
+    unknown_args,
+    whole,
+)
+from floord.engine.rulings import ruled
+from floord.engine.shuffler_cover import cover_shuffler
+from floord.engine.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
     from floord.engine.blackjack_rules import GameRules
     from floord.engine.blackjack_shoe import ShoeBook
-    from floord.engine.gaming_day import GamingDay
-    from floord.engine.rounds import RoundBook
-    from floord.engine.table_state import TableState
 
-TABLE_COMMANDS = ("inspect", "open", "close", "resume")
 CARD_COMMANDS = (
     "dealer_in",
     "round_start",
@@ -40,60 +47,37 @@ CARD_COMMANDS = (
 )
 
 
-def _args(command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
-    unknown = sorted(set(map(str, command.args)) - set(allowed))
-    if unknown:
-        takes = ", ".join(allowed) if allowed else "no arguments"
-        return f"unknown argument(s) {', '.join(unknown)}: {command.name} takes {takes}"
-    return None
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _refused(step: Step) -> CommandOutcome:
     return CommandOutcome(False, step.error, step.rule)
 
 
-class BlackjackCommands:
+class BlackjackCommands(TableEngineBase):
     """Command handling for `BlackjackEngine` (which supplies the attributes below)."""
 
     rules: GameRules
-    table: TableState
     shoe: ShoeBook
-    rounds: RoundBook
-    day: GamingDay
     card_rules: dict[str, Any]
     recognition: bool
-    gaming_day: str | None
     _play: Callable[[], Round | None]
-    _touch: Callable[[datetime], datetime]
     reader_cleared: Callable[[datetime], str | None]
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         now = self._touch(now)
-        if command.name == "inspect" and command.role != "floorperson":
-            return CommandOutcome(
-                False,
-                "the card reader is inspected by the floorperson assigned to the table",
-                self.rules.cite("reader_inspection"),
-            )
-        if command.name in TABLE_COMMANDS:
-            outcome = self.table.on_command(command, now)
-            assert outcome is not None
-            return outcome
-        if command.name not in CARD_COMMANDS:
-            known = ", ".join(TABLE_COMMANDS + CARD_COMMANDS)
-            return CommandOutcome(
-                False, f"unknown table command {command.name!r}: known are {known}"
-            )
+        refused = self._card_table_command(
+            command,
+            now,
+            CARD_COMMANDS,
+            "the card reader is inspected by the floorperson assigned to the table",
+            self.rules.cite("reader_inspection"),
+        )
+        if refused is not None:
+            return refused
         return getattr(self, f"_cmd_{command.name}")(command, now)
 
     # ----- dealer -----------------------------------------------------------------
 
     def _cmd_dealer_in(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ()):
+        if problem := unknown_args(command, ()):
             return CommandOutcome(False, problem)
         if self.rounds.current is not None:
             return CommandOutcome(
@@ -104,31 +88,23 @@ class BlackjackCommands:
         return CommandOutcome(True)
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ("boxes", "players")):
+        if problem := unknown_args(command, ("boxes", "players")):
             return CommandOutcome(False, problem)
         boxes = command.args.get("boxes")
         limit = int(self.card_rules.get("boxes", 7))
-        if (
-            not isinstance(boxes, list)
-            or not boxes
-            or not all(_whole(b) and 1 <= b <= limit for b in boxes)
-            or len(set(boxes)) != len(boxes)
-        ):
+        if not distinct_boxes(boxes, limit):
             return CommandOutcome(
                 False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
             )
         if problem := self._boxes_per_player(boxes, command.args.get("players")):
             return CommandOutcome(False, problem, self.rules.cite("boxes_per_player"))
-        if not self.table.is_open:
-            return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
-        if self.rounds.current is not None:
-            return CommandOutcome(False, f"round {self.rounds.current_id} is still in play")
+        if (refused := self._start_refusal()) is not None:
+            return refused
         if (why := self.reader_cleared(now)) is not None:
             return CommandOutcome(False, f"no dealing: {why}", self.rules.cite("reader_inspection"))
         problems = self.shoe.deal_problems(now)
         if problems:
-            rule = next((r for r, _ in problems if r), None)
-            return CommandOutcome(False, "no dealing: " + "; ".join(t for _, t in problems), rule)
+            return deal_refusal(problems, "no dealing")
         assert self.gaming_day is not None
         fields = new_round(boxes, recognition=self.recognition, double=self.shoe.double)
         rnd = self.rounds.start(self.gaming_day, now, fields)
@@ -140,9 +116,7 @@ class BlackjackCommands:
             "shoe": "double" if self.shoe.double else "single",
             "recognition": self.recognition,
         }
-        return CommandOutcome(
-            True, output=EngineOutput([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
-        )
+        return accepted([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
 
     def _boxes_per_player(self, boxes: list[int], players: Any) -> str | None:
         """§ 549.14: a player wagers on at most `max_adjacent_boxes` boxes, side by side.
@@ -154,7 +128,7 @@ class BlackjackCommands:
             return None
         most = int(self.card_rules.get("max_adjacent_boxes", 2))
         if not isinstance(players, dict) or not all(
-            isinstance(v, list) and v and all(_whole(b) for b in v) for v in players.values()
+            isinstance(v, list) and v and all(whole(b) for b in v) for v in players.values()
         ):
             return "players must map each player to a non-empty list of box numbers"
         seen: list[int] = [b for played in players.values() for b in played]
@@ -169,10 +143,10 @@ class BlackjackCommands:
         return None
 
     def _cmd_decision(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ("box", "hand", "action")):
+        if problem := unknown_args(command, ("box", "hand", "action")):
             return CommandOutcome(False, problem)
         box, hand, action = (command.args.get(k) for k in ("box", "hand", "action"))
-        if not _whole(box) or not _whole(hand) or action not in ACTIONS:
+        if not whole(box) or not whole(hand) or action not in ACTIONS:
             return CommandOutcome(
                 False, f"decision needs box and hand numbers and an action ({', '.join(ACTIONS)})"
             )
@@ -180,27 +154,19 @@ class BlackjackCommands:
         if play is None:
             return CommandOutcome(False, "no round is in play")
         step = play.decision(box, hand, action)
-        return (
-            _refused(step)
-            if step.error
-            else CommandOutcome(True, output=EngineOutput(step.decisions))
-        )
+        return _refused(step) if step.error else accepted(step.decisions)
 
     def _cmd_dealer_turn(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ()):
+        if problem := unknown_args(command, ()):
             return CommandOutcome(False, problem)
         play = self._play()
         if play is None:
             return CommandOutcome(False, "no round is in play")
         step = play.dealer_turn()
-        return (
-            _refused(step)
-            if step.error
-            else CommandOutcome(True, output=EngineOutput(step.decisions))
-        )
+        return _refused(step) if step.error else accepted(step.decisions)
 
     def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ()):
+        if problem := unknown_args(command, ()):
             return CommandOutcome(False, problem)
         play = self._play()
         if play is None:
@@ -225,16 +191,15 @@ class BlackjackCommands:
             ended["detail"] = "the shoe does not read cards: floord counted them only"
         events = [*step.decisions, Decision(EventType.ROUND_ENDED, ended, None, rnd["id"])]
         events += self.shoe.round_finished(rnd["id"])
-        return CommandOutcome(True, output=EngineOutput(events))
+        return accepted(events)
 
     # ----- floorperson ------------------------------------------------------------
 
     def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ("reason",)):
+        if problem := unknown_args(command, ("reason",)):
             return CommandOutcome(False, problem)
-        reason = command.args.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            return CommandOutcome(False, "reshuffle needs a non-empty reason (text)")
+        if problem := needs_reason(command):
+            return CommandOutcome(False, problem)
         if self.shoe.continuous:
             return CommandOutcome(
                 False, "a continuous shuffler reshuffles by itself", self.rules.cite("continuous")
@@ -244,19 +209,10 @@ class BlackjackCommands:
                 False, "a reshuffle is ordered after a round of play", self.rules.cite("reshuffle")
             )
         self.shoe.reshuffle_ordered()
-        event = ruled(
-            self.rules,
-            EventType.CARDS_SHUFFLE_REQUIRED,
-            "reshuffle",
-            None,
-            reason="floorperson",
-            by=command.by,
-            note=reason,
-        )
-        return CommandOutcome(True, output=EngineOutput([event]))
+        return accepted([floor_reshuffle(self.rules, command)])
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ()):
+        if problem := unknown_args(command, ()):
             return CommandOutcome(False, problem)
         if self.rounds.current is not None:
             return CommandOutcome(False, "the decks are changed between rounds")
@@ -272,14 +228,7 @@ class BlackjackCommands:
             opened_at=format_ts(now),
             due_at=format_ts(due),
         )
-        return CommandOutcome(True, output=EngineOutput([event]))
+        return accepted([event])
 
     def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ()):
-            return CommandOutcome(False, problem)
-        if self.shoe.shuffler == "none":
-            return CommandOutcome(False, "the table has no automated shuffler")
-        if not self.shoe.batch.out_of_order:
-            return CommandOutcome(False, "the shuffler is not out of order")
-        self.shoe.batch.covered = True
-        return CommandOutcome(True)
+        return cover_shuffler(command, self.shoe.shuffler, self.shoe.batch)

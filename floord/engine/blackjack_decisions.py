@@ -13,9 +13,9 @@ from typing import Any
 
 from floord.contract import EventType
 from floord.engine.blackjack_play import MAX_HANDS_PER_BOX, Play, Step, new_hand
-from floord.engine.blackjack_rules import ruled, violation
 from floord.engine.blackjack_settle import hand_count, is_live, settle_round
 from floord.engine.cards import count_hand, is_ace, same_value
+from floord.engine.rulings import ruled, violation
 
 
 class Round(Play):

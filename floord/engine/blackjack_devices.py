@@ -14,37 +14,32 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from floord.contract import format_ts
-from floord.engine.blackjack_rules import GameRules, violation
+from floord.engine.base import TableEngineBase
+from floord.engine.blackjack_rules import GameRules
 from floord.engine.cards import CardError, parse_card
+from floord.engine.rulings import violation
 from floord.engine.types import Decision, EngineOutput
 
 if TYPE_CHECKING:
     from floord.engine.blackjack_decisions import Round
     from floord.engine.blackjack_shoe import ShoeBook
-    from floord.engine.gaming_day import GamingDay
-    from floord.engine.rounds import RoundBook
-    from floord.engine.table_state import TableState
 
 
-class BlackjackDevices:
+class BlackjackDevices(TableEngineBase):
     """Device-event handling for `BlackjackEngine` (which supplies the attributes below)."""
 
     rules: GameRules
-    table: TableState
     shoe: ShoeBook
-    rounds: RoundBook
-    day: GamingDay
     reader: str
     self_test: dict[str, Any] | None
     _play: Callable[[], Round | None]
-    _strict: Callable[..., EngineOutput]
     _void: Callable[..., list[Decision]]
     reader_cleared: Callable[[datetime], str | None]
 
     def _self_test(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         passed = data.get("passed")
         if not isinstance(passed, bool):
-            return self._strict("unreadable_self_test", passed=repr(passed))
+            return self._violation("unreadable_self_test", passed=repr(passed))
         self.self_test = {
             "passed": passed,
             "code": data.get("code"),
@@ -100,7 +95,7 @@ class BlackjackDevices:
         try:
             return parse_card(raw), None
         except CardError as exc:
-            return None, self._strict("unreadable_card", reason=str(exc))
+            return None, self._violation("unreadable_card", reason=str(exc))
 
     def _drawn(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         card, bad = self._card(data)
@@ -132,7 +127,7 @@ class BlackjackDevices:
         reload = bool(rnd and rnd["reload"])
         out = EngineOutput()
         if rnd is not None and not reload:
-            out = self._strict("shoe_loaded_mid_round", side=data.get("side"))
+            out = self._violation("shoe_loaded_mid_round", side=data.get("side"))
         if rnd is not None:
             rnd["reload"] = False
         out.events += self.shoe.loaded(data, self.rounds.current_id, reload)

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floord.contract import EventType
-from floord.engine.blackjack_rules import GameRules, ruled, violation
+from floord.engine.blackjack_rules import GameRules
 from floord.engine.blackjack_settle import hand_count, is_live
 from floord.engine.cards import count_hand, dealer_must_stand, needs_peek, suit_side
+from floord.engine.rulings import ruled, violation
 from floord.engine.types import Decision
 
 ACTIONS = ("hit", "stand", "double", "split", "surrender", "insurance")

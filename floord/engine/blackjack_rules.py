@@ -11,12 +11,10 @@ engine and one set of tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from floord.contract import EventType, cite
+from floord.contract import cite
 from floord.engine.cards import deck_size
 from floord.engine.inspection import InspectionSpec
-from floord.engine.types import Decision
 
 # key -> (chapter 549 section, chapter 551 section or None when not in floord's sources)
 SECTIONS: dict[str, tuple[str, str | None]] = {
@@ -123,23 +121,3 @@ def blackjack_inspection(rules: GameRules) -> InspectionSpec:
     if rules.spanish21:
         items["tens_removed"] = cite("551.4(b)")
     return InspectionSpec(items=items, rule=rules.cite("reader_inspection"))
-
-
-def ruled(
-    rules: GameRules, type: EventType, key: str, round_id: str | None, **data: Any
-) -> Decision:
-    """A decision taken under the rule `key`, with its citation and any Spanish 21 note."""
-    return Decision(type, {**data, **rules.note(key)}, rules.cite(key), round_id)
-
-
-def violation(rules: GameRules, key: str, what: str, round_id: str | None, **data: Any) -> Decision:
-    """A `procedure.violation` of the rule `key`."""
-    return ruled(rules, EventType.PROCEDURE_VIOLATION, key, round_id, what=what, **data)
-
-
-def policy_decision(type: EventType, policy: str, round_id: str | None, **data: Any) -> Decision:
-    """A decision that is floord's policy: `rule` null and the policy said in data."""
-    return Decision(type, {**data, "policy": policy}, None, round_id)
-
-
-STRICT_POLICY = "floord policy, not a regulation: what floord does not understand is recorded"

@@ -17,14 +17,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
-from floord.engine.blackjack_rules import (
-    STRICT_POLICY,
-    GameRules,
-    policy_decision,
-    ruled,
-    violation,
-)
+from floord.engine.blackjack_rules import GameRules
 from floord.engine.blackjack_shuffler import COVER_POLICY, ShufflerBook
+from floord.engine.rulings import policy_decision, ruled, strict, violation
+from floord.engine.snapshots import json_copy
 from floord.engine.types import Decision
 
 DECK_LIFETIME = timedelta(hours=24)
@@ -75,7 +71,7 @@ class ShoeBook:
         out: list[Decision] = []
         side = self.side_of(data)
         if side is None:
-            return [_strict("shoe_side_unknown", round_id, side=data.get("side"))]
+            return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
         if self.shuffler == "batch" and not self.batch.out_of_order:
             out += self.batch.loaded(round_id, reload)
         elif self.shuffler == "batch" and not self.batch.covered:
@@ -128,14 +124,14 @@ class ShoeBook:
             ]
         side = self.side_of(data)
         if side is None:
-            return [_strict("shoe_side_unknown", round_id, side=data.get("side"))]
+            return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
         self.sides[side]["cutting_pending"] = True
         return []
 
     def empty(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
         side = self.side_of(data)
         if side is None:
-            return [_strict("shoe_side_unknown", round_id, side=data.get("side"))]
+            return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
         state = self.sides[side]
         state["loaded"] = False
         if round_id is not None:
@@ -312,7 +308,7 @@ class ShoeBook:
     )
 
     def snapshot(self) -> dict[str, Any]:
-        body = {name: _copy(getattr(self, name)) for name in self.FIELDS}
+        body = {name: json_copy(getattr(self, name)) for name in self.FIELDS}
         return {**body, "shuffler": self.batch.snapshot()}
 
     def restore(self, body: dict[str, Any]) -> None:
@@ -320,19 +316,5 @@ class ShoeBook:
             raise ValueError("snapshot: the shoe does not fit this table's rules (sides)")
         for name in self.FIELDS:
             if name in body:
-                setattr(self, name, _copy(body[name]))
+                setattr(self, name, json_copy(body[name]))
         self.batch.restore(body.get("shuffler") or {})
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-def _strict(what: str, round_id: str | None, **data: Any) -> Decision:
-    return policy_decision(
-        EventType.PROCEDURE_VIOLATION, STRICT_POLICY, round_id, what=what, **data
-    )

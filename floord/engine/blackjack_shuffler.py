@@ -13,12 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType, cite
-from floord.engine.blackjack_rules import (
-    STRICT_POLICY,
-    GameRules,
-    policy_decision,
-    violation,
-)
+from floord.engine.blackjack_rules import GameRules
+from floord.engine.rulings import policy_decision, strict, violation
+from floord.engine.shuffler_cover import order_reported
+from floord.engine.snapshots import json_copy
 from floord.engine.types import Decision
 
 JAM_POLICY = (
@@ -159,7 +157,7 @@ class ShufflerBook:
 
     def event(self, type: str, data: dict[str, Any], round_id: str | None) -> list[Decision]:
         if self.shuffler == "none":
-            return [_strict("shuffler_event_without_shuffler", round_id, event=type)]
+            return [strict("shuffler_event_without_shuffler", round_id, event=type)]
         if type == EventType.SHUFFLER_OUT_OF_ORDER:
             return self._out_of_order(data, round_id)
         if type == EventType.SHUFFLER_DOOR:
@@ -245,7 +243,7 @@ class ShufflerBook:
         elif type == EventType.SHUFFLER_BATCH_REMOVED:
             self.removed = batch
         else:
-            return [_strict("unknown_shuffler_event", round_id, event=type)]
+            return [strict("unknown_shuffler_event", round_id, event=type)]
         return []
 
     def _jam(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
@@ -271,12 +269,7 @@ class ShufflerBook:
         ]
 
     def _out_of_order(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
-        if data.get("code") == 0:
-            self.out_of_order = self.covered = False
-            what = "shuffler_in_order"
-        else:
-            self.out_of_order = True
-            what = "shuffler_out_of_order"
+        what = order_reported(self, data)
         return [
             policy_decision(
                 EventType.TABLE_WARNING,
@@ -291,23 +284,9 @@ class ShufflerBook:
     # ----- decks ------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return {name: _copy(getattr(self, name)) for name in FIELDS}
+        return {name: json_copy(getattr(self, name)) for name in FIELDS}
 
     def restore(self, body: dict[str, Any]) -> None:
         for name in FIELDS:
             if name in body:
-                setattr(self, name, _copy(body[name]))
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-def _strict(what: str, round_id: str | None, **data: Any) -> Decision:
-    return policy_decision(
-        EventType.PROCEDURE_VIOLATION, STRICT_POLICY, round_id, what=what, **data
-    )
+                setattr(self, name, json_copy(body[name]))

@@ -16,24 +16,25 @@ from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType
+from floord.engine.base import TableEngineBase
 from floord.engine.carnival_commands import CarnivalCommands
 from floord.engine.carnival_rules import GAMES, carnival_inspection, read_rules
-from floord.engine.gaming_day import GamingDay, require_utc
-from floord.engine.roulette import SnapshotError
-from floord.engine.rounds import RoundBook
+from floord.engine.rulings import decision
+from floord.engine.snapshots import SnapshotError, json_copy
 from floord.engine.stud_deck import DeckBook
-from floord.engine.stud_rules import decision, strict
-from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
+from floord.engine.table_state import PrimaryDevice
 from floord.engine.types import Decision, EngineOutput
 
 SNAPSHOT_VERSION = 1
-CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
 RESTART_POLICY = "floord policy, not a regulation: a round whose end floord did not see is void"
 PAI_GOW_COUNT = "floord policy: § 561.5 has no count rule; a deck is 52 cards and one joker"
 
 
-class CarnivalEngine(CarnivalCommands):
+class CarnivalEngine(CarnivalCommands, TableEngineBase):
     """One carnival poker table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = ""
 
     def __init__(
         self,
@@ -56,52 +57,40 @@ class CarnivalEngine(CarnivalCommands):
             raise ValueError("the carnival games' dealing rules are not in our seeds: no shoe")
         if (self.rules.shuffler != "none") != bool(shuffler_device):
             raise ValueError("a shuffler device goes with rules.shuffler counting or non_counting")
-        self.table_id, self.game, self.shuffler_device = table_id, game, shuffler_device
+        self.game, self.shuffler_device = game, shuffler_device
         self.shoe_device = None
-        self.day = GamingDay(gaming_day_starts, timezone)
         primary = (
             PrimaryDevice(shuffler_device, self._identity_problem, "device_mismatch", None)
             if shuffler_device is not None
             else None  # cards shuffled by hand: no device to wait for
         )
-        self.table = TableState(
+        super().__init__(
             table_id,
             inspection=carnival_inspection(self.rules),
             primary=primary,
             required_devices=required_devices,
-            gaming_day=self.day,
-            on_leave_open=self._leave_open,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
         )
         self.decks = DeckBook(self.rules)
-        self.rounds = RoundBook(table_id)
         self.stack: dict[str, Any] | None = None  # shuffled by hand or preshuffled, and cut
-        self.gaming_day: str | None = None
         if snapshot is not None:
             self._restore(snapshot)
-
-    @property
-    def current_round(self) -> str | None:
-        return self.rounds.current_id
 
     def _cite(self, key: str) -> str:
         return self.rules.cite(key)
 
     # ----- devices ----------------------------------------------------------------
 
-    def on_device_event(
+    def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
-        now = self._touch(now)
-        data = data if isinstance(data, dict) else {}
-        handled = self.table.on_device_event(device, type, data, now)
-        if handled is not None:
-            return handled
-        self.table.devices.seen(device, now)
-        rnd = self.current_round
+        # Every "shuffler.*" event goes to the decks, which judge one they do not know.
         if not str(type).startswith("shuffler."):
-            return EngineOutput([strict("unknown_device_event", rnd, device=device, event=type)])
+            return self._violation("unknown_device_event", device=device, event=type)
         if device != self.shuffler_device:
-            return EngineOutput([strict("event_from_other_device", rnd, device=device, event=type)])
+            return self._violation("event_from_other_device", device=device, event=type)
+        rnd = self.current_round
         stack = self.stack
         restarted = type == EventType.SHUFFLER_SHUFFLE_STARTED and stack is not None
         if restarted and (self.rules.decks == 1 or stack["deck"] in (None, data.get("batch"))):
@@ -125,26 +114,8 @@ class CarnivalEngine(CarnivalCommands):
             return f"a continuous shuffler: the deck is shuffled after each round ({rule})"
         return None
 
-    def tick(self, now: datetime) -> EngineOutput:
-        self._touch(now)
-        return EngineOutput()
-
-    def after_restart(self, now: datetime) -> EngineOutput:
-        now = self._touch(now)
-        self.table.forget_connections()
-        if self.rounds.current is None:
-            return EngineOutput()
-        return EngineOutput(self._void("daemon_restart", RESTART_POLICY))
-
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
-        now = self._touch(now)
-        return self.table.halt(code, device=None, detail=detail, now=now)
-
-    def _leave_open(self, code: str, detail: str) -> EngineOutput:
-        if self.rounds.current is None:
-            return EngineOutput()
-        why = CLOSE_POLICY if code == "table_closed" else FAIL_CLOSED_POLICY
-        return EngineOutput(self._void(code, why, detail))
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput(self._void(reason, policy, detail))
 
     def _void(self, reason: str, why: str, detail: str = "") -> list[Decision]:
         rnd = self.rounds.finish()
@@ -165,29 +136,15 @@ class CarnivalEngine(CarnivalCommands):
     # ----- state ------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        body = self.table.snapshot()
         return {
-            "version": SNAPSHOT_VERSION,
-            "table": self.table_id,
-            "game": self.game,
-            **{
-                k: body[k] for k in ("state", "underlying", "halt_reasons", "devices", "inspection")
-            },
-            "gaming_day": self.gaming_day,
-            "round": _copy(self.rounds.current),
-            "round_counter": self.rounds.snapshot(),
+            **self._snapshot_head(SNAPSHOT_VERSION, {"game": self.game}),
             "decks": self.decks.snapshot(),
-            "stack": _copy(self.stack),
+            "stack": json_copy(self.stack),
         }
 
     def public_state(self) -> dict[str, Any]:
         """The snapshot: floord sees no card of these games, so nothing is masked."""
         return self.snapshot()
-
-    def _touch(self, now: datetime) -> datetime:
-        now = require_utc(now)
-        self.gaming_day = self.day.label(now)
-        return now
 
     def _restore(self, snap: dict[str, Any]) -> None:
         if not isinstance(snap, dict) or snap.get("version") != SNAPSHOT_VERSION:
@@ -202,19 +159,5 @@ class CarnivalEngine(CarnivalCommands):
             raise SnapshotError(
                 "snapshot: stack must be null or an object with shuffled, deck, cut"
             )
-        try:
-            self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, _copy(snap.get("round")))
-            self.decks.restore(snap.get("decks") or {})
-        except ValueError as exc:
-            raise SnapshotError(str(exc)) from exc
-        self.stack = _copy(stack)
-        self.gaming_day = snap.get("gaming_day")
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
+        self._restore_table(snap, decks=self.decks)
+        self.stack = json_copy(stack)

@@ -14,14 +14,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType
-from floord.engine.stud_rules import decision, policy
-from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.base import TableEngineBase
+from floord.engine.command_checks import accepted, deal_refusal, distinct_boxes, needs_reason
+from floord.engine.rulings import decision, policy_decision
+from floord.engine.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
     from floord.engine.carnival_rules import CarnivalRules
-    from floord.engine.rounds import RoundBook
     from floord.engine.stud_deck import DeckBook
-    from floord.engine.table_state import TableState
 
 ABOVE_FLOOR = ("floorperson", "supervisor")
 DECKS_POLICY = "floord policy: the chapters' deck rules (§ 55x.3) are not in our seeds"
@@ -39,43 +39,36 @@ ARGS = {
 }
 
 
-class CarnivalCommands:
+class CarnivalCommands(TableEngineBase):
     """Command handling for `CarnivalEngine` (which supplies the attributes below)."""
 
     game: str
     rules: CarnivalRules
-    table: TableState
     decks: DeckBook
-    rounds: RoundBook
     stack: dict[str, Any] | None
-    gaming_day: str | None
-    current_round: str | None
-    _touch: Callable[[datetime], datetime]
     _cite: Callable[[str], str]
     _void: Callable[..., list[Decision]]
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         now = self._touch(now)
-        if command.name == "inspect" and command.role != "floorperson":
-            why = "the cards are verified by the floorperson assigned to the table"
-            return CommandOutcome(False, why, self._cite("cards_verified"))
-        outcome = self.table.on_command(command, now)
-        if outcome is not None:
-            return outcome
-        if command.name not in COMMANDS:
-            known = ", ".join(("inspect", "open", "close", "resume", *COMMANDS))
-            return CommandOutcome(
-                False, f"unknown table command {command.name!r}: known are {known}"
-            )
+        refused = self._card_table_command(
+            command,
+            now,
+            COMMANDS,
+            "the cards are verified by the floorperson assigned to the table",
+            self._cite("cards_verified"),
+        )
+        if refused is not None:
+            return refused
         unknown = sorted(set(map(str, command.args)) - set(ARGS.get(command.name, ())))
         if unknown:
             return CommandOutcome(
                 False, f"unknown argument(s) {', '.join(unknown)} for {command.name}"
             )
-        if command.name in ("recut", "reshuffle", "remove_deck"):
-            note = command.args.get("reason")
-            if not isinstance(note, str) or not note.strip():
-                return CommandOutcome(False, f"{command.name} needs a non-empty reason (text)")
+        if command.name in ("recut", "reshuffle", "remove_deck") and (
+            problem := needs_reason(command)
+        ):
+            return CommandOutcome(False, problem)
         in_play = self.current_round
         if command.name == "round_end" and in_play is None:
             return CommandOutcome(False, "no round is in play")
@@ -86,19 +79,12 @@ class CarnivalCommands:
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         boxes, limit = command.args.get("boxes"), self.rules.boxes
-        if (
-            not isinstance(boxes, list)
-            or not boxes
-            or not all(
-                isinstance(b, int) and not isinstance(b, bool) and 1 <= b <= limit for b in boxes
-            )
-            or len(set(boxes)) != len(boxes)
-        ):
+        if not distinct_boxes(boxes, limit):
             return CommandOutcome(
                 False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
             )
-        if not self.table.is_open:
-            return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
+        if (refused := self._start_refusal()) is not None:
+            return refused
         problems = self.decks.deal_problems(now)
         stack = self.stack
         if stack is None and not self.decks.shuffler_in_use:
@@ -116,8 +102,7 @@ class CarnivalCommands:
                 )
             )
         if problems:
-            rule = next((r for r, _ in problems if r), None)
-            return CommandOutcome(False, "no dealing: " + "; ".join(t for _, t in problems), rule)
+            return deal_refusal(problems, "no dealing")
         assert self.gaming_day is not None
         deck = self.decks.take_for_round(stack["deck"] if stack else None)
         self.stack = None
@@ -134,14 +119,14 @@ class CarnivalCommands:
             "cut": stack["cut"] if stack else None,
         }
         rule = self._cite("cut_required" if stack else "no_cut_after_device")
-        return _ok([Decision(EventType.ROUND_STARTED, body, rule, rnd["id"])])
+        return accepted([Decision(EventType.ROUND_STARTED, body, rule, rnd["id"])])
 
     def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         rnd = self.rounds.finish()
         self.decks.round_done(counted=True)
         body = {"outcome": "not_called", "boxes": rnd["boxes"], "next": "shuffle"}
         body["detail"] = "floord neither evaluates nor pays carnival poker hands"
-        return _ok([Decision(EventType.ROUND_ENDED, body, self._cite("shuffle"), rnd["id"])])
+        return accepted([Decision(EventType.ROUND_ENDED, body, self._cite("shuffle"), rnd["id"])])
 
     def _cmd_shuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if self.decks.shuffler_in_use:
@@ -159,7 +144,7 @@ class CarnivalCommands:
             )
         self.decks.decks[deck] = "ready"
         self.stack = {"shuffled": "hand", "deck": deck, "cut": None}
-        return _ok([])
+        return accepted([])
 
     def _cmd_cut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         stack = self.stack
@@ -192,7 +177,7 @@ class CarnivalCommands:
                 False, f"the dealer cuts the deck, found by {by!r}", self.rules.cut_rule
             )
         stack["cut"] = {"cards": cards, "by": by or "dealer"}
-        return _ok([])
+        return accepted([])
 
     def _cmd_recut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if command.role not in ABOVE_FLOOR:
@@ -204,13 +189,13 @@ class CarnivalCommands:
                 False, "no cut is on record since the cards were shuffled", self._cite("recut")
             )
         self.stack["cut"] = None
-        return _ok([])
+        return accepted([])
 
     def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         self.decks.reshuffle_all()
         self.stack = None
         data = {"reason": "floorperson", "by": command.by, "note": command.args["reason"]}
-        return _ok(
+        return accepted(
             [decision(EventType.CARDS_SHUFFLE_REQUIRED, self._cite("shuffle"), None, **data)]
         )
 
@@ -234,7 +219,9 @@ class CarnivalCommands:
             "by": command.by,
             "note": command.args["reason"],
         }
-        return _ok([*out, policy(EventType.CARDS_DECK_REMOVED, FLOOR_POLICY, None, **data)])
+        return accepted(
+            [*out, policy_decision(EventType.CARDS_DECK_REMOVED, FLOOR_POLICY, None, **data)]
+        )
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         pre = command.args.get("preshuffled", False)
@@ -244,15 +231,13 @@ class CarnivalCommands:
         self.stack = None
         data = {"by": command.by, "decks": list(self.decks.decks), "preshuffled": pre}
         if not pre:
-            return _ok([policy(EventType.CARDS_DECKS_CHANGED, DECKS_POLICY, None, **data)])
+            return accepted(
+                [policy_decision(EventType.CARDS_DECKS_CHANGED, DECKS_POLICY, None, **data)]
+            )
         for d in self.decks.decks:
             self.decks.decks[d] = "ready"
         self.stack = {"shuffled": "preshuffled", "deck": None, "cut": None}
         data["detail"] = "preshuffled decks are not shuffled before play, but cut"
-        return _ok(
+        return accepted(
             [decision(EventType.CARDS_DECKS_CHANGED, self._cite("cut_required"), None, **data)]
         )
-
-
-def _ok(decisions: list[Decision]) -> CommandOutcome:
-    return CommandOutcome(True, output=EngineOutput(decisions))

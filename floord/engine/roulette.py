@@ -15,7 +15,7 @@ from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType, cite, format_ts
-from floord.engine.gaming_day import GamingDay, require_utc
+from floord.engine.base import TableEngineBase, restart_policy
 from floord.engine.inspection import InspectionSpec
 from floord.engine.roulette_irregularities import (
     DOUBLE_ZERO_ON_SINGLE,
@@ -33,9 +33,8 @@ from floord.engine.roulette_layout import (
     winning_wagers,
 )
 from floord.engine.roulette_sensor import SENSOR_EVENTS, SensorJudgements, short_spin
-from floord.engine.rounds import RoundBook
-from floord.engine.snapshots import SnapshotError, check_header
-from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
+from floord.engine.snapshots import check_header, json_copy
+from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.events import DeviceCommand
 
@@ -51,11 +50,7 @@ WHEEL_EVENTS = frozenset(
         *SENSOR_EVENTS,
     }
 )
-RESTART_POLICY = (
-    "restart rule (floord policy, not a regulation): a round in play when the daemon "
-    "stopped is void, because floord did not observe its result"
-)
-CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
+RESTART_POLICY = restart_policy("result")
 SUPERSEDED_POLICY = (
     "floord policy, not a regulation: a round whose wheel started a new game without "
     "reporting a number is void"
@@ -64,7 +59,6 @@ IDLE_POLICY = (
     "floord policy, not a regulation: a round whose wheel went idle without reporting a "
     "number is void"
 )
-STRICT_POLICY = "floord policy, not a regulation: what floord does not understand is recorded"
 
 
 def roulette_inspection(wheel: str) -> InspectionSpec:
@@ -80,8 +74,11 @@ def roulette_inspection(wheel: str) -> InspectionSpec:
     return InspectionSpec(items=items, rule=cite("531.3(a)"))
 
 
-class RouletteEngine(SensorJudgements):
+class RouletteEngine(SensorJudgements, TableEngineBase):
     """One Roulette table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the result was not observed by floord"
 
     def __init__(
         self,
@@ -94,11 +91,9 @@ class RouletteEngine(SensorJudgements):
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        self.table_id = table_id
         self.wheel = wheel_spec(wheel)
         self.wheel_device = wheel_device
-        self.day = GamingDay(gaming_day_starts, timezone)
-        self.table = TableState(
+        super().__init__(
             table_id,
             inspection=roulette_inspection(wheel),
             primary=PrimaryDevice(
@@ -108,11 +103,9 @@ class RouletteEngine(SensorJudgements):
                 cite(self.wheel.layout_section),
             ),
             required_devices=required_devices,
-            gaming_day=self.day,
-            on_leave_open=self._leave_open,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
         )
-        self.rounds = RoundBook(table_id)
-        self.gaming_day: str | None = None
         self.last_result: dict[str, Any] | None = None
         # The last spin declared void, so that its late number is not taken as a result.
         self.voided: dict[str, Any] | None = None
@@ -125,23 +118,36 @@ class RouletteEngine(SensorJudgements):
 
     # ----- public interface -------------------------------------------------------
 
-    @property
-    def current_round(self) -> str | None:
-        return self.rounds.current_id
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        if command.name == "dealer_in":
+            return self._dealer_in(command)
+        return self._table_command(
+            command,
+            now,
+            f"unknown table command {command.name!r}: the engine knows inspect, "
+            "open, close and resume",
+        )
 
-    def on_device_event(
+    def snapshot(self) -> dict[str, Any]:
+        head = {"game": "roulette", "wheel": self.wheel.kind, "wheel_device": self.wheel_device}
+        return {
+            **self._snapshot_head(SNAPSHOT_VERSION, head),
+            "last_result": json_copy(self.last_result),
+            "voided": json_copy(self.voided),
+            "unopened_spin": self.unopened_spin,
+            "dealer": self.dealer,
+        }
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
-        now = self._touch(now)
-        data = data if isinstance(data, dict) else {}
-        handled = self.table.on_device_event(device, type, data, now)
-        if handled is not None:
-            return handled
-        self.table.devices.seen(device, now)
-        if type not in WHEEL_EVENTS:
-            return self._violation("unknown_device_event", device=device, event=str(type))
-        if device != self.wheel_device:
-            return self._violation("wheel_event_from_other_device", device=device, event=type)
+        owners = [(WHEEL_EVENTS, self.wheel_device)]
+        misrouted = self._misrouted(device, type, owners, what="wheel_event_from_other_device")
+        if misrouted is not None:
+            return misrouted
         handlers = {
             EventType.WHEEL_GAME_STARTED: self._game_started,
             EventType.WHEEL_BALL_LAUNCHED: self._ball_launched,
@@ -155,78 +161,6 @@ class RouletteEngine(SensorJudgements):
         }
         return handlers[EventType(type)](data, now)
 
-    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        now = self._touch(now)
-        if command.name == "dealer_in":
-            return self._dealer_in(command)
-        outcome = self.table.on_command(command, now)
-        if outcome is None:
-            return CommandOutcome(
-                False,
-                f"unknown table command {command.name!r}: the engine knows inspect, "
-                "open, close and resume",
-            )
-        return outcome
-
-    def tick(self, now: datetime) -> EngineOutput:
-        """Keep the gaming day current (the snapshot and the next round id depend on it)."""
-        self._touch(now)
-        return EngineOutput()
-
-    def after_restart(self, now: datetime) -> EngineOutput:
-        """Void a round the daemon did not see finish; no device counts as seen yet."""
-        now = self._touch(now)
-        self.table.forget_connections()
-        out = EngineOutput()
-        if self.rounds.current is not None:
-            out.events.append(
-                self._void_round(
-                    "daemon_restart",
-                    None,
-                    detail="the result was not observed by floord",
-                    policy=RESTART_POLICY,
-                )
-            )
-        return out
-
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
-        """Latch a halt decided outside the engine (the journal cannot record, say)."""
-        now = self._touch(now)
-        return self.table.halt(code, device=None, detail=detail, now=now)
-
-    def public_state(self) -> dict[str, Any]:
-        """The retained `P/state` body: a roulette table has nothing to hide in it."""
-        return self.snapshot()
-
-    def snapshot(self) -> dict[str, Any]:
-        body = self.table.snapshot()
-        return {
-            "version": SNAPSHOT_VERSION,
-            "table": self.table_id,
-            "game": "roulette",
-            "wheel": self.wheel.kind,
-            "wheel_device": self.wheel_device,
-            "state": body["state"],
-            "underlying": body["underlying"],
-            "halt_reasons": body["halt_reasons"],
-            "devices": body["devices"],
-            "gaming_day": self.gaming_day,
-            "inspection": body["inspection"],
-            "round": dict(self.rounds.current) if self.rounds.current else None,
-            "round_counter": self.rounds.snapshot(),
-            "last_result": dict(self.last_result) if self.last_result else None,
-            "voided": dict(self.voided) if self.voided else None,
-            "unopened_spin": self.unopened_spin,
-            "dealer": self.dealer,
-        }
-
-    # ----- helpers ----------------------------------------------------------------
-
-    def _touch(self, now: datetime) -> datetime:
-        now = require_utc(now)
-        self.gaming_day = self.day.label(now)
-        return now
-
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:
         pockets = identity.get("pockets")
         if isinstance(pockets, int) and not isinstance(pockets, bool):
@@ -238,16 +172,6 @@ class RouletteEngine(SensorJudgements):
         return (
             f"the wheel reports {found}; a {self.wheel.kind} table needs a wheel of "
             f"{self.wheel.pockets} pockets ({cite(self.wheel.layout_section)})"
-        )
-
-    def _violation(
-        self, what: str, *, rule: str | None = None, policy: str | None = STRICT_POLICY, **data: Any
-    ) -> EngineOutput:
-        body = {"what": what, **data}
-        if rule is None:
-            body["policy"] = policy
-        return EngineOutput(
-            [Decision(EventType.PROCEDURE_VIOLATION, body, rule, self.rounds.current_id)]
         )
 
     def _start_round(self, opened_by: str, data: dict[str, Any], now: datetime) -> Decision:
@@ -282,11 +206,8 @@ class RouletteEngine(SensorJudgements):
             body["policy"] = policy or FAIL_CLOSED_POLICY
         return Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])
 
-    def _leave_open(self, code: str, detail: str) -> EngineOutput:
-        if self.rounds.current is None:
-            return EngineOutput()
-        policy = CLOSE_POLICY if code == "table_closed" else FAIL_CLOSED_POLICY
-        return EngineOutput([self._void_round(code, None, detail=detail, policy=policy)])
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput([self._void_round(reason, None, detail=detail, policy=policy)])
 
     def _no_spin(self, no_spin: NoSpin, spin: Any, **more: Any) -> EngineOutput:
         """`roulette.no_spin` then `round.voided` (same rule), and a re-spin if called for."""
@@ -478,12 +399,7 @@ class RouletteEngine(SensorJudgements):
 
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "wheel": self.wheel.kind})
-        try:
-            self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, snap.get("round"))
-        except ValueError as exc:
-            raise SnapshotError(str(exc)) from exc
-        self.gaming_day = snap.get("gaming_day")
+        self._restore_table(snap)
         self.last_result = snap.get("last_result")
         self.voided = snap.get("voided")
         self.unopened_spin = snap.get("unopened_spin")

@@ -15,37 +15,26 @@ from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType, cite
+from floord.engine.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
 from floord.engine.cards import CardError, parse_card
-from floord.engine.gaming_day import GamingDay, require_utc
-from floord.engine.rounds import RoundBook
-from floord.engine.snapshots import SnapshotError, check_header, json_copy
+from floord.engine.rulings import decision, strict
+from floord.engine.snapshots import check_header
 from floord.engine.stud_commands import StudCommands
 from floord.engine.stud_deck import DeckBook
 from floord.engine.stud_play import Step, StudPlay
-from floord.engine.stud_rules import GAMES, decision, read_rules, strict, stud_inspection
-from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
+from floord.engine.stud_rules import GAMES, read_rules, stud_inspection
+from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.types import Decision, EngineOutput
 
 SNAPSHOT_VERSION = 1
-RESTART_POLICY = (
-    "restart rule (floord policy, not a regulation): a round in play when the daemon "
-    "stopped is void, because floord did not observe its end"
-)
-CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
-SHOE_EVENTS = frozenset(
-    {
-        EventType.SHOE_LOADED,
-        EventType.SHOE_CARD_DRAWN,
-        EventType.SHOE_CARD_FACE_UP,
-        EventType.SHOE_CUTTING_CARD,
-        EventType.SHOE_EMPTY,
-    }
-)
-SHUFFLER_EVENTS = frozenset(t for t in EventType if t.value.startswith("shuffler."))
+RESTART_POLICY = restart_policy("end")
 
 
-class StudEngine(StudCommands):
+class StudEngine(StudCommands, TableEngineBase):
     """One Mississippi Stud table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the round's end was not observed by floord"
 
     def __init__(
         self,
@@ -74,62 +63,32 @@ class StudEngine(StudCommands):
             raise ValueError("a shuffler device needs rules.shuffler counting or non_counting")
         if shoe_reports_cards and not shoe_device:
             raise ValueError("card recognition needs a shoe device")
-        self.table_id = table_id
         self.game = game
         self.shoe_device = shoe_device
         self.shuffler_device = shuffler_device
         self.recognition = shoe_reports_cards
-        self.day = GamingDay(gaming_day_starts, timezone)
         primary = shoe_device or shuffler_device
         assert primary is not None
-        self.table = TableState(
+        super().__init__(
             table_id,
             inspection=stud_inspection(),
             primary=PrimaryDevice(primary, self._identity_problem, "device_mismatch", None),
             required_devices=required_devices,
-            gaming_day=self.day,
-            on_leave_open=self._leave_open,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
         )
         self.decks = DeckBook(self.rules)
-        self.rounds = RoundBook(table_id)
-        self.gaming_day: str | None = None
         if snapshot is not None:
             self._restore(snapshot)
 
     # ----- public interface -------------------------------------------------------
 
-    @property
-    def current_round(self) -> str | None:
-        return self.rounds.current_id
-
-    def on_device_event(
+    def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
-        now = self._touch(now)
-        data = data if isinstance(data, dict) else {}
-        handled = self.table.on_device_event(device, type, data, now)
-        if handled is not None:
-            return handled
-        self.table.devices.seen(device, now)
-        if type in SHOE_EVENTS:
-            owner = self.shoe_device
-        elif type in SHUFFLER_EVENTS:
-            owner = self.shuffler_device
-        else:
-            return EngineOutput(
-                [strict("unknown_device_event", self.current_round, device=device, event=str(type))]
-            )
-        if device != owner:
-            return EngineOutput(
-                [
-                    strict(
-                        "event_from_other_device",
-                        self.current_round,
-                        device=device,
-                        event=str(type),
-                    )
-                ]
-            )
+        owners = [(SHOE_EVENTS, self.shoe_device), (SHUFFLER_EVENTS, self.shuffler_device)]
+        if (misrouted := self._misrouted(device, type, owners)) is not None:
+            return misrouted
         if type in SHUFFLER_EVENTS:
             return EngineOutput(self.decks.shuffler_event(type, data, self.current_round))
         return EngineOutput(self._shoe_event(EventType(type), data))
@@ -139,34 +98,9 @@ class StudEngine(StudCommands):
         now = self._touch(now)
         return EngineOutput(self.decks.tick(now))
 
-    def after_restart(self, now: datetime) -> EngineOutput:
-        """Void a round the daemon did not see finish; no device counts as seen yet."""
-        now = self._touch(now)
-        self.table.forget_connections()
-        if self.rounds.current is None:
-            return EngineOutput()
-        detail = "the round's end was not observed by floord"
-        return EngineOutput(self._void("daemon_restart", None, detail, policy=RESTART_POLICY))
-
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
-        """Latch a halt decided outside the engine (the journal cannot record, say)."""
-        now = self._touch(now)
-        return self.table.halt(code, device=None, detail=detail, now=now)
-
     def snapshot(self) -> dict[str, Any]:
-        body = self.table.snapshot()
         return {
-            "version": SNAPSHOT_VERSION,
-            "table": self.table_id,
-            "game": self.game,
-            "state": body["state"],
-            "underlying": body["underlying"],
-            "halt_reasons": body["halt_reasons"],
-            "devices": body["devices"],
-            "gaming_day": self.gaming_day,
-            "inspection": body["inspection"],
-            "round": json_copy(self.rounds.current),
-            "round_counter": self.rounds.snapshot(),
+            **self._snapshot_head(SNAPSHOT_VERSION, {"game": self.game}),
             "decks": self.decks.snapshot(),
         }
 
@@ -251,11 +185,6 @@ class StudEngine(StudCommands):
 
     # ----- helpers ----------------------------------------------------------------
 
-    def _touch(self, now: datetime) -> datetime:
-        now = require_utc(now)
-        self.gaming_day = self.day.label(now)
-        return now
-
     def _play(self) -> StudPlay | None:
         rnd = self.rounds.current
         return None if rnd is None else StudPlay(self.rules, rnd)
@@ -304,25 +233,19 @@ class StudEngine(StudCommands):
             )
         return out
 
-    def _leave_open(self, code: str, detail: str) -> EngineOutput:
-        if self.rounds.current is None:
-            return EngineOutput()
-        if code == "table_closed":
-            return EngineOutput(self._void(code, None, detail, policy=CLOSE_POLICY))
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput(self._void(reason, None, detail, policy=policy))
+
+    def _void_on_halt(self, code: str, detail: str) -> EngineOutput:
+        """The automated shoe failing mid-round voids under § 571.13(f); others fail closed."""
         reason = self.table.halt_reasons[-1] if self.table.halt_reasons else {}
         if self.rules.dealing == "automated_shoe" and reason.get("device") == self.shoe_device:
             detail = f"{detail}: the automated shoe failed during the round"
             return EngineOutput(self._void(code, cite("571.13(f)"), detail))
-        return EngineOutput(self._void(code, None, detail))
+        return super()._void_on_halt(code, detail)
 
     # ----- restore ----------------------------------------------------------------
 
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
-        try:
-            self.table.restore(snap)
-            self.rounds.restore(snap.get("round_counter") or {}, json_copy(snap.get("round")))
-            self.decks.restore(snap.get("decks") or {})
-        except ValueError as exc:
-            raise SnapshotError(str(exc)) from exc
-        self.gaming_day = snap.get("gaming_day")
+        self._restore_table(snap, decks=self.decks)

@@ -13,21 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from floord.contract import EventType, cite, format_ts
+from floord.engine.base import TableEngineBase
 from floord.engine.cards import CardError, parse_card
+from floord.engine.command_checks import (
+    accepted,
+    deal_refusal,
+    distinct_boxes,
+    needs_reason,
+    unknown_args,
+    whole,
+)
+from floord.engine.rulings import decision
+from floord.engine.shuffler_cover import cover_shuffler
 from floord.engine.stud_play import Step, StudPlay, new_round
-from floord.engine.stud_rules import ACTIONS, DECK_SIZE, StudRules, decision
+from floord.engine.stud_rules import ACTIONS, DECK_SIZE, StudRules
 from floord.engine.stud_settle import settle
-from floord.engine.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
-    from floord.engine.rounds import RoundBook
     from floord.engine.stud_deck import DeckBook
-    from floord.engine.table_state import TableState
 
-TABLE_COMMANDS = ("inspect", "open", "close", "resume")
 CARD_COMMANDS = (
     "round_start",
     "no_more_bets",
@@ -44,51 +52,25 @@ FLOOR_POLICY = "a floorperson's call (floord records it; chapter 571 names no ca
 STUB_COUNT_ROUNDS = 5  # § 571.8(f), § 571.9(d), § 571.10(d)
 
 
-def _args(command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
-    unknown = sorted(set(map(str, command.args)) - set(allowed))
-    if unknown:
-        takes = ", ".join(allowed) if allowed else "no arguments"
-        return f"unknown argument(s) {', '.join(unknown)}: {command.name} takes {takes}"
-    return None
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _ok(decisions: list[Decision]) -> CommandOutcome:
-    return CommandOutcome(True, output=EngineOutput(decisions))
-
-
-class StudCommands:
+class StudCommands(TableEngineBase):
     """Command handling for `StudEngine` (which supplies the attributes below)."""
 
     rules: StudRules
-    table: TableState
     decks: DeckBook
-    rounds: RoundBook
-    gaming_day: str | None
-    _touch: Callable[[datetime], datetime]
     _play: Callable[[], StudPlay | None]
     _void: Callable[..., list[Decision]]
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         now = self._touch(now)
-        if command.name == "inspect" and command.role != "floorperson":
-            return CommandOutcome(
-                False,
-                "the cards are verified by the floorperson assigned to the table",
-                cite("571.4(b)"),
-            )
-        if command.name in TABLE_COMMANDS:
-            outcome = self.table.on_command(command, now)
-            assert outcome is not None
-            return outcome
-        if command.name not in CARD_COMMANDS:
-            known = ", ".join(TABLE_COMMANDS + CARD_COMMANDS)
-            return CommandOutcome(
-                False, f"unknown table command {command.name!r}: known are {known}"
-            )
+        refused = self._card_table_command(
+            command,
+            now,
+            CARD_COMMANDS,
+            "the cards are verified by the floorperson assigned to the table",
+            cite("571.4(b)"),
+        )
+        if refused is not None:
+            return refused
         return getattr(self, f"_cmd_{command.name}")(command, now)
 
     def _step(self, play: StudPlay, step: Step) -> CommandOutcome:
@@ -98,21 +80,16 @@ class StudCommands:
         if step.void is not None:
             reason, rule, detail = step.void
             out += self._void(reason, rule, detail)
-        return _ok(out)
+        return accepted(out)
 
     # ----- dealer -----------------------------------------------------------------
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ("boxes", "antes")):
+        if problem := unknown_args(command, ("boxes", "antes")):
             return CommandOutcome(False, problem)
         boxes = command.args.get("boxes")
         limit = self.rules.boxes
-        if (
-            not isinstance(boxes, list)
-            or not boxes
-            or not all(_whole(b) and 1 <= b <= limit for b in boxes)
-            or len(set(boxes)) != len(boxes)
-        ):
+        if not distinct_boxes(boxes, limit):
             return CommandOutcome(
                 False,
                 f"boxes must be a non-empty list of distinct box numbers 1..{limit}, "
@@ -123,19 +100,16 @@ class StudCommands:
         if antes is not None and (
             not isinstance(antes, dict)
             or sorted(map(str, antes)) != sorted(str(b) for b in boxes)
-            or not all(_whole(v) and v > 0 for v in antes.values())
+            or not all(whole(v) and v > 0 for v in antes.values())
         ):
             return CommandOutcome(
                 False, "antes must give each box in play its Ante Wager in whole dollars"
             )
-        if not self.table.is_open:
-            return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
-        if self.rounds.current is not None:
-            return CommandOutcome(False, f"round {self.rounds.current_id} is still in play")
+        if (refused := self._start_refusal()) is not None:
+            return refused
         problems = self.decks.deal_problems(now)
         if problems:
-            rule = next((r for r, _ in problems if r), None)
-            return CommandOutcome(False, "no dealing: " + "; ".join(t for _, t in problems), rule)
+            return deal_refusal(problems, "no dealing")
         assert self.gaming_day is not None
         deck = self.decks.take_for_round()
         antes_by_box = {str(k): v for k, v in antes.items()} if antes else None
@@ -148,10 +122,10 @@ class StudCommands:
             "dealing": self.rules.dealing,
             "deck": deck,
         }
-        return _ok([Decision(EventType.ROUND_STARTED, body, cite("571.7(c)"), rnd["id"])])
+        return accepted([Decision(EventType.ROUND_STARTED, body, cite("571.7(c)"), rnd["id"])])
 
     def _in_play(self, command: VerifiedCommand, allowed: tuple[str, ...]) -> StudPlay | str:
-        if problem := _args(command, allowed):
+        if problem := unknown_args(command, allowed):
             return problem
         play = self._play()
         return play if play is not None else "no round is in play"
@@ -167,7 +141,7 @@ class StudCommands:
         if isinstance(play, str):
             return CommandOutcome(False, play)
         box, action = command.args.get("box"), command.args.get("action")
-        if not _whole(box) or action not in ACTIONS:
+        if not whole(box) or action not in ACTIONS:
             return CommandOutcome(
                 False, f"decision needs a box number and an action ({', '.join(ACTIONS)})"
             )
@@ -194,7 +168,7 @@ class StudCommands:
         if isinstance(play, str):
             return CommandOutcome(False, play)
         cards, misdealt = command.args.get("cards"), command.args.get("misdealt")
-        if not _whole(cards) or cards < 0:
+        if not whole(cards) or cards < 0:
             return CommandOutcome(False, f"cards must be the stub's card count, found {cards!r}")
         if misdealt is not None and not isinstance(misdealt, bool):
             return CommandOutcome(False, "misdealt must be true or false")
@@ -208,7 +182,7 @@ class StudCommands:
         expected = DECK_SIZE - 2 * len(r["boxes"]) - 3
         if cards == expected:
             r["stub_counted"] = True
-            return _ok([])
+            return accepted([])
         rule = self.rules.cite("stub_wrong")
         if misdealt is None:
             return CommandOutcome(
@@ -219,8 +193,12 @@ class StudCommands:
             )
         detail = f"stub of {cards} cards, {expected} expected"
         if misdealt:
-            return _ok(self._void("stub_count_misdeal", rule, detail + ": misdealt, 52 remain"))
-        return _ok(self._void("stub_count_wrong", rule, detail + ": not misdealt", remove=True))
+            return accepted(
+                self._void("stub_count_misdeal", rule, detail + ": misdealt, 52 remain")
+            )
+        return accepted(
+            self._void("stub_count_wrong", rule, detail + ": not misdealt", remove=True)
+        )
 
     def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         play = self._in_play(command, ())
@@ -246,17 +224,12 @@ class StudCommands:
         ended = {"outcome": "result" if called else "not_called", "boxes": rnd["boxes"]}
         if not called:
             ended["detail"] = "not every hand's cards are known: floord did not call them all"
-        return _ok([*decisions, Decision(EventType.ROUND_ENDED, ended, None, rnd["id"])])
+        return accepted([*decisions, Decision(EventType.ROUND_ENDED, ended, None, rnd["id"])])
 
     # ----- floorperson ------------------------------------------------------------
 
     def _reason(self, command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
-        if problem := _args(command, allowed):
-            return problem
-        reason = command.args.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            return f"{command.name} needs a non-empty reason (text)"
-        return None
+        return unknown_args(command, allowed) or needs_reason(command)
 
     def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if problem := self._reason(command, ("reason",)):
@@ -264,7 +237,7 @@ class StudCommands:
         if self.rounds.current is not None:
             return CommandOutcome(False, "a reshuffle is ordered between rounds", cite("571.5(a)"))
         self.decks.reshuffle_all()
-        return _ok(
+        return accepted(
             [
                 decision(
                     EventType.CARDS_SHUFFLE_REQUIRED,
@@ -302,10 +275,10 @@ class StudCommands:
                 policy=FLOOR_POLICY,
             )
         )
-        return _ok(out)
+        return accepted(out)
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ()):
+        if problem := unknown_args(command, ()):
             return CommandOutcome(False, problem)
         if self.rounds.current is not None:
             return CommandOutcome(False, "the decks are changed between rounds")
@@ -321,14 +294,7 @@ class StudCommands:
             opened_at=format_ts(now),
             due_at=format_ts(due),
         )
-        return _ok([event])
+        return accepted([event])
 
     def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := _args(command, ()):
-            return CommandOutcome(False, problem)
-        if self.rules.shuffler == "none":
-            return CommandOutcome(False, "the table has no automated shuffler")
-        if not self.decks.out_of_order:
-            return CommandOutcome(False, "the shuffler is not out of order")
-        self.decks.covered = True
-        return _ok([])
+        return cover_shuffler(command, self.rules.shuffler, self.decks)

@@ -25,13 +25,10 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
-from floord.engine.stud_rules import (
-    DOOR_POLICY,
-    STRICT_POLICY,
-    decision,
-    policy,
-    strict,
-)
+from floord.engine.rulings import STRICT_POLICY, decision, policy_decision, strict
+from floord.engine.shuffler_cover import order_reported
+from floord.engine.snapshots import json_copy
+from floord.engine.stud_rules import DOOR_POLICY
 from floord.engine.types import Decision
 
 
@@ -127,7 +124,7 @@ class DeckBook:
         if type == EventType.SHUFFLER_DOOR:
             if data.get("open") is True:
                 return [
-                    policy(
+                    policy_decision(
                         EventType.TABLE_WARNING, DOOR_POLICY, round_id, what="shuffler_door_open"
                     )
                 ]
@@ -244,12 +241,7 @@ class DeckBook:
         )
 
     def _out_of_order(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
-        if data.get("code") == 0:
-            self.out_of_order = self.covered = False
-            what = "shuffler_in_order"
-        else:
-            self.out_of_order = True
-            what = "shuffler_out_of_order"
+        what = order_reported(self, data)
         return [
             self._ruled(
                 "out_of_order",
@@ -423,19 +415,11 @@ class DeckBook:
     # ----- persistence ------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return {name: _copy(getattr(self, name)) for name in FIELDS}
+        return {name: json_copy(getattr(self, name)) for name in FIELDS}
 
     def restore(self, body: dict[str, Any]) -> None:
         if not isinstance(body, dict) or set(body.get("decks") or {}) != set(self.decks):
             raise ValueError("snapshot: the decks do not fit this table's rules")
         for name in FIELDS:
             if name in body:
-                setattr(self, name, _copy(body[name]))
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
+                setattr(self, name, json_copy(body[name]))

@@ -20,14 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floord.contract import EventType, cite
-from floord.engine.stud_rules import (
-    ACTIONS,
-    REVEAL_RULES,
-    STREET_RULES,
-    StudRules,
-    decision,
-    strict,
-)
+from floord.engine.rulings import decision, strict
+from floord.engine.stud_rules import ACTIONS, REVEAL_RULES, STREET_RULES, StudRules
 from floord.engine.types import Decision
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from floord.contract import EventType, cite
+from floord.contract import cite
 from floord.engine.inspection import InspectionSpec
 from floord.engine.poker_hands import PokerHand, pair_rank
-from floord.engine.types import Decision
 
 GAMES = ("mississippi_stud",)
 DEALING = ("hand", "manual_shoe", "automated_shoe")
@@ -57,7 +56,6 @@ DECK_RULES = {
 STREET_RULES = {3: "571.11(a)", 4: "571.11(c)", 5: "571.11(e)"}
 REVEAL_RULES = {1: "571.11(b)", 2: "571.11(d)", 3: "571.11(f)"}
 
-STRICT_POLICY = "floord policy, not a regulation: what floord does not understand is recorded"
 DOOR_POLICY = "floord policy, not a regulation: an open shuffler door is reported"
 
 
@@ -204,16 +202,3 @@ def payout(hand: PokerHand) -> tuple[str, int | None, str]:
     if pair is not None and 6 <= pair <= 10:
         return "push", None, "pair_sixes_to_tens"
     return "lose", None, "pair_below_sixes" if pair is not None else "no_pair"
-
-
-def decision(type: EventType, rule: str | None, round_id: str | None, **data: Any) -> Decision:
-    return Decision(type, data, rule, round_id)
-
-
-def policy(type: EventType, text: str, round_id: str | None, **data: Any) -> Decision:
-    """A decision that is floord's policy: `rule` null and the policy said in data."""
-    return Decision(type, {**data, "policy": text}, None, round_id)
-
-
-def strict(what: str, round_id: str | None, **data: Any) -> Decision:
-    return policy(EventType.PROCEDURE_VIOLATION, STRICT_POLICY, round_id, what=what, **data)

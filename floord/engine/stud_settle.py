@@ -18,7 +18,8 @@ from typing import Any
 from floord.contract import EventType, cite
 from floord.engine.cards import CardError
 from floord.engine.poker_hands import best_hand
-from floord.engine.stud_rules import StudRules, decision, payout
+from floord.engine.rulings import decision
+from floord.engine.stud_rules import StudRules, payout
 from floord.engine.types import Decision
 
 STREET_NAMES = {"3": "3rd_street", "4": "4th_street", "5": "5th_street"}
