@@ -12,6 +12,12 @@ wheel::
 `section` is where the clapper stops (0, the joker, to 53, clockwise); with
 `between: true` it stops on the divider between `section` and the section clockwise of
 it. `revolutions` full turns are made first, then the wheel runs on to `section`.
+
+On a model with the `angle` capability (profile `ref-big-six-angle`), `rim_offset: N`
+makes the rim encoder misread by N sections (clockwise if positive) for that spin, so
+that the rim and the clapper disagree::
+
+      - spin: {revolutions: 3, section: 13, rim_offset: 5}   # the host faults the wheel
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ SECTIONS = 54
 
 
 class Spin(BaseModel):
-    """One spin: `SPN`, sections passing (`SEC`), revolutions (`REV`), then the rest."""
+    """One spin: `SPN`, sections passing (`SEC` or `ANG`), revolutions (`REV`), the rest."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -35,6 +41,7 @@ class Spin(BaseModel):
     section: Annotated[int, Field(ge=0, lt=SECTIONS, strict=True)]
     between: StrictBool = False
     seconds: Annotated[float, Field(ge=0, le=600, strict=True)] = 1.0
+    rim_offset: Annotated[int, Field(gt=-SECTIONS, lt=SECTIONS, strict=True)] = 0
 
 
 class BigSixStep(CardStep):

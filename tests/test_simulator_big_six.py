@@ -12,22 +12,23 @@ import asyncio
 import pytest
 from card_sim_support import HANG_S, assert_sequence_increases, on_pty
 
-from drivers.big_six import BigSixDriver
+from drivers.big_six import BigSixDriver, angle_section
 from drivers.framed_codec import encode_frame
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import DeviceProfile, load_profile
-from simulators.big_six import BigSixSimulator, spin_passes
+from simulators.big_six import BigSixSimulator, pass_angles, spin_passes
 from simulators.big_six_scenarios import BigSixScenario, Spin
 from simulators.link import load_simulator
 from simulators.scenario import ScenarioError
 
 SPEED = 50.0
 REF = load_profile("ref-big-six")
+ANGLE = load_profile("ref-big-six-angle")
 
 
-def _profile(**quirks: object) -> DeviceProfile:
-    body = REF.model_dump()
+def _profile(base: DeviceProfile = REF, **quirks: object) -> DeviceProfile:
+    body = base.model_dump()
     body["quirks"] = {**body["quirks"], "ack_timeout_s": 3.0, **quirks}
     return DeviceProfile.model_validate(body)
 
@@ -94,6 +95,81 @@ def test_a_wheel_without_sections_a_divider_and_a_fault() -> None:
     assert events[2].type == EventType.BIGSIX_BETWEEN_SECTIONS
     assert events[2].data == {"left": 53, "right": 0}
     assert events[3].type == EventType.DEVICE_FAULT
+
+
+@pytest.mark.parametrize("checksum", ["crc16-ccitt", "xor8"])
+def test_a_spin_of_the_angle_wheel_through_a_pty(checksum: str) -> None:
+    profile = _profile(ANGLE, checksum=checksum)
+    heard = _play(profile, [{"spin": {"direction": "cw", "revolutions": 3, "section": 50,
+                                      "seconds": 0.0}},
+                            {"spin": {"direction": "ccw", "revolutions": 3, "section": 2,
+                                      "between": True, "seconds": 0.0}}])  # fmt: skip
+    assert heard[0][:3] == ("IDN", "floord reference", "ref-big-six-angle")
+    assert heard[0][-1] == "clapper,angle"
+    assert not [m for m in heard if m[0] == "SEC"]
+    first = heard[: heard.index(("RST", "50")) + 1]
+    angles = [int(m[1]) for m in first if m[0] == "ANG"]
+    # clockwise from the joker (angle 0): three readings a section, the angle decreasing
+    assert angles[:4] == [3578, 3556, 3533, 3511] and len(angles) == 3 * (3 * 54 + 4)
+    assert all(0 <= a < 3600 for a in angles)
+    assert [angle_section(a) for a in angles[2::3]] == spin_passes(0, Spin(revolutions=3,
+                                                                          section=50))  # fmt: skip
+    assert angles[-1] == 3333  # section 50's centre: 50 x 3600/54
+    second = heard[len(first) :]
+    assert second[0] == ("SPN", "ccw") and second[-1] == ("DIV", "2", "3")
+    assert [angle_section(int(m[1])) for m in second if m[0] == "ANG"][-1] == 2
+    events = _events(profile, heard)
+    assert [e.type for e in events] == [
+        EventType.BIGSIX_SPIN_STARTED, *[EventType.BIGSIX_REVOLUTION] * 3,
+        EventType.BIGSIX_AT_REST,
+        EventType.BIGSIX_SPIN_STARTED, *[EventType.BIGSIX_REVOLUTION] * 3,
+        EventType.BIGSIX_BETWEEN_SECTIONS,
+    ]  # fmt: skip
+    assert events[4].data == {"section": 50}
+
+
+def test_a_misaligned_rim_faults_the_wheel_at_rest() -> None:
+    profile = _profile(ANGLE)
+    heard = _play(profile, [
+        {"spin": {"revolutions": 3, "section": 13, "seconds": 0.0, "rim_offset": 1}},
+        {"spin": {"direction": "ccw", "revolutions": 3, "section": 13, "seconds": 0.0,
+                  "rim_offset": -5}},
+    ])  # fmt: skip
+    events = _events(profile, heard)
+    kinds = [e.type for e in events]
+    # one section off is tolerated; five is a fault, before the rest is reported
+    assert kinds.count(EventType.BIGSIX_AT_REST) == 2 and kinds.count(EventType.DEVICE_FAULT) == 1
+    fault = kinds.index(EventType.DEVICE_FAULT)
+    assert fault > kinds.index(EventType.BIGSIX_AT_REST)
+    assert kinds[fault + 1] == EventType.BIGSIX_AT_REST and events[fault + 1].data == {
+        "section": 13}  # fmt: skip
+    assert events[fault].data["origin"] == "consistency" and events[fault].data["code"] is None
+    assert "is in section 8, but the clapper rests in section 13" in events[fault].data["text"]
+    assert EventType.DEVICE_PROTOCOL_ERROR not in kinds
+
+
+def test_the_angle_wheel_refuses_what_it_cannot_be() -> None:
+    spin = {"spin": {"section": 3, "rim_offset": 2}}
+    with pytest.raises(ScenarioError, match=r"steps\.0\.spin: rim_offset: only a model"):
+        BigSixSimulator(REF, BigSixScenario.model_validate({"steps": [spin]}))
+    with pytest.raises(ValueError, match="rim_offset"):
+        BigSixScenario.model_validate({"steps": [{"spin": {"section": 3, "rim_offset": 54}}]})
+    with pytest.raises(ValueError, match="one or the other"):
+        BigSixSimulator(_profile(ANGLE, sections=True))
+    assert load_simulator(ANGLE) is BigSixSimulator
+    assert BigSixSimulator(_profile(sections=False)).capabilities == ["clapper"]
+
+
+def test_the_rim_readings_of_a_pass() -> None:
+    # a third, two thirds and all the way from the last centre to the next, half up
+    assert pass_angles(1, 1, 0) == [22, 44, 67]
+    assert pass_angles(53, -1, 0) == [3578, 3556, 3533]
+    assert pass_angles(0, 1, 0) == [3556, 3578, 0]
+    assert pass_angles(13, -1, 5) == pass_angles(18, -1, 0)
+    for section in range(54):
+        for step in (-1, 1):
+            readings = [angle_section(a) for a in pass_angles(section, step, 0)]
+            assert readings == [(section - step) % 54, section, section]
 
 
 def test_the_wheel_runs_on_from_where_it_stopped() -> None:
