@@ -202,6 +202,9 @@ def test_daemon_and_floord_cmd_over_tls_under_the_acl(tmp_path: Path, pki: Pki) 
     box_config = secure_config(box_dir, pki, port, pty, "box-rl01")
     passwd, acl = floor_files(tmp_path, box_config)
     ops_config = secure_config(ops_dir, pki, port, "/dev/ttyUSB9", "ops")
+    surv_dir = tmp_path / "surv"
+    surv_dir.mkdir()
+    surv_config = secure_config(surv_dir, pki, port, "/dev/ttyUSB9", "surv")
     t = topics()
     with LockedBroker(passwd, acl, tls_listener(pki), port=port):
         daemon = start_daemon(box_config)
@@ -279,6 +282,19 @@ def test_daemon_and_floord_cmd_over_tls_under_the_acl(tmp_path: Path, pki: Pki) 
                             if str(message.topic) == t.replay:
                                 assert json.loads(bytes(message.payload))["seq"] == 1
                                 break
+                    # The surveillance console over TLS with surveillance's login.
+                    console = await asyncio.create_subprocess_exec(
+                        sys.executable, "-m", "floord", "watch", "-c", str(surv_config),
+                        "--json", "--seconds", "4", stdout=subprocess.PIPE,
+                    )  # fmt: skip
+                    out, _ = await console.communicate()
+                    assert console.returncode == 0, out
+                    notices = [json.loads(line) for line in out.decode().splitlines()]
+                    assert {"kind": "connection", "connected": True} in [
+                        {k: n.get(k) for k in ("kind", "connected")} for n in notices
+                    ]
+                    states = [n for n in notices if n["kind"] == "state"]
+                    assert states and states[-1]["summary"]["state"] == "open", states[-1:]
 
             asyncio.run(watch())
         finally:
