@@ -3,9 +3,9 @@
 A table box's login may publish only its own tables' topics and read only its own
 tables' commands, so a compromised box can neither forge another table's record nor
 command another table. A surveillance login reads everything under the prefix and
-publishes only to the tables' `cmd` topics (replay requests are signed `replay`
-commands there; the signature and the operator's role decide what else a command may
-do). An operator's command client publishes commands and reads their results. A display
+publishes only replay requests (`P/replay/request`, where the table takes a signed
+`replay` and refuses any other command), so it can fill a gap in what it saw and
+command nothing. An operator's command client publishes commands and reads their results. A display
 login reads only the tables' retained `state`, which masks the dealer's hole card:
 `P/events`, `P/replay` and `P/devices/#` carry the cards a recognition shoe reads, in
 real time. Pure: configs in, text out (`floord acl` writes the files).
@@ -160,6 +160,7 @@ def box_rules(box: TableBox) -> list[tuple[str, str]]:
             (WRITE, t.cmd_result),
             (WRITE, t.replay),
             (READ, t.cmd),
+            (READ, t.replay_request),
         ]
         for device, remote in table.devices:
             if remote:
@@ -173,9 +174,9 @@ def box_rules(box: TableBox) -> list[tuple[str, str]]:
 
 
 def surveillance_rules(logins: FloorLogins) -> list[tuple[str, str]]:
-    """Read everything under each prefix; publish only to the tables' `cmd` (replays)."""
+    """Read everything under each prefix; publish only replay requests."""
     rules = [(READ, f"{prefix}/#") for prefix in logins.prefixes]
-    rules += [(WRITE, t.cmd) for t in logins.all_tables()]
+    rules += [(WRITE, t.replay_request) for t in logins.all_tables()]
     return rules
 
 
@@ -183,7 +184,7 @@ def operator_client_rules(logins: FloorLogins) -> list[tuple[str, str]]:
     """Publish commands; read their answers (`floord cmd` subscribes to `cmd/result`)."""
     rules: list[tuple[str, str]] = []
     for t in logins.all_tables():
-        rules += [(WRITE, t.cmd), (READ, t.cmd_result)]
+        rules += [(WRITE, t.cmd), (WRITE, t.replay_request), (READ, t.cmd_result)]
     return rules
 
 

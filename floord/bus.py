@@ -16,9 +16,11 @@ from floord.adapter import Received
 
 @dataclass(frozen=True)
 class CommandArrived:
-    """Raw bytes published on `P/cmd`; not yet verified."""
+    """Raw bytes published on `P/cmd` (or, `replay_only`, on `P/replay/request`); not yet
+    verified."""
 
     payload: bytes
+    replay_only: bool = False
 
 
 @dataclass(frozen=True)

@@ -190,6 +190,12 @@ class Topics:
     def replay(self) -> str:
         return f"{self.base}/replay"
 
+    @property
+    def replay_request(self) -> str:
+        """Signed `replay` commands only: a surveillance login may publish here and
+        nowhere else (the broker's ACL), so it can fill a gap but command nothing."""
+        return f"{self.base}/replay/request"
+
     def device(self, device_id: str) -> str:
         return f"{self.base}/devices/{device_id}"
 

@@ -227,8 +227,8 @@ class Daemon:
             }
         )
 
-        async def on_command(payload: bytes) -> None:
-            bus.put(CommandArrived(payload))
+        async def on_command(payload: bytes, replay_only: bool) -> None:
+            bus.put(CommandArrived(payload, replay_only))
 
         link = TableLink(
             url=cfg.broker.url,

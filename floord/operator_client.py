@@ -83,14 +83,16 @@ async def send_command(
     timeout_s: float = 10.0,
     tls_context: ssl.SSLContext | None = None,
 ) -> dict[str, Any]:
-    """Publish a signed command to `P/cmd` and return the table's `P/cmd/result` reply."""
+    """Publish a signed command and return the table's `P/cmd/result` reply. A `replay`
+    goes to `P/replay/request`, which a surveillance login may publish to."""
     command = build_command(name, by, args, key, datetime.now(UTC))
     async with aiomqtt.Client(
         identifier=f"floord-cmd-{uuid.uuid4().hex[:12]}",
         **client_args(url, username, password, tls_context),
     ) as client:
         await client.subscribe(topics.cmd_result, qos=1)
-        await client.publish(topics.cmd, json.dumps(command), qos=1)
+        topic = topics.replay_request if name == "replay" else topics.cmd
+        await client.publish(topic, json.dumps(command), qos=1)
 
         async def answer() -> dict[str, Any]:
             async for message in client.messages:

@@ -197,7 +197,9 @@ class TableRunner:
         self._record([own, *self._decisions(output)], item.ts)
         self._dispatch(output)
 
-    async def on_command(self, payload: bytes) -> None:
+    async def on_command(self, payload: bytes, *, replay_only: bool = False) -> None:
+        """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
+        nothing but a `replay` is taken (whoever may publish there can command nothing)."""
         now = self._clock()
         try:
             verified = check_command(
@@ -232,6 +234,18 @@ class TableRunner:
                 Refusal(
                     "journal_failure",
                     f"the table cannot record events ({self.record_failure})",
+                    result.id,
+                    result.name,
+                    result.by,
+                ),
+                now,
+            )
+            return
+        if replay_only and result.name != "replay":
+            await self._refuse(
+                Refusal(
+                    "not_a_replay",
+                    f"only replay is taken on the replay request topic, not {result.name!r}",
                     result.id,
                     result.name,
                     result.by,
@@ -374,7 +388,7 @@ class TableRunner:
                     if isinstance(item, Received):
                         self.on_device(item)
                     elif isinstance(item, CommandArrived):
-                        await self.on_command(item.payload)
+                        await self.on_command(item.payload, replay_only=item.replay_only)
                     elif isinstance(item, Tick):
                         self.on_tick(item.now)
                 except Exception:

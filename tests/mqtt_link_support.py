@@ -181,6 +181,7 @@ class Harness:
         self.state: dict[str, Any] = {"phase": "closed", "round": None}
         self.device_bodies: dict[str, dict[str, Any]] = {"wheel": {"online": True}}
         self.commands: list[bytes] = []
+        self.replay_only: list[bool] = []  # per command: came on P/replay/request
         self.log_lines: list[str] = []
         self.link = TableLink(
             url=url,
@@ -197,8 +198,9 @@ class Harness:
             **kw,
         )
 
-    async def _command(self, raw: bytes) -> None:
+    async def _command(self, raw: bytes, replay_only: bool) -> None:
         self.commands.append(raw)
+        self.replay_only.append(replay_only)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[asyncio.Task[None]]:

@@ -261,8 +261,8 @@ def test_acl_text_lists_each_logins_rules(tmp_path: Path) -> None:
     assert not [line for line in box_a if B.base in line]
     assert blocks["user surv"].splitlines()[2:] == [
         f"topic read {PREFIX}/#",
-        f"topic write {A.cmd}",
-        f"topic write {B.cmd}",
+        f"topic write {A.replay_request}",
+        f"topic write {B.replay_request}",
     ]
     assert blocks["user disp"].splitlines()[2:] == [
         f"topic read {A.state}",
@@ -330,15 +330,15 @@ def test_a_box_publishes_only_its_own_tables_topics(logins: dict[str, Login]) ->
     assert box.received == [A.cmd]
 
 
-def test_surveillance_reads_everything_and_publishes_only_commands(
+def test_surveillance_reads_everything_and_publishes_only_replay_requests(
     logins: dict[str, Login],
 ) -> None:
     surveillance = logins["surv"]
     assert surveillance.subscribe(f"{PREFIX}/#") == 1
     logins["box-b"].publish(B.device_events("wheel"))
     surveillance.wait_received(B.device_events("wheel"))
-    assert surveillance.publish(A.cmd) < 0x80  # a replay request is a signed command
-    for topic in [A.events, A.state, A.status, A.replay, B.device("wheel"), A.cmd_result]:
+    assert surveillance.publish(A.replay_request) < 0x80  # a signed replay, nothing else
+    for topic in [A.cmd, A.events, A.state, A.status, A.replay, B.device("wheel"), A.cmd_result]:
         assert surveillance.publish(topic) == NOT_AUTHORIZED, topic
 
 

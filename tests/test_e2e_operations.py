@@ -14,6 +14,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiomqtt
@@ -21,6 +22,7 @@ from e2e_support import (
     CHECKLIST,
     DEALER,
     FP,
+    FP_KEY,
     Process,
     collecting,
     start_daemon,
@@ -29,6 +31,8 @@ from e2e_support import (
     write_config,
 )
 from support import free_port
+
+from floord.commands import build_command
 
 
 def floord_cmd(config: Path, operator: str, name: str, *args: str) -> tuple[int, dict]:
@@ -116,6 +120,15 @@ def test_cmd_cli_socket_port_and_refusals(broker, tmp_path: Path) -> None:
                 await client.publish(t.cmd, json.dumps(forged), qos=1)
             bad = await c.event("operator.command_refused", lambda b: b["data"]["id"] == "forged-1")
             assert bad["data"]["code"] == "bad_signature"
+            # A rightly signed command other than replay, on the replay request topic (the
+            # one topic a surveillance login may publish to), is refused, not obeyed.
+            sneaked = build_command("close", FP, {}, FP_KEY, datetime.now(UTC))
+            async with aiomqtt.Client(host, int(port_)) as client:
+                await client.publish(t.replay_request, json.dumps(sneaked), qos=1)
+            wrong = await c.event(
+                "operator.command_refused", lambda b: b["data"]["id"] == sneaked["id"]
+            )
+            assert wrong["data"]["code"] == "not_a_replay", wrong
             state = await c.wait_for(
                 lambda tp, b: tp == t.state and b.get("state") == "open", what="still open"
             )

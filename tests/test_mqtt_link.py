@@ -108,8 +108,10 @@ def test_commands_results_and_replays(broker: Broker, tmp_path: Path) -> None:
             async with aiomqtt.Client("127.0.0.1", broker.port) as operator:
                 await operator.publish(TOPICS.cmd, b'{"name":"inspect"}', qos=1)
                 await operator.publish(TOPICS.cmd, b"\xff not json", qos=1)
-            await until("commands handed over", lambda: len(h.commands) == 2)
-            assert h.commands == [b'{"name":"inspect"}', b"\xff not json"]
+                await operator.publish(TOPICS.replay_request, b'{"name":"replay"}', qos=1)
+            await until("commands handed over", lambda: len(h.commands) == 3)
+            assert h.commands == [b'{"name":"inspect"}', b"\xff not json", b'{"name":"replay"}']
+            assert h.replay_only == [False, False, True]
 
             await h.link.publish_result({"id": "c1", "ok": True, "error": None})
             await h.link.publish_replay(replayed[1:4])
@@ -125,7 +127,7 @@ def test_a_failing_command_handler_does_not_stop_the_link(broker: Broker, tmp_pa
     async def scenario() -> None:
         seen: list[bytes] = []
 
-        async def handler(raw: bytes) -> None:
+        async def handler(raw: bytes, replay_only: bool) -> None:
             seen.append(raw)
             if raw == b"boom":
                 raise RuntimeError("handler bug")
@@ -276,7 +278,7 @@ from floord.journal import Journal, JournalError
 from floord.mqtt import TableLink
 
 async def main():
-    async def on_command(raw):
+    async def on_command(raw, replay_only):
         pass
     link = TableLink(
         url=sys.argv[1], username=None, password=None,

@@ -97,12 +97,12 @@ async def publish_tables(url: str, tables: list[str]) -> None:
 
 
 async def responder(url: str, table: str, ready: asyncio.Event, answered: list[str]) -> None:
-    """Answers `table`'s replay commands as floord's runner does."""
+    """Answers `table`'s replay requests (`P/replay/request`) as floord's runner does."""
     host, port = host_port(url)
     t = Topics(PREFIX, SITE, table)
     journal = {seq: sim_envelope(table, seq) for seq in range(1, 5)}
     async with aiomqtt.Client(host, port) as client:
-        await client.subscribe(t.cmd, qos=1)
+        await client.subscribe(t.replay_request, qos=1)
         ready.set()
         async for message in client.messages:
             verified = verify_command(

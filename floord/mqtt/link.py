@@ -79,7 +79,7 @@ class TableLink:
         streams: dict[str, str],
         state: Callable[[], dict[str, Any]],
         devices: Callable[[], dict[str, dict[str, Any]]],
-        on_command: Callable[[bytes], Awaitable[None]],
+        on_command: Callable[[bytes, bool], Awaitable[None]],
         keepalive: int = 10,
         client_id: str | None = None,
         log: Any = None,
@@ -117,7 +117,8 @@ class TableLink:
         self._stop = asyncio.Event()
         self._finished = asyncio.Event()
         self._running = False
-        self._commands: asyncio.Queue[bytes] = asyncio.Queue()
+        # (payload, replay_only): what came on `P/cmd`, or on `P/replay/request`.
+        self._commands: asyncio.Queue[tuple[bytes, bool]] = asyncio.Queue()
         self._sent_state: dict[str, str] = {}
 
     # --- the daemon's side -------------------------------------------------------
@@ -297,24 +298,26 @@ class TableLink:
         self._state_dirty.clear()
         await self._publish_state(client)
         await client.subscribe(self._topics.cmd, qos=1, timeout=self._ack_timeout)
+        await client.subscribe(self._topics.replay_request, qos=1, timeout=self._ack_timeout)
         ready.set()
 
     async def _listen(self, client: aiomqtt.Client) -> None:
         """Queue command payloads; raises MqttError when the connection goes."""
         async for message in client.messages:
-            if message.topic.matches(self._topics.cmd):
+            replay_only = message.topic.matches(self._topics.replay_request)
+            if replay_only or message.topic.matches(self._topics.cmd):
                 payload = message.payload
                 if isinstance(payload, bytes | bytearray):
-                    self._commands.put_nowait(bytes(payload))
+                    self._commands.put_nowait((bytes(payload), replay_only))
                 else:
-                    self._commands.put_nowait(str(payload).encode("utf-8"))
+                    self._commands.put_nowait((str(payload).encode("utf-8"), replay_only))
 
     async def _command_worker(self) -> None:
         """Commands one at a time, across reconnections, so none is cut off halfway."""
         while True:
-            raw = await self._commands.get()
+            raw, replay_only = await self._commands.get()
             try:
-                await self._on_command(raw)
+                await self._on_command(raw, replay_only)
             except Exception:
                 self._log.exception(f"mqtt {self._topics.base}: command handler failed")
 

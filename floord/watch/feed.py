@@ -188,6 +188,6 @@ class WatchFeed:
             # A table that never answers must not grow this forever; the model asks again.
             del self._asked[next(iter(self._asked))]
         topics = Topics(self.model.prefix, request.site, request.table)
-        await client.publish(topics.cmd, json.dumps(command), qos=1)
+        await client.publish(topics.replay_request, json.dumps(command), qos=1)
         self.replays_sent += 1
         self._tell([request.notice()])
