@@ -228,4 +228,3 @@ def test_hand_dealing_is_not_observed_and_not_called() -> None:
     [ended] = of_type(end.output, EventType.ROUND_ENDED)
     assert ended.data["outcome"] == "not_called"
     assert _result(end)[1]["outcome"] == "not_called"
-

@@ -48,7 +48,8 @@ def test_every_paragraph_the_engine_cites_has_a_row() -> None:
     text = RULES.replace("\\", "")
     text = "\n".join(
         " ".join(line.replace("54x.", f"{chapter}.") for chapter in ("541", "543", "545"))
-        if "54x." in line else line
+        if "54x." in line
+        else line
         for line in text.splitlines()
     )
     named = _paragraphs_named(text)
