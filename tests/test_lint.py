@@ -1,4 +1,5 @@
-"""Code standards the suite enforces: ruff clean, and no source file over 500 lines."""
+"""Code standards the suite enforces: ruff clean and formatted, no source file over 500
+lines."""
 
 from __future__ import annotations
 
@@ -14,6 +15,16 @@ def test_ruff_is_clean() -> None:
     done = subprocess.run(
         [str(ruff), "check", "."], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    """One formatting for everyone: a diff shows what changed, not whose editor it was."""
+    ruff = Path(sys.executable).with_name("ruff")
+    done = subprocess.run(
+        [str(ruff), "format", "--check", "."], cwd=ROOT, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
 
 
