@@ -12,11 +12,12 @@ from datetime import time
 from itertools import cycle
 from typing import Any
 
+from engine_commands_support import OperatorCommands
 from test_engine_support import Clock
 
 from floord.contract import EventType
 from floord.engine import BaccaratEngine
-from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.engine.types import CommandOutcome, EngineOutput
 
 TABLE = "BAC1"
 SHOE = "shoe-1"
@@ -35,29 +36,13 @@ def rules(**over: Any) -> dict[str, Any]:
 
 
 @dataclass
-class Table:
+class Table(OperatorCommands):
     engine: BaccaratEngine
     clock: Clock = field(default_factory=Clock)
     drawn: int = 0
 
     def device(self, type: str, data: dict[str, Any] | None = None) -> EngineOutput:
         return self.engine.on_device_event(SHOE, type, data or {}, self.clock.step())
-
-    def command(
-        self,
-        name: str,
-        args: dict[str, Any] | None = None,
-        *,
-        by: str = "fp1",
-        role: str = "floorperson",
-    ) -> CommandOutcome:
-        cmd = VerifiedCommand(
-            id=f"c{self.clock.now.timestamp()}", name=name, by=by, role=role, args=args or {}
-        )
-        return self.engine.on_command(cmd, self.clock.step())
-
-    def dealer(self, name: str, args: dict[str, Any] | None = None) -> CommandOutcome:
-        return self.command(name, args, by="d1", role="dealer")
 
     def ready(self, *, load: bool = True) -> None:
         """Shoe connected, cards inspected, table opened, shoe loaded and burned."""

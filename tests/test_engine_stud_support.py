@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from datetime import time
 from typing import Any
 
+from engine_commands_support import OperatorCommands
 from test_engine_support import Clock
 
 from floord.contract import EventType
 from floord.engine import StudEngine
-from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.engine.types import CommandOutcome, EngineOutput
 
 TABLE = "MS1"
 SHOE = "shoe-1"
@@ -24,7 +25,7 @@ CHECKLIST = {"cards_inspected": True, "cards_verified": True}
 
 
 @dataclass
-class Table:
+class Table(OperatorCommands):
     engine: StudEngine
     clock: Clock = field(default_factory=Clock)
     drawn: int = 0
@@ -41,33 +42,6 @@ class Table:
 
     def shuffler(self, type: str, data: dict[str, Any] | None = None) -> EngineOutput:
         return self.device(type, data, SHUFFLER)
-
-    def command(
-        self,
-        name: str,
-        args: dict[str, Any] | None = None,
-        *,
-        by: str = "fp1",
-        role: str = "floorperson",
-    ) -> CommandOutcome:
-        cmd = VerifiedCommand(
-            id=f"c{self.clock.now.timestamp()}", name=name, by=by, role=role, args=args or {}
-        )
-        return self.engine.on_command(cmd, self.clock.step())
-
-    def dealer(self, name: str, args: dict[str, Any] | None = None) -> CommandOutcome:
-        return self.command(name, args, by="d1", role="dealer")
-
-    def connect(self, device: str, caps: list[str]) -> None:
-        self.device(EventType.DEVICE_ONLINE, {}, device)
-        identity = {
-            "maker": "T",
-            "model": "M",
-            "serial": "1",
-            "firmware": "1",
-            "capabilities": caps,
-        }
-        self.device(EventType.DEVICE_IDENTIFIED, identity, device)
 
     def ready(self) -> None:
         """Devices up, inspected, opened, decks recorded, the first deck shuffled and loaded."""
