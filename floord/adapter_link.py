@@ -34,14 +34,11 @@ from floord.events import DeviceCommand
 from floord.journal import Journal
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import make_client
+from floord.mqtt.jobs import SessionStopped, run_session
 from floord.mqtt.link import CONNECT_TIMEOUT_S, broker_address, compact
 
 WINDOW = 100
 SCAN_CHUNK = 1000
-
-
-class _Stopped(Exception):
-    """The session ended because stop() asked it to."""
 
 
 def read_command(payload: bytes, device: str) -> DeviceCommand:
@@ -222,19 +219,7 @@ class AdapterLink:
             asyncio.create_task(self._heartbeat(client)),
             asyncio.create_task(self._stop_watch(client)),
         }
-        try:
-            done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for job in jobs:
-                job.cancel()
-            await asyncio.wait(jobs)
-        for job in done:
-            exc = job.exception()
-            if isinstance(exc, _Stopped):
-                return
-            if exc is not None:
-                raise exc
-        raise aiomqtt.MqttError("an adapter link job ended without a reason")
+        await run_session(jobs)
 
     async def _stop_watch(self, client: aiomqtt.Client) -> None:
         await self._stop.wait()
@@ -245,7 +230,7 @@ class AdapterLink:
             retain=True,
             timeout=5.0,
         )
-        raise _Stopped
+        raise SessionStopped
 
     async def _heartbeat(self, client: aiomqtt.Client) -> None:
         status = self._topics.device_status(self._device)

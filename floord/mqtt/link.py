@@ -33,6 +33,7 @@ from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.journal import Journal
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import make_client
+from floord.mqtt.jobs import SessionStopped, run_session
 
 DEFAULT_WINDOW = 100
 # How long to wait for CONNACK: a peer that accepts TCP and then says nothing (or hangs
@@ -59,10 +60,6 @@ def broker_address(url: str) -> tuple[str, int, bool]:
     except ValueError as exc:
         raise ValueError(f"a broker URL with a valid port expected, found {url!r}") from exc
     return parts.hostname, port, tls
-
-
-class _Stopped(Exception):
-    """The session ended because stop() asked it to."""
 
 
 class TableLink:
@@ -267,24 +264,7 @@ class TableLink:
             asyncio.create_task(self._state_loop(client, ready)),
             asyncio.create_task(self._stop_watch(client)),
         }
-        pending = set(jobs)
-        try:
-            while True:
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                ended = [t for t in done if not (t is startup and t.exception() is None)]
-                if ended:
-                    break
-        finally:
-            for job in jobs:
-                job.cancel()
-            await asyncio.wait(jobs)
-        for job in ended:
-            exc = job.exception()
-            if isinstance(exc, _Stopped):
-                return
-            if exc is not None:
-                raise exc
-        raise aiomqtt.MqttError("a link job ended without a reason")
+        await run_session(jobs, may_finish={startup})
 
     async def _startup(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
         await client.publish(
@@ -330,7 +310,7 @@ class TableLink:
             retain=True,
             timeout=STOP_PUBLISH_TIMEOUT_S,
         )
-        raise _Stopped
+        raise SessionStopped
 
     # --- publishing --------------------------------------------------------------
 
