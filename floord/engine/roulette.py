@@ -59,6 +59,11 @@ IDLE_POLICY = (
     "floord policy, not a regulation: a round whose wheel went idle without reporting a "
     "number is void"
 )
+VOIDED_SPIN_POLICY = (
+    "floord policy, not a regulation: a spin declared void stays void (its launch opens no "
+    "round, its number is no result) unless its void called for the same spin to be spun "
+    "again; the wheel's next game is the next round"
+)
 
 
 def roulette_inspection(wheel: str) -> InspectionSpec:
@@ -197,10 +202,18 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
         return Decision(EventType.ROUND_STARTED, body, None, rnd["id"])
 
     def _void_round(
-        self, reason: str, rule: str | None, *, detail: str, policy: str | None = None, **more: Any
+        self,
+        reason: str,
+        rule: str | None,
+        *,
+        detail: str,
+        policy: str | None = None,
+        spun_again: bool = False,
+        **more: Any,
     ) -> Decision:
         rnd = self.rounds.finish()
-        self.voided = {"round": rnd["id"], "spin": rnd.get("spin"), "reason": reason, "rule": rule}
+        self.voided = {"round": rnd["id"], "spin": rnd.get("spin"), "reason": reason,
+                       "rule": rule, "spun_again": spun_again}  # fmt: skip
         body: dict[str, Any] = {"reason": reason, "detail": detail, "spin": rnd.get("spin"), **more}
         if rule is None:
             body["policy"] = policy or FAIL_CLOSED_POLICY
@@ -223,13 +236,21 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             ]
         )
         if round_id is not None:
-            out.events.append(self._void_round(no_spin.reason, no_spin.rule, detail=no_spin.detail))
+            out.events.append(
+                self._void_round(
+                    no_spin.reason,
+                    no_spin.rule,
+                    detail=no_spin.detail,
+                    spun_again=no_spin.spun_again,
+                )
+            )
         else:
             self.voided = {
                 "round": None,
                 "spin": spin,
                 "reason": no_spin.reason,
                 "rule": no_spin.rule,
+                "spun_again": no_spin.spun_again,
             }
         if no_spin.respin:
             out.device_commands.append(DeviceCommand(device=self.wheel_device, name="respin"))
@@ -280,6 +301,9 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             )
         current = self.rounds.current
         if current is None:
+            refused = self._launch_after_void(spin)
+            if refused is not None:
+                return refused
             started = EngineOutput([self._start_round(EventType.WHEEL_BALL_LAUNCHED, data, now)])
             return self._launch_direction(data, started)
         current["launches"] += 1
@@ -287,6 +311,27 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
         if current.get("spin") is None:
             current["spin"] = spin
         return self._launch_direction(data, EngineOutput())
+
+    def _launch_after_void(self, spin: Any) -> EngineOutput | None:
+        """A launch of a spin already declared void opens no round (floord policy: the
+        regulation is silent on a spin voided by a restart, a halt or a close), unless
+        the void called for that spin to be spun again (§ 531.7(a), § 531.5(c)(2)). Only
+        `wheel.game_started` begins a new game, even one that reuses the number. The
+        re-spin is one launch: once it opened its round, a further launch is refused."""
+        voided = self.voided
+        if voided is None or spin is None or voided.get("spin") != spin:
+            return None
+        if voided.get("spun_again") is True:
+            voided["spun_again"] = False
+            return None
+        return self._violation(
+            "launch_after_void",
+            policy=VOIDED_SPIN_POLICY,
+            spin=spin,
+            voided_round=voided.get("round"),
+            voided_reason=voided.get("reason"),
+            detail="the spin was already declared void: its launch opens no round",
+        )
 
     def _no_more_bets(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         current = self.rounds.current

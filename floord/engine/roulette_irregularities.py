@@ -16,7 +16,12 @@ from floord.contract import cite
 
 @dataclass(frozen=True)
 class NoSpin:
-    """One reason for declaring a spin void."""
+    """One reason for declaring a spin void.
+
+    `respin` is whether floord asks the wheel to re-spin (a device command);
+    `spun_again` whether the same spin is spun again, so that its next launch opens a
+    round that counts (every other voided spin stays void: see `docs/rules.md`).
+    """
 
     reason: str
     section: str
@@ -24,6 +29,7 @@ class NoSpin:
     inspect_ball: bool
     detail: str
     extra: dict[str, Any] = field(default_factory=dict)
+    spun_again: bool = False
 
     @property
     def rule(self) -> str:
@@ -47,6 +53,7 @@ SAME_DIRECTION = NoSpin(
     respin=True,
     inspect_ball=False,
     detail="the ball was spun in the same direction as the wheel",
+    spun_again=True,
 )
 FAILED_LAUNCH = NoSpin(
     "failed_launch",
@@ -84,6 +91,7 @@ DOUBLE_ZERO_ON_SINGLE = NoSpin(
     respin=True,
     inspect_ball=False,
     detail="the ball came to rest in 00 on a double zero wheel used as a single zero wheel",
+    spun_again=True,
 )
 
 # A persistent wheel warning flag -> the no-spin it proves, most specific first.

@@ -36,6 +36,7 @@ BALL_WITH_ROTOR = NoSpin(
     respin=False,
     inspect_ball=False,
     detail="the ball was spun in the same direction as the wheel: the dealer re-spins it",
+    spun_again=True,
 )
 TOO_FEW_REVOLUTIONS = NoSpin(
     "too_few_revolutions",
