@@ -88,6 +88,9 @@ QUIRKS = frozenset(
 OPTIONAL_QUIRKS = frozenset({"load_code"})
 
 
+USB_STRING_MAX = 126
+
+
 def usage_char(usage: int, shifted: bool) -> str | None:
     """The character a HID usage id types (letters and digits), or None for any other key."""
     if 0x04 <= usage <= 0x1D:
@@ -189,6 +192,18 @@ def _card_codes(table: Any, max_length: int, where: str) -> dict[str, str]:
     return codes
 
 
+def _printable(text: str) -> str:
+    """`text` with every character that is not printable (a control character, a lone
+    surrogate) written as its Python escape, so that no decoded byte reaches the record
+    or a log unescaped."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in text
+    )
+
+
 def protocol_error(reason: str, raw: str) -> DeviceEvent:
     data = {"reason": reason, "raw": escape_raw(raw.encode("utf-8", "backslashreplace"))}
     return DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, data)
@@ -262,7 +277,7 @@ class HidWedgeShoeDriver:
     def _descriptor(self, body: bytes) -> Output:
         if not body:
             return protocol_error("a descriptor query from the device side", "")
-        text = body.decode("utf-8", "backslashreplace")
+        text = _printable(body.decode("utf-8", "backslashreplace"))
         return DeviceReply(prefix=DESCRIPTOR_PREFIX, text=f"{DESCRIPTOR_PREFIX} {text}")
 
     def _report(self, report: bytes) -> list[Output]:
@@ -380,6 +395,15 @@ class HidWedgeShoeDriver:
         for key in ("manufacturer", "product", "serial_number"):
             if record[key] is not None and not isinstance(record[key], str):
                 return f"descriptor record: {key}: a string or null expected"
+            # A USB string descriptor holds at most 126 characters; what is not
+            # printable (a control character, a lone surrogate) is no maker's name.
+            if isinstance(record[key], str) and (
+                len(record[key]) > USB_STRING_MAX or not record[key].isprintable()
+            ):
+                return (
+                    f"descriptor record: {key}: printable text of at most "
+                    f"{USB_STRING_MAX} characters expected"
+                )
         for key in ("id_vendor", "id_product", "bcd_device", "interface", "endpoint"):
             if type(record[key]) is not int or not 0 <= record[key] <= 0xFFFF:
                 return f"descriptor record: {key}: an integer 0..0xFFFF expected"

@@ -36,14 +36,25 @@ from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import make_client
 from floord.mqtt.jobs import SessionStopped, run_session
 from floord.mqtt.link import CONNECT_TIMEOUT_S, broker_address, compact
+from floord.untrusted import escape_text, json_problem, parse_json, text_problem
 
 WINDOW = 100
 SCAN_CHUNK = 1000
+# The largest command or replay request taken from the broker, and its id's length.
+MAX_REQUEST_BYTES = 16 * 1024
+MAX_REQUEST_ID = 128
+
+
+def _text_field(body: dict[str, Any], key: str, limit: int) -> None:
+    """A request's text field must be safe text of at most `limit` characters."""
+    problem = text_problem(body[key], max_length=limit)
+    if problem:
+        raise ValueError(f"field {key!r}: {problem}")
 
 
 def read_command(payload: bytes, device: str) -> DeviceCommand:
     """A device command from the daemon: `{"v": 1, "id", "name", "args"}`; ValueError if not."""
-    body = json.loads(payload)
+    body = parse_json(payload, max_bytes=MAX_REQUEST_BYTES)
     if not isinstance(body, dict) or body.get("v") != CONTRACT_VERSION:
         raise ValueError(f"a version {CONTRACT_VERSION} command object expected")
     unknown = set(body) - {"v", "id", "name", "args"}
@@ -54,12 +65,17 @@ def read_command(payload: bytes, device: str) -> DeviceCommand:
         raise ValueError("a command needs a name (text) and args (an object)")
     if not isinstance(body.get("id"), str):
         raise ValueError("a command needs an id (text)")
+    _text_field(body, "id", MAX_REQUEST_ID)
+    _text_field(body, "name", 64)
+    problem = json_problem(args, where="args")
+    if problem:
+        raise ValueError(f"field {problem}")
     return DeviceCommand(device=device, name=name, args=args)
 
 
 def read_replay_request(payload: bytes) -> dict[str, Any]:
     """`{"v": 1, "id", "from_seq", "announce"}`; ValueError if it is anything else."""
-    body = json.loads(payload)
+    body = parse_json(payload, max_bytes=MAX_REQUEST_BYTES)
     if not isinstance(body, dict) or body.get("v") != CONTRACT_VERSION:
         raise ValueError(f"a version {CONTRACT_VERSION} replay request object expected")
     unknown = set(body) - {"v", "id", "from_seq", "announce"}
@@ -70,6 +86,7 @@ def read_replay_request(payload: bytes) -> dict[str, Any]:
         raise ValueError("from_seq must be an integer, at least 1")
     if not isinstance(body.get("id"), str) or not isinstance(body.get("announce", False), bool):
         raise ValueError("a replay request needs an id (text); announce is true or false")
+    _text_field(body, "id", MAX_REQUEST_ID)
     return body
 
 
@@ -281,18 +298,30 @@ class AdapterLink:
         try:
             command = read_command(raw, self._device)
         except (ValueError, TypeError) as exc:
-            self._log.warning("device command refused", error=str(exc), raw=repr(raw[:80]))
+            # Dropped with a log line (docs/contract.md): the daemon, its only sender,
+            # gets its outcome from the device stream, and a stranger gets nothing.
+            self._log.warning(
+                "device command refused", error=escape_text(str(exc), 300), raw=repr(raw[:80])
+            )
             return
         task = asyncio.create_task(self._on_command(command))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._command_done)
+
+    def _command_done(self, task: asyncio.Task[Any]) -> None:
+        """A command the adapter could not carry out is logged, never left unretrieved."""
+        if not task.cancelled() and task.exception() is not None:
+            self._log.error("device command failed", error=repr(task.exception()))
 
     async def _replay(self, client: aiomqtt.Client, raw: bytes) -> None:
         """Answer with the stored rows from `from_seq` on (a batch), unchanged."""
         try:
             request = read_replay_request(raw)
         except (ValueError, TypeError) as exc:
-            self._log.warning("replay request refused", error=str(exc), raw=repr(raw[:80]))
+            self._log.warning(
+                "replay request refused", error=escape_text(str(exc), 300), raw=repr(raw[:80])
+            )
             return
         first = request["from_seq"]
         last = self._journal.last_seq(self.stream)

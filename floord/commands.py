@@ -26,11 +26,16 @@ from typing import Any
 
 from floord.contract import COMMAND_MAX_SKEW_S, COMMAND_ROLES, format_ts, parse_ts
 from floord.engine.types import VerifiedCommand
+from floord.untrusted import escape_text, json_problem, text_problem
 
 _REQUIRED: dict[str, type] = {"id": str, "name": str, "by": str, "ts": str, "args": dict}
 _ALLOWED = frozenset({*_REQUIRED, "sig"})
 MAX_ID_LENGTH = 128
 MAX_COMMAND_BYTES = 64 * 1024
+# The longest each text field may be (`id`: MAX_ID_LENGTH); `args` text: untrusted.MAX_TEXT.
+_MAX_FIELD = {"name": 64, "by": 128, "ts": 64, "sig": 128}
+# A refusal's reason is cut to this many characters (it may quote what was refused).
+MAX_REASON_LENGTH = 512
 
 
 @dataclass(frozen=True)
@@ -159,11 +164,25 @@ def _shape_problem(body: dict[str, Any]) -> str | None:
         return f"field 'sig' must be a str, found {type(body['sig']).__name__}"
     if not body["id"] or len(body["id"]) > MAX_ID_LENGTH:
         return f"field 'id' must be 1 to {MAX_ID_LENGTH} characters"
+    # Text that could not be stored or shown safely (a lone surrogate, a control
+    # character) or that is overlong is refused here, before anything else reads it.
+    for key, limit in (("id", MAX_ID_LENGTH), *_MAX_FIELD.items()):
+        if key in body:
+            problem = text_problem(body[key], max_length=limit)
+            if problem:
+                return f"field {key!r}: {problem}"
+    problem = json_problem(body["args"], where="args")
+    if problem:
+        return f"field {problem}"
     try:
         parse_ts(body["ts"])
     except ValueError as exc:
         return f"field 'ts' must be an ISO 8601 time with a time zone: {exc}"
     return None
+
+
+def _reason(text: str) -> str:
+    return escape_text(text, MAX_REASON_LENGTH)
 
 
 def verify_command(
@@ -208,17 +227,19 @@ def check_command(
         raise ValueError("now must be timezone-aware")
     parsed = _parse(raw)
     if isinstance(parsed, str):
-        return Refusal("malformed", f"malformed command: {parsed}", None, None, None)
+        return Refusal("malformed", _reason(f"malformed command: {parsed}"), None, None, None)
     body = parsed
 
     def text(key: str) -> str | None:
+        # What a refusal names of a command not yet checked: escaped, so that the
+        # refusal itself can always be recorded and sent.
         value = body.get(key)
-        return value if isinstance(value, str) else None
+        return escape_text(value, MAX_ID_LENGTH) if isinstance(value, str) else None
 
     cid, name, by = text("id"), text("name"), text("by")
 
     def refuse(code: str, reason: str) -> Refusal:
-        return Refusal(code, reason, cid, name, by)
+        return Refusal(code, _reason(reason), cid, name, by)
 
     problem = _shape_problem(body)
     if problem is not None:

@@ -39,6 +39,7 @@ from typing import Any
 from floord.contract import Envelope, format_ts, parse_ts
 from floord.journal_chain import event_hash, genesis
 from floord.journal_migrate import chain_version_1
+from floord.untrusted import storable
 
 SCHEMA_VERSION = 2
 
@@ -79,13 +80,16 @@ CREATE TABLE IF NOT EXISTS command_ids (
 
 DISK_FULL = "journal_disk_full"
 FAILURE = "journal_failure"
+# Not the storage: an event or snapshot that could not be built or encoded (a bug).
+INTERNAL = "internal_error"
 
 
 class JournalError(RuntimeError):
     """The journal could not record or read: the caller must halt the table.
 
     `code` is the halt reason the table gets: `journal_disk_full` when the disk (or the
-    database's size limit) is full, else `journal_failure`.
+    database's size limit) is full, `internal_error` when what was to be stored could not
+    be built or encoded (the storage did not fail), else `journal_failure`.
     """
 
     def __init__(self, message: str, code: str = FAILURE) -> None:
@@ -233,13 +237,15 @@ class Journal:
                 if prev is None:
                     prev = genesis(envelope.site, stream)
                 envelope = replace(envelope, prev=prev, hash=None)
-                body = json.loads(envelope.to_json())
+                # Text UTF-8 cannot hold (a lone surrogate from outside) is stored
+                # escaped: what came in must never be what stops the record.
+                body = storable(json.loads(envelope.to_json()))
                 body["hash"] = prev = event_hash(body)
                 self._db.execute(
                     "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, 0)",
                     (stream, seq, _dumps(body)),
                 )
-                envelopes.append(replace(envelope, hash=prev))
+                envelopes.append(replace(envelope, data=body.get("data") or {}, hash=prev))
             if envelopes:
                 self._db.execute(
                     "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
@@ -259,8 +265,16 @@ class Journal:
             self._rollback()
             if isinstance(exc, JournalError):
                 raise
-            if isinstance(exc, Exception):
+            # Only the storage failing is the journal failing; anything else (a bug
+            # building or encoding an event) is named for what it is.
+            if isinstance(exc, sqlite3.Error | OSError):
                 raise self._fail(f"append to {stream!r}", exc) from exc
+            if isinstance(exc, Exception):
+                raise JournalError(
+                    f"journal {self.path}: append to {stream!r}: could not build or encode "
+                    f"what was to be stored: {exc!r}",
+                    INTERNAL,
+                ) from exc
             raise
         return envelopes
 

@@ -20,12 +20,13 @@ import structlog
 
 from floord.adapter import Received
 from floord.bus import CommandArrived, TableBus, Tick
-from floord.commands import Operators, Refusal, check_command
+from floord.commands import MAX_ID_LENGTH, Operators, Refusal, check_command
 from floord.contract import REPLAY_MAX_EVENTS, Envelope, EventType, format_ts
 from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal import Journal, JournalError
 from floord.remote_device import TableDevice
 from floord.surveillance import TableSurveillance
+from floord.untrusted import escape_text
 
 
 class TableEngine(Protocol):
@@ -408,7 +409,7 @@ def _command_id(payload: bytes) -> str | None:
     """The `id` a command claims, for the reply to a command that could not be taken."""
     try:
         body = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     found = body.get("id") if isinstance(body, dict) else None
-    return found if isinstance(found, str) else None
+    return escape_text(found, MAX_ID_LENGTH) if isinstance(found, str) else None

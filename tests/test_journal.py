@@ -90,8 +90,10 @@ def test_snapshot_is_saved_with_the_event(journal: Journal) -> None:
 
 def test_failed_append_keeps_neither_event_nor_snapshot(journal: Journal) -> None:
     journal.append("t1", builder("t1"), snapshot=("t1", {"phase": "open"}))
-    with pytest.raises(JournalError):
+    with pytest.raises(JournalError) as unencodable:
         journal.append("t1", builder("t1"), snapshot=("t1", {"bad": object()}))
+    # Not the storage failing: the table's halt must not say the journal failed.
+    assert unencodable.value.code == "internal_error"
     assert journal.last_seq("t1") == 1
     assert journal.read_range("t1", 1, 5) == [journal.read_range("t1", 1, 1)[0]]
     assert journal.load_snapshot("t1") == {"phase": "open"}
@@ -99,8 +101,9 @@ def test_failed_append_keeps_neither_event_nor_snapshot(journal: Journal) -> Non
     def broken(seq: int) -> Envelope:
         raise KeyError("builder bug")
 
-    with pytest.raises(JournalError, match="builder bug"):
+    with pytest.raises(JournalError, match="builder bug") as bug:
         journal.append("t1", broken, snapshot=("t1", {"phase": "halted"}))
+    assert bug.value.code == "internal_error"
     assert journal.load_snapshot("t1") == {"phase": "open"}
     assert journal.append("t1", builder("t1")).seq == 2
 

@@ -43,8 +43,16 @@ STOP_PUBLISH_TIMEOUT_S = 5.0
 
 
 def compact(body: Any) -> str:
-    """The one JSON form floord puts on the wire: compact, UTF-8."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    """The one JSON form floord puts on the wire: compact, UTF-8.
+
+    Always encodable: text UTF-8 cannot hold (a lone surrogate echoed from a payload)
+    is written as its JSON escape (`\\ud800`), so a publish never fails on it."""
+    text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=True)
+    return text
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
