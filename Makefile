@@ -4,7 +4,7 @@ PYTHON ?= python3
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= -q
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean deb
 
 $(STAMP): pyproject.toml scripts/bootstrap-venv.sh
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/bootstrap-venv.sh
@@ -32,5 +32,9 @@ bench-load: $(STAMP)
 	bash scripts/ensure-test-tools.sh
 	$(VENV)/bin/python -m bench.load_tables $(LOAD_ARGS)
 
+# The table box's Debian package (docs/deployment.md, "The .deb"): dist/floord_*.deb.
+deb: $(STAMP)
+	VENV=$(VENV) bash scripts/build-deb.sh
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache build dist

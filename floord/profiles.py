@@ -8,6 +8,7 @@ a timeout must never silently fall back to a default on a regulated table.
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -17,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 PROFILE_SPEC_VERSION = 1
-PROFILES_DIR = Path(__file__).resolve().parent.parent / "device_profiles"
+# The `device_profiles` package's folder, wherever floord is installed (a wheel, an sdist
+# or an editable install): the profiles are package data, not files beside the source.
+PROFILES_DIR = Path(str(resources.files("device_profiles")))
 
 
 class ProfileError(ValueError):

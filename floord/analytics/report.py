@@ -22,6 +22,7 @@ from floord.analytics.dealer_report import dealer_report, format_dealer_report
 from floord.analytics.running_test import MIN_EXPECTED, evaluate
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch, roulette_order
 from floord.contract import EventType, parse_ts
+from floord.extras import require_extra
 
 RESULT_TYPES = (EventType.ROULETTE_RESULT.value, EventType.BIGSIX_RESULT.value)
 
@@ -223,6 +224,8 @@ def run_wheel_report(
     """
     from floord.config import load_config
 
+    if png is not None:
+        require_extra("report", "floord report wheel --png (the text report needs nothing more)")
     loaded = load_config(config_path)
     setup = setup_for_table(loaded.table(table), window, level, sectors)
     if setup.kind != BIG_SIX:

@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from floord.extras import require_extra
+
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -76,6 +78,7 @@ async def private_mosquitto(binary: str) -> AsyncIterator[str]:
 
 @contextlib.asynccontextmanager
 async def embedded_amqtt() -> AsyncIterator[str]:
+    require_extra("demo", "floord demo without Mosquitto installed (its embedded broker)")
     from amqtt.broker import Broker
 
     for name in ("amqtt", "transitions"):

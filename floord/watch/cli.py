@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from floord.config import ConfigError, load_config, read_secret
 from floord.contract import DEFAULT_TOPIC_PREFIX
+from floord.extras import require_extra
 from floord.mqtt.link import broker_address
 from floord.mqtt.tls import client_tls
 from floord.watch.feed import ReplaySigner, WatchFeed
@@ -114,6 +115,7 @@ def run_watch(ns: argparse.Namespace) -> int:
         return 1
     if ns.json:
         return asyncio.run(run_json(settings, sys.stdout, ns.seconds))
+    require_extra("console", "floord watch on a terminal (--json needs nothing more)")
     from floord.watch.app import WatchApp
 
     model, feed = build(settings)

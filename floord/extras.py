@@ -1,0 +1,37 @@
+"""Optional parts of floord and the one line that says how to get one that is missing.
+
+A table box installs floord's core only (docs/deployment.md); the terminal console
+(textual), the report's PNG (matplotlib) and the demo's embedded broker (amqtt) are
+extras. A command that needs one checks for it before it starts anything, and when it is
+missing stops with one line naming the extra to install, never with an ImportError's
+traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+# extra -> the module whose absence means the extra is not installed
+EXTRAS: dict[str, str] = {"console": "textual", "report": "matplotlib", "demo": "amqtt"}
+
+
+class MissingExtra(SystemExit):
+    """Ends the command with a one-line message on stderr and exit status 1.
+
+    A SystemExit, so that every command path (the CLI's handlers, code inside
+    `asyncio.run`) stops the same way without printing a traceback.
+    """
+
+
+def missing_extra_message(extra: str, what: str) -> str:
+    module = EXTRAS[extra]
+    return (
+        f"{what} needs floord's {extra!r} extra ({module} is not installed): "
+        f"pip install 'floord[{extra}]', or with pipx: pipx inject floord {module}"
+    )
+
+
+def require_extra(extra: str, what: str) -> None:
+    """Raise `MissingExtra` when `extra`'s module cannot be imported here."""
+    if importlib.util.find_spec(EXTRAS[extra]) is None:
+        raise MissingExtra(missing_extra_message(extra, what))

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `make deb`: floord's Debian package for a table box, built with dpkg-deb.
+#
+#   /opt/floord              a private virtual environment: the core install of the wheel
+#                            (no console, report or demo extra), on Debian's python3.11
+#   /usr/bin/floord          -> /opt/floord/bin/floord, the path every unit runs
+#   /usr/lib/systemd/system  floord.service, floord-adapter@.service, floord-sim@.service
+#   /usr/lib/sysusers.d, /usr/lib/tmpfiles.d   the floord user and its folders
+#   /etc/floord/floord.yaml  examples/box.yaml, a conffile (edits survive upgrades)
+#   /usr/share/doc/floord    the docs the units point at, the examples, the udev rules
+#
+# A venv is not relocatable, so it is built in a staging root and its paths (the scripts'
+# #! lines, pyvenv.cfg, activate, the .pyc files' source paths) are rewritten to
+# /opt/floord before packing. The maintainer scripts create the user and never enable or
+# start a daemon: the box's config comes first (docs/deployment.md, "The .deb").
+#
+# Environment: WHEEL=path (package this wheel instead of building one), OUT=folder
+# (default dist/), PIP="python -m pip" to use (default: the project's .venv), PYBIN (the
+# target interpreter, default /usr/bin/python3.11). Prints the .deb's path last.
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$SRC/dist}
+VENV=${VENV:-$SRC/.venv}
+PIP=${PIP:-$VENV/bin/python -m pip}
+PYBIN=${PYBIN:-/usr/bin/python3.11}
+PREFIX=/opt/floord
+
+for tool in dpkg-deb dpkg; do
+  command -v "$tool" >/dev/null || { echo "make deb needs $tool (Debian's dpkg)" >&2; exit 1; }
+done
+[ -x "$PYBIN" ] || { echo "make deb needs $PYBIN (apt-get install python3.11-venv)" >&2; exit 1; }
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+if [ -z "${WHEEL:-}" ]; then
+  # Built from a copy, so nothing (build/, *.egg-info) is written into the source tree.
+  mkdir "$WORK/src"
+  tar -C "$SRC" --exclude=./.venv --exclude=./.git --exclude=./build --exclude=./dist \
+    --exclude='*.egg-info' --exclude=__pycache__ --exclude=./bench/results -cf - . |
+    tar -C "$WORK/src" -xf -
+  $PIP wheel -q --no-deps -w "$WORK/wheel" "$WORK/src" >&2
+  WHEEL=$(ls "$WORK"/wheel/floord-*.whl)
+fi
+VERSION=$(basename "$WHEEL" | cut -d- -f2)
+ARCH=$(dpkg --print-architecture)
+PYVER=$("$PYBIN" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+
+ROOT=$WORK/root
+STAGED=$ROOT$PREFIX
+# The venv without pip: the box never installs into it; pip runs from outside (--python).
+"$PYBIN" -m venv --without-pip "$STAGED"
+$PIP --python "$STAGED/bin/python" install -q --no-compile "$WHEEL" >&2
+# direct_url.json records the build's own wheel path: meaningless on a box.
+rm -f "$STAGED"/lib/python*/site-packages/floord-*.dist-info/direct_url.json
+sed -i '/direct_url.json/d' "$STAGED"/lib/python*/site-packages/floord-*.dist-info/RECORD
+# Rewrite the staging path to the installed one, then compile with the installed paths.
+grep -rlI --null -F "$STAGED" "$STAGED" | xargs -0 -r sed -i "s|$STAGED|$PREFIX|g"
+"$STAGED/bin/python" -m compileall -q -j 0 -s "$ROOT" -p / "$STAGED/lib" >/dev/null
+if grep -rlI -F "$WORK" "$STAGED" >&2; then
+  echo "build-deb: the staging path is still in the files above" >&2
+  exit 1
+fi
+
+install -d "$ROOT/usr/bin"
+ln -s "$PREFIX/bin/floord" "$ROOT/usr/bin/floord"
+install -d "$ROOT/usr/lib/systemd/system" "$ROOT/usr/lib/sysusers.d" "$ROOT/usr/lib/tmpfiles.d"
+install -m 0644 "$SRC"/systemd/*.service "$ROOT/usr/lib/systemd/system/"
+install -m 0644 "$SRC/systemd/floord.sysusers.conf" "$ROOT/usr/lib/sysusers.d/floord.conf"
+install -m 0644 "$SRC/systemd/floord.tmpfiles.conf" "$ROOT/usr/lib/tmpfiles.d/floord.conf"
+install -d -m 0750 "$ROOT/etc/floord"
+install -m 0640 "$SRC/examples/box.yaml" "$ROOT/etc/floord/floord.yaml"
+DOC=$ROOT/usr/share/doc/floord
+install -d "$DOC/examples"
+install -m 0644 "$SRC"/docs/*.md "$SRC/README.md" "$SRC/CHANGELOG.md" "$DOC/"
+install -m 0644 "$SRC/LICENSE" "$DOC/copyright"
+install -m 0644 "$SRC/examples/box.yaml" "$SRC/systemd/99-floord-devices.rules" \
+  "$SRC/device_profiles/99-floord-usb-shoe.rules" "$DOC/examples/"
+
+install -d "$ROOT/DEBIAN"
+install -m 0755 "$SRC"/scripts/deb/postinst "$SRC"/scripts/deb/prerm "$SRC"/scripts/deb/postrm \
+  "$ROOT/DEBIAN/"
+echo /etc/floord/floord.yaml >"$ROOT/DEBIAN/conffiles"
+SIZE=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
+cat >"$ROOT/DEBIAN/control" <<EOF
+Package: floord
+Version: $VERSION
+Architecture: $ARCH
+Maintainer: floord maintainers <floord@localhost>
+Installed-Size: $SIZE
+Depends: python$PYVER, systemd
+Recommends: libusb-1.0-0
+Suggests: mosquitto
+Section: misc
+Priority: optional
+Description: table-side daemon: casino table devices to journaled MQTT events
+ floord talks to a casino table's devices, enforces the regulated procedures of
+ the game (58 Pa. Code, Subpart K), journals every event and publishes it over
+ MQTT. This package holds the daemon in a private virtual environment under
+ /opt/floord (core install), its systemd units and an example configuration.
+EOF
+DEB=$OUT/floord_${VERSION}_${ARCH}.deb
+dpkg-deb --root-owner-group -Zgzip --build "$ROOT" "$DEB" >&2
+echo "$DEB"

@@ -1,0 +1,289 @@
+"""floord as a table box gets it: the wheel installed (not editable) in a clean virtual
+environment with the core dependencies only, and the .deb installed with dpkg.
+
+CI installs the source tree editable, which hides a wheel that lacks its package data or
+a core install that needs an extra; these tests see floord from outside its source tree.
+The wheel and the venv are built once per session (pip's cache keeps it short).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from support import Broker, free_port
+
+import floord
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "box.yaml"
+EXTRAS_ONLY = ("numpy", "matplotlib", "textual", "rich", "amqtt")
+CORE = ("aiomqtt", "pyserial", "pyserial-asyncio", "pyusb", "pydantic", "structlog", "PyYAML")
+BUILD_TIMEOUT = 300
+
+
+def _pip(*args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "-q", *args],
+        check=True,
+        timeout=BUILD_TIMEOUT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """floord's wheel, built from a copy of the tree (nothing written into the source)."""
+    work = tmp_path_factory.mktemp("wheel")
+    ignore = shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
+    )
+    shutil.copytree(ROOT, work / "src", ignore=ignore)
+    _pip("wheel", "--no-deps", "-w", str(work / "dist"), str(work / "src"))
+    (built,) = (work / "dist").glob("floord-*.whl")
+    return built
+
+
+@pytest.fixture(scope="session")
+def core_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean venv with the wheel's core install (no extra); returns its bin folder."""
+    venv = tmp_path_factory.mktemp("core") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    _pip("--python", str(venv / "bin" / "python"), "install", str(wheel))
+    return venv / "bin"
+
+
+def _floord(bin_dir: Path, *args: str, cwd: Path, **kw: object) -> subprocess.CompletedProcess:
+    """Run the installed `floord` outside the source tree, so nothing comes from it."""
+    return subprocess.run(
+        [str(bin_dir / "floord"), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": ""},
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def _installed(bin_dir: Path) -> set[str]:
+    code = "import importlib.metadata as m; print('\\n'.join(d.name for d in m.distributions()))"
+    out = subprocess.run([str(bin_dir / "python"), "-c", code], capture_output=True, text=True)
+    return {name.lower() for name in out.stdout.split()}
+
+
+def test_core_install_is_what_a_box_needs(core_venv: Path) -> None:
+    installed = _installed(core_venv)
+    assert {name.lower() for name in CORE} <= installed
+    assert not installed & set(EXTRAS_ONLY), installed & set(EXTRAS_ONLY)
+
+
+def test_installed_version_and_check_of_the_example(core_venv: Path, tmp_path: Path) -> None:
+    done = _floord(core_venv, "--version", cwd=tmp_path)
+    assert done.stdout.strip() == f"floord {floord.__version__}"
+    done = _floord(core_venv, "check", "-c", str(EXAMPLE), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok: site example-casino" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "extra"),
+    [
+        (["watch", "--broker", "mqtt://127.0.0.1:1"], "console"),
+        (["report", "wheel", "-c", str(EXAMPLE), "--table", "RL-01", "--png", "x.png"], "report"),
+        (["demo", "--seconds", "5"], "demo"),
+    ],
+)
+def test_a_missing_extra_is_named_in_one_line(
+    core_venv: Path, tmp_path: Path, args: list[str], extra: str
+) -> None:
+    env = {**os.environ, "PYTHONPATH": "", "FLOORD_DEMO_EMBEDDED_BROKER": "1"}
+    done = subprocess.run(
+        [str(core_venv / "floord"), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr + done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"pip install 'floord[{extra}]'" in lines[0]
+
+
+def _results(journal: Path) -> list[dict]:
+    if not journal.exists():
+        return []
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+            rows = db.execute("SELECT body FROM events ORDER BY stream, seq").fetchall()
+    except sqlite3.OperationalError:  # the daemon is still creating it
+        return []
+    return [json.loads(body) for (body,) in rows]
+
+
+def _a_spin_ended(types: list[str]) -> bool:
+    launched = types.index("wheel.ball_launched") if "wheel.ball_launched" in types else None
+    return launched is not None and "wheel.number" in types[launched:]
+
+
+@pytest.fixture
+def installed_sim(core_venv: Path, tmp_path: Path) -> Iterator[str]:
+    """`floord sim cammegh-ss2 --tcp` from the core venv; yields its socket:// port."""
+    port = free_port()
+    scenario = ROOT / "simulators" / "scenarios" / "fair.yaml"
+    args = ["sim", "cammegh-ss2", "--tcp", f"127.0.0.1:{port}", "--scenario", str(scenario)]
+    sim = subprocess.Popen(
+        [str(core_venv / "floord"), *args, "--speed", "20"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert sim.stdout is not None
+        line = sim.stdout.readline().strip()
+        assert line.startswith("tcp: "), line
+        yield f"socket://127.0.0.1:{port}"
+    finally:
+        sim.kill()
+        sim.wait()
+        if sim.stdout:
+            sim.stdout.close()
+
+
+def test_installed_daemon_journals_the_simulated_wheel(
+    core_venv: Path, installed_sim: str, broker: Broker, tmp_path: Path
+) -> None:
+    config = yaml.safe_load(EXAMPLE.read_text())
+    config["broker"] = {"url": broker.url}
+    config["journal"] = str(tmp_path / "journal.db")
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "FP-1001.key").write_text("installed-test-key\n")
+    config["tables"] = [
+        {
+            "id": "RL-01",
+            "game": "roulette",
+            "rules": {"wheel": "single_zero"},
+            "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": installed_sim}],
+        }
+    ]
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    daemon = subprocess.Popen(
+        [str(core_venv / "floord"), "run", "-c", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        types: list[str] = []
+        while time.monotonic() < deadline and daemon.poll() is None:
+            types = [event["type"] for event in _results(tmp_path / "journal.db")]
+            if _a_spin_ended(types):
+                break
+            time.sleep(0.3)
+        # The profile, the driver and the journal of an installed floord at work: the
+        # wheel came online and a spin's number was journaled after its launch.
+        assert "device.online" in types
+        assert _a_spin_ended(types), types
+    finally:
+        daemon.terminate()
+        try:
+            daemon.wait(15)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait()
+        assert daemon.stderr is not None
+        stderr = daemon.stderr.read().decode()
+        daemon.stderr.close()
+    assert "Traceback" not in stderr, stderr
+
+
+def _root_with_dpkg() -> str | None:
+    """Why the .deb cannot be tried here, or None when it can."""
+    if shutil.which("dpkg-deb") is None or shutil.which("dpkg") is None:
+        return "no dpkg-deb/dpkg: not a Debian machine"
+    if os.geteuid() != 0:
+        return "dpkg -i needs root"
+    if not Path("/usr/bin/python3.11").is_file():
+        return "the .deb's venv needs Debian's /usr/bin/python3.11"
+    return None
+
+
+@pytest.fixture(scope="session")
+def deb(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`make deb`'s script, packaging the session's wheel."""
+    out = tmp_path_factory.mktemp("deb")
+    env = {**os.environ, "WHEEL": str(wheel), "OUT": str(out), "PIP": f"{sys.executable} -m pip"}
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "build-deb.sh")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=BUILD_TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, timeout=120, cwd="/")
+
+
+@pytest.mark.skipif(_root_with_dpkg() is not None, reason=str(_root_with_dpkg()))
+def test_deb_installs_a_box_that_checks_and_purges_clean(deb: Path) -> None:
+    if _run("dpkg-query", "-W", "floord").returncode == 0:
+        pytest.skip("a floord package is already installed here; the test leaves it alone")
+    had_user = _run("getent", "passwd", "floord").returncode == 0
+    had_state = Path("/var/lib/floord").exists()
+    units = Path("/usr/lib/systemd/system")
+    try:
+        done = _run("dpkg", "-i", str(deb))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "systemctl enable --now floord" in done.stdout  # configured first, not started
+        assert _run("/usr/bin/floord", "--version").stdout.strip() == f"floord {floord.__version__}"
+        done = _run("/usr/bin/floord", "check", "-c", "/etc/floord/floord.yaml")
+        assert done.returncode == 0, done.stdout + done.stderr
+        conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", "floord").stdout
+        assert "/etc/floord/floord.yaml" in conffiles
+        key = Path("/etc/floord/keys/FP-1001.key")
+        assert key.stat().st_mode & 0o777 == 0o640
+        assert key.read_text().strip() != (ROOT / "examples/keys/FP-1001.key").read_text().strip()
+        for module in ("textual", "matplotlib", "amqtt", "numpy"):
+            probe = _run("/opt/floord/bin/python", "-c", f"import {module}")
+            assert probe.returncode != 0, f"{module} is in the box's core install"
+        units = Path("/usr/lib/systemd/system")
+        for unit in (
+            "floord.service",
+            "floord-adapter@RL-01-wheel.service",
+            "floord-sim@rig.service",
+        ):
+            done = _run("systemd-analyze", "verify", str(units / unit))
+            output = done.stdout + done.stderr
+            assert done.returncode == 0, output
+            for bad in ("Unknown key", "Unknown section", "ignoring", "Failed to", "not found"):
+                assert bad not in output, output
+    finally:
+        purged = _run("dpkg", "--purge", "floord")
+        if not had_user:
+            _run("userdel", "floord")
+        if not had_state:
+            shutil.rmtree("/var/lib/floord", ignore_errors=True)
+    assert purged.returncode == 0, purged.stdout + purged.stderr
+    for gone in ("/opt/floord", "/etc/floord", "/usr/bin/floord", units / "floord.service"):
+        assert not Path(gone).exists(), gone
