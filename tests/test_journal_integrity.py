@@ -275,3 +275,31 @@ def test_a_version_2_journal_opens_and_its_snapshot_is_chained(tmp_path: Path) -
     assert verify_journal(path).broken is None
     assert all(e["type"] != EventType.JOURNAL_INTEGRITY for e in events(path))
     assert event_hash(events(path)[-1]) == events(path)[-1]["hash"]
+
+
+def test_a_rebuilt_chain_verifies_whole(tmp_path: Path) -> None:
+    """What the chain cannot do (docs/journal.md): someone who edits an event and
+    recomputes every hash after it, the head and the snapshot, passes `verify`. Only a
+    witness outside the file (the head seen on MQTT) shows the change."""
+    start(tmp_path, 0).journal.close()
+    path = tmp_path / "journal.db"
+    witness = events(path)[-1]["hash"]  # what a subscriber saw
+    record = events(path)
+    record[0]["data"]["version"] = "0.0.0-forged"
+    db = sqlite3.connect(path)
+    prev = record[0]["prev"]
+    for body in record:
+        body["prev"] = prev
+        body["hash"] = prev = event_hash(body)
+        db.execute(
+            "UPDATE events SET body = ? WHERE stream = ? AND seq = ?",
+            (json.dumps(body), TABLE, body["seq"]),
+        )
+    db.execute("UPDATE streams SET last_hash = ? WHERE stream = ?", (prev, TABLE))
+    text, after_seq = db.execute("SELECT state, after_seq FROM snapshots").fetchone()
+    own = snapshot_hash(TABLE, after_seq, prev, json.loads(text))
+    db.execute("UPDATE snapshots SET after_hash = ?, hash = ?", (prev, own))
+    db.commit()
+    db.close()
+    assert verify_journal(path).broken is None
+    assert events(path)[-1]["hash"] != witness
