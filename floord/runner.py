@@ -34,6 +34,7 @@ from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal import Journal, JournalError
 from floord.remote_device import TableDevice
 from floord.surveillance import TableSurveillance
+from floord.unrecorded import Pending, Unrecorded, command_named
 
 
 class TableEngine(Protocol):
@@ -57,13 +58,6 @@ class Link(Protocol):
     def state_changed(self) -> None: ...
     async def publish_result(self, payload: dict[str, Any]) -> None: ...
     async def publish_replay(self, payloads: list[str]) -> None: ...
-
-
-# (source, type, data, rule, round) of one event to record.
-Pending = tuple[str, str, dict[str, Any], str | None, str | None]
-
-# How many refused inputs a recorded halt names one by one; the rest are counted.
-UNRECORDED_NAMED = 20
 
 
 class TableRunner:
@@ -94,10 +88,8 @@ class TableRunner:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.record_failure: str | None = None
         self._unrecorded_halt: list[Pending] = []
-        # The inputs the journal refused while the table could not record (named in the
-        # halt when it goes on the record), and how many more were refused.
-        self._unrecorded_inputs: list[dict[str, Any]] = []
-        self._unrecorded_more = 0
+        # The inputs the journal refused (named in the halt when it goes on the record).
+        self._unrecorded = Unrecorded()
         # Why the table cannot record: `journal_disk_full`, `journal_failure`, ...
         self.record_failure_code = "journal_failure"
         # The committed state, put back when an append fails (see the module docstring).
@@ -155,7 +147,10 @@ class TableRunner:
         if self._unrecorded_halt:
             # A halt decided while nothing could be recorded goes on the record first,
             # naming the inputs the journal refused meanwhile.
-            builders = [*self._builders(self._halt_to_record(), ts), *builders]
+            builders = [
+                *self._builders(self._unrecorded.into_halt(self._unrecorded_halt), ts),
+                *builders,
+            ]
         try:
             written = self._journal.append_many(
                 self.table, builders, snapshot=(self.table, self._snapshot())
@@ -163,12 +158,12 @@ class TableRunner:
         except JournalError as exc:
             self._roll_back()
             if unrecorded is not None:
-                self._note_unrecorded(unrecorded)
+                self._unrecorded.note(unrecorded)
             self._fail_closed(exc.code, str(exc))
             return []
         self._committed = self._copy_state()
         self._unrecorded_halt = []
-        self._unrecorded_inputs, self._unrecorded_more = [], 0
+        self._unrecorded.clear()
         if self.record_failure:
             self._log.warning("recording again; the table stays halted until resumed")
             self.record_failure = None
@@ -190,22 +185,6 @@ class TableRunner:
     def _roll_back(self) -> None:
         """Put the committed state back: the engine forgets what the journal refused."""
         self.engine, self.surveillance = copy.deepcopy(self._committed)
-
-    def _note_unrecorded(self, unrecorded: dict[str, Any]) -> None:
-        if len(self._unrecorded_inputs) < UNRECORDED_NAMED:
-            self._unrecorded_inputs.append(unrecorded)
-        else:
-            self._unrecorded_more += 1
-
-    def _halt_to_record(self) -> list[Pending]:
-        """The pending halt, its `table.halted` naming the inputs the journal refused."""
-        named = {"unrecorded_inputs": list(self._unrecorded_inputs)}
-        if self._unrecorded_more:
-            named["unrecorded_more"] = self._unrecorded_more
-        return [
-            (src, etype, {**data, **named} if etype == EventType.TABLE_HALTED else data, rule, rnd)
-            for src, etype, data, rule, rnd in self._unrecorded_halt
-        ]
 
     def _fail_closed(self, code: str, reason: str) -> None:
         first = self.record_failure is None
@@ -327,7 +306,7 @@ class TableRunner:
             self._record(
                 [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)],
                 now,
-                _named_command(result.id, result.name, source, now),
+                command_named(result.id, result.name, source, now),
             )
             await self._reply(result.id, False, outcome.error)
             return
@@ -339,7 +318,7 @@ class TableRunner:
                 *self._decisions(outcome.output),
             ],
             now,
-            _named_command(result.id, result.name, source, now),
+            command_named(result.id, result.name, source, now),
         )
         if written:
             self._dispatch(outcome.output)
@@ -363,7 +342,7 @@ class TableRunner:
         self._record(
             [(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)],
             now,
-            _named_command(refusal.command_id, refusal.name, source, now),
+            command_named(refusal.command_id, refusal.name, source, now),
         )
         await self._reply(refusal.command_id, False, refusal.reason)
 
@@ -426,7 +405,7 @@ class TableRunner:
                 *self._decisions(EngineOutput([closed])),
             ],
             now,
-            _named_command(command.id, command.name, source, now),
+            command_named(command.id, command.name, source, now),
         )
         if written:
             await self._reply(command.id, True, None)
@@ -486,16 +465,3 @@ def _command_id(payload: bytes) -> str | None:
         return None
     found = body.get("id") if isinstance(body, dict) else None
     return found if isinstance(found, str) else None
-
-
-def _named_command(
-    command_id: str | None, name: str | None, source: str, now: datetime
-) -> dict[str, Any]:
-    """How a halt names an operator command the journal could not record."""
-    return {
-        "source": source,
-        "type": "operator.command",
-        "id": command_id,
-        "name": name,
-        "ts": format_ts(now),
-    }
