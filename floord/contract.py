@@ -99,6 +99,8 @@ class EventType(StrEnum):
     # The daemon itself.
     DAEMON_STARTED = "daemon.started"
     DAEMON_STOPPED = "daemon.stopped"
+    # The record itself: the check `run` makes of each table's journal on start.
+    JOURNAL_INTEGRITY = "journal.integrity"
 
 
 EVENT_TYPES: frozenset[str] = frozenset(t.value for t in EventType)

@@ -43,6 +43,7 @@ from floord.profiles import DeviceProfile, load_profile
 from floord.remote_device import RemoteDevice, TableDevice
 from floord.runner import TableEngine, TableRunner
 from floord.sdnotify import keep_watchdog, notify, watchdog_interval_s
+from floord.start_check import check_on_start
 from floord.surveillance import TableSurveillance
 
 TICK_S = 0.5
@@ -311,6 +312,9 @@ class Daemon:
                     {"version": floord.__version__, "devices": list(unit.adapters)},
                 ),
             )
+            # The chain's tail and the snapshot: a break halts the table (fail closed).
+            engine = unit.runner.engine
+            started.extend(check_on_start(self.journal, unit.config.id, unit.streams, engine, now))
             unit.runner.record_output(started, now)
 
     async def _keep_linked(self, unit: TableUnit) -> None:

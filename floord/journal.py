@@ -24,6 +24,10 @@ its events are chained in place, in seq order (their bodies gain `prev` and `has
 nothing else changes), in one transaction, and `meta.chain_migrated` records how many
 events were chained that way. The chain over those events proves only that they have
 not changed SINCE the migration; it says nothing of what happened to them before.
+
+Schema version 3 put the snapshots in the chain (`floord.journal_integrity`): each row
+carries the seq and hash of the table stream's event it was written with, and its own
+hash. A version-2 file gains them when first opened (`meta.snapshots_migrated`).
 """
 
 from __future__ import annotations
@@ -37,11 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from floord.contract import Envelope, format_ts, parse_ts
-from floord.journal_chain import event_hash, genesis
-from floord.journal_migrate import chain_version_1
+from floord.journal_chain import Break, event_hash, genesis
+from floord.journal_integrity import snapshot_breaks, tail_breaks, write_snapshot
+from floord.journal_migrate import chain_snapshots, chain_version_1
 from floord.untrusted import storable
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -69,7 +74,10 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_unpublished ON events (stream, seq) WHERE published = 0;
 CREATE TABLE IF NOT EXISTS snapshots (
     table_id TEXT PRIMARY KEY,
-    state TEXT NOT NULL
+    state TEXT NOT NULL,
+    after_seq INTEGER,
+    after_hash TEXT,
+    hash TEXT
 );
 CREATE TABLE IF NOT EXISTS command_ids (
     id TEXT PRIMARY KEY,
@@ -163,24 +171,28 @@ class Journal:
                 "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
-        elif row[0] == "1":
-            self._migrate_from_1()
+        elif row[0] in ("1", "2"):
+            self._migrate_from(int(row[0]))
         elif row[0] != str(SCHEMA_VERSION):
             raise JournalError(
                 f"journal {self.path}: schema version {row[0]} is not {SCHEMA_VERSION}"
             )
 
-    def _migrate_from_1(self) -> None:
-        """Add the chain to a version-1 file: chain its events in place, in seq order."""
+    def _migrate_from(self, version: int) -> None:
+        """Chain an older file in place, in one transaction: its events (from version 1),
+        then its snapshots (from version 2)."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            chain_version_1(self._db, SCHEMA_VERSION)
+            if version == 1:
+                chain_version_1(self._db, 2)
+            chain_snapshots(self._db, SCHEMA_VERSION)
             self._db.execute("COMMIT")
         except BaseException as exc:
             self._rollback()
             if isinstance(exc, sqlite3.Error | ValueError | KeyError | TypeError):
                 raise JournalError(
-                    f"journal {self.path}: migrating schema 1 to 2 failed: {exc}"
+                    f"journal {self.path}: migrating schema {version} to {SCHEMA_VERSION} "
+                    f"failed: {exc}"
                 ) from exc
             raise
 
@@ -255,11 +267,8 @@ class Journal:
                 )
             if snapshot is not None:
                 table_id, state = snapshot
-                self._db.execute(
-                    "INSERT INTO snapshots (table_id, state) VALUES (?, ?) "
-                    "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
-                    (table_id, json.dumps(state, separators=(",", ":"), sort_keys=True)),
-                )
+                head = (seq, prev) if table_id == stream else None
+                write_snapshot(self._db, table_id, state, head)
             self._db.execute("COMMIT")
         except BaseException as exc:
             self._rollback()
@@ -457,6 +466,14 @@ class Journal:
         except ValueError as exc:
             raise JournalError(f"journal {self.path}: {stream!r}: undecodable event") from exc
         return body if isinstance(body, dict) else None
+
+    def integrity_breaks(self, table: str, streams: list[str]) -> list[Break]:
+        """What `run` checks on start: the tail of each of `streams` and the table's
+        snapshot, latched halts included (`floord.journal_integrity`)."""
+        try:
+            return [*tail_breaks(self._db, streams), *snapshot_breaks(self._db, table)]
+        except (sqlite3.Error, ValueError) as exc:
+            raise self._fail(f"check the record of {table!r}", exc) from exc
 
     def command_id_used(self, command_id: str) -> bool:
         rows = self._query(

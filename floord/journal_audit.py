@@ -16,8 +16,10 @@ from typing import TextIO
 
 from floord.contract import format_ts, parse_ts
 from floord.journal_chain import Anchor, Break, verify_bodies
+from floord.journal_integrity import snapshot_breaks
 
-CHAINED_SCHEMA = "2"
+CHAINED_SCHEMA = "2"  # events chained; snapshots too from version 3 (SNAPSHOTS_CHAINED)
+SNAPSHOTS_CHAINED = "3"
 
 
 class AuditError(ValueError):
@@ -48,14 +50,20 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         db.close()
         raise AuditError(f"journal {path}: not a floord journal: {exc}") from exc
-    if row is None or row[0] != CHAINED_SCHEMA:
+    if row is None or row[0] not in (CHAINED_SCHEMA, SNAPSHOTS_CHAINED):
         db.close()
         found = row[0] if row else "none"
         raise AuditError(
             f"journal {path}: schema version {found} carries no hash chain (version "
-            f"{CHAINED_SCHEMA} does); floord chains a version-1 file when it next opens it"
+            f"{CHAINED_SCHEMA} and later do); floord chains a version-1 file when it next "
+            "opens it"
         )
     return db
+
+
+def _snapshots_chained(db: sqlite3.Connection) -> bool:
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return bool(row) and row[0] == SNAPSHOTS_CHAINED
 
 
 def _where_stream(stream: str | None) -> tuple[str, tuple[str, ...]]:
@@ -92,6 +100,10 @@ def verify_journal(path: Path, stream: str | None = None) -> VerifyReport:
                 yield (row[0], row[1], row[2])
 
         broken = verify_bodies(rows(), anchors=anchors, heads=heads)
+        if broken is None and _snapshots_chained(db):
+            # The snapshots that restore each table, latched halts included.
+            found = [] if stream is not None and "/" in stream else snapshot_breaks(db, stream)
+            broken = found[0] if found else None
         db.execute("COMMIT")
     except sqlite3.Error as exc:
         raise AuditError(f"journal {path}: cannot read: {exc}") from exc

@@ -5,12 +5,20 @@ clock tick) the runner asks the pure engine what follows, then journals the inpu
 every decision in ONE transaction together with the table's new snapshot, and only
 then lets the MQTT link publish them. If the journal cannot record, the table is
 halted (fail closed): nothing is decided that is not on the record.
+
+The engine acts only on inputs the journal holds. The runner keeps two states: the
+committed one (what the journal's last snapshot holds, plus a halt not yet recorded)
+and the candidate the engine becomes by acting on an input. A failed append puts the
+committed state back, so an input the journal refused leaves no trace in the engine
+(no round started that the record does not show), and the halt, once recorded, names
+those inputs (`unrecorded_inputs`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 from collections.abc import Callable, Coroutine
 from datetime import datetime
@@ -26,6 +34,7 @@ from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal import Journal, JournalError
 from floord.remote_device import TableDevice
 from floord.surveillance import TableSurveillance
+from floord.unrecorded import Pending, Unrecorded, command_named
 from floord.untrusted import escape_text
 
 
@@ -50,10 +59,6 @@ class Link(Protocol):
     def state_changed(self) -> None: ...
     async def publish_result(self, payload: dict[str, Any]) -> None: ...
     async def publish_replay(self, payloads: list[str]) -> None: ...
-
-
-# (source, type, data, rule, round) of one event to record.
-Pending = tuple[str, str, dict[str, Any], str | None, str | None]
 
 
 class TableRunner:
@@ -84,8 +89,12 @@ class TableRunner:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.record_failure: str | None = None
         self._unrecorded_halt: list[Pending] = []
+        # The inputs the journal refused (named in the halt when it goes on the record).
+        self._unrecorded = Unrecorded()
         # Why the table cannot record: `journal_disk_full`, `journal_failure`, ...
         self.record_failure_code = "journal_failure"
+        # The committed state, put back when an append fails (see the module docstring).
+        self._committed = self._copy_state()
 
     # ----- the record -------------------------------------------------------------
 
@@ -97,7 +106,9 @@ class TableRunner:
         if self.record_failure:
             snap["state"] = "halted"
             reasons = list(snap.get("halt_reasons") or [])
-            reasons.append({"code": self.record_failure_code, "detail": self.record_failure})
+            # The engine latched the same halt when the failure began: name it once.
+            if all(r.get("code") != self.record_failure_code for r in reasons):
+                reasons.append({"code": self.record_failure_code, "detail": self.record_failure})
             snap["halt_reasons"] = reasons
         with contextlib.suppress(JournalError):
             # The chain head lets a subscriber check the events it saw (docs/journal.md).
@@ -123,22 +134,37 @@ class TableRunner:
             for source, etype, data, rule, rnd in items
         ]
 
-    def _record(self, items: list[Pending], now: datetime) -> list[Envelope]:
-        """Journal `items` atomically with the engine's snapshot; fail closed on error."""
+    def _record(
+        self, items: list[Pending], now: datetime, unrecorded: dict[str, Any] | None = None
+    ) -> list[Envelope]:
+        """Journal `items` atomically with the engine's snapshot; fail closed on error.
+
+        `unrecorded` names the input `items` carry, for the halt's list of refused inputs
+        should the append fail (the engine is then put back to the committed state).
+        """
         ts = format_ts(now)
         builders = self._builders(items, ts)
 
         if self._unrecorded_halt:
-            # A halt decided while nothing could be recorded goes on the record first.
-            builders = [*self._builders(self._unrecorded_halt, ts), *builders]
+            # A halt decided while nothing could be recorded goes on the record first,
+            # naming the inputs the journal refused meanwhile.
+            builders = [
+                *self._builders(self._unrecorded.into_halt(self._unrecorded_halt), ts),
+                *builders,
+            ]
         try:
             written = self._journal.append_many(
                 self.table, builders, snapshot=(self.table, self._snapshot())
             )
         except JournalError as exc:
+            self._roll_back()
+            if unrecorded is not None:
+                self._unrecorded.note(unrecorded)
             self._fail_closed(exc.code, str(exc))
             return []
+        self._committed = self._copy_state()
         self._unrecorded_halt = []
+        self._unrecorded.clear()
         if self.record_failure:
             self._log.warning("recording again; the table stays halted until resumed")
             self.record_failure = None
@@ -154,6 +180,13 @@ class TableRunner:
             snap = {**snap, "surveillance": self.surveillance.snapshot()}
         return snap
 
+    def _copy_state(self) -> tuple[TableEngine, TableSurveillance | None]:
+        return copy.deepcopy((self.engine, self.surveillance))
+
+    def _roll_back(self) -> None:
+        """Put the committed state back: the engine forgets what the journal refused."""
+        self.engine, self.surveillance = copy.deepcopy(self._committed)
+
     def _fail_closed(self, code: str, reason: str) -> None:
         first = self.record_failure is None
         self.record_failure = reason
@@ -161,9 +194,11 @@ class TableRunner:
             self.record_failure_code = code
             self._log.critical("cannot record events: table halted", code=code, error=reason)
             # The engine halts too; the halt goes on the record as soon as it can, and is
-            # latched like any other until a floorperson resumes the table.
+            # latched like any other until a floorperson resumes the table. The halted
+            # state is what a later failed append puts back.
             halted = self.engine.halt(code, reason, self._clock())
             self._unrecorded_halt.extend(self._decisions(halted))
+            self._committed = self._copy_state()
         if self.link:
             self.link.state_changed()
 
@@ -181,8 +216,8 @@ class TableRunner:
 
     def record_output(self, output: EngineOutput, now: datetime) -> None:
         """Record engine decisions that no input carries (restart, ticks)."""
-        if output.events:
-            self._record(self._decisions(output), now)
+        if output.events and not self._record(self._decisions(output), now):
+            return  # not on the record: the engine was put back, nothing is sent
         self._dispatch(output)
 
     # ----- inputs -----------------------------------------------------------------
@@ -195,8 +230,14 @@ class TableRunner:
         own = (item.device, str(item.event.type), item.event.data, None, round_at_receipt)
         if self.surveillance is not None:
             output.events.extend(self.surveillance.on_decisions(output.events))
-        self._record([own, *self._decisions(output)], item.ts)
-        self._dispatch(output)
+        named = {
+            "source": item.device,
+            "type": str(item.event.type),
+            "ts": format_ts(item.ts),
+            "device_seq": item.device_seq,
+        }
+        if self._record([own, *self._decisions(output)], item.ts, named):
+            self._dispatch(output)
 
     async def on_command(self, payload: bytes, *, replay_only: bool = False) -> None:
         """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
@@ -264,7 +305,9 @@ class TableRunner:
         if not outcome.ok:
             refused = {**described, "args": result.args, "code": "refused", "reason": outcome.error}
             self._record(
-                [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)], now
+                [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)],
+                now,
+                command_named(result.id, result.name, source, now),
             )
             await self._reply(result.id, False, outcome.error)
             return
@@ -276,9 +319,10 @@ class TableRunner:
                 *self._decisions(outcome.output),
             ],
             now,
+            command_named(result.id, result.name, source, now),
         )
-        self._dispatch(outcome.output)
         if written:
+            self._dispatch(outcome.output)
             await self._reply(result.id, True, None)
         else:
             await self._reply(result.id, False, f"not recorded: {self.record_failure}")
@@ -296,7 +340,11 @@ class TableRunner:
             "key_expired",
         )
         source = f"operator:{refusal.by}" if known else "daemon"
-        self._record([(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)], now)
+        self._record(
+            [(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)],
+            now,
+            command_named(refusal.command_id, refusal.name, source, now),
+        )
         await self._reply(refusal.command_id, False, refusal.reason)
 
     async def _replay(
@@ -352,14 +400,18 @@ class TableRunner:
             return
         source = f"operator:{command.by}"
         accepted = {**described, "args": command.args}
-        self._record(
+        written = self._record(
             [
                 (source, EventType.OPERATOR_COMMAND, accepted, None, None),
                 *self._decisions(EngineOutput([closed])),
             ],
             now,
+            command_named(command.id, command.name, source, now),
         )
-        await self._reply(command.id, True, None)
+        if written:
+            await self._reply(command.id, True, None)
+        else:
+            await self._reply(command.id, False, f"not recorded: {self.record_failure}")
 
     async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
         if self.link:
@@ -396,6 +448,7 @@ class TableRunner:
                     # A bug must not stop the table's record; it is logged loudly and
                     # the table is halted so a person looks at it.
                     self._log.exception("engine input failed; halting the table")
+                    self._roll_back()  # whatever the input half-did is not on the record
                     self._fail_closed("internal_error", "internal error while processing an input")
         finally:
             for task in list(self._tasks):

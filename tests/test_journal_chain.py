@@ -315,7 +315,7 @@ def test_a_version_1_file_is_chained_when_first_opened(tmp_path: Path) -> None:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     finally:
         db.close()
-    assert meta["schema_version"] == "2"
+    assert meta["schema_version"] == "3"  # and on to snapshots chained (version 3)
     assert json.loads(meta["chain_migrated"]) == {"from_version": 1, "events": 6}
 
 
