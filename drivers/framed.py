@@ -136,16 +136,19 @@ class FramedDriver(ABC):
         return out + decoded
 
     def _heartbeat(self, now: float) -> list[Output]:
-        """`device.heartbeat_lost` when the gap since the last frame held missed heartbeats.
+        """`device.heartbeat_lost` when the gap since the last frame held the profile's
+        `timeouts.heartbeat_loss_beats` missed heartbeats (default 3).
 
         The device sends something at least every `heartbeat_s`; half a period of jitter
-        is tolerated before a heartbeat counts as missed.
+        is tolerated before a heartbeat counts as missed. Fewer missed beats than the
+        threshold (one late beat: a busy host, a USB hub's hiccup) are not a loss: the
+        trade-off is in docs/protocols/framing.md.
         """
         previous, self._last_heard = self._last_heard, now
         if previous is None:
             return []
         missed = int((now - previous) / self.quirks.heartbeat_s - 0.5)
-        if missed < 1:
+        if missed < self.profile.timeouts.heartbeat_loss_beats:
             return []
         return [DeviceEvent(EventType.DEVICE_HEARTBEAT_LOST, {"missed": missed})]
 

@@ -26,6 +26,7 @@ from floord.contract import Envelope, EventType, format_ts
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Outgoing, Request
 from floord.journal import Journal, JournalError
 from floord.profiles import DeviceProfile
+from floord.protocol_limiter import ProtocolErrorLimiter
 from floord.transport import StreamTransport, TransportError, open_transport
 
 Clock = Callable[[], datetime]
@@ -82,6 +83,8 @@ class DeviceAdapter:
         self._sink = sink
         self._clock = clock
         self._on_recorded = on_recorded
+        self._limiter = ProtocolErrorLimiter(profile.protocol_errors)
+        self._limiter_timer: asyncio.TimerHandle | None = None
         self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
         self._transport: StreamTransport | None = None
         self._write_lock = asyncio.Lock()
@@ -100,6 +103,41 @@ class DeviceAdapter:
     # ----- the record -------------------------------------------------------------
 
     def _emit(self, event: DeviceEvent) -> None:
+        """Record one of the device's events, protocol errors through the limiter."""
+        now = time.monotonic()
+        if event.type == EventType.DEVICE_PROTOCOL_ERROR:
+            for item in self._limiter.offer(event.data, now, format_ts(self._clock())):
+                self._record(item)
+            self._arm_limiter()
+            return
+        # What was counted goes on the record before what follows it; a link that ends
+        # says what it counted so far.
+        ended = event.type == EventType.DEVICE_OFFLINE
+        for item in self._limiter.close() if ended else self._limiter.due(now):
+            self._record(item)
+        self._record(event)
+
+    def _arm_limiter(self) -> None:
+        """Wake when the limiter's window closes, so a count is recorded even when the
+        line falls quiet (a TimerHandle, not a task: nothing to await at shutdown)."""
+        end = self._limiter.window_end
+        if end is None or self._limiter_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a synchronous caller): the next event flushes the count
+        self._limiter_timer = loop.call_later(max(0.0, end - time.monotonic()), self._window_closed)
+
+    def _window_closed(self) -> None:
+        self._limiter_timer = None
+        if self._stopping:
+            return
+        for item in self._limiter.due(time.monotonic()):
+            self._record(item)
+        self._arm_limiter()
+
+    def _record(self, event: DeviceEvent) -> None:
         """Journal on the device's own stream, then hand it to the table."""
         now = self._clock()
 

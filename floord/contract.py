@@ -26,6 +26,8 @@ class EventType(StrEnum):
     DEVICE_IDENTIFIED = "device.identified"
     DEVICE_FAULT = "device.fault"
     DEVICE_PROTOCOL_ERROR = "device.protocol_error"
+    # The protocol errors a noisy line's adapter counted instead of recording each.
+    DEVICE_PROTOCOL_ERRORS = "device.protocol_errors"
     DEVICE_COMMAND_RESULT = "device.command_result"
     WHEEL_GAME_STARTED = "wheel.game_started"
     WHEEL_BALL_LAUNCHED = "wheel.ball_launched"

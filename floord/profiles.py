@@ -50,6 +50,34 @@ class Timeouts(_Strict):
     power_on_quiet_s: float = Field(ge=0, description="the device may say nothing this long")
     reconnect_min_s: float = Field(gt=0)
     reconnect_max_s: float = Field(gt=0)
+    heartbeat_loss_beats: int = Field(
+        default=3,
+        ge=1,
+        le=60,
+        strict=True,
+        description="FLF/1 devices: this many heartbeats missed in a row is "
+        "device.heartbeat_lost, which halts the table (docs/protocols/framing.md)",
+    )
+
+
+class ProtocolErrorPolicy(_Strict):
+    """How many `device.protocol_error`s a device may put on the record (floord's policy).
+
+    A noisy line (a cable, a wrong baud rate, someone pouring bytes into it) must cost
+    bounded disk and must not go unnoticed: the adapter records the first error of each
+    kind, counts the rest in one `device.protocol_errors` per `interval_s`, and reports
+    `fault_after` errors within one interval as a `device.fault` (docs/journal.md).
+    """
+
+    interval_s: float = Field(default=60.0, gt=0, le=3600, strict=True)
+    kinds: int = Field(
+        default=8,
+        ge=1,
+        le=100,
+        strict=True,
+        description="errors of this many kinds are recorded one by one in a noisy spell",
+    )
+    fault_after: int = Field(default=30, ge=1, le=1_000_000, strict=True)
 
 
 class DeviceProfile(_Strict):
@@ -66,6 +94,7 @@ class DeviceProfile(_Strict):
     simulator: str
     serial: SerialSettings
     timeouts: Timeouts
+    protocol_errors: ProtocolErrorPolicy = Field(default_factory=ProtocolErrorPolicy)
     quirks: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("spec")

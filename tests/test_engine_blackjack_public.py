@@ -63,3 +63,22 @@ def test_a_shoe_frame_lost_mid_round_is_a_warning_on_that_round() -> None:
     assert t.dealer("dealer_turn").ok
     assert t.dealer("round_end").ok
     assert t.device(EventType.DEVICE_PROTOCOL_ERROR, lost).events == []  # between rounds
+
+
+def test_a_count_of_shoe_errors_mid_round_is_a_warning_too() -> None:
+    # The adapter's limiter counts errors past the first of their kind
+    # (device.protocol_errors): a count that lands in a round puts it in doubt the same way.
+    t = make_table()
+    t.ready()
+    assert t.start(1).ok
+    counted = {
+        "count": 7,
+        "first": "2026-11-29T20:00:00.000000Z",
+        "last": "2026-11-29T20:00:01.000000Z",
+        "sample": {"reason": "1 frame(s) lost: SEQ 05 after 03", "raw": ""},
+        "interval_s": 60.0,
+    }
+    [warning] = t.device(EventType.DEVICE_PROTOCOL_ERRORS, counted).events
+    assert warning.type == EventType.TABLE_WARNING and warning.data["what"] == "shoe_data_lost"
+    assert warning.data["reason"] == "7 protocol errors, such as: 1 frame(s) lost: SEQ 05 after 03"
+    assert warning.round == t.engine.current_round

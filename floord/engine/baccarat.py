@@ -27,7 +27,7 @@ from floord.engine.base import SHOE_EVENTS, TableEngineBase, restart_policy
 from floord.engine.cards import CardError, parse_card
 from floord.engine.rulings import STRICT_POLICY, policy_decision, violation
 from floord.engine.snapshots import check_header
-from floord.engine.table_state import PrimaryDevice
+from floord.engine.table_state import PROTOCOL_TROUBLE, PrimaryDevice, protocol_trouble_reason
 from floord.engine.types import Decision, EngineOutput
 
 SNAPSHOT_VERSION = 1
@@ -90,7 +90,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
     def _table_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime, handled: EngineOutput
     ) -> EngineOutput:
-        if device == self.shoe_device and type == EventType.DEVICE_PROTOCOL_ERROR:
+        if device == self.shoe_device and type in PROTOCOL_TROUBLE:
             handled.events.extend(self._shoe_data_doubt(data))
         return handled
 
@@ -177,7 +177,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
                 STRICT_POLICY,
                 self.current_round,
                 what="shoe_data_lost",
-                reason=str(data.get("reason", "")),
+                reason=protocol_trouble_reason(data),
                 detail="a frame from the shoe was lost or unreadable during the coup: the "
                 "engine's calling of it may be incomplete; review it from video",
             )

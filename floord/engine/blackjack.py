@@ -25,7 +25,12 @@ from floord.engine.blackjack_shoe import ShoeBook
 from floord.engine.gaming_day import require_utc
 from floord.engine.rulings import STRICT_POLICY
 from floord.engine.snapshots import check_header, json_copy
-from floord.engine.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
+from floord.engine.table_state import (
+    FAIL_CLOSED_POLICY,
+    PROTOCOL_TROUBLE,
+    PrimaryDevice,
+    protocol_trouble_reason,
+)
 from floord.engine.types import Decision, EngineOutput
 from floord.events import DeviceCommand
 
@@ -110,7 +115,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     ) -> EngineOutput:
         if device == self.reader and type == EventType.DEVICE_IDENTIFIED:
             handled.device_commands.extend(self._self_test_due(now))
-        if device == self.shoe_device and type == EventType.DEVICE_PROTOCOL_ERROR:
+        if device == self.shoe_device and type in PROTOCOL_TROUBLE:
             handled.events.extend(self._shoe_data_doubt(data))
         return handled
 
@@ -224,7 +229,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             return []
         body = {
             "what": "shoe_data_lost",
-            "reason": str(data.get("reason", "")),
+            "reason": protocol_trouble_reason(data),
             "detail": "a frame from the shoe was lost or unreadable during the round: "
             "the engine's calling of this round may be incomplete; review it from video",
             "policy": STRICT_POLICY,

@@ -33,6 +33,17 @@ FAIL_CLOSED_POLICY = (
     "trusted stops play until a floorperson resumes it"
 )
 TABLE_COMMANDS = ("inspect", "open", "close", "resume")
+# A frame the device sent that could not be read: one recorded, or a count of them that
+# the adapter's limiter recorded instead (floord/protocol_limiter.py).
+PROTOCOL_TROUBLE = frozenset({EventType.DEVICE_PROTOCOL_ERROR, EventType.DEVICE_PROTOCOL_ERRORS})
+
+
+def protocol_trouble_reason(data: dict[str, Any]) -> str:
+    """The reason of a protocol error, or of the sample of a count of them."""
+    sample = data.get("sample")
+    if "reason" not in data and isinstance(sample, dict):
+        return f"{data.get('count')!r} protocol errors, such as: {sample.get('reason', '')}"
+    return str(data.get("reason", ""))
 
 
 @dataclass(frozen=True)
@@ -194,7 +205,7 @@ class TableState:
                 now=now,
                 rule=self.primary.mismatch_rule,
             )
-        if type in (EventType.DEVICE_PROTOCOL_ERROR, EventType.DEVICE_COMMAND_RESULT):
+        if type in PROTOCOL_TROUBLE or type == EventType.DEVICE_COMMAND_RESULT:
             self.devices.seen(device, now)
             return EngineOutput()
         return None
