@@ -164,8 +164,9 @@ def compare_demo(befores: list[DemoSummary], after: DemoSummary, slack: float) -
     """Lines that say what differs; a line starting `FAIL` fails the comparison.
 
     A triple after that no run before had is a new decision (a changed citation, type or
-    source): FAIL. A triple every run before had and after lacks: FAIL. A triple only
-    some runs had (a rare event) and after lacks: note. A per-stream count outside
+    source): FAIL. A triple every run before had (at least two runs) and after lacks:
+    FAIL; with one run before it is only a note. A triple only some runs had (a rare
+    event) and after lacks: note. A per-stream count outside
     [min/(1+slack), max*(1+slack)] of the runs before: note (random play).
     """
     out: list[str] = []
@@ -173,8 +174,9 @@ def compare_demo(befores: list[DemoSummary], after: DemoSummary, slack: float) -
     always = set.intersection(*(b.triples for b in befores))
     for t in sorted(after.triples - seen):
         out.append(f"FAIL new (type, rule, source): {t}")
+    verdict = "FAIL" if len(befores) > 1 else "note"
     for t in sorted(always - after.triples):
-        out.append(f"FAIL missing (type, rule, source), present in every run before: {t}")
+        out.append(f"{verdict} missing (type, rule, source), in every run before: {t}")
     for t in sorted((seen - always) - after.triples):
         out.append(f"note rare triple not seen after: {t}")
     streams = sorted(set().union(*(b.counts for b in befores)) | set(after.counts))

@@ -233,6 +233,8 @@ def test_demo_summary_fails_on_a_new_or_always_seen_triple_only(tmp_path: Path) 
         befores, cmp.summarise(_demo_dump(tmp_path / "b.jsonl", [recited] * 12)), 0.5
     )
     assert sum(x.startswith("FAIL") for x in moved) == 2  # a new triple, an always-seen one gone
+    alone = cmp.compare_demo(befores[:1], cmp.summarise(tmp_path / "b.jsonl"), 0.5)
+    assert sum(x.startswith("FAIL") for x in alone) == 1  # one run before: missing is a note
     few = cmp.compare_demo(befores, cmp.summarise(_demo_dump(tmp_path / "c.jsonl", [spin])), 0.5)
     assert "note RL-01 roulette.result: 1 after, 10..14 before" in few
     assert not [x for x in few if x.startswith("FAIL")]
