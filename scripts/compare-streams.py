@@ -4,7 +4,8 @@ Suite mode: two directories written by `pytest --record-streams DIR`. Each test 
 identical, differs (with the first differing line), missing (recorded before, not after)
 or new. Tests known to be nondeterministic (a file of node ids, `#` comments) are listed
 in their own section with their status; they do not fail the comparison. Two recordings
-of the same tree give that list: `--write-nondeterministic FILE`.
+of the same tree give that list: `--write-nondeterministic FILE` (the tests that differ,
+and those that failed in either run).
 
     python scripts/compare-streams.py BEFORE AFTER [--nondeterministic FILE]
         [--rename OLD=NEW ...] [--write-nondeterministic FILE] [--verbose]
@@ -88,6 +89,13 @@ def read_list(path: Path) -> set[str]:
     """Node ids, one a line; blank lines and `#` comments ignored."""
     items = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
     return {item for item in items if item}
+
+
+def passed(rec: Recording | None) -> bool:
+    """True if the recording exists and its test passed (or was skipped)."""
+    if rec is None:
+        return False
+    return json.loads(rec.lines[0]).get("outcome") in ("passed", "skipped")
 
 
 def has_events(rec: Recording) -> bool:
@@ -212,9 +220,15 @@ def _suite(ns: argparse.Namespace) -> int:
     known = read_list(ns.nondeterministic) if ns.nondeterministic else set()
     result = compare(before, after)
     if ns.write_nondeterministic:
-        differing = [n for n, (s, _) in result.items() if s == DIFFERS]
-        header = f"# tests whose streams differ between {ns.before} and {ns.after}\n"
-        ns.write_nondeterministic.write_text(header + "".join(f"{n}\n" for n in differing))
+        # A test that failed in either run stopped part-way: its streams are no reference.
+        unsure = [
+            n
+            for n, (s, _) in result.items()
+            if s == DIFFERS or not (passed(before.get(n)) and passed(after.get(n)))
+        ]
+        header = f"# tests whose streams differ between {ns.before} and {ns.after}, or that"
+        header += " did not pass in one of them\n"
+        ns.write_nondeterministic.write_text(header + "".join(f"{n}\n" for n in unsure))
     return 1 if report_suite(result, before, known, ns.verbose) else 0
 
 
