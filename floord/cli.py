@@ -50,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
         default=4.0,
         help="speed-up of the simulated wheels (default 4); also paces the card tables",
     )
+    demo.add_argument(
+        "--journal",
+        type=Path,
+        default=None,
+        help="keep the demo's journal in this new file (default: thrown away at the end)",
+    )
 
     sim = sub.add_parser("sim", help="run one device simulator for a test rig")
     sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")
@@ -181,8 +187,19 @@ def _sim(ns: argparse.Namespace) -> int:
 def _demo(ns: argparse.Namespace) -> int:
     from floord.demo import run_demo
 
+    if ns.journal is not None and ns.journal.exists():
+        # A demo on an old journal would resume its tables: not the demo, not comparable.
+        print(f"floord demo: {ns.journal} exists; give a new file for --journal", file=sys.stderr)
+        return 2
     try:
-        return asyncio.run(run_demo(seconds=ns.seconds, broker_url=ns.broker, speed=ns.speed))
+        return asyncio.run(
+            run_demo(
+                seconds=ns.seconds,
+                broker_url=ns.broker,
+                speed=ns.speed,
+                journal=ns.journal.resolve() if ns.journal else None,
+            )
+        )
     except KeyboardInterrupt:
         return 0
 

@@ -12,6 +12,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support import Broker
 
+# `--record-streams DIR`: golden event streams for before/after comparison (issue 11).
+pytest_plugins = ["golden_streams"]
+
 
 @pytest.fixture
 def broker() -> Iterator[Broker]:

@@ -88,8 +88,10 @@ def write_demo_config(
     ports: dict[str, str],
     card_ports: dict[str, dict[str, str]] | None = None,
     wheel_ports: dict[str, str] | None = None,
+    journal: Path | None = None,
 ) -> Path:
-    """The demo floor's config, as a table box would have it."""
+    """The demo floor's config, as a table box would have it; the journal goes in
+    `directory` unless `journal` names a file to keep."""
     (directory / "fp-demo.key").write_text("demo-floorperson-secret\n")
     (directory / "dl-demo.key").write_text("demo-dealer-secret\n")
     card_ports = card_ports or {}
@@ -97,7 +99,7 @@ def write_demo_config(
     config = {
         "site": SITE,
         "broker": {"url": url},
-        "journal": str(directory / "journal.db"),
+        "journal": str(journal or directory / "journal.db"),
         "surveillance": dict(SURVEILLANCE),
         "operators": [
             {"id": OPERATOR, "role": "floorperson", "key_file": "fp-demo.key"},
@@ -224,7 +226,9 @@ def _header(url: str, what: str, tables: list[str]) -> list[str]:
     ]
 
 
-async def run_demo(*, seconds: float | None, broker_url: str | None, speed: float) -> int:
+async def run_demo(
+    *, seconds: float | None, broker_url: str | None, speed: float, journal: Path | None = None
+) -> int:
     view = LiveView(time_lapse=frozenset({SENSOR_TABLE}))
     started = time.monotonic()
     wheel_tables = [SENSOR_TABLE, BIG_SIX_TABLE]
@@ -247,7 +251,7 @@ async def run_demo(*, seconds: float | None, broker_url: str | None, speed: floa
                     await device.open()
                 wheel_ports = {t: d.port for t, d in zip(wheel_tables, devices, strict=True)}
                 loaded = load_config(
-                    write_demo_config(Path(tmp), url, ports, cards.ports, wheel_ports)
+                    write_demo_config(Path(tmp), url, ports, cards.ports, wheel_ports, journal)
                 )
                 daemon = Daemon(loaded)
                 view.header = _header(url, what, tables)
