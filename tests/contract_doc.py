@@ -84,9 +84,7 @@ def documented_payloads(text: str | None = None) -> dict[str, Payload]:
     return out
 
 
-def compare(
-    documented: dict[str, Payload], emitted: dict[str, list[list[str]]]
-) -> list[str]:
+def compare(documented: dict[str, Payload], emitted: dict[str, list[list[str]]]) -> list[str]:
     """Every way the emitted shapes and the documented payloads disagree, one per line."""
     problems: list[str] = []
     for etype, shapes in sorted(emitted.items()):
