@@ -78,11 +78,11 @@ def _wrap_runner_record() -> None:
 
     original = TableRunner._record
 
-    def record(self: Any, items: list[Any], now: Any) -> Any:
+    def record(self: Any, items: list[Any], now: Any, *args: Any, **kwargs: Any) -> Any:
         for _source, etype, data, _rule, _round in items:
             if etype in RUNNER_TYPES:
                 SHAPES.add(etype, data)
-        return original(self, items, now)
+        return original(self, items, now, *args, **kwargs)
 
     TableRunner._record = record  # type: ignore[method-assign]
 

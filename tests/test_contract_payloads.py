@@ -38,6 +38,9 @@ SCENARIOS = [
     "test_commands.py",
     "test_surveillance_live.py",
     "test_adapter_events.py",
+    "test_protocol_limiter.py",
+    "test_journal_integrity.py",
+    "test_journal_full_round.py",
     # A real daemon and simulator, end to end: daemon.started, daemon.stopped.
     "test_e2e_baccarat.py",
 ]

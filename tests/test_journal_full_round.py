@@ -233,3 +233,25 @@ def test_the_size_limit_hits_a_round_start_for_some_padding(tmp_path: Path) -> N
         finally:
             journal.close()
     raise AssertionError("no padding made the launch the refused input")
+
+
+def test_a_halt_names_twenty_refused_inputs_and_counts_the_rest(tmp_path: Path) -> None:
+    """A long outage: the recorded halt names the first 20 refused inputs one by one and
+    counts the others (`unrecorded_more`), so the halt's own row stays bounded."""
+    path = tmp_path / "journal.db"
+    runner, journal, clock, _ = make_runner(path)
+    try:
+        play_into_a_full_disk(runner, clock, limit_after(runner, clock, 0))
+        for spin in range(10, 35):
+            device(runner, clock, EventType.WHEEL_NO_MORE_BETS, {"spin": spin})
+        runner.on_tick(clock.step())
+        unlimit(journal)
+        runner.on_tick(clock.step())
+        assert runner.record_failure is None
+        [halt] = [e for e in table_events(path, runner.table) if e["type"] == "table.halted"]
+        assert len(halt["data"]["unrecorded_inputs"]) == 20
+        # The input that hit the full disk and the 25 after it: 26 refused in all.
+        assert halt["data"]["unrecorded_more"] == 6
+    finally:
+        journal.close()
+    assert verify_journal(path).broken is None
