@@ -32,7 +32,7 @@ MALFORMED_PORTS = {
     "ttyUSB0": "a device path (/dev/...)",
     "usb://1209": "usb://VID:PID or usb://VID:PID/SERIAL (4 hex digits each) expected",
     "usb://sim:shoe.yaml": "usb://sim:<absolute path of a scenario file> expected",
-    "/dev/tty\x07S0": "empty or with control characters",
+    "/dev/tty\x07S0": "control character",
 }
 
 
