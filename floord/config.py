@@ -34,6 +34,7 @@ from floord.config_tables import (
     StudTableConfig,
     TableConfig,
 )
+from floord.config_text import text_problems
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
 from floord.engine.baccarat_rules import BaccaratRules as BaccaratGameRules
 from floord.engine.big_six_layout import read_layout as read_big_six_layout
@@ -464,14 +465,26 @@ def load_config(path: Path | str) -> LoadedConfig:
         raise ConfigError(
             [f"{path}: (file): a readable config file expected, {exc.strerror}"]
         ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            [f"{path}: (file): UTF-8 text expected, found byte {exc.object[exc.start]:#04x} "
+             f"at offset {exc.start}"]
+        ) from exc  # fmt: skip
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(
             [f"{path}: (file): valid YAML expected, found a syntax error: {exc}"]
         ) from exc
+    except RecursionError as exc:
+        raise ConfigError(
+            [f"{path}: (file): YAML of a usable depth expected, found collections nested "
+             f"too deep to read"]
+        ) from exc  # fmt: skip
     if not isinstance(raw, dict):
         raise ConfigError([f"{path}: (top): a mapping expected, found {type(raw).__name__}"])
+    if problems := text_problems(path, raw):
+        raise ConfigError(problems)
     try:
         cfg = FloordConfig.model_validate(raw)
     except ValidationError as exc:
