@@ -253,35 +253,49 @@ class DeviceAdapter:
     # ----- supervision ------------------------------------------------------------
 
     async def run(self) -> None:
-        """Connect, read and reconnect with back-off, until cancelled."""
+        """Connect, read and reconnect with back-off, until cancelled.
+
+        Whatever ends an attempt, a port that will not open or an exception no one
+        foresaw (a driver's bug, a port written wrong), ends as `device.offline` with
+        the reason and a log line, and the adapter tries again after its back-off: the
+        task never dies silently, so a required device's table never stays open with
+        nothing behind it. (The daemon's supervisor, `floord.device_supervision`, is the
+        second line for a failure of this loop itself.)
+        """
         timeouts = self.profile.timeouts
         backoff = timeouts.reconnect_min_s
         while not self._stopping:
+            heard = False
             try:
-                self._transport = await open_transport(
-                    self.port, self.profile.serial, timeouts.connect_s
-                )
+                heard = await self._attempt()
             except TransportError as exc:
                 self._log.warning("cannot open device", error=str(exc))
                 self._went_offline(f"cannot open port: {exc}")
-                self.tried.set()
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, timeouts.reconnect_max_s)
-                continue
-            self._driver.reset()
-            try:
-                heard = await self._session(self._transport)
+            except Exception as exc:  # any failure: the device is offline
+                reason = f"adapter failed: {type(exc).__name__}: {exc}"
+                self._log.error("device adapter failed", error=reason, exc_info=exc)
+                self._went_offline(reason)
             finally:
                 self.tried.set()
-                await self._transport.close()
-                self._transport = None
-                for _, future in self._pending:
-                    if not future.done():
-                        future.cancel()
             if heard:
                 backoff = timeouts.reconnect_min_s
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, timeouts.reconnect_max_s)
+
+    async def _attempt(self) -> bool:
+        """One connection: open the port, run a session, close; True if the device spoke."""
+        self._transport = await open_transport(
+            self.port, self.profile.serial, self.profile.timeouts.connect_s
+        )
+        try:
+            self._driver.reset()
+            return await self._session(self._transport)
+        finally:
+            await self._transport.close()
+            self._transport = None
+            for _, future in self._pending:
+                if not future.done():
+                    future.cancel()
 
     async def _session(self, transport: StreamTransport) -> bool:
         """Read until the link breaks or goes silent; True if the device said anything."""
@@ -308,6 +322,10 @@ class DeviceAdapter:
                 if not data:
                     self._went_offline("link closed")
                     return heard
+                if identify is not None and identify.done() and not identify.cancelled():
+                    failed = identify.exception()
+                    if failed is not None:
+                        raise failed  # run() reports it: offline, a log line, a retry
                 self.last_heard = format_ts(self._clock())
                 outputs = self._driver.feed(data, time.monotonic())
                 if not heard:
@@ -331,8 +349,8 @@ class DeviceAdapter:
         finally:
             if identify is not None:
                 identify.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await identify
+                # Its own failure, if any, was raised above or dies with the session.
+                await asyncio.gather(identify, return_exceptions=True)
 
     async def _identify(self) -> None:
         """Ask the device who it is until it answers (the handshake of its driver)."""
@@ -363,6 +381,11 @@ class DeviceAdapter:
 
     def stop(self) -> None:
         self._stopping = True
+
+    def fail(self, reason: str) -> None:
+        """This adapter's task failed (`floord.device_supervision`): the device is offline."""
+        self._went_offline(reason)
+        self.tried.set()
 
 
 def availability_body(device: Any) -> dict[str, Any]:

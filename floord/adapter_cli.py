@@ -47,7 +47,7 @@ def run_adapter(ns: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except (KeyError, ValueError, ProfileError, JournalError) as exc:
+    except (KeyError, ValueError, OSError, ProfileError, JournalError) as exc:
         print(f"floord adapter: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

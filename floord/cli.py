@@ -8,9 +8,13 @@ import importlib
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from floord import __version__
 from floord.logs import configure_logging
+
+if TYPE_CHECKING:
+    from floord.config import LoadedConfig
 
 # Subcommands that live in their own modules. Each module has `register(sub)`, which adds
 # its parser to `sub` and sets `handler=<function(ns) -> exit code>` as a default, so a
@@ -113,7 +117,6 @@ def _check(path: Path) -> int:
 
 def _run(path: Path) -> int:
     from floord.config import ConfigError, load_config
-    from floord.daemon import Daemon
 
     try:
         loaded = load_config(path)
@@ -121,12 +124,28 @@ def _run(path: Path) -> int:
         for line in exc.problems:
             print(line, file=sys.stderr)
         return 1
+    return run_loaded(loaded)
 
-    async def main() -> None:
-        await Daemon(loaded).run()
 
-    asyncio.run(main())
-    return 0
+def run_loaded(loaded: LoadedConfig) -> int:
+    """Run the daemon of a checked config. What `floord check` could not see coming (the
+    journal's folder made read-only since, a secret file removed) stops the start with
+    one line on stderr and exit code 1, never a traceback."""
+    from floord.daemon import Daemon
+    from floord.journal import JournalError
+    from floord.profiles import ProfileError
+
+    async def main() -> int:
+        try:
+            daemon = Daemon(loaded)
+        except (JournalError, ProfileError, OSError, ValueError, KeyError) as exc:
+            text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+            print(f"floord run: cannot start: {text}", file=sys.stderr)
+            return 1
+        await daemon.run()
+        return 0
+
+    return asyncio.run(main())
 
 
 def _cmd(ns: argparse.Namespace) -> int:

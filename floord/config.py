@@ -19,6 +19,8 @@ import yaml
 from pydantic import AwareDatetime, Field, ValidationError, field_validator
 
 from floord.commands import OperatorKeys
+from floord.config_journal import journal_problems
+from floord.config_ports import broker_url_problem, port_problems
 from floord.config_secrets import broker_problems, read_secret, rotation_problems, secret_problems
 from floord.config_tables import (
     GAMES,
@@ -32,6 +34,7 @@ from floord.config_tables import (
     StudTableConfig,
     TableConfig,
 )
+from floord.config_text import text_problems
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
 from floord.engine.baccarat_rules import BaccaratRules as BaccaratGameRules
 from floord.engine.big_six_layout import read_layout as read_big_six_layout
@@ -72,6 +75,14 @@ class BrokerConfig(StrictModel):
     topic_prefix: str = DEFAULT_TOPIC_PREFIX
     keepalive_s: int = Field(default=10, ge=2, le=600)
     tls: BrokerTLSConfig | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        problem = broker_url_problem(value)
+        if problem:
+            raise ValueError(f"an mqtt[s]://HOST[:PORT] url with {problem}")
+        return value
 
     @field_validator("topic_prefix")
     @classmethod
@@ -230,6 +241,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
         problems += secret_problems(path, f"operators.{i}.key_file", op.key_file)
         problems += rotation_problems(path, f"operators.{i}", op)
     problems += broker_problems(path, cfg.broker)
+    problems += journal_problems(path, "journal", cfg.journal)
     for t, table in enumerate(cfg.tables):
         dupes([d.id for d in table.devices], f"tables.{t}.devices")
         wheels = 0
@@ -250,19 +262,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 )
             if device.port is None:  # adapter: remote, its port named on the adapter's box
                 continue
-            if device.port.startswith("usb://sim:"):  # the rig's simulated USB shoe
-                scenario = Path(device.port[len("usb://sim:") :])
-                if not scenario.is_absolute() or not scenario.is_file():
-                    problems.append(
-                        f"{path}: {key}.port: usb://sim:<absolute path of a scenario file> "
-                        f"expected, found {device.port!r} (no such file)"
-                    )
-            elif not device.port.startswith(("socket://", "/", "usb://")):
-                problems.append(
-                    f"{path}: {key}.port: a device path (/dev/...), socket://HOST:PORT, "
-                    f"usb://VID:PID[/SERIAL] or usb://sim:<scenario-file> expected, "
-                    f"found {device.port!r}"
-                )
+            problems += port_problems(path, f"{key}.port", device.port)
         if table.game == "roulette" and wheels != 1:
             problems.append(
                 f"{path}: tables.{t}.devices: exactly one roulette wheel device expected, "
@@ -465,14 +465,26 @@ def load_config(path: Path | str) -> LoadedConfig:
         raise ConfigError(
             [f"{path}: (file): a readable config file expected, {exc.strerror}"]
         ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            [f"{path}: (file): UTF-8 text expected, found byte {exc.object[exc.start]:#04x} "
+             f"at offset {exc.start}"]
+        ) from exc  # fmt: skip
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(
             [f"{path}: (file): valid YAML expected, found a syntax error: {exc}"]
         ) from exc
+    except RecursionError as exc:
+        raise ConfigError(
+            [f"{path}: (file): YAML of a usable depth expected, found collections nested "
+             f"too deep to read"]
+        ) from exc  # fmt: skip
     if not isinstance(raw, dict):
         raise ConfigError([f"{path}: (top): a mapping expected, found {type(raw).__name__}"])
+    if problems := text_problems(path, raw):
+        raise ConfigError(problems)
     try:
         cfg = FloordConfig.model_validate(raw)
     except ValidationError as exc:

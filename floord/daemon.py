@@ -32,6 +32,7 @@ from floord.config_tables import (
     TableConfig,
 )
 from floord.contract import EventType, Topics, format_ts
+from floord.device_supervision import supervise
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.big_six import BigSixEngine
 from floord.engine.carnival import CarnivalEngine
@@ -412,7 +413,13 @@ class Daemon:
         for unit in self.tables.values():
             unit.tasks.append(asyncio.create_task(unit.runner.run()))
             unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
-            unit.tasks.extend(asyncio.create_task(a.run()) for a in unit.adapters.values())
+            unit.tasks.extend(
+                asyncio.create_task(
+                    supervise(a, sink=unit.bus.put, clock=self.clock, stopping=self._stop.is_set),
+                    name=f"device {unit.config.id}/{d}",
+                )
+                for d, a in unit.adapters.items()
+            )
         # Type=notify: ready once every table is restored and every device has been tried.
         notify(f"STATUS={len(self.tables)} tables restored, trying their devices")
         await self._devices_tried()

@@ -67,7 +67,9 @@ MAX_DATA_DEPTH = 8
 class TableDevice(Protocol):
     """What the daemon and the runner use of a device, in-process or remote."""
 
+    table: str
     device: str
+    port: str
     stream: str
     profile: DeviceProfile
     online: bool
@@ -76,6 +78,7 @@ class TableDevice(Protocol):
     def availability(self) -> dict[str, Any]: ...
     async def run(self) -> None: ...
     def stop(self) -> None: ...
+    def fail(self, reason: str) -> None: ...
     async def send(self, command: DeviceCommand) -> Any: ...
 
 
@@ -467,3 +470,8 @@ class RemoteDevice:
 
     def stop(self) -> None:
         self._stopping = True
+
+    def fail(self, reason: str) -> None:
+        """This device's task failed (`floord.device_supervision`): the device is offline."""
+        self._went_offline(reason)
+        self.tried.set()

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,24 +37,23 @@ from typing import Any
 import usb.core
 import usb.util
 
-from floord.transport import TransportError
+from floord.transport import SIM_PREFIX, PortError, TransportError, parse_port
 
 DESCRIPTOR_MAGIC = b"\x00\xffUSBD"
 DESCRIPTOR_QUERY = DESCRIPTOR_MAGIC + b"\x00\x00"
 POLL_MS = 100
 HID_CLASS, BOOT_SUBCLASS, KEYBOARD_PROTOCOL = 3, 1, 1
-SIM_PREFIX = "usb://sim:"
-PORT = re.compile(r"usb://([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?:/([\x21-\x7e]+))?")
 
 
 def parse_usb_port(port: str) -> tuple[int, int, str | None]:
-    """(vendor id, product id, serial or None) of `usb://VID:PID[/SERIAL]`."""
-    match = PORT.fullmatch(port)
-    if match is None:
-        raise TransportError(
-            f"{port}: usb://VID:PID or usb://VID:PID/SERIAL expected (4 hex digits each)"
+    """(vendor id, product id, serial or None) of `usb://VID:PID[/SERIAL]`, read by the
+    one port parser (`floord.transport.parse_port`)."""
+    address = parse_port(port)
+    if address.kind != "usb" or address.vendor_id is None or address.product_id is None:
+        raise PortError(
+            port, "usb://VID:PID or usb://VID:PID/SERIAL (4 hex digits each)", repr(port)
         )
-    return int(match[1], 16), int(match[2], 16), match[3]
+    return address.vendor_id, address.product_id, address.serial
 
 
 def descriptor_record(fields: dict[str, Any]) -> bytes:

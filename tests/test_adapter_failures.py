@@ -1,0 +1,203 @@
+"""No device task dies silently (issue 10, failure 2): whatever ends an adapter's
+attempt, a malformed port, an exception no one foresaw, ends as `device.offline` with
+the reason and a log line, the adapter tries again, and a required device halts its
+table. `socket://127.0.0.1:70000` once raised OverflowError out of `open_transport`,
+the adapter task died and the table stayed open with nothing behind it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+import yaml
+from test_config_addresses import MALFORMED_PORTS
+
+from floord.adapter import DeviceAdapter, Received
+from floord.config import load_config
+from floord.contract import EventType
+from floord.daemon import Daemon
+from floord.journal import Journal
+from floord.profiles import load_profile
+from floord.transport import PortError, parse_port
+
+WAIT_S = 10.0
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def until(what: str, done: Callable[[], bool]) -> None:
+    """Poll `done` (the event loop keeps turning) until it holds; fail after WAIT_S."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while not done():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+def adapter(tmp: Path, port: str, got: list[Received]) -> DeviceAdapter:
+    return DeviceAdapter(
+        site="s",
+        table="RL-01",
+        device="wheel",
+        port=port,
+        profile=load_profile("cammegh-ss2"),
+        driver_options={"pockets": 37},
+        journal=Journal(tmp / "journal.db"),
+        sink=got.append,
+        clock=utc_now,
+    )
+
+
+async def stop(device: DeviceAdapter, task: asyncio.Task[None]) -> None:
+    device.stop()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    device._journal.close()
+
+
+def offline_reasons(got: list[Received]) -> list[str]:
+    return [r.event.data["reason"] for r in got if r.event.type == EventType.DEVICE_OFFLINE]
+
+
+@pytest.mark.parametrize("port", sorted(MALFORMED_PORTS))
+def test_a_malformed_port_at_run_time_is_offline_not_a_dead_task(tmp_path: Path, port: str) -> None:
+    with pytest.raises(PortError) as refused:
+        parse_port(port)
+    got: list[Received] = []
+
+    async def scenario() -> None:
+        device = adapter(tmp_path, port, got)
+        task = asyncio.create_task(device.run())
+        try:
+            await until("device.offline", lambda: bool(offline_reasons(got)))
+            await asyncio.sleep(0.7)  # past the first back-off: the adapter tried again
+            assert not task.done(), "the adapter task died"
+            assert device.tried.is_set() and not device.online
+        finally:
+            await stop(device, task)
+
+    with structlog.testing.capture_logs() as logs:
+        asyncio.run(scenario())
+    [reason] = offline_reasons(got)  # once, however often it is tried again
+    assert reason == f"cannot open port: {refused.value}"
+    assert got[0].device_seq == 1  # recorded on the device's own stream first
+    tries = [e for e in logs if e["event"] == "cannot open device"]
+    assert len(tries) >= 2 and all(str(refused.value) in e["error"] for e in tries)
+
+
+class RaisingDriver:
+    """A driver with a bug: the SS2 driver, whose `feed` raises on the Nth chunk."""
+
+    def __init__(self, real: Any, fail_at: int) -> None:
+        self._real, self._fail_at, self.chunks = real, fail_at, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def feed(self, data: bytes, now: float) -> list[Any]:
+        self.chunks += 1
+        if self.chunks == self._fail_at:
+            raise ZeroDivisionError("a bug in the driver")
+        return self._real.feed(data, now)
+
+
+def test_an_unforeseen_exception_is_offline_logged_and_tried_again(tmp_path: Path) -> None:
+    got: list[Received] = []
+    connections: list[int] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        try:
+            while True:  # the SS2's automatic status, state 1 (betting), every 0.05 s
+                writer.write(b"*X;1;000;00;0;000;0\r\n")
+                await writer.drain()
+                await asyncio.sleep(0.05)
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.close()
+
+    async def scenario() -> None:
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        number = server.sockets[0].getsockname()[1]
+        device = adapter(tmp_path, f"socket://127.0.0.1:{number}", got)
+        device._driver = RaisingDriver(device._driver, fail_at=3)
+        task = asyncio.create_task(device.run())
+        try:
+            await until("device.offline", lambda: bool(offline_reasons(got)))
+            await until("a second connection", lambda: len(connections) >= 2)
+            await until("online again", lambda: device.online)
+            assert not task.done()
+        finally:
+            await stop(device, task)
+            server.close()
+            await server.wait_closed()
+
+    with structlog.testing.capture_logs() as logs:
+        asyncio.run(scenario())
+    kinds = [r.event.type for r in got]
+    first_off = kinds.index(EventType.DEVICE_OFFLINE)
+    assert kinds[0] == EventType.DEVICE_ONLINE and EventType.DEVICE_ONLINE in kinds[first_off:]
+    assert offline_reasons(got)[0] == "adapter failed: ZeroDivisionError: a bug in the driver"
+    [line] = [e for e in logs if e["event"] == "device adapter failed"]
+    assert line["log_level"] == "error" and "ZeroDivisionError" in line["error"]
+
+
+def test_a_required_device_on_a_malformed_port_halts_its_table(tmp_path: Path) -> None:
+    """Through the daemon: the port gets past no check (`floord adapter --port` is one
+    way), the table hears `device.offline` and halts, the device's task lives on."""
+    (tmp_path / "fp.key").write_text("secret\n")
+    config = {
+        "site": "s",
+        "broker": {"url": "mqtt://127.0.0.1:1"},  # nothing there: the link keeps trying
+        "journal": "journal.db",
+        "operators": [{"id": "FP-1001", "role": "floorperson", "key_file": "fp.key"}],
+        "tables": [
+            {
+                "id": "RL-01",
+                "game": "roulette",
+                "rules": {"wheel": "single_zero"},
+                "devices": [
+                    {"id": "wheel", "profile": "cammegh-ss2", "port": "socket://127.0.0.1:9"}
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    daemon = Daemon(load_config(path))
+    unit = daemon.tables["RL-01"]
+    bad = "socket://127.0.0.1:70000"
+    unit.adapters["wheel"].port = bad
+
+    def record() -> list[dict[str, Any]]:
+        return [json.loads(e) for e in daemon.journal.read_range("RL-01", 1, 1000)]
+
+    async def scenario() -> None:
+        run = asyncio.create_task(daemon.run())
+        try:
+            await until("table.halted", lambda: any(e["type"] == "table.halted" for e in record()))
+            device_tasks = unit.tasks[2:]
+            assert device_tasks and not any(t.done() for t in device_tasks)
+        finally:
+            daemon.request_stop()
+            await asyncio.wait_for(run, WAIT_S)
+
+    asyncio.run(scenario())
+    daemon.journal = Journal.open_readonly(tmp_path / "journal.db")  # the run closed its own
+    events = record()
+    daemon.journal.close()
+    [offline] = [e for e in events if e["type"] == "device.offline"]
+    assert offline["source"] == "wheel"
+    assert offline["data"]["reason"].startswith(f"cannot open port: {bad}: a port number")
+    [halted] = [e for e in events if e["type"] == "table.halted"]
+    assert "device_offline" in json.dumps(halted["data"])
+    assert [e["type"] for e in events][-1] == "daemon.stopped"
