@@ -87,6 +87,23 @@ def _wrap_runner_record() -> None:
     TableRunner._record = record  # type: ignore[method-assign]
 
 
+def _wrap_unrecorded_halt() -> None:
+    """A halt decided while the journal could not record gains the refused inputs in the
+    runner (`floord.unrecorded`), after the engine built it: record its final shape."""
+    from floord.unrecorded import Unrecorded
+
+    original = Unrecorded.into_halt
+
+    def into_halt(self: Any, pending: list[Any]) -> Any:
+        out = original(self, pending)
+        for _source, etype, data, _rule, _round in out:
+            if etype == "table.halted":
+                SHAPES.add(etype, data)
+        return out
+
+    Unrecorded.into_halt = into_halt  # type: ignore[method-assign]
+
+
 def journal_shapes(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """Every (type, data) stored in a floord journal; empty if the file is not one."""
     try:
@@ -115,6 +132,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _wrap_init(DeviceEvent, _called_from_own_code)
     _wrap_init(Decision, _called_from_own_code)
     _wrap_runner_record()
+    _wrap_unrecorded_halt()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
