@@ -60,15 +60,16 @@ async def floorperson(url: str, name: str, args: dict) -> dict:
 def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
     broker, tmp_path: Path
 ) -> None:
-    # The reader fails 12 s in, then is replaced (its line goes dead and comes back).
+    # The reader fails 20 s in, then is replaced (its line goes dead and comes back).
     reader_steps = [
-        {"idle": 12},
+        {"idle": 20},
         {"fault": {"code": 11}},
-        {"idle": 2},
+        {"idle": 8},  # the daemon is killed and restarted meanwhile, and reconnects
         {"disconnect": 5},
         {"idle": 6000},
     ]
-    shoe_steps = [{"idle": 3}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
+    # The shoe loads once the table is open and its decks changed (10 s: room for a slow start).
+    shoe_steps = [{"idle": 10}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
     reader_sim, reader_pty = start_card_sim(tmp_path, "ref-card-reader", {"steps": reader_steps})
     shoe_sim, shoe_pty = start_card_sim(tmp_path, "ref-shoe-recognition", {"steps": shoe_steps})
     config = write_card_config(tmp_path, broker.url, reader_pty, shoe_pty)

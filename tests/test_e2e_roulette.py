@@ -19,7 +19,9 @@ def test_spin_becomes_result_and_same_direction_is_no_spin(broker, tmp_path: Pat
         "pockets": 37,
         "seed": 7,
         "steps": [
-            {"idle": 6},
+            # 6 s real time: the daemon starts, identifies the wheel and the table opens
+            # before the first spin, even on a loaded machine.
+            {"idle": 60},
             {"spin": {"number": "17", "direction": "cw"}},
             {
                 "spin": {

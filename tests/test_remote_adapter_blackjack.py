@@ -22,7 +22,9 @@ from test_e2e_blackjack import CHECKLIST, start_card_sim
 
 TABLES = ("BJ-01", "BJ-02")
 TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
-SHOE_STEPS = [{"idle": 3}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
+# The shoe loads once the table is open and its decks changed: 10 s leaves room for a
+# slow start (two daemons, an adapter process and four simulators on a loaded machine).
+SHOE_STEPS = [{"idle": 10}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
 
 
 def card_config(
@@ -109,7 +111,7 @@ def same_table(events: list[dict[str, Any]], table: str) -> list[Any]:
 def test_a_reader_fault_voids_the_round_the_same_with_the_reader_remote(
     broker, tmp_path: Path
 ) -> None:
-    reader_steps = [{"idle": 10}, {"fault": {"code": 11}}, {"idle": 6000}]
+    reader_steps = [{"idle": 20}, {"fault": {"code": 11}}, {"idle": 6000}]
     procs: list[Process] = []
     dirs = {}
     for table in TABLES:
