@@ -51,14 +51,20 @@ def _text_field(body: dict[str, Any], key: str, limit: int) -> None:
         raise ValueError(f"field {key!r}: {problem}")
 
 
-def read_command(payload: bytes, device: str) -> DeviceCommand:
-    """A device command from the daemon: `{"v": 1, "id", "name", "args"}`; ValueError if not."""
+def _request(payload: bytes, what: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """A JSON object of this contract's version with no field but `v` and `fields`."""
     body = parse_json(payload, max_bytes=MAX_REQUEST_BYTES)
     if not isinstance(body, dict) or body.get("v") != CONTRACT_VERSION:
-        raise ValueError(f"a version {CONTRACT_VERSION} command object expected")
-    unknown = set(body) - {"v", "id", "name", "args"}
+        raise ValueError(f"a version {CONTRACT_VERSION} {what} object expected")
+    unknown = set(body) - {"v", *fields}
     if unknown:
         raise ValueError(f"unknown field(s) {sorted(unknown)}")
+    return body
+
+
+def read_command(payload: bytes, device: str) -> DeviceCommand:
+    """A device command from the daemon: `{"v": 1, "id", "name", "args"}`; ValueError if not."""
+    body = _request(payload, "command", ("id", "name", "args"))
     name, args = body.get("name"), body.get("args", {})
     if not isinstance(name, str) or not name or not isinstance(args, dict):
         raise ValueError("a command needs a name (text) and args (an object)")
@@ -74,12 +80,7 @@ def read_command(payload: bytes, device: str) -> DeviceCommand:
 
 def read_replay_request(payload: bytes) -> dict[str, Any]:
     """`{"v": 1, "id", "from_seq", "announce"}`; ValueError if it is anything else."""
-    body = parse_json(payload, max_bytes=MAX_REQUEST_BYTES)
-    if not isinstance(body, dict) or body.get("v") != CONTRACT_VERSION:
-        raise ValueError(f"a version {CONTRACT_VERSION} replay request object expected")
-    unknown = set(body) - {"v", "id", "from_seq", "announce"}
-    if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}")
+    body = _request(payload, "replay request", ("id", "from_seq", "announce"))
     first = body.get("from_seq")
     if not isinstance(first, int) or isinstance(first, bool) or first < 1:
         raise ValueError("from_seq must be an integer, at least 1")

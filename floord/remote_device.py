@@ -28,6 +28,7 @@ import json
 import ssl
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -85,6 +86,12 @@ class TableDevice(Protocol):
 
 class BadEnvelope(ValueError):
     """An adapter's message that is not an event of this device's stream."""
+
+
+def _unchained(env: Envelope, **changes: Any) -> Envelope:
+    """`env` as the daemon's journal takes it: the version is ours, and the chain
+    (`prev`, `hash`) is the journal's to fill in, not the adapter's."""
+    return replace(env, v=CONTRACT_VERSION, prev=None, hash=None, **changes)
 
 
 def printable(raw: bytes) -> str:
@@ -242,16 +249,8 @@ class RemoteDevice:
         )
         if problem:
             raise BadEnvelope(problem)
-        return Envelope(
-            site=env.site,
-            table=env.table,
-            seq=env.seq,
-            ts=env.ts,
-            type=env.type,
-            source=env.source,
-            data=escaped(env.data),
-            rule=escaped(env.rule),
-            round=escaped(env.round),
+        return _unchained(
+            env, data=escaped(env.data), rule=escaped(env.rule), round=escaped(env.round)
         )
 
     def _accept(self, env: Envelope) -> None:
@@ -269,17 +268,7 @@ class RemoteDevice:
         self._early = {s: e for s, e in self._early.items() if s >= self._next}
 
     def _deliver(self, env: Envelope) -> None:
-        copy = Envelope(
-            site=env.site,
-            table=env.table,
-            seq=env.seq,
-            ts=env.ts,
-            type=env.type,
-            source=env.source,
-            data=env.data,
-            rule=env.rule,
-            round=env.round,
-        )
+        copy = _unchained(env)
         try:
             self._journal.append_many(self.stream, [lambda _seq: copy])
             # The adapter published it already: the daemon's link must not send it again.
