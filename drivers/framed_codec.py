@@ -6,6 +6,7 @@ drivers (`drivers/framed.py`). It knows nothing of message types beyond the fram
 
 from __future__ import annotations
 
+import binascii
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,14 +25,10 @@ _ESCAPES = {0x5C: "\\\\", 0x0D: "\\r", 0x0A: "\\n", 0x09: "\\t"}
 
 
 def crc16_ccitt_false(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor."""
-    crc = 0xFFFF
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
-            crc &= 0xFFFF
-    return crc
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor.
+
+    `binascii.crc_hqx` is exactly that CRC (XMODEM's) when started at 0xFFFF."""
+    return binascii.crc_hqx(data, 0xFFFF)
 
 
 def xor8(data: bytes) -> int:

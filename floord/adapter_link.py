@@ -19,7 +19,6 @@ A fresh client is made for every connection (clean session), as in the table lin
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import ssl
 from collections.abc import Awaitable, Callable
@@ -32,10 +31,10 @@ import structlog
 from floord.contract import CONTRACT_VERSION, DEVICE_REPLAY_BATCH, EventType, Topics, format_ts
 from floord.events import DeviceCommand
 from floord.journal import Journal
-from floord.mqtt.backoff import Backoff
-from floord.mqtt.client import make_client
-from floord.mqtt.jobs import SessionStopped, run_session
-from floord.mqtt.link import CONNECT_TIMEOUT_S, broker_address, compact
+from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
+from floord.mqtt.jobs import run_session
+from floord.mqtt.link import compact
+from floord.mqtt.session import SessionLoop
 from floord.untrusted import escape_text, json_problem, parse_json, text_problem
 
 WINDOW = 100
@@ -52,14 +51,20 @@ def _text_field(body: dict[str, Any], key: str, limit: int) -> None:
         raise ValueError(f"field {key!r}: {problem}")
 
 
-def read_command(payload: bytes, device: str) -> DeviceCommand:
-    """A device command from the daemon: `{"v": 1, "id", "name", "args"}`; ValueError if not."""
+def _request(payload: bytes, what: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """A JSON object of this contract's version with no field but `v` and `fields`."""
     body = parse_json(payload, max_bytes=MAX_REQUEST_BYTES)
     if not isinstance(body, dict) or body.get("v") != CONTRACT_VERSION:
-        raise ValueError(f"a version {CONTRACT_VERSION} command object expected")
-    unknown = set(body) - {"v", "id", "name", "args"}
+        raise ValueError(f"a version {CONTRACT_VERSION} {what} object expected")
+    unknown = set(body) - {"v", *fields}
     if unknown:
         raise ValueError(f"unknown field(s) {sorted(unknown)}")
+    return body
+
+
+def read_command(payload: bytes, device: str) -> DeviceCommand:
+    """A device command from the daemon: `{"v": 1, "id", "name", "args"}`; ValueError if not."""
+    body = _request(payload, "command", ("id", "name", "args"))
     name, args = body.get("name"), body.get("args", {})
     if not isinstance(name, str) or not name or not isinstance(args, dict):
         raise ValueError("a command needs a name (text) and args (an object)")
@@ -75,12 +80,7 @@ def read_command(payload: bytes, device: str) -> DeviceCommand:
 
 def read_replay_request(payload: bytes) -> dict[str, Any]:
     """`{"v": 1, "id", "from_seq", "announce"}`; ValueError if it is anything else."""
-    body = parse_json(payload, max_bytes=MAX_REQUEST_BYTES)
-    if not isinstance(body, dict) or body.get("v") != CONTRACT_VERSION:
-        raise ValueError(f"a version {CONTRACT_VERSION} replay request object expected")
-    unknown = set(body) - {"v", "id", "from_seq", "announce"}
-    if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}")
+    body = _request(payload, "replay request", ("id", "from_seq", "announce"))
     first = body.get("from_seq")
     if not isinstance(first, int) or isinstance(first, bool) or first < 1:
         raise ValueError("from_seq must be an integer, at least 1")
@@ -111,9 +111,16 @@ class AdapterLink:
         tls_context: ssl.SSLContext | None = None,
         connect_timeout: float = CONNECT_TIMEOUT_S,
     ) -> None:
-        self._host, self._port, self._tls = broker_address(url)
-        self._username = username
-        self._password = password
+        # The config's broker.tls (floord.mqtt.tls.client_tls), as for a table link.
+        self._broker = Broker.from_url(
+            url,
+            username=username,
+            password=password,
+            identifier=client_id,
+            keepalive=keepalive,
+            timeout=connect_timeout,
+            tls_context=tls_context,
+        )
         self._topics = topics
         self._device = device
         self.stream = f"{topics.table}/devices/{device}"
@@ -122,19 +129,18 @@ class AdapterLink:
         self._announce = announce
         self._device_online = device_online
         self._heartbeat_s = heartbeat_s
-        self._keepalive = keepalive
-        # From floord.mqtt.tls.client_tls (the config's broker.tls), as for a table link.
-        self._tls_context = tls_context
-        self._client_id = client_id
-        self._connect_timeout = connect_timeout
         self._ack_timeout = max(10.0, 3.0 * keepalive)
         self._log = structlog.get_logger("floord.adapter_link").bind(
             table=topics.table, device=device
         )
-        self._backoff = Backoff()
+        self._session = SessionLoop(
+            make_client=self._make_client,
+            serve=self._serve_connection,
+            broker=self._broker.where,
+            log=self._log,
+        )
         self._client: aiomqtt.Client | None = None
         self._wake = asyncio.Event()
-        self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.connections = 0
 
@@ -151,22 +157,14 @@ class AdapterLink:
 
     async def stop(self) -> None:
         """End run(): say `online: false` (clean stop) if connected, then disconnect."""
-        self._stop.set()
+        self._session.stop()
 
     # --- the connection loop -----------------------------------------------------
 
     async def run(self) -> None:
         """Connect, serve and reconnect with back-off until stop()."""
         try:
-            while not self._stop.is_set():
-                try:
-                    await self._connect_once()
-                except aiomqtt.MqttError as exc:
-                    self._log.warning("mqtt connection failed or lost", error=str(exc))
-                if self._stop.is_set():
-                    break
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stop.wait(), timeout=self._backoff.next())
+            await self._session.run()
         finally:
             for task in list(self._tasks):
                 task.cancel()
@@ -190,56 +188,40 @@ class AdapterLink:
             }
         )
 
-    async def _connect_once(self) -> None:
+    def _make_client(self) -> aiomqtt.Client:
         will = aiomqtt.Will(
             topic=self._topics.device_status(self._device),
             payload=self._status(online=False, reason="connection lost"),
             qos=1,
             retain=True,
         )
-        client = make_client(
-            host=self._host,
-            port=self._port,
-            username=self._username,
-            password=self._password,
-            identifier=self._client_id,
-            keepalive=self._keepalive,
-            timeout=self._connect_timeout,
-            tls=self._tls,
-            tls_context=self._tls_context,
-            will=will,
-            window=WINDOW,
-        )
-        async with client:
-            self._backoff.reset()
-            status = self._topics.device_status(self._device)
-            await client.publish(
-                status, self._status(online=True, reason="connected"), qos=1, retain=True
-            )
-            for topic in (
-                self._topics.device_cmd(self._device),
-                self._topics.device_replay_request(self._device),
-            ):
-                await client.subscribe(topic, qos=1, timeout=self._ack_timeout)
-            self._client = client
-            self.connections += 1
-            self._log.info("mqtt connected", host=self._host, port=self._port)
-            try:
-                await self._serve(client)
-            finally:
-                self._client = None
+        return self._broker.client(will=will, window=WINDOW)
 
-    async def _serve(self, client: aiomqtt.Client) -> None:
+    async def _serve_connection(self, client: aiomqtt.Client) -> None:
+        """Say online, subscribe, then run the connection's jobs until one ends it."""
+        status = self._topics.device_status(self._device)
+        await client.publish(
+            status, self._status(online=True, reason="connected"), qos=1, retain=True
+        )
+        for topic in (
+            self._topics.device_cmd(self._device),
+            self._topics.device_replay_request(self._device),
+        ):
+            await client.subscribe(topic, qos=1, timeout=self._ack_timeout)
+        self._client = client
+        self.connections += 1
         jobs = {
             asyncio.create_task(self._listen(client)),
             asyncio.create_task(self._drain(client)),
             asyncio.create_task(self._heartbeat(client)),
-            asyncio.create_task(self._stop_watch(client)),
+            asyncio.create_task(self._session.until_stopped(lambda: self._goodbye(client))),
         }
-        await run_session(jobs)
+        try:
+            await run_session(jobs)
+        finally:
+            self._client = None
 
-    async def _stop_watch(self, client: aiomqtt.Client) -> None:
-        await self._stop.wait()
+    async def _goodbye(self, client: aiomqtt.Client) -> None:
         await client.publish(
             self._topics.device_status(self._device),
             self._status(online=False, reason="clean stop"),
@@ -247,7 +229,6 @@ class AdapterLink:
             retain=True,
             timeout=5.0,
         )
-        raise SessionStopped
 
     async def _heartbeat(self, client: aiomqtt.Client) -> None:
         status = self._topics.device_status(self._device)

@@ -28,6 +28,7 @@ import json
 import ssl
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -47,9 +48,10 @@ from floord.contract import (
 )
 from floord.events import DeviceCommand, DeviceEvent
 from floord.journal import Journal, JournalError
-from floord.mqtt.backoff import Backoff
-from floord.mqtt.client import make_client
-from floord.mqtt.link import CONNECT_TIMEOUT_S, broker_address, compact
+from floord.mqtt.client import Broker
+from floord.mqtt.jobs import run_session
+from floord.mqtt.link import compact
+from floord.mqtt.session import SessionLoop
 from floord.profiles import DeviceProfile
 from floord.untrusted import escape_text, escaped, json_problem, parse_json
 
@@ -84,6 +86,12 @@ class TableDevice(Protocol):
 
 class BadEnvelope(ValueError):
     """An adapter's message that is not an event of this device's stream."""
+
+
+def _unchained(env: Envelope, **changes: Any) -> Envelope:
+    """`env` as the daemon's journal takes it: the version is ours, and the chain
+    (`prev`, `hash`) is the journal's to fill in, not the adapter's."""
+    return replace(env, v=CONTRACT_VERSION, prev=None, hash=None, **changes)
 
 
 def printable(raw: bytes) -> str:
@@ -125,18 +133,25 @@ class RemoteDevice:
         self._journal = journal
         self._sink = sink
         self._clock = clock
-        self._host, self._port, self._tls = broker_address(url)
-        self._username = username
-        self._password = password
-        self._keepalive = keepalive
-        # From floord.mqtt.tls.client_tls (the config's broker.tls), as for a table link.
-        self._tls_context = tls_context
-        self._client_id = client_id
+        # The config's broker.tls (floord.mqtt.tls.client_tls), as for a table link.
+        self._broker = Broker.from_url(
+            url,
+            username=username,
+            password=password,
+            identifier=client_id,
+            keepalive=keepalive,
+            tls_context=tls_context,
+        )
         self._on_recorded = on_recorded
         self._replay_timeout_s = replay_timeout_s
         self._log = structlog.get_logger("floord.remote_device").bind(table=table, device=device)
         self._client: aiomqtt.Client | None = None
-        self._stopping = False
+        self._session = SessionLoop(
+            make_client=self._broker.client,
+            serve=self._serve_connection,
+            broker=self._broker.where,
+            log=self._log,
+        )
         # The device stream: the next seq to deliver, and early arrivals held back.
         self._next = journal.last_seq(self.stream) + 1
         self._early: dict[int, Envelope] = {}
@@ -234,16 +249,8 @@ class RemoteDevice:
         )
         if problem:
             raise BadEnvelope(problem)
-        return Envelope(
-            site=env.site,
-            table=env.table,
-            seq=env.seq,
-            ts=env.ts,
-            type=env.type,
-            source=env.source,
-            data=escaped(env.data),
-            rule=escaped(env.rule),
-            round=escaped(env.round),
+        return _unchained(
+            env, data=escaped(env.data), rule=escaped(env.rule), round=escaped(env.round)
         )
 
     def _accept(self, env: Envelope) -> None:
@@ -261,17 +268,7 @@ class RemoteDevice:
         self._early = {s: e for s, e in self._early.items() if s >= self._next}
 
     def _deliver(self, env: Envelope) -> None:
-        copy = Envelope(
-            site=env.site,
-            table=env.table,
-            seq=env.seq,
-            ts=env.ts,
-            type=env.type,
-            source=env.source,
-            data=env.data,
-            rule=env.rule,
-            round=env.round,
-        )
+        copy = _unchained(env)
         try:
             self._journal.append_many(self.stream, [lambda _seq: copy])
             # The adapter published it already: the daemon's link must not send it again.
@@ -378,51 +375,42 @@ class RemoteDevice:
     # ----- supervision ------------------------------------------------------------
 
     async def run(self) -> None:
-        """Follow the adapter over MQTT, reconnecting with back-off, until cancelled."""
+        """Follow the adapter over MQTT, reconnecting with back-off, until stop() or
+        cancelled."""
         loop = asyncio.get_running_loop()
         self._started_at = loop.time()
         watch = asyncio.create_task(self._watch())
-        backoff = Backoff()
         try:
-            while not self._stopping:
-                try:
-                    await self._connect_once(backoff)
-                except aiomqtt.MqttError as exc:
-                    self._log.warning("mqtt connection failed or lost", error=str(exc))
-                await asyncio.sleep(backoff.next())
+            await self._session.run()
         finally:
             watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watch
 
-    async def _connect_once(self, backoff: Backoff) -> None:
-        client = make_client(
-            host=self._host,
-            port=self._port,
-            username=self._username,
-            password=self._password,
-            identifier=self._client_id,
-            keepalive=self._keepalive,
-            timeout=CONNECT_TIMEOUT_S,
-            tls=self._tls,
-            tls_context=self._tls_context,
-        )
-        async with client:
-            backoff.reset()
-            for topic in (
-                self._topics.device_events(self.device),
-                self._topics.device_replay(self.device),
-                self._topics.device_status(self.device),
-            ):
-                await client.subscribe(topic, qos=1)
-            self._client = client
-            self._asked_at = None
-            try:
-                self._ask()
-                async for message in client.messages:
-                    self._on_message(message)
-            finally:
-                self._client = None
+    async def _serve_connection(self, client: aiomqtt.Client) -> None:
+        """Subscribe, ask for what is missing, then take the adapter's messages."""
+        for topic in (
+            self._topics.device_events(self.device),
+            self._topics.device_replay(self.device),
+            self._topics.device_status(self.device),
+        ):
+            await client.subscribe(topic, qos=1)
+        self._client = client
+        self._asked_at = None
+        try:
+            self._ask()
+            await run_session(
+                {
+                    asyncio.create_task(self._listen(client)),
+                    asyncio.create_task(self._session.until_stopped()),
+                }
+            )
+        finally:
+            self._client = None
+
+    async def _listen(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            self._on_message(message)
 
     def _on_message(self, message: aiomqtt.Message) -> None:
         payload = message.payload
@@ -469,7 +457,7 @@ class RemoteDevice:
                     self._ask()
 
     def stop(self) -> None:
-        self._stopping = True
+        self._session.stop()
 
     def fail(self, reason: str) -> None:
         """This device's task failed (`floord.device_supervision`): the device is offline."""

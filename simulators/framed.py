@@ -28,6 +28,7 @@ Readings of the page where it leaves a choice (the strict one each time):
 from __future__ import annotations
 
 import asyncio
+import binascii
 import contextlib
 import re
 from collections import deque
@@ -52,14 +53,10 @@ _BODY = re.compile(r"([0-9A-F]{2})\|([A-Z]{3})((?:\|[ -{}~]*)*)")
 
 
 def crc16_ccitt(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor."""
-    crc = 0xFFFF
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor.
+
+    `binascii.crc_hqx` is exactly that CRC (XMODEM's) when started at 0xFFFF."""
+    return binascii.crc_hqx(data, 0xFFFF)
 
 
 def checksum(body: bytes, algorithm: str) -> str:

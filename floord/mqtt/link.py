@@ -18,27 +18,24 @@ connection could otherwise resend its half-finished messages out of order.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import logging
 import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiomqtt
+import structlog
 
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.journal import Journal
 from floord.mqtt.backoff import Backoff
-from floord.mqtt.client import make_client
-from floord.mqtt.jobs import SessionStopped, run_session
+from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
+from floord.mqtt.client import broker_address as broker_address  # read here by its users
+from floord.mqtt.jobs import run_session
+from floord.mqtt.session import SessionLoop
 
 DEFAULT_WINDOW = 100
-# How long to wait for CONNACK: a peer that accepts TCP and then says nothing (or hangs
-# up before answering) must not keep a table offline for longer than this.
-CONNECT_TIMEOUT_S = 5.0
 STOP_PUBLISH_TIMEOUT_S = 5.0
 
 
@@ -53,21 +50,6 @@ def compact(body: Any) -> str:
     except UnicodeEncodeError:
         return json.dumps(body, separators=(",", ":"), ensure_ascii=True)
     return text
-
-
-def broker_address(url: str) -> tuple[str, int, bool]:
-    """(host, port, tls) from `mqtt://host[:port]` or `mqtts://host[:port]`."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise ValueError(f"a broker URL mqtt://host[:port] or mqtts://host[:port], found {url!r}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ValueError(f"a broker URL without a path or query expected, found {url!r}")
-    tls = parts.scheme == "mqtts"
-    try:
-        port = parts.port or (8883 if tls else 1883)
-    except ValueError as exc:
-        raise ValueError(f"a broker URL with a valid port expected, found {url!r}") from exc
-    return parts.hostname, port, tls
 
 
 class TableLink:
@@ -93,33 +75,40 @@ class TableLink:
         connect_timeout: float = CONNECT_TIMEOUT_S,
         tls_context: ssl.SSLContext | None = None,
     ) -> None:
-        self._host, self._port, self._tls = broker_address(url)
-        if tls_context is not None and not self._tls:
+        self._broker = Broker.from_url(
+            url,
+            username=username,
+            password=password,
+            identifier=client_id,
+            keepalive=keepalive,
+            timeout=connect_timeout,
+            tls_context=tls_context,
+        )
+        if tls_context is not None and not self._broker.tls:
             raise ValueError(f"a TLS context needs an mqtts:// broker URL, found {url!r}")
-        # From floord.mqtt.tls.client_tls (the config's broker.tls); without one an
-        # mqtts:// link verifies the broker against the system's CA store.
-        self._tls_context = tls_context
         if window < 1:
             raise ValueError(f"window must be at least 1, not {window}")
-        self._username = username
-        self._password = password
         self._topics = topics
         self._journal = journal
         self._streams = streams
         self._state = state
         self._devices = devices
         self._on_command = on_command
-        self._keepalive = keepalive
-        self._client_id = client_id
-        self._log = log if log is not None else logging.getLogger("floord.mqtt")
-        self._backoff = backoff if backoff is not None else Backoff()
+        self._log = (
+            log if log is not None else structlog.get_logger("floord.mqtt").bind(link=topics.base)
+        )
         self._window = window
         self._ack_timeout = max(10.0, 3.0 * keepalive)
-        self._connect_timeout = connect_timeout
         self._client: aiomqtt.Client | None = None
+        self._session = SessionLoop(
+            make_client=self._make_client,
+            serve=self._serve_connection,
+            broker=self._broker.where,
+            log=self._log,
+            backoff=backoff,
+        )
         self._wake = asyncio.Event()
         self._state_dirty = asyncio.Event()
-        self._stop = asyncio.Event()
         self._finished = asyncio.Event()
         self._running = False
         # (payload, replay_only): what came on `P/cmd`, or on `P/replay/request`.
@@ -175,7 +164,7 @@ class TableLink:
 
     async def stop(self) -> None:
         """Say `online: false` (clean stop), disconnect cleanly and end run()."""
-        self._stop.set()
+        self._session.stop()
         if self._running:
             await self._finished.wait()
 
@@ -189,16 +178,7 @@ class TableLink:
         self._finished.clear()
         worker = asyncio.create_task(self._command_worker())
         try:
-            while not self._stop.is_set():
-                try:
-                    await self._connect_once()
-                except aiomqtt.MqttError as exc:
-                    self._log.warning(f"mqtt {self._topics.base}: connection failed or lost: {exc}")
-                if self._stop.is_set():
-                    break
-                delay = self._backoff.next()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stop.wait(), timeout=delay)
+            await self._session.run()
         finally:
             worker.cancel()
             await asyncio.wait([worker])
@@ -212,42 +192,27 @@ class TableLink:
             qos=1,
             retain=True,
         )
-        return make_client(
-            host=self._host,
-            port=self._port,
-            username=self._username,
-            password=self._password,
-            identifier=self._client_id,
-            keepalive=self._keepalive,
-            timeout=self._connect_timeout,
-            tls=self._tls,
-            tls_context=self._tls_context,
-            will=will,
-            window=self._window,
-        )
+        return self._broker.client(will=will, window=self._window)
 
-    async def _connect_once(self) -> None:
-        client = self._make_client()
-        async with client:
-            self._backoff.reset()
-            self._client = client
-            self._log.info(f"mqtt {self._topics.base}: connected to {self._host}:{self._port}")
-            try:
-                await self._serve(client)
-            except asyncio.CancelledError:
-                self._client = None
-                await self._say_offline(client, "cancelled", timeout=1.0)
-                raise
-            except aiomqtt.MqttError:
-                raise
-            except Exception as exc:
-                # Not a network fault (the journal failed, say): run() ends with it, and
-                # subscribers must not be left believing the table is online.
-                self._client = None
-                await self._say_offline(client, f"link failed: {type(exc).__name__}", 1.0)
-                raise
-            finally:
-                self._client = None
+    async def _serve_connection(self, client: aiomqtt.Client) -> None:
+        """One connection's session (the client is connected): serve until it ends."""
+        self._client = client
+        try:
+            await self._serve(client)
+        except asyncio.CancelledError:
+            self._client = None
+            await self._say_offline(client, "cancelled", timeout=1.0)
+            raise
+        except aiomqtt.MqttError:
+            raise
+        except Exception as exc:
+            # Not a network fault (the journal failed, say): run() ends with it, and
+            # subscribers must not be left believing the table is online.
+            self._client = None
+            await self._say_offline(client, f"link failed: {type(exc).__name__}", 1.0)
+            raise
+        finally:
+            self._client = None
 
     async def _say_offline(self, client: aiomqtt.Client, reason: str, timeout: float) -> None:
         try:
@@ -270,7 +235,7 @@ class TableLink:
             asyncio.create_task(self._listen(client)),
             asyncio.create_task(self._drain(client, ready)),
             asyncio.create_task(self._state_loop(client, ready)),
-            asyncio.create_task(self._stop_watch(client)),
+            asyncio.create_task(self._session.until_stopped(lambda: self._goodbye(client))),
         }
         await run_session(jobs, may_finish={startup})
 
@@ -309,8 +274,7 @@ class TableLink:
             except Exception:
                 self._log.exception(f"mqtt {self._topics.base}: command handler failed")
 
-    async def _stop_watch(self, client: aiomqtt.Client) -> None:
-        await self._stop.wait()
+    async def _goodbye(self, client: aiomqtt.Client) -> None:
         await client.publish(
             self._topics.status,
             self._status(online=False, reason="clean stop"),
@@ -318,7 +282,6 @@ class TableLink:
             retain=True,
             timeout=STOP_PUBLISH_TIMEOUT_S,
         )
-        raise SessionStopped
 
     # --- publishing --------------------------------------------------------------
 

@@ -12,7 +12,6 @@ stale and is retried with back-off (floord.mqtt.backoff), like a table's own lin
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import ssl
 import time
@@ -26,6 +25,8 @@ import aiomqtt
 from floord.commands import build_command
 from floord.contract import Topics
 from floord.mqtt.backoff import Backoff
+from floord.mqtt.jobs import run_session
+from floord.mqtt.session import SessionLoop
 from floord.operator_client import client_args
 from floord.watch.model import FloorModel, Notice, ReplayRequest
 
@@ -80,10 +81,18 @@ class WatchFeed:
         self._client_kwargs = client_args(url, username, password, tls_context)
         self._signer = signer
         self._on_notices = on_notices
-        self._backoff = backoff if backoff is not None else Backoff(0.2, 5.0)
+        # No log: the console shows the connection on screen (FloorModel.set_connected).
+        self._session = SessionLoop(
+            make_client=self._make_client,
+            serve=self._serve_connection,
+            broker=url,
+            backoff=backoff if backoff is not None else Backoff(0.2, 5.0),
+            on_lost=lambda exc: self._tell(
+                self.model.set_connected(False, str(exc) or type(exc).__name__)
+            ),
+        )
         self._tick_s = tick_s
         self._clock = clock
-        self._stop = asyncio.Event()
         self._asked: dict[str, tuple[str, str]] = {}
         self.replays_sent = 0
         self.messages = 0
@@ -93,7 +102,7 @@ class WatchFeed:
         return [f"{self.model.prefix}/{site}/+/{suffix}" for suffix in SUFFIXES]
 
     def stop(self) -> None:
-        self._stop.set()
+        self._session.stop()
 
     def _tell(self, notices: list[Notice]) -> None:
         if notices and self._on_notices is not None:
@@ -101,19 +110,11 @@ class WatchFeed:
 
     async def run(self) -> None:
         """Connect, serve, reconnect after any MQTT failure, until stop()."""
-        while not self._stop.is_set():
-            try:
-                await self._session()
-            except aiomqtt.MqttError as exc:
-                self._tell(self.model.set_connected(False, str(exc) or type(exc).__name__))
-            if self._stop.is_set():
-                break
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), timeout=self._backoff.next())
+        await self._session.run()
         if self.model.connected:
             self._tell(self.model.set_connected(False, "stopped"))
 
-    async def _session(self) -> None:
+    def _make_client(self) -> aiomqtt.Client:
         client = aiomqtt.Client(
             identifier=f"floord-watch-{uuid.uuid4().hex[:12]}",
             clean_session=True,
@@ -122,26 +123,19 @@ class WatchFeed:
         )
         # A whole floor's retained states arrive at once on subscribe.
         client.pending_calls_threshold = 1000
-        async with client:
-            for topic in self.topics():
-                await client.subscribe(topic, qos=1)
-            self._backoff.reset()
-            self._tell(self.model.set_connected(True, "connected"))
-            jobs = {
+        return client
+
+    async def _serve_connection(self, client: aiomqtt.Client) -> None:
+        for topic in self.topics():
+            await client.subscribe(topic, qos=1)
+        self._tell(self.model.set_connected(True, "connected"))
+        await run_session(
+            {
                 asyncio.create_task(self._listen(client)),
                 asyncio.create_task(self._ask(client)),
-                asyncio.create_task(self._stop.wait()),
+                asyncio.create_task(self._session.until_stopped()),
             }
-            try:
-                done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for job in jobs:
-                    job.cancel()
-                await asyncio.wait(jobs)
-            for job in done:
-                exc = job.exception()
-                if exc is not None:
-                    raise exc
+        )
 
     async def _listen(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
