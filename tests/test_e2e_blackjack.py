@@ -69,7 +69,12 @@ def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
         {"idle": 6000},
     ]
     # The shoe loads once the table is open and its decks changed (10 s: room for a slow start).
-    shoe_steps = [{"idle": 10}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
+    shoe_steps = [
+        {"idle": 10},
+        {"load": {"side": "-"}},
+        {"draw": {"cards": ["2C"]}},
+        {"idle": 6000},
+    ]
     reader_sim, reader_pty = start_card_sim(tmp_path, "ref-card-reader", {"steps": reader_steps})
     shoe_sim, shoe_pty = start_card_sim(tmp_path, "ref-shoe-recognition", {"steps": shoe_steps})
     config = write_card_config(tmp_path, broker.url, reader_pty, shoe_pty)
