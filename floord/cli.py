@@ -224,8 +224,8 @@ def _demo(ns: argparse.Namespace) -> int:
 
 
 def _report(ns: argparse.Namespace) -> int:
-    from floord.analytics.report import run_wheel_report
     from floord.config import ConfigError
+    from floord.report_cli import run_wheel_report
 
     try:
         text = run_wheel_report(ns.config, ns.table, ns.since, ns.png, window=ns.window,

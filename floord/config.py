@@ -8,7 +8,6 @@ wrong with a config before it reaches a regulated table.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from datetime import time
 from pathlib import Path
@@ -16,11 +15,12 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import AwareDatetime, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from floord.commands import OperatorKeys
+from floord.config_broker import BrokerConfig, OperatorConfig
 from floord.config_journal import journal_problems
-from floord.config_ports import broker_url_problem, port_problems
+from floord.config_ports import port_problems
 from floord.config_secrets import broker_problems, read_secret, rotation_problems, secret_problems
 from floord.config_tables import (
     GAMES,
@@ -35,14 +35,11 @@ from floord.config_tables import (
     TableConfig,
 )
 from floord.config_text import text_problems
-from floord.contract import DEFAULT_TOPIC_PREFIX, Role
 from floord.engine.baccarat_rules import BaccaratRules as BaccaratGameRules
 from floord.engine.big_six_layout import read_layout as read_big_six_layout
 from floord.engine.carnival_rules import read_rules as read_carnival_rules
 from floord.engine.stud_rules import read_rules as read_stud_rules
 from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
-
-_TOPIC_LEVEL = re.compile(r"^[^/+#\s]+$")
 
 
 class ConfigError(ValueError):
@@ -51,72 +48,6 @@ class ConfigError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
-
-
-class BrokerTLSConfig(StrictModel):
-    """`broker.tls` for an mqtts:// broker (`floord.mqtt.tls.client_tls` builds on it).
-
-    `ca_file` is the floor's CA that signed the broker's certificate; `cert_file` and
-    `key_file` are this box's own certificate and key, for a broker that requires client
-    certificates (`key_file` may be left out when `cert_file` holds the key too);
-    `server_name` is the name in the broker's certificate when the URL's host differs.
-    """
-
-    ca_file: Path
-    cert_file: Path | None = None
-    key_file: Path | None = None
-    server_name: str | None = Field(default=None, min_length=1)
-
-
-class BrokerConfig(StrictModel):
-    url: str = Field(pattern=r"^mqtts?://[^/:]+(:\d{1,5})?/?$")
-    username: str | None = None
-    password_file: Path | None = None
-    topic_prefix: str = DEFAULT_TOPIC_PREFIX
-    keepalive_s: int = Field(default=10, ge=2, le=600)
-    tls: BrokerTLSConfig | None = None
-
-    @field_validator("url")
-    @classmethod
-    def _url(cls, value: str) -> str:
-        problem = broker_url_problem(value)
-        if problem:
-            raise ValueError(f"an mqtt[s]://HOST[:PORT] url with {problem}")
-        return value
-
-    @field_validator("topic_prefix")
-    @classmethod
-    def _prefix(cls, value: str) -> str:
-        if not value or any(not _TOPIC_LEVEL.match(p) for p in value.split("/")):
-            raise ValueError("MQTT topic levels without '+', '#', spaces or empty levels")
-        return value
-
-    @property
-    def secure(self) -> bool:
-        """The URL is mqtts:// (TLS); the `tls` section says how."""
-        return self.url.startswith("mqtts://")
-
-    @property
-    def host(self) -> str:
-        return self.url.split("://", 1)[1].rstrip("/").rsplit(":", 1)[0]
-
-    @property
-    def port(self) -> int:
-        rest = self.url.split("://", 1)[1].rstrip("/")
-        if ":" in rest:
-            return int(rest.rsplit(":", 1)[1])
-        return 8883 if self.secure else 1883
-
-
-class OperatorConfig(StrictModel):
-    """An operator and their command-signing key; during a key rotation also the key
-    being retired, still accepted until `previous_key_expires` (docs/security.md)."""
-
-    id: str = Field(pattern=ID_PATTERN)
-    role: Role
-    key_file: Path
-    previous_key_file: Path | None = None
-    previous_key_expires: AwareDatetime | None = None
 
 
 class GamingDayConfig(StrictModel):

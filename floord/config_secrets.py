@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from floord.mqtt.tls import client_tls
 
 if TYPE_CHECKING:
-    from floord.config import BrokerConfig, OperatorConfig
+    from floord.config_broker import BrokerConfig, OperatorConfig
 
 
 def read_secret(path: Path) -> bytes:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 
 class TLSSettings(Protocol):
-    """`broker.tls` in a config (`floord.config.BrokerTLSConfig`)."""
+    """`broker.tls` in a config (`floord.config_broker.BrokerTLSConfig`)."""
 
     @property
     def ca_file(self) -> Path: ...
