@@ -37,7 +37,8 @@ from typing import Any
 import usb.core
 import usb.util
 
-from floord.transport import SIM_PREFIX, PortError, TransportError, parse_port
+from floord.transport_base import TransportError
+from floord.transport_ports import SIM_PREFIX, PortError, parse_port
 
 DESCRIPTOR_MAGIC = b"\x00\xffUSBD"
 DESCRIPTOR_QUERY = DESCRIPTOR_MAGIC + b"\x00\x00"
