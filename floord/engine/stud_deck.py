@@ -28,8 +28,9 @@ from floord.contract import EventType, cite, format_ts, parse_ts
 from floord.engine.rulings import STRICT_POLICY, decision, policy_decision, strict
 from floord.engine.shuffler_cover import order_reported
 from floord.engine.snapshots import json_copy
-from floord.engine.stud_rules import DOOR_POLICY
 from floord.engine.types import Decision
+
+DOOR_POLICY = "floord policy, not a regulation: an open shuffler door is reported"
 
 
 class DeckRules(Protocol):

@@ -56,8 +56,6 @@ DECK_RULES = {
 STREET_RULES = {3: "571.11(a)", 4: "571.11(c)", 5: "571.11(e)"}
 REVEAL_RULES = {1: "571.11(b)", 2: "571.11(d)", 3: "571.11(f)"}
 
-DOOR_POLICY = "floord policy, not a regulation: an open shuffler door is reported"
-
 
 @dataclass(frozen=True)
 class StudRules:
