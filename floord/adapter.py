@@ -22,6 +22,7 @@ from typing import Any
 
 import structlog
 
+from drivers import module_name as driver_module
 from floord.contract import Envelope, EventType, format_ts
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Outgoing, Request
 from floord.journal import Journal, JournalError
@@ -51,7 +52,7 @@ REFUSALS = frozenset({"NO", "NAK"})
 
 def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Any:
     """The driver named by the profile (`drivers/<driver>.py`, class `DRIVER`)."""
-    module = importlib.import_module(f"drivers.{profile.driver}")
+    module = importlib.import_module(driver_module(profile.driver))
     return module.DRIVER(profile, **options)
 
 

@@ -186,7 +186,7 @@ def _cmd(ns: argparse.Namespace) -> int:
 
 
 def _sim(ns: argparse.Namespace) -> int:
-    link = importlib.import_module("simulators.link")
+    link = importlib.import_module("simulators.run")
     try:
         return asyncio.run(
             link.run_simulator(

@@ -19,7 +19,7 @@ from floord.events import DeviceEvent
 from floord.profiles import DeviceProfile, load_profile
 from simulators.big_six import BigSixSimulator, pass_angles, spin_passes
 from simulators.big_six_scenarios import BigSixScenario, Spin
-from simulators.link import load_simulator
+from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
 SPEED = 50.0

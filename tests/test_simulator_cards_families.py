@@ -19,7 +19,7 @@ from simulators.card_reader import CardReaderSimulator
 from simulators.card_scenarios import ReaderScenario, ShoeScenario, ShufflerScenario
 from simulators.card_shuffler import CardShufflerSimulator
 from simulators.dealing_shoe import DECK, DealingShoeSimulator
-from simulators.link import load_simulator
+from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
 SPEED = 10.0

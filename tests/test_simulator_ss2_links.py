@@ -19,7 +19,8 @@ import pytest
 
 from floord.profiles import load_profile
 from simulators.cammegh_ss2 import SIMULATOR, Ss2Simulator
-from simulators.link import load_simulator, run_simulator, serve_tcp
+from simulators.link import serve_tcp
+from simulators.run import load_simulator, run_simulator
 from simulators.scenario import Scenario, ScenarioError, Step, load_scenario, pocket_labels
 from simulators.ss2_stats import chi_squared, p_value, statistics_reply
 from simulators.ss2_wire import Status, parse_command, status_frame

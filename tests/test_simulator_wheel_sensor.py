@@ -15,7 +15,7 @@ from drivers.wheel_sensor import WheelSensorDriver
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import DeviceProfile, load_profile
-from simulators.link import load_simulator
+from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 from simulators.wheel_sensor import WheelSensorSimulator
 from simulators.wheel_sensor_scenarios import WheelSensorScenario
