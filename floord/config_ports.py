@@ -1,7 +1,7 @@
 """Config checks of addresses: each device's port and the broker's URL.
 
 A port is read by the same parser the adapter opens it with
-(`floord.transport.parse_port`), so a port `floord check` accepts is one `floord run`
+(`floord.transport_ports.parse_port`), so a port `floord check` accepts is one `floord run`
 can at least try to open, and one it refuses would never open. Each problem is a
 `FILE: KEY.PATH: expected, found` line, like every other config check.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from floord.transport import PortError, parse_host, parse_port, parse_port_number
+from floord.transport_ports import PortError, parse_host, parse_port, parse_port_number
 
 
 def port_problems(path: Path, key: str, port: str) -> list[str]:

@@ -24,7 +24,7 @@ from floord.contract import EventType
 from floord.daemon import Daemon
 from floord.journal import Journal
 from floord.profiles import load_profile
-from floord.transport import PortError, parse_port
+from floord.transport_ports import PortError, parse_port
 
 WAIT_S = 10.0
 
