@@ -2,7 +2,15 @@
 
 # A profile's `driver:` name is a module path under `drivers`. Names from before the modules
 # were grouped by protocol keep resolving, so a profile written then still loads.
-RENAMED: dict[str, str] = {}
+RENAMED: dict[str, str] = {
+    "big_six": "flf1.big_six",
+    "cammegh_ss2": "cammegh_ss2.driver",
+    "card_reader": "flf1.card_reader",
+    "card_shuffler": "flf1.card_shuffler",
+    "dealing_shoe": "flf1.dealing_shoe",
+    "hid_wedge_shoe": "usb_shoe.hid_wedge_shoe",
+    "wheel_sensor": "flf1.wheel_sensor",
+}
 
 
 def module_name(name: str) -> str:

@@ -2,7 +2,15 @@
 
 # A profile's `simulator:` name is a module path under `simulators`. Names from before the
 # modules were grouped by protocol keep resolving, so a profile written then still loads.
-RENAMED: dict[str, str] = {}
+RENAMED: dict[str, str] = {
+    "big_six": "flf1.big_six",
+    "cammegh_ss2": "cammegh_ss2.simulator",
+    "card_reader": "flf1.card_reader",
+    "card_shuffler": "flf1.card_shuffler",
+    "dealing_shoe": "flf1.dealing_shoe",
+    "usb_shoe_backend": "usb_shoe.backend",
+    "wheel_sensor": "flf1.wheel_sensor",
+}
 
 
 def module_name(name: str) -> str:

@@ -197,7 +197,7 @@ def setup_for_table(
     if game == BIG_SIX:
         layout = getattr(table_config.rules, "layout", None)
         if layout is None:
-            from floord.engine.big_six_layout import ORDER_533_1_B
+            from floord.engine.big_six.layout import ORDER_533_1_B
 
             layout = ORDER_533_1_B
         order = tuple(layout)

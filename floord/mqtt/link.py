@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import aiomqtt
 
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
-from floord.journal import Journal
+from floord.journal.store import Journal
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import make_client
 from floord.mqtt.jobs import SessionStopped, run_session
