@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from floord.profiles import load_profile
-from simulators.cammegh_ss2 import Ss2Simulator
+from simulators.cammegh_ss2.simulator import Ss2Simulator
 from simulators.link import serve_tcp
 from simulators.scenario import Scenario
 

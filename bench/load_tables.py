@@ -39,9 +39,9 @@ import yaml
 
 from bench.load_console import Console, percentile
 from bench.proc_stats import machine, sample
-from floord.commands import build_command
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
 from floord.demo.broker import free_port, mosquitto_binary
+from floord.operator.commands import build_command
 
 SITE = "bench"
 OPERATOR = "FP-BENCH"

@@ -1,1 +1,21 @@
 """Device drivers: bytes in, typed events out, commands out. No I/O, no game rules."""
+
+# A profile's `driver:` name is a module path under `drivers`. Names from before the modules
+# were grouped by protocol keep resolving, so a profile written then still loads.
+RENAMED: dict[str, str] = {
+    "big_six": "flf1.big_six",
+    "cammegh_ss2": "cammegh_ss2.driver",
+    "card_reader": "flf1.card_reader",
+    "card_shuffler": "flf1.card_shuffler",
+    "dealing_shoe": "flf1.dealing_shoe",
+    "hid_wedge_shoe": "usb_shoe.hid_wedge_shoe",
+    "wheel_sensor": "flf1.wheel_sensor",
+}
+
+
+def module_name(name: str) -> str:
+    """The module that a profile's `driver:` name means (`drivers.<name>`, or its new home)."""
+    name = RENAMED.get(name, name)
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"driver: a module name expected, {name!r}")
+    return f"drivers.{name}"

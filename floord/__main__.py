@@ -2,6 +2,6 @@
 
 import sys
 
-from floord.cli import main
+from floord.cli.main import main
 
 sys.exit(main())

@@ -1,1 +1,21 @@
 """Behavioural twins of each device, speaking its exact wire bytes. Never imports drivers."""
+
+# A profile's `simulator:` name is a module path under `simulators`. Names from before the
+# modules were grouped by protocol keep resolving, so a profile written then still loads.
+RENAMED: dict[str, str] = {
+    "big_six": "flf1.big_six",
+    "cammegh_ss2": "cammegh_ss2.simulator",
+    "card_reader": "flf1.card_reader",
+    "card_shuffler": "flf1.card_shuffler",
+    "dealing_shoe": "flf1.dealing_shoe",
+    "usb_shoe_backend": "usb_shoe.backend",
+    "wheel_sensor": "flf1.wheel_sensor",
+}
+
+
+def module_name(name: str) -> str:
+    """The module a profile's `simulator:` name means (`simulators.<name>`, or its new home)."""
+    name = RENAMED.get(name, name)
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"simulator: a module name expected, {name!r}")
+    return f"simulators.{name}"

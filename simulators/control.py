@@ -45,8 +45,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from simulators.cammegh_ss2 import Ss2Simulator
-from simulators.card_device import CardDevice, Send
+from simulators.cammegh_ss2.simulator import Ss2Simulator
 from simulators.control_steps import (
     ControlError,
     describe,
@@ -54,6 +53,7 @@ from simulators.control_steps import (
     step_fields,
     validate_step,
 )
+from simulators.flf1.card_device import CardDevice, Send
 from simulators.scenario import FAULT_CODES, ScenarioError
 
 MAX_LINE = 4096

@@ -10,24 +10,15 @@ RS-232 line), and `read` waits for the host's bytes.
 - pty: a pseudo-terminal cannot be unplugged without the host's port vanishing, so the
   line goes dead instead: for `seconds` nothing is sent (writes are discarded) and
   everything the host sends is ignored.
-
-This module also holds the entry point `floord sim` uses: `run_simulator`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import os
-import signal
-import sys
 import tty
-from collections.abc import Callable
 from typing import Any, Protocol
-
-from floord.profiles import DeviceProfile, ProfileError, load_profile
-from simulators.scenario import ScenarioError, load_scenario
 
 _READ_CHUNK = 4096
 _TCP_BUFFER_LIMIT = 64 * 1024  # a client this far behind is not reading: drop, as a line would
@@ -219,117 +210,3 @@ async def serve_tcp(host: str, port: int) -> TcpLink:
     link = TcpLink()
     await link._start(host, port)
     return link
-
-
-def load_simulator(profile: DeviceProfile) -> Any:
-    """The simulator class named by a profile: `simulators.<profile.simulator>.SIMULATOR`."""
-    name = profile.simulator
-    if not name.isidentifier():
-        raise ValueError(f"profile {profile.model}: simulator: a module name expected, {name!r}")
-    try:
-        module = importlib.import_module(f"simulators.{name}")
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"profile {profile.model}: no simulator module {name!r}") from exc
-    simulator = getattr(module, "SIMULATOR", None)
-    if simulator is None:
-        raise ValueError(f"simulators.{name} has no SIMULATOR")
-    return simulator
-
-
-def _parse_tcp(address: str) -> tuple[str, int]:
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"tcp: HOST:PORT expected, found {address!r}")
-    return host or "127.0.0.1", int(port)
-
-
-async def run_simulator(
-    profile_name: str,
-    *,
-    pty: bool,
-    tcp: str | None,
-    scenario_path: str | None,
-    speed: float,
-    announce: Callable[[str], None],
-    control: str | None = None,
-) -> int:
-    """Run a profile's simulator on a pty or a TCP port until its scenario ends.
-
-    Announces where the host should connect on one line (`pty: /dev/pts/5` or
-    `tcp: 127.0.0.1:5000`), then, with `control` (`stdin`, `unix:PATH`, `tcp:HOST:PORT`:
-    see `simulators/control.py`), where steps can be injected live (`control: ...`).
-    Returns 0 when the scenario ended, 2 for bad arguments, a bad profile, a bad
-    scenario or a control address that cannot be used (the reason goes to stderr).
-    """
-    try:
-        if pty == (tcp is not None):
-            raise ValueError("exactly one of a pty or a tcp address expected")
-        if not speed > 0:
-            raise ValueError(f"speed > 0 expected, found {speed}")
-        profile = load_profile(profile_name)
-        simulator_class = load_simulator(profile)
-        # Each family reads its own scenario form; the wheel's loader is the default.
-        loader = getattr(simulator_class, "load_scenario", load_scenario)
-        scenario = loader(scenario_path) if scenario_path else None
-        address = _parse_tcp(tcp) if tcp is not None else None
-        simulator = simulator_class(profile, scenario, speed=speed)
-        if control is not None:
-            # Imported here: the control module imports the simulators, which import this one.
-            from simulators.control import parse_control
-
-            parse_control(control)
-    except (ProfileError, ScenarioError, ValueError) as exc:
-        print(f"floord sim: {exc}", file=sys.stderr)
-        return 2
-    link: PtyLink | TcpLink
-    if address is None:
-        link, path = await open_pty_link()
-        announce(f"pty: {path}")
-    else:
-        try:
-            link = await serve_tcp(*address)
-        except OSError as exc:
-            print(f"floord sim: cannot listen on {tcp}: {exc}", file=sys.stderr)
-            return 2
-        announce(f"tcp: {link.address}")
-    controlled = None
-    try:
-        if control is not None:
-            from simulators.control import open_control
-
-            try:
-                controlled = await open_control(control, simulator, profile_name, announce)
-            except ValueError as exc:
-                print(f"floord sim: {exc}", file=sys.stderr)
-                return 2
-        await _run_until_terminated(simulator.run(link))
-    finally:
-        if controlled is not None:
-            await controlled.close()
-        await link.close()
-    return 0
-
-
-async def _run_until_terminated(playing: Any) -> None:
-    """Play until done; SIGTERM (systemd's stop) ends it cleanly, so links and sockets close."""
-    loop = asyncio.get_running_loop()
-    runner = asyncio.ensure_future(playing)
-    terminated = False
-
-    def on_term() -> None:
-        nonlocal terminated
-        terminated = True
-        runner.cancel()
-
-    loop.add_signal_handler(signal.SIGTERM, on_term)
-    try:
-        await runner
-    except asyncio.CancelledError:
-        if not terminated:
-            raise
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
-        if not runner.done():
-            runner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await runner

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import drivers
 from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import DeviceProfile, load_profile
@@ -98,7 +99,9 @@ class Case:
         return self.profile.quirks.get("checksum", "crc16-ccitt")
 
     def driver(self) -> Any:
-        return importlib.import_module(f"drivers.{self.profile.driver}").DRIVER(self.profile)
+        return importlib.import_module(drivers.module_name(self.profile.driver)).DRIVER(
+            self.profile
+        )
 
 
 def _bytes(literal: str, where: str) -> bytes:

@@ -74,7 +74,7 @@ def _called_from_own_code() -> bool:
 
 
 def _wrap_runner_record() -> None:
-    from floord.runner import TableRunner
+    from floord.table.runner import TableRunner
 
     original = TableRunner._record
 
@@ -89,8 +89,8 @@ def _wrap_runner_record() -> None:
 
 def _wrap_unrecorded_halt() -> None:
     """A halt decided while the journal could not record gains the refused inputs in the
-    runner (`floord.unrecorded`), after the engine built it: record its final shape."""
-    from floord.unrecorded import Unrecorded
+    runner (`floord.table.unrecorded`), after the engine built it: record its final shape."""
+    from floord.table.unrecorded import Unrecorded
 
     original = Unrecorded.into_halt
 
@@ -126,7 +126,7 @@ def journal_shapes(path: Path) -> list[tuple[str, dict[str, Any]]]:
 def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get(ENV):
         return
-    from floord.engine.types import Decision
+    from floord.engine.core.types import Decision
     from floord.events import DeviceEvent
 
     _wrap_init(DeviceEvent, _called_from_own_code)

@@ -22,8 +22,8 @@ from typing import Any
 import aiomqtt
 import yaml
 
-from floord.commands import build_command
 from floord.contract import Topics
+from floord.operator.commands import build_command
 
 SITE = "test-casino"
 PREFIX = "floor/v1"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType
-from floord.engine.types import CommandOutcome, VerifiedCommand
+from floord.engine.core.types import CommandOutcome, VerifiedCommand
 
 
 class OperatorCommands:

@@ -13,7 +13,7 @@ import aiomqtt
 from support import free_port
 
 from floord.contract import Envelope, Topics
-from floord.journal import Journal
+from floord.journal.store import Journal
 from floord.mqtt import Backoff, TableLink
 
 REPO = Path(__file__).resolve().parent.parent

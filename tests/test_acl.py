@@ -22,11 +22,11 @@ import yaml
 from paho.mqtt.enums import CallbackAPIVersion
 from support import Broker
 
-from floord.acl import AclError, acl_text, floor_logins
-from floord.cli import main as floord_main
-from floord.config import load_config
+from floord.cli.main import main as floord_main
+from floord.config.load import load_config
 from floord.contract import Topics
-from floord.mosquitto_passwd import hash_password, password_line, verify_password
+from floord.tools.acl import AclError, acl_text, floor_logins
+from floord.tools.mosquitto_passwd import hash_password, password_line, verify_password
 
 NOT_AUTHORIZED = 0x87
 SITE = "casino-1"

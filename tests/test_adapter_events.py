@@ -14,9 +14,9 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from floord.adapter import DeviceAdapter, Received
+from floord.adapters.local import DeviceAdapter, Received
 from floord.events import DeviceCommand
-from floord.journal import Journal
+from floord.journal.store import Journal
 from floord.profiles import load_profile
 
 NOW = datetime(2024, 3, 5, 15, 0, tzinfo=UTC)

@@ -18,13 +18,13 @@ import structlog
 import yaml
 from test_config_addresses import MALFORMED_PORTS
 
-from floord.adapter import DeviceAdapter, Received
-from floord.config import load_config
+from floord.adapters.local import DeviceAdapter, Received
+from floord.config.load import load_config
 from floord.contract import EventType
-from floord.daemon import Daemon
-from floord.journal import Journal
+from floord.journal.store import Journal
+from floord.processes.daemon import Daemon
 from floord.profiles import load_profile
-from floord.transport import PortError, parse_port
+from floord.transport.ports import PortError, parse_port
 
 WAIT_S = 10.0
 

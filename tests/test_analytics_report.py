@@ -1,4 +1,4 @@
-"""`floord report wheel` over a journal written with `floord.journal.Journal`."""
+"""`floord report wheel` over a journal written with `floord.journal.store.Journal`."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import yaml
 from scipy import stats
 
 from floord.analytics.report import WheelSetup, read_results, wheel_report
-from floord.cli import main
+from floord.cli.main import main
 from floord.contract import Envelope, EventType, format_ts
-from floord.engine.roulette_layout import SINGLE_ZERO_ORDER
-from floord.journal import Journal
+from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
+from floord.journal.store import Journal
 
 START = datetime(2024, 5, 31, 12, 0, tzinfo=UTC)
 

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from floord.analytics.wheel_watch import WheelWatch, roulette_order, sector_arcs
-from floord.engine.roulette_layout import DOUBLE_ZERO_ORDER, SINGLE_ZERO_ORDER
+from floord.engine.roulette.layout import DOUBLE_ZERO_ORDER, SINGLE_ZERO_ORDER
 
 SINGLE = roulette_order("single_zero")
 _LAYOUT = (  # 58 Pa. Code § 533.1(b)

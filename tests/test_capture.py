@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from floord.capture import CaptureError, Chunk, golden_steps, read_capture
+from floord.tools.capture import CaptureError, Chunk, golden_steps, read_capture
 
 LINES = [b"*X;6;010;23;0;000;0\r\n", b"*X;1;011;23;0;154;0\r\n", b"17\r\n"]
 

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from floord.commands import Refusal, build_command, sign_command, verify_command
 from floord.contract import COMMAND_MAX_SKEW_S, format_ts
-from floord.engine.types import VerifiedCommand
+from floord.engine.core.types import VerifiedCommand
+from floord.operator.commands import Refusal, build_command, sign_command, verify_command
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 FLOOR_KEY = b"floor-secret"

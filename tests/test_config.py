@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floord.config import ConfigError, load_config
+from floord.config.load import ConfigError, load_config
 from floord.profiles import ProfileError, load_profile
 
 

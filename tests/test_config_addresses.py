@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floord.cli import main
-from floord.transport import PortError, parse_port
+from floord.cli.main import main
+from floord.transport.ports import PortError, parse_port
 
 MALFORMED_PORTS = {
     "socket://127.0.0.1:70000": "a port number from 1 to 65535 expected, found 70000",

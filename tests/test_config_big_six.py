@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floord.config import ConfigError, load_config
-from floord.engine.big_six_layout import CLASS_COUNTS, ORDER_533_1_B, read_layout
+from floord.config.load import ConfigError, load_config
+from floord.engine.big_six.layout import CLASS_COUNTS, ORDER_533_1_B, read_layout
 
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floord.config import ConfigError, load_config
-from floord.daemon import build_engine
+from floord.config.load import ConfigError, load_config
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
-from floord.engine.big_six import BigSixEngine
-from floord.engine.carnival import CarnivalEngine
-from floord.journal import Journal
+from floord.engine.big_six.engine import BigSixEngine
+from floord.engine.carnival.engine import CarnivalEngine
+from floord.journal.store import Journal
+from floord.processes.daemon import build_engine
 
 SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"}
 READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"}

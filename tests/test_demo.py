@@ -25,16 +25,16 @@ import pytest
 
 from floord.analytics.report import setup_for_table
 from floord.analytics.wheel_watch import WheelWatch, roulette_order
-from floord.config import load_config
+from floord.config.load import load_config
 from floord.demo import DEMO_TABLES, write_demo_config
 from floord.demo import sensor_wheel as rl03
 from floord.demo.big_six_table import SPINS, build_simulator, scenario_body
 from floord.demo.card_devices import DEMO_CARD_TABLES, build_simulators, scenario_bodies
 from floord.demo.card_script import dealer_draws, hand_live, player_hits
 from floord.demo.game_scripts import tableau_cards
-from floord.engine.big_six_layout import ORDER_533_1_B
-from floord.engine.roulette_sensor import MIN_REVOLUTIONS, same_direction
-from floord.surveillance import TableSurveillance
+from floord.engine.big_six.layout import ORDER_533_1_B
+from floord.engine.roulette.sensor import MIN_REVOLUTIONS, same_direction
+from floord.table.surveillance import TableSurveillance
 
 CARD_TABLES = ("BJ-01", "S21-01")
 

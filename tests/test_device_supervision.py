@@ -1,4 +1,4 @@
-"""The daemon's line behind the adapters (`floord.device_supervision`): a device task
+"""The daemon's line behind the adapters (`floord.adapters.supervision`): a device task
 that raises, whatever the exception, or ends while the daemon runs is logged, reported
 `device.offline` with the reason and started again; if even the report fails, the
 offline event goes straight to the table. Unit tests of `supervise` with one scripted
@@ -12,9 +12,9 @@ from typing import Any
 
 import structlog
 
-from floord.adapter import Received
+from floord.adapters.local import Received
+from floord.adapters.supervision import supervise
 from floord.contract import EventType
-from floord.device_supervision import supervise
 
 T0 = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
 

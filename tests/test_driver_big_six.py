@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.big_six import SECTIONS, BigSixDriver, angle_section, section_distance
+from drivers.flf1.big_six import SECTIONS, BigSixDriver, angle_section, section_distance
 from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import DeviceProfile, load_profile

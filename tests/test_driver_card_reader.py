@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from cards_golden import Case, cases_of, check_golden, check_golden_checksums
 
-from drivers.card_reader import CardReaderDriver
+from drivers.flf1.card_reader import CardReaderDriver
 from floord.contract import EventType
 from floord.events import DeviceReply
 from floord.profiles import load_profile

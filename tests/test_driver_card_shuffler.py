@@ -6,7 +6,7 @@ import pytest
 from cards_golden import Case, cases_of, check_golden, check_golden_checksums
 from test_driver_card_reader import _types
 
-from drivers.card_shuffler import CardShufflerDriver
+from drivers.flf1.card_shuffler import CardShufflerDriver
 from floord.contract import EventType
 from floord.events import DeviceReply
 from floord.profiles import load_profile

@@ -10,10 +10,10 @@ from cards_golden import cases_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drivers.card_reader import CardReaderDriver
-from drivers.card_shuffler import CardShufflerDriver
-from drivers.dealing_shoe import DealingShoeDriver
-from drivers.framed_codec import encode_frame
+from drivers.flf1.card_reader import CardReaderDriver
+from drivers.flf1.card_shuffler import CardShufflerDriver
+from drivers.flf1.codec import encode_frame
+from drivers.flf1.dealing_shoe import DealingShoeDriver
 from floord.contract import EVENT_TYPES, EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import load_profile

@@ -11,7 +11,7 @@ import pytest
 from cards_golden import Case, cases_of, check_golden, check_golden_checksums
 from test_driver_card_reader import _types
 
-from drivers.dealing_shoe import DealingShoeDriver
+from drivers.flf1.dealing_shoe import DealingShoeDriver
 from floord.contract import EventType
 from floord.events import DeviceReply
 from floord.profiles import load_profile

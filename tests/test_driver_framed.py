@@ -20,9 +20,9 @@ from cards_golden import (
     independent_xor8,
 )
 
-from drivers import card_reader, card_shuffler, dealing_shoe
-from drivers.card_reader import CardReaderDriver
-from drivers.framed_codec import (
+from drivers.flf1 import card_reader, card_shuffler, dealing_shoe
+from drivers.flf1.card_reader import CardReaderDriver
+from drivers.flf1.codec import (
     FrameError,
     crc16_ccitt_false,
     decode_frame,

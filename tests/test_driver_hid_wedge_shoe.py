@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.hid_wedge_shoe import (
+from drivers.usb_shoe.hid_wedge_shoe import (
     DESCRIPTOR_MAGIC,
     DESCRIPTOR_PREFIX,
     DESCRIPTOR_QUERY,

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_driver_ss2 import CASES, PROFILE
 
-from drivers.cammegh_ss2 import Ss2Driver
-from drivers.cammegh_ss2_protocol import LineError, parse_status, wheel_labels
+from drivers.cammegh_ss2.driver import Ss2Driver
+from drivers.cammegh_ss2.protocol import LineError, parse_status, wheel_labels
 from floord.contract import EVENT_TYPES, EventType
 from floord.events import DeviceEvent, DeviceReply
 

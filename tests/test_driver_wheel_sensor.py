@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.wheel_sensor import WheelSensorDriver
-from floord.adapter import load_driver
+from drivers.flf1.wheel_sensor import WheelSensorDriver
+from floord.adapters.local import load_driver
 from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import load_profile

@@ -32,7 +32,7 @@ from e2e_support import (
 )
 from support import free_port
 
-from floord.commands import build_command
+from floord.operator.commands import build_command
 
 
 def floord_cmd(config: Path, operator: str, name: str, *args: str) -> tuple[int, dict]:

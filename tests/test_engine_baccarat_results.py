@@ -9,8 +9,8 @@ import pytest
 from test_engine_baccarat_support import make_table, of_type, result, violations
 
 from floord.contract import EventType, cite
-from floord.engine.baccarat_rules import BaccaratRules, RulesError
-from floord.engine.baccarat_settle import dragon_bonus
+from floord.engine.baccarat.rules import BaccaratRules, RulesError
+from floord.engine.baccarat.settle import dragon_bonus
 
 
 def _table(game: str = "baccarat", **over):

@@ -17,7 +17,7 @@ from test_engine_support import Clock
 
 from floord.contract import EventType
 from floord.engine import BaccaratEngine
-from floord.engine.types import CommandOutcome, EngineOutput
+from floord.engine.core.types import CommandOutcome, EngineOutput
 
 TABLE = "BAC1"
 SHOE = "shoe-1"

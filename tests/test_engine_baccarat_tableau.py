@@ -2,7 +2,7 @@
 on the Player's third card, checked against a tableau written out by hand here.
 
 The tableau below is the standard one, typed as it is printed on a dealer's card: it
-shares no code with `floord.engine.baccarat_tableau`.
+shares no code with `floord.engine.baccarat.tableau`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from test_engine_baccarat_support import card, make_table, of_type, result, violations
 
 from floord.contract import EventType, cite
-from floord.engine.baccarat_tableau import banker_draws, next_card, player_draws
+from floord.engine.baccarat.tableau import banker_draws, next_card, player_draws
 
 # Player (no natural on the table): D draws, S stands; index = two-card total 0-7.
 PLAYER_TABLEAU = "DDDDDDSS"

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from floord.contract import EventType, cite
-from floord.engine.big_six import BigSixEngine
-from floord.engine.snapshots import SnapshotError
-from floord.engine.types import EngineOutput, VerifiedCommand
+from floord.engine.big_six.engine import BigSixEngine
+from floord.engine.core.snapshots import SnapshotError
+from floord.engine.core.types import EngineOutput, VerifiedCommand
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 WHEEL = "wheel"
@@ -228,7 +228,7 @@ def test_a_rest_without_a_spin_is_no_result(table: Table) -> None:
 def test_themed_symbols_are_named_in_the_result_533_1_c() -> None:
     themes = {"cherry": "$1", "lemon": "$2", "plum": "$5", "bell": "$10", "seven": "$20",
               "star": "flag", "clown": "joker"}  # fmt: skip
-    from floord.engine.big_six_layout import ORDER_533_1_B
+    from floord.engine.big_six.layout import ORDER_533_1_B
 
     by_class = {c: s for s, c in themes.items()}
     t = Table(layout=[by_class[c] for c in ORDER_533_1_B], symbols=themes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from floord.engine.cards import (
+from floord.engine.cards.card import (
     CardError,
     count_hand,
     deck_size,

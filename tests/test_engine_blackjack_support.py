@@ -16,7 +16,7 @@ from test_engine_support import Clock
 
 from floord.contract import EventType
 from floord.engine import BlackjackEngine
-from floord.engine.types import CommandOutcome, EngineOutput
+from floord.engine.core.types import CommandOutcome, EngineOutput
 
 TABLE = "BJ1"
 READER = "reader-1"

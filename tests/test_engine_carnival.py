@@ -12,9 +12,9 @@ from test_engine_support import Clock
 
 from floord.contract import EventType, cite
 from floord.engine import SnapshotError
-from floord.engine.carnival import CarnivalEngine
-from floord.engine.carnival_rules import CHAPTERS
-from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.engine.carnival.engine import CarnivalEngine
+from floord.engine.carnival.rules import CHAPTERS
+from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 
 SHUFFLER = "shuffler-1"
 CHECKLIST = {"cards_inspected": True, "cards_verified": True, "cards_spread_and_washed": True}

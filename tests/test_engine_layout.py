@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from floord.contract import cite
-from floord.engine.roulette_layout import (
+from floord.engine.roulette.layout import (
     DOUBLE_ZERO_ORDER,
     SINGLE_ZERO_ORDER,
     colour,

@@ -1,7 +1,7 @@
 """No spin from a wheel sensor kit on a manual wheel: every case of 58 Pa. Code § 531.7,
 on single-zero, double-zero and double-zero-used-as-single-zero wheels.
 
-The events are those `drivers/wheel_sensor.py` makes (`docs/protocols/wheel-sensor.md`):
+The events are those `drivers/flf1/wheel_sensor.py` makes (`docs/protocols/wheel-sensor.md`):
 the rotor (`wheel.game_started`), the launch with the ball's direction, the ball's
 revolutions, "no more bets", the pocket, the ball off the wheel, an object in it.
 """

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from test_engine_support import TABLE, WHEEL, Clock, make_table, only, types
 
 from floord.contract import EventType
-from floord.engine.roulette_layout import winning_wagers
+from floord.engine.roulette.layout import winning_wagers
 
 
 def test_a_round_opens_on_game_started_and_ends_on_the_number() -> None:

@@ -11,7 +11,7 @@ from test_engine_support import TABLE, WHEEL, make_table, types
 
 from floord.contract import EventType
 from floord.engine import SnapshotError
-from floord.engine.types import Decision
+from floord.engine.core.types import Decision
 
 ENGINE_DIR = Path(__file__).resolve().parent.parent / "floord" / "engine"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from floord.contract import EventType
 from floord.engine import RouletteEngine
-from floord.engine.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 
 WHEEL = "wheel-1"
 TABLE = "R01"

@@ -8,7 +8,7 @@ import pytest
 from test_engine_support import PASSING, WHEEL, Clock, make_table, only, types
 
 from floord.contract import EventType, cite
-from floord.engine.gaming_day import GamingDay
+from floord.engine.core.gaming_day import GamingDay
 
 INSPECTION_RULE = "58 Pa. Code § 531.3(a)"
 

@@ -34,7 +34,7 @@ from test_engine_big_six import Table as BigSixTable
 from test_engine_carnival import make_table as carnival_table
 
 from floord.contract import EventType
-from floord.engine.types import CommandOutcome, Decision, EngineOutput
+from floord.engine.core.types import CommandOutcome, Decision, EngineOutput
 
 W = EventType
 RESULTS = {W.ROULETTE_RESULT, W.BIGSIX_RESULT, W.BLACKJACK_RESULT, W.BACCARAT_RESULT,

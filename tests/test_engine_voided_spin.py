@@ -15,7 +15,7 @@ import json
 from test_engine_support import Table, make_table, types
 
 from floord.contract import EventType
-from floord.engine.roulette import VOIDED_SPIN_POLICY
+from floord.engine.roulette.engine import VOIDED_SPIN_POLICY
 
 W = EventType
 

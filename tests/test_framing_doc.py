@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cards_golden import independent_crc16
 
-from drivers.card_reader import CardReaderDriver
+from drivers.flf1.card_reader import CardReaderDriver
 from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import load_profile

@@ -16,7 +16,7 @@ from typing import Any
 from golden_streams import file_name
 
 from floord.contract import Envelope
-from floord.journal import Journal
+from floord.journal.store import Journal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -128,7 +128,7 @@ def test_the_plugin_records_a_tests_journal(tmp_path: Path) -> None:
     """A real pytest run with `--record-streams`: the journal in tmp_path is dumped."""
     (tmp_path / "test_one.py").write_text(
         "from floord.contract import Envelope\n"
-        "from floord.journal import Journal\n"
+        "from floord.journal.store import Journal\n"
         "def test_writes(tmp_path):\n"
         "    j = Journal(tmp_path / 'sub' / 'j.db')\n"
         "    j.append('T', lambda s: Envelope(site='s', table='T', seq=s,\n"

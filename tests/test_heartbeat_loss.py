@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from drivers.card_reader import CardReaderDriver
-from drivers.framed_codec import encode_frame
+from drivers.flf1.card_reader import CardReaderDriver
+from drivers.flf1.codec import encode_frame
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import (

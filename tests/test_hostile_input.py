@@ -23,17 +23,17 @@ from hypothesis import strategies as st
 from test_engine_support import WHEEL, make_table
 from test_journal_disk_full import KEYS, FakeLink, connect
 
-from floord.adapter import Received
-from floord.adapter_link import read_command, read_replay_request
-from floord.bus import TableBus
-from floord.commands import build_command, check_command, sign_command
+from floord.adapters.link import read_command, read_replay_request
+from floord.adapters.local import Received
+from floord.adapters.remote import RemoteDevice
 from floord.contract import COMMAND_ROLES, Envelope, EventType, Topics, format_ts
-from floord.journal import Journal
-from floord.journal_audit import verify_journal
+from floord.journal.audit import verify_journal
+from floord.journal.store import Journal
 from floord.mqtt.link import compact
+from floord.operator.commands import build_command, check_command, sign_command
 from floord.profiles import load_profile
-from floord.remote_device import RemoteDevice
-from floord.runner import TableRunner
+from floord.table.bus import TableBus
+from floord.table.runner import TableRunner
 from floord.untrusted import escape_text, text_problem
 
 SETTINGS = settings(

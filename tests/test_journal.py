@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from floord.contract import Envelope
-from floord.journal import Journal, JournalError
+from floord.journal.store import Journal, JournalError
 
 
 def builder(stream: str, note: str = "x"):

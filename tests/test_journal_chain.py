@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floord.config import ConfigError, load_config
+from floord.config.load import ConfigError, load_config
 from floord.contract import Envelope, format_ts
-from floord.daemon import Daemon
-from floord.journal import Journal
-from floord.journal_audit import AuditError, verify_journal
-from floord.journal_chain import (
+from floord.journal.audit import AuditError, verify_journal
+from floord.journal.chain import (
     Anchor,
     canonical_bytes,
     event_hash,
     genesis,
     verify_bodies,
 )
+from floord.journal.store import Journal
+from floord.processes.daemon import Daemon
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 TABLE = "t1"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from floord.cli import main
+from floord.cli.main import main
 from floord.contract import Envelope, format_ts
-from floord.journal import Journal
-from floord.journal_chain import event_hash
+from floord.journal.chain import event_hash
+from floord.journal.store import Journal
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 STREAMS = ("RL-01", "RL-01/devices/wheel")

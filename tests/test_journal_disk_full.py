@@ -17,14 +17,14 @@ from typing import Any
 
 from test_engine_support import POCKETS, WHEEL, Clock, make_table
 
-from floord.adapter import Received
-from floord.bus import TableBus
-from floord.commands import build_command
+from floord.adapters.local import Received
 from floord.contract import EventType
 from floord.events import DeviceEvent
-from floord.journal import DISK_FULL, FAILURE, Journal, JournalError, failure_code
-from floord.journal_audit import verify_journal
-from floord.runner import TableRunner
+from floord.journal.audit import verify_journal
+from floord.journal.store import DISK_FULL, FAILURE, Journal, JournalError, failure_code
+from floord.operator.commands import build_command
+from floord.table.bus import TableBus
+from floord.table.runner import TableRunner
 
 KEYS = {"fp1": ("floorperson", b"fp1-secret"), "dl1": ("dealer", b"dl1-secret")}
 

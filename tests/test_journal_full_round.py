@@ -26,9 +26,9 @@ from test_engine_support import PASSING, make_table
 from test_journal_disk_full import command, connect, device, make_runner, table_events
 
 from floord.contract import EventType
-from floord.journal import DISK_FULL, Journal
-from floord.journal_audit import verify_journal
-from floord.runner import TableRunner
+from floord.journal.audit import verify_journal
+from floord.journal.store import DISK_FULL, Journal
+from floord.table.runner import TableRunner
 
 SPIN = {"rotor_direction": "cw", "rotor_rpm": 17.2}
 

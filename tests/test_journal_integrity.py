@@ -19,15 +19,15 @@ from typing import Any
 import yaml
 from test_engine_support import T0
 
-from floord.adapter import Received
-from floord.config import load_config
+from floord.adapters.local import Received
+from floord.config.load import load_config
 from floord.contract import Envelope, EventType
-from floord.daemon import Daemon
 from floord.events import DeviceEvent
-from floord.journal import DISK_FULL, Journal
-from floord.journal_audit import verify_journal
-from floord.journal_chain import event_hash
-from floord.journal_integrity import snapshot_hash, tail_breaks
+from floord.journal.audit import verify_journal
+from floord.journal.chain import event_hash
+from floord.journal.integrity import snapshot_hash, tail_breaks
+from floord.journal.store import DISK_FULL, Journal
+from floord.processes.daemon import Daemon
 
 TABLE = "t1"
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from floord.commands import OperatorKeys, Refusal, Verified, build_command, check_command
-from floord.config import ConfigError, load_config
-from floord.daemon import Daemon
+from floord.config.load import ConfigError, load_config
+from floord.operator.commands import OperatorKeys, Refusal, Verified, build_command, check_command
+from floord.processes.daemon import Daemon
 
 EXPIRES = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
 BEFORE = EXPIRES - timedelta(hours=1)

@@ -27,7 +27,7 @@ from mqtt_link_support import (
 )
 from support import Broker, free_port
 
-from floord.journal import JournalError
+from floord.journal.store import JournalError
 from floord.mqtt import Backoff
 from floord.mqtt.link import broker_address
 
@@ -274,7 +274,7 @@ LINK_PROCESS = """
 import asyncio, sys
 from pathlib import Path
 from floord.contract import Topics
-from floord.journal import Journal, JournalError
+from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 
 async def main():

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from floord.engine.cards import CardError
-from floord.engine.poker_hands import CLASSES, best_hand
+from floord.engine.cards.card import CardError
+from floord.engine.cards.poker_hands import CLASSES, best_hand
 
 # cards -> (class, tie-break ranks, the best five as a set)
 KNOWN = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from floord.adapters.protocol_limiter import ProtocolErrorLimiter, kind_of
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import ProtocolErrorPolicy
-from floord.protocol_limiter import ProtocolErrorLimiter, kind_of
 
 POLICY = ProtocolErrorPolicy(interval_s=10.0, kinds=2, fault_after=5)
 

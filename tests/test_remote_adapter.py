@@ -30,7 +30,7 @@ from e2e_support import (
     write_config,
 )
 
-from floord.journal import Journal
+from floord.journal.store import Journal
 
 SPEED = 10.0
 STREAM = "RL-01/devices/wheel"
@@ -286,8 +286,8 @@ def test_events_the_daemon_missed_are_filled_in_by_replay(broker, tmp_path: Path
 def _remote(tmp: Path, got: list[Any]) -> Any:
     from datetime import UTC, datetime
 
+    from floord.adapters.remote import RemoteDevice
     from floord.profiles import load_profile
-    from floord.remote_device import RemoteDevice
 
     return RemoteDevice(
         site="test-casino",
@@ -333,7 +333,7 @@ def test_remote_events_reach_the_bus_in_seq_order_once(tmp_path: Path) -> None:
 
 
 def test_remote_refuses_what_is_not_its_stream(tmp_path: Path) -> None:
-    from floord.remote_device import BadEnvelope
+    from floord.adapters.remote import BadEnvelope
 
     got: list[Any] = []
     remote = _remote(tmp_path, got)
@@ -361,7 +361,7 @@ def test_remote_refuses_what_is_not_its_stream(tmp_path: Path) -> None:
 
 
 def test_adapter_requests_are_read_strictly() -> None:
-    from floord.adapter_link import read_command, read_replay_request
+    from floord.adapters.link import read_command, read_replay_request
 
     assert read_command(b'{"v":1,"id":"a","name":"respin","args":{}}', "wheel").name == "respin"
     for raw in (

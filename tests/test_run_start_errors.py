@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from floord.cli import main, run_loaded
-from floord.config import load_config
+from floord.cli.main import main, run_loaded
+from floord.config.load import load_config
 
 
 def _body(tmp: Path, **top: object) -> dict:

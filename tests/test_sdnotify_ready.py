@@ -26,7 +26,7 @@ from pathlib import Path
 import yaml
 from e2e_support import start_sim, write_config
 
-from floord.sdnotify import keep_watchdog
+from floord.system.sdnotify import keep_watchdog
 
 
 class NotifySocket:

@@ -1,7 +1,7 @@
 """The simulated Big Six wheel through a real pty, heard by the test's own host code.
 
 The host end (`card_sim_support`) splits and checks frames with its own code, and the
-driver (`drivers/big_six.py`) then decodes what the simulator sent: the two sides of
+driver (`drivers/flf1/big_six.py`) then decodes what the simulator sent: the two sides of
 `docs/protocols/big-six.md` meet on real bytes.
 """
 
@@ -12,14 +12,14 @@ import asyncio
 import pytest
 from card_sim_support import HANG_S, assert_sequence_increases, on_pty
 
-from drivers.big_six import BigSixDriver, angle_section
-from drivers.framed_codec import encode_frame
+from drivers.flf1.big_six import BigSixDriver, angle_section
+from drivers.flf1.codec import encode_frame
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import DeviceProfile, load_profile
-from simulators.big_six import BigSixSimulator, pass_angles, spin_passes
-from simulators.big_six_scenarios import BigSixScenario, Spin
-from simulators.link import load_simulator
+from simulators.flf1.big_six import BigSixSimulator, pass_angles, spin_passes
+from simulators.flf1.big_six_scenarios import BigSixScenario, Spin
+from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
 SPEED = 50.0

@@ -15,11 +15,11 @@ import pytest
 from card_sim_support import HANG_S, assert_sequence_increases, on_pty, profile
 
 from floord.profiles import load_profile
-from simulators.card_reader import CardReaderSimulator
-from simulators.card_scenarios import ReaderScenario, ShoeScenario, ShufflerScenario
-from simulators.card_shuffler import CardShufflerSimulator
-from simulators.dealing_shoe import DECK, DealingShoeSimulator
-from simulators.link import load_simulator
+from simulators.flf1.card_reader import CardReaderSimulator
+from simulators.flf1.card_scenarios import ReaderScenario, ShoeScenario, ShufflerScenario
+from simulators.flf1.card_shuffler import CardShufflerSimulator
+from simulators.flf1.dealing_shoe import DECK, DealingShoeSimulator
+from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
 SPEED = 10.0

@@ -19,10 +19,10 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from floord.profiles import load_profile
-from simulators.cammegh_ss2 import Ss2Simulator
+from simulators.cammegh_ss2.simulator import Ss2Simulator
+from simulators.cammegh_ss2.stats import chi_squared, p_value
 from simulators.link import open_pty_link
 from simulators.scenario import FaultSpec, Scenario, SpinSpec, Step, pocket_labels
-from simulators.ss2_stats import chi_squared, p_value
 
 PROFILE = load_profile("cammegh-ss2")
 SPEED = 40.0

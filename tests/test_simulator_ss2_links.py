@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 
 from floord.profiles import load_profile
-from simulators.cammegh_ss2 import SIMULATOR, Ss2Simulator
-from simulators.link import load_simulator, run_simulator, serve_tcp
+from simulators.cammegh_ss2.simulator import SIMULATOR, Ss2Simulator
+from simulators.cammegh_ss2.stats import chi_squared, p_value, statistics_reply
+from simulators.cammegh_ss2.wire import Status, parse_command, status_frame
+from simulators.link import serve_tcp
+from simulators.run import load_simulator, run_simulator
 from simulators.scenario import Scenario, ScenarioError, Step, load_scenario, pocket_labels
-from simulators.ss2_stats import chi_squared, p_value, statistics_reply
-from simulators.ss2_wire import Status, parse_command, status_frame
 
 PROFILE = load_profile("cammegh-ss2")
 SPEED = 40.0

@@ -1,5 +1,5 @@
 """The simulated roulette wheel sensor kit through a real pty, heard by the test's own host
-code, then decoded by the real driver (`drivers/wheel_sensor.py`): the two sides of
+code, then decoded by the real driver (`drivers/flf1/wheel_sensor.py`): the two sides of
 `docs/protocols/wheel-sensor.md` meet on real bytes.
 """
 
@@ -10,15 +10,15 @@ import asyncio
 import pytest
 from card_sim_support import HANG_S, assert_sequence_increases, on_pty
 
-from drivers.framed_codec import encode_frame
-from drivers.wheel_sensor import WheelSensorDriver
+from drivers.flf1.codec import encode_frame
+from drivers.flf1.wheel_sensor import WheelSensorDriver
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import DeviceProfile, load_profile
-from simulators.link import load_simulator
+from simulators.flf1.wheel_sensor import WheelSensorSimulator
+from simulators.flf1.wheel_sensor_scenarios import WheelSensorScenario
+from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
-from simulators.wheel_sensor import WheelSensorSimulator
-from simulators.wheel_sensor_scenarios import WheelSensorScenario
 
 SPEED = 50.0
 REF = load_profile("ref-wheel-sensor")

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from e2e_support import start_daemon, start_sim, write_config
 
-from floord.cli import main
+from floord.cli.main import main
 
 
 def _status(capsys, config: Path, *extra: str) -> tuple[int, str]:

@@ -10,11 +10,11 @@ import yaml
 
 from floord.analytics.report import WheelResult, WheelSetup
 from floord.analytics.wheel_watch import roulette_order
-from floord.config import load_config
+from floord.config.load import load_config
 from floord.contract import EventType
-from floord.daemon import Daemon
-from floord.engine.types import Decision
-from floord.surveillance import TableSurveillance
+from floord.engine.core.types import Decision
+from floord.processes.daemon import Daemon
+from floord.table.surveillance import TableSurveillance
 
 
 def _setup() -> WheelSetup:
@@ -111,7 +111,7 @@ def test_a_dealer_who_aims_is_alerted_live_and_a_fair_dealer_is_not() -> None:
 def test_check_refuses_surveillance_settings_a_wheel_cannot_run(tmp_path: Path) -> None:
     """A window too small for a wheel's rarest cell is a config error, not a daemon that
     fails to start: Big Six needs 270 (the joker is 1/54), single zero 185."""
-    from floord.config import ConfigError
+    from floord.config.load import ConfigError
 
     device = {"id": "w", "profile": "ref-big-six", "port": "/dev/ttyUSB0"}
     wheel = {"id": "w", "profile": "cammegh-ss2", "port": "/dev/ttyUSB1"}

@@ -23,11 +23,11 @@ from e2e_support import CHECKLIST, FP, FP_KEY, start_daemon, start_sim, topics, 
 from support import free_port
 from test_acl import LockedBroker
 
-from floord.cli import main as floord_main
-from floord.config import BrokerConfig, ConfigError, load_config
-from floord.mosquitto_passwd import password_line
+from floord.cli.main import main as floord_main
+from floord.config.load import BrokerConfig, ConfigError, load_config
 from floord.mqtt.tls import client_tls
-from floord.operator_client import send_command
+from floord.operator.client import send_command
+from floord.tools.mosquitto_passwd import password_line
 
 pytestmark = pytest.mark.skipif(not shutil.which("openssl"), reason="needs the openssl CLI")
 

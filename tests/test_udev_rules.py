@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from floord.cli import main
-from floord.config import load_config
-from floord.udev_rules import plan_rules, render
+from floord.cli.main import main
+from floord.config.load import load_config
+from floord.tools.udev_rules import plan_rules, render
 
 SHIPPED = Path(__file__).resolve().parents[1] / "systemd" / "99-floord-devices.rules"
 

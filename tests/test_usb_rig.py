@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drivers.hid_wedge_shoe import HidWedgeShoeDriver
-from floord.config import ConfigError, load_config
+from drivers.usb_shoe.hid_wedge_shoe import HidWedgeShoeDriver
+from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import SerialSettings, load_profile
-from floord.transport import TransportError, open_transport
-from simulators.usb_shoe_backend import ScenarioError, scenario_backend
+from floord.transport.stream import TransportError, open_transport
+from simulators.usb_shoe.backend import ScenarioError, scenario_backend
 
 PROFILE = load_profile("ref-usb-shoe")
 SETTINGS = SerialSettings(baudrate=9600, bytesize=8, parity="N", stopbits=1, flow_control="none")

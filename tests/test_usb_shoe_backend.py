@@ -14,13 +14,13 @@ import pytest
 import usb.core
 import usb.util
 
-from drivers.hid_wedge_shoe import DESCRIPTOR_MAGIC, DESCRIPTOR_QUERY, HidWedgeShoeDriver
-from floord import usb_transport
+from drivers.usb_shoe.hid_wedge_shoe import DESCRIPTOR_MAGIC, DESCRIPTOR_QUERY, HidWedgeShoeDriver
 from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply
 from floord.profiles import load_profile
-from floord.transport import TransportError, open_transport
-from simulators.usb_shoe_backend import SimulatedShoeBackend, Typed, card_script, type_line
+from floord.transport import usb as usb_transport
+from floord.transport.stream import TransportError, open_transport
+from simulators.usb_shoe.backend import SimulatedShoeBackend, Typed, card_script, type_line
 
 PROFILE = load_profile("ref-usb-shoe")
 VID, PID = PROFILE.quirks["vendor_id"], PROFILE.quirks["product_id"]

@@ -141,7 +141,7 @@ def test_a_table_that_appears_later_gets_a_row_in_order() -> None:
 def test_settings_from_flags_and_from_a_config(tmp_path, capsys) -> None:
     from e2e_support import FP, FP_KEY, write_config
 
-    from floord.cli import main
+    from floord.cli.main import main
     from floord.watch.cli import settings_from
 
     config = write_config(tmp_path, "mqtt://127.0.0.1:1884", "/dev/null")

@@ -33,9 +33,9 @@ from e2e_support import (
     write_config,
 )
 
-from floord.commands import verify_command
 from floord.contract import Envelope, Topics, format_ts
-from floord.engine.types import VerifiedCommand
+from floord.engine.core.types import VerifiedCommand
+from floord.operator.commands import verify_command
 from floord.watch.feed import ReplaySigner, WatchFeed
 from floord.watch.model import FloorModel, Notice
 

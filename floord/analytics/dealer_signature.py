@@ -20,7 +20,7 @@ from typing import Any
 
 from floord.analytics.running_test import Category, RunningTest, check_level, check_window
 from floord.analytics.wheel_watch import sector_arcs
-from floord.engine.roulette_layout import WHEEL_KINDS, wheel_spec
+from floord.engine.roulette.layout import WHEEL_KINDS, wheel_spec
 
 
 class DealerSignature:

@@ -13,7 +13,7 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,6 @@ from floord.analytics.dealer_report import dealer_report, format_dealer_report
 from floord.analytics.running_test import MIN_EXPECTED, evaluate
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch, roulette_order
 from floord.contract import EventType, parse_ts
-from floord.extras import require_extra
 
 RESULT_TYPES = (EventType.ROULETTE_RESULT.value, EventType.BIGSIX_RESULT.value)
 
@@ -198,47 +197,10 @@ def setup_for_table(
     if game == BIG_SIX:
         layout = getattr(table_config.rules, "layout", None)
         if layout is None:
-            from floord.engine.big_six_layout import ORDER_533_1_B
+            from floord.engine.big_six.layout import ORDER_533_1_B
 
             layout = ORDER_533_1_B
         order = tuple(layout)
         return WheelSetup(BIG_SIX, order, window, level, 6 if sectors is None else sectors,
                           dict(Counter(order)))  # fmt: skip
     raise ValueError(f"table {table_config.id!r} plays {game}: it has no wheel to report on")
-
-
-def run_wheel_report(
-    config_path: Path,
-    table: str,
-    since: str | None,
-    png: Path | None,
-    *,
-    window: int,
-    level: float,
-    sectors: int | None,
-) -> str:
-    """Everything `floord report wheel` does; returns the text to print.
-
-    Bad input (an unknown table, a table without a wheel, a bad --since, an unreadable
-    journal) is a ValueError, KeyError or ConfigError for the command line to print.
-    """
-    from floord.config import load_config
-
-    if png is not None:
-        require_extra("report", "floord report wheel --png (the text report needs nothing more)")
-    loaded = load_config(config_path)
-    setup = setup_for_table(loaded.table(table), window, level, sectors)
-    if setup.kind != BIG_SIX:
-        settings = loaded.config.surveillance
-        setup = replace(setup, dealer_window=settings.dealer_window,
-                        dealer_bins=settings.dealer_bins)  # fmt: skip
-    start = parse_ts(since) if since is not None else None
-    results = read_results(loaded.journal_path, table, start)
-    report = wheel_report(setup, results)
-    text = format_report(table, report)
-    if png is not None:
-        from floord.analytics.report_chart import write_chart
-
-        write_chart(table, report, png)
-        text += f"\nchart written to {png}"
-    return text

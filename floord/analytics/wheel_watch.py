@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from floord.analytics.running_test import Category, RunningTest
-from floord.engine.roulette_layout import WHEEL_KINDS, wheel_spec
+from floord.engine.roulette.layout import WHEEL_KINDS, wheel_spec
 
 BIG_SIX = "big_six"
 BIG_SIX_SECTIONS = 54  # § 533.1(a)

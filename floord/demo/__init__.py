@@ -48,9 +48,8 @@ import aiomqtt
 import structlog
 import yaml
 
-from floord.config import load_config
+from floord.config.load import load_config
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
-from floord.daemon import Daemon
 from floord.demo.big_six_table import TABLE as BIG_SIX_TABLE
 from floord.demo.big_six_table import big_six_wheel
 from floord.demo.big_six_table import table_config as big_six_config
@@ -64,7 +63,8 @@ from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
 from floord.demo.sensor_wheel import WHEEL as SENSOR_WHEEL
 from floord.demo.sensor_wheel import table_config as sensor_config
 from floord.demo.view import LiveView
-from floord.operator_client import client_args
+from floord.operator.client import client_args
+from floord.processes.daemon import Daemon
 from floord.profiles import load_profile
 
 SITE = "demo"
@@ -126,7 +126,7 @@ def write_demo_config(
 
 
 async def _start_wheels(speed: float) -> tuple[dict[str, str], list[Any], list[asyncio.Task[Any]]]:
-    from simulators.cammegh_ss2 import Ss2Simulator
+    from simulators.cammegh_ss2.simulator import Ss2Simulator
     from simulators.link import open_pty_link
     from simulators.scenario import load_scenario
 

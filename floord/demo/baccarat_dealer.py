@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from floord.engine.baccarat_tableau import NEXT_NONE, next_card
+from floord.engine.baccarat.tableau import NEXT_NONE, next_card
 
 
 def coup_ready(state: dict[str, Any]) -> bool:

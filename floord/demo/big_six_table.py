@@ -48,7 +48,7 @@ SPINS: list[tuple[int, int, str, bool]] = [
 
 
 def scenario_body() -> dict[str, Any]:
-    """The wheel's scenario (`simulators.big_six_scenarios`, wheel seconds): stand still
+    """The wheel's scenario (`simulators.flf1.big_six_scenarios`, wheel seconds): stand still
     while the table opens, then the spins, a pause before each; loops for ever."""
     steps: list[dict[str, Any]] = [{"idle": OPENING_S * DEVICE_SPEED}]
     for section, revolutions, direction, between in SPINS:
@@ -60,7 +60,7 @@ def scenario_body() -> dict[str, Any]:
 def build_simulator() -> Any:
     """The wheel's simulator, its scenario validated against the model."""
     from floord.profiles import load_profile
-    from simulators.big_six import BigSixSimulator
+    from simulators.flf1.big_six import BigSixSimulator
 
     scenario = BigSixSimulator.SCENARIO.model_validate(scenario_body())
     return BigSixSimulator(load_profile(PROFILE), scenario, speed=DEVICE_SPEED)

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from floord.extras import require_extra
+from floord.system.extras import require_extra
 
 
 def free_port() -> int:

@@ -90,7 +90,7 @@ def table_config(table: CardTable, ports: dict[str, str]) -> dict[str, Any]:
 
 
 def scenario_bodies(table: CardTable, pace: float) -> tuple[Timeline, dict[str, dict[str, Any]]]:
-    """Each device's scenario (the file form of `simulators.card_scenarios`), and the
+    """Each device's scenario (the file form of `simulators.flf1.card_scenarios`), and the
     timeline they were built from."""
     line = timeline_for(table, pace)
     bodies = {
@@ -107,9 +107,9 @@ def scenario_bodies(table: CardTable, pace: float) -> tuple[Timeline, dict[str, 
 def build_simulators(table: CardTable, pace: float) -> dict[str, Any]:
     """The table's simulators, their scenarios validated and dry-run against the profiles."""
     from floord.profiles import load_profile
-    from simulators.card_reader import CardReaderSimulator
-    from simulators.card_shuffler import CardShufflerSimulator
-    from simulators.dealing_shoe import DealingShoeSimulator
+    from simulators.flf1.card_reader import CardReaderSimulator
+    from simulators.flf1.card_shuffler import CardShufflerSimulator
+    from simulators.flf1.dealing_shoe import DealingShoeSimulator
 
     kinds = {
         "reader": CardReaderSimulator,

@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from floord.engine.cards import count_hand, dealer_must_stand
+from floord.engine.cards.card import count_hand, dealer_must_stand
 
 PLAYER_STANDS_ON = 13
 SUITS = "SHDC"

@@ -31,8 +31,8 @@ from floord.demo.card_script import dealer_draws, player_hits
 from floord.demo.game_scripts import SETTLE_S
 from floord.demo.stud_dealer import StudSeat
 from floord.demo.wheel_dealer import WheelDealerSeat
-from floord.engine.cards import count_hand
-from floord.operator_client import send_command
+from floord.engine.cards.card import count_hand
+from floord.operator.client import send_command
 
 
 @dataclass

@@ -19,8 +19,8 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
-from floord.engine.big_six import big_six_inspection
-from floord.operator_client import send_command
+from floord.engine.big_six.engine import big_six_inspection
+from floord.operator.client import send_command
 
 CHECKLIST = {
     "no_magnet_or_contrivance": True,

@@ -5,7 +5,7 @@ seeded random deck, with a pause wherever the dealer has something to tell floor
 
 Baccarat (58 Pa. Code chapter 545): the shoe is loaded, burned (§ 545.5(f): the first
 card and as many more as its value) and deals coups card by card, Player first, by the
-tableau (`floord.engine.baccarat_tableau.next_card`). Now and then the dealer errs and
+tableau (`floord.engine.baccarat.tableau.next_card`). Now and then the dealer errs and
 draws a third card the tableau forbids: floord records a `procedure.violation`.
 
 Mississippi Stud (chapter 571) with a counting shuffler and an automated shoe: before
@@ -29,8 +29,8 @@ from floord.demo.card_script import (
     batch_table_timeline,
     reader_fault_timeline,
 )
-from floord.engine.baccarat_tableau import NEXT_NONE, next_card
-from floord.engine.cards import burn_value
+from floord.engine.baccarat.tableau import NEXT_NONE, next_card
+from floord.engine.cards.card import burn_value
 
 RANKS = "A23456789TJQK"
 BACCARAT_DECKS = 8
@@ -39,7 +39,7 @@ ERROR_EVERY = 3  # every third coup the dealer draws a card the tableau forbids
 # Real seconds (at the default pace) the baccarat dealer waits after a coup's last card
 # before `round_end`: an erroneous extra card comes DRAW_S after the last one.
 SETTLE_S = 0.75
-STUD_DECK = "deck"  # a one-deck table's deck (floord.engine.stud_rules: deck_backs)
+STUD_DECK = "deck"  # a one-deck table's deck (floord.engine.stud.rules: deck_backs)
 STUD_SHUFFLE_S = 1.0
 STREETS_S = 2.5  # the dealer's three streets and round_end, from the hand
 SHOE_JAM_AFTER = 3  # cards the automated shoe deals before it stops in the jam round

@@ -1,7 +1,7 @@
 """The demo's manual wheel RL-03: a single-zero wheel with the sensor kit, biased
 and time-lapsed, so that the live surveillance (`docs/analytics.md`) catches it.
 
-The kit (`ref-wheel-sensor`, `simulators/wheel_sensor.py`) runs in the demo's process on
+The kit (`ref-wheel-sensor`, `simulators/flf1/wheel_sensor.py`) runs in the demo's process on
 its own pty. Its scenario is generated here with a fixed seed (`SEED`): the wheel stands
 still while the table opens (the virtual dealer signs in with `dealer_in` then), then
 spins in time-lapse, a spin every `SPIN_S + GAP_S` seconds, each only `ROT`, `BAL` (with
@@ -121,7 +121,7 @@ def spins(seed: int = SEED) -> list[dict[str, Any]]:
 
 
 def scenario_body(time_lapse: float = 1.0) -> dict[str, Any]:
-    """The kit's scenario (`simulators.wheel_sensor_scenarios`): stand still while the
+    """The kit's scenario (`simulators.flf1.wheel_sensor_scenarios`): stand still while the
     table opens, then the spins; loops for ever. `time_lapse` above 1 slows the spins
     (the embedded broker shares the demo's process)."""
     steps: list[dict[str, Any]] = [{"idle": OPENING_S * KIT_SPEED}]
@@ -139,7 +139,7 @@ def scenario_body(time_lapse: float = 1.0) -> dict[str, Any]:
 def build_simulator(time_lapse: float = 1.0) -> Any:
     """The kit's simulator, its scenario validated against the model."""
     from floord.profiles import load_profile
-    from simulators.wheel_sensor import WheelSensorSimulator
+    from simulators.flf1.wheel_sensor import WheelSensorSimulator
 
     scenario = WheelSensorSimulator.SCENARIO.model_validate(scenario_body(time_lapse))
     return WheelSensorSimulator(load_profile(PROFILE), scenario, speed=KIT_SPEED)

@@ -11,7 +11,7 @@ import sys
 
 import aiomqtt
 
-from floord.operator_client import client_args
+from floord.operator.client import client_args
 
 
 async def tail(url: str, topic: str) -> None:

@@ -7,12 +7,12 @@
 does I/O or reads a clock: every input carries its time.
 """
 
-from floord.engine.baccarat import BaccaratEngine
-from floord.engine.blackjack import BlackjackEngine
-from floord.engine.roulette import RouletteEngine, roulette_inspection
-from floord.engine.snapshots import SnapshotError
-from floord.engine.stud import StudEngine
-from floord.engine.table_state import PrimaryDevice, TableState
+from floord.engine.baccarat.engine import BaccaratEngine
+from floord.engine.blackjack.engine import BlackjackEngine
+from floord.engine.core.snapshots import SnapshotError
+from floord.engine.core.table_state import PrimaryDevice, TableState
+from floord.engine.roulette.engine import RouletteEngine, roulette_inspection
+from floord.engine.stud.engine import StudEngine
 
 __all__ = [
     "BaccaratEngine",

@@ -28,7 +28,7 @@ import aiomqtt
 import structlog
 
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
-from floord.journal import Journal
+from floord.journal.store import Journal
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
 from floord.mqtt.client import broker_address as broker_address  # read here by its users

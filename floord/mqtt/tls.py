@@ -7,7 +7,7 @@ floor's own CA (not the system's store) and its host name against the URL's host
 `server_name`, and this box's client certificate offered when the broker requires one.
 
 `floord.mqtt` may not import the config module (it pulls in the engine), so the config's
-shape is described here as a Protocol; `floord.config.BrokerConfig` fits it.
+shape is described here as a Protocol; `floord.config.load.BrokerConfig` fits it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 
 class TLSSettings(Protocol):
-    """`broker.tls` in a config (`floord.config.BrokerTLSConfig`)."""
+    """`broker.tls` in a config (`floord.config.broker.BrokerTLSConfig`)."""
 
     @property
     def ca_file(self) -> Path: ...
@@ -32,7 +32,7 @@ class TLSSettings(Protocol):
 
 
 class BrokerSettings(Protocol):
-    """`broker` in a config (`floord.config.BrokerConfig`)."""
+    """`broker` in a config (`floord.config.load.BrokerConfig`)."""
 
     @property
     def url(self) -> str: ...

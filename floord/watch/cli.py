@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from floord.config import ConfigError, load_config, read_secret
+from floord.config.load import ConfigError, load_config, read_secret
 from floord.contract import DEFAULT_TOPIC_PREFIX
-from floord.extras import require_extra
 from floord.mqtt.link import broker_address
 from floord.mqtt.tls import client_tls
+from floord.system.extras import require_extra
 from floord.watch.feed import ReplaySigner, WatchFeed
 from floord.watch.model import FloorModel, Notice
 

@@ -22,12 +22,12 @@ from datetime import UTC, datetime
 
 import aiomqtt
 
-from floord.commands import build_command
 from floord.contract import Topics
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.jobs import run_session
 from floord.mqtt.session import SessionLoop
-from floord.operator_client import client_args
+from floord.operator.client import client_args
+from floord.operator.commands import build_command
 from floord.watch.model import FloorModel, Notice, ReplayRequest
 
 # What the console subscribes to, under `<prefix>/<site or +>/+/`.

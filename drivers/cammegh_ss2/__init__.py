@@ -1,0 +1,1 @@
+"""The Cammegh SS2 roulette wheel's host protocol."""

@@ -1,0 +1,1 @@
+"""floord's FLF/1 framed protocol: the framing once, and each device family."""

@@ -1,0 +1,1 @@
+"""A card-reading shoe on USB as a HID keyboard wedge."""

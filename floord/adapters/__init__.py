@@ -1,0 +1,1 @@
+"""Device adapters: in-process, remote over MQTT, and the adapter's link."""

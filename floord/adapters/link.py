@@ -1,0 +1,340 @@
+"""The MQTT side of a driver adapter in its own process (`floord adapter`).
+
+One device stream goes out, the daemon's device commands and replay requests come in:
+
+- the adapter's journal rows of `<table>/devices/<device>` are published on
+  `P/devices/<device>/events` in seq order at QoS 1 and marked published only after
+  the broker's PUBACK, exactly as the table link does for a table's streams;
+- `P/devices/<device>/status` (retained) says `online: true` on every connection and
+  again every `heartbeat_s` with the stream's `last_seq`, so the daemon can tell a
+  silent adapter from an idle device and see a gap without waiting for the next event;
+  the last will says `online: false`;
+- a command on `P/devices/<device>/cmd` goes to `on_command` as a `DeviceCommand`;
+- a replay request on `P/devices/<device>/replay/request` is answered on
+  `P/devices/<device>/replay` from the journal (at most `DEVICE_REPLAY_BATCH` events).
+
+A fresh client is made for every connection (clean session), as in the table link.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import aiomqtt
+import structlog
+
+from floord.contract import CONTRACT_VERSION, DEVICE_REPLAY_BATCH, EventType, Topics, format_ts
+from floord.events import DeviceCommand
+from floord.journal.store import Journal
+from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
+from floord.mqtt.jobs import run_session
+from floord.mqtt.link import compact
+from floord.mqtt.session import SessionLoop
+from floord.untrusted import escape_text, json_problem, parse_json, text_problem
+
+WINDOW = 100
+SCAN_CHUNK = 1000
+# The largest command or replay request taken from the broker, and its id's length.
+MAX_REQUEST_BYTES = 16 * 1024
+MAX_REQUEST_ID = 128
+
+
+def _text_field(body: dict[str, Any], key: str, limit: int) -> None:
+    """A request's text field must be safe text of at most `limit` characters."""
+    problem = text_problem(body[key], max_length=limit)
+    if problem:
+        raise ValueError(f"field {key!r}: {problem}")
+
+
+def _request(payload: bytes, what: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """A JSON object of this contract's version with no field but `v` and `fields`."""
+    body = parse_json(payload, max_bytes=MAX_REQUEST_BYTES)
+    if not isinstance(body, dict) or body.get("v") != CONTRACT_VERSION:
+        raise ValueError(f"a version {CONTRACT_VERSION} {what} object expected")
+    unknown = set(body) - {"v", *fields}
+    if unknown:
+        raise ValueError(f"unknown field(s) {sorted(unknown)}")
+    return body
+
+
+def read_command(payload: bytes, device: str) -> DeviceCommand:
+    """A device command from the daemon: `{"v": 1, "id", "name", "args"}`; ValueError if not."""
+    body = _request(payload, "command", ("id", "name", "args"))
+    name, args = body.get("name"), body.get("args", {})
+    if not isinstance(name, str) or not name or not isinstance(args, dict):
+        raise ValueError("a command needs a name (text) and args (an object)")
+    if not isinstance(body.get("id"), str):
+        raise ValueError("a command needs an id (text)")
+    _text_field(body, "id", MAX_REQUEST_ID)
+    _text_field(body, "name", 64)
+    problem = json_problem(args, where="args")
+    if problem:
+        raise ValueError(f"field {problem}")
+    return DeviceCommand(device=device, name=name, args=args)
+
+
+def read_replay_request(payload: bytes) -> dict[str, Any]:
+    """`{"v": 1, "id", "from_seq", "announce"}`; ValueError if it is anything else."""
+    body = _request(payload, "replay request", ("id", "from_seq", "announce"))
+    first = body.get("from_seq")
+    if not isinstance(first, int) or isinstance(first, bool) or first < 1:
+        raise ValueError("from_seq must be an integer, at least 1")
+    if not isinstance(body.get("id"), str) or not isinstance(body.get("announce", False), bool):
+        raise ValueError("a replay request needs an id (text); announce is true or false")
+    _text_field(body, "id", MAX_REQUEST_ID)
+    return body
+
+
+class AdapterLink:
+    """Publishes one device stream of the adapter's journal; serves the daemon's requests."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        username: str | None,
+        password: str | None,
+        topics: Topics,
+        device: str,
+        journal: Journal,
+        on_command: Callable[[DeviceCommand], Awaitable[Any]],
+        announce: Callable[[], bool],
+        device_online: Callable[[], bool],
+        heartbeat_s: float,
+        keepalive: int = 10,
+        client_id: str | None = None,
+        tls_context: ssl.SSLContext | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+    ) -> None:
+        # The config's broker.tls (floord.mqtt.tls.client_tls), as for a table link.
+        self._broker = Broker.from_url(
+            url,
+            username=username,
+            password=password,
+            identifier=client_id,
+            keepalive=keepalive,
+            timeout=connect_timeout,
+            tls_context=tls_context,
+        )
+        self._topics = topics
+        self._device = device
+        self.stream = f"{topics.table}/devices/{device}"
+        self._journal = journal
+        self._on_command = on_command
+        self._announce = announce
+        self._device_online = device_online
+        self._heartbeat_s = heartbeat_s
+        self._ack_timeout = max(10.0, 3.0 * keepalive)
+        self._log = structlog.get_logger("floord.adapter_link").bind(
+            table=topics.table, device=device
+        )
+        self._session = SessionLoop(
+            make_client=self._make_client,
+            serve=self._serve_connection,
+            broker=self._broker.where,
+            log=self._log,
+        )
+        self._client: aiomqtt.Client | None = None
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.connections = 0
+
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
+    def notify(self) -> None:
+        """New rows in the journal: publish them."""
+        self._wake.set()
+
+    def backlog(self) -> int:
+        return self._journal.backlog([self.stream])
+
+    async def stop(self) -> None:
+        """End run(): say `online: false` (clean stop) if connected, then disconnect."""
+        self._session.stop()
+
+    # --- the connection loop -----------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, serve and reconnect with back-off until stop()."""
+        try:
+            await self._session.run()
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _status(self, *, online: bool, reason: str) -> str:
+        last = self._journal.last_seq(self.stream)
+        first = self._journal.read_range(self.stream, 1, 1) if last else []
+        return compact(
+            {
+                "v": CONTRACT_VERSION,
+                "online": online,
+                "site": self._topics.site,
+                "table": self._topics.table,
+                "device": self._device,
+                "reason": reason,
+                "device_online": self._device_online(),
+                "last_seq": last,
+                "first_ts": json.loads(first[0])["ts"] if first else None,
+                "ts": format_ts(datetime.now(UTC)),
+            }
+        )
+
+    def _make_client(self) -> aiomqtt.Client:
+        will = aiomqtt.Will(
+            topic=self._topics.device_status(self._device),
+            payload=self._status(online=False, reason="connection lost"),
+            qos=1,
+            retain=True,
+        )
+        return self._broker.client(will=will, window=WINDOW)
+
+    async def _serve_connection(self, client: aiomqtt.Client) -> None:
+        """Say online, subscribe, then run the connection's jobs until one ends it."""
+        status = self._topics.device_status(self._device)
+        await client.publish(
+            status, self._status(online=True, reason="connected"), qos=1, retain=True
+        )
+        for topic in (
+            self._topics.device_cmd(self._device),
+            self._topics.device_replay_request(self._device),
+        ):
+            await client.subscribe(topic, qos=1, timeout=self._ack_timeout)
+        self._client = client
+        self.connections += 1
+        jobs = {
+            asyncio.create_task(self._listen(client)),
+            asyncio.create_task(self._drain(client)),
+            asyncio.create_task(self._heartbeat(client)),
+            asyncio.create_task(self._session.until_stopped(lambda: self._goodbye(client))),
+        }
+        try:
+            await run_session(jobs)
+        finally:
+            self._client = None
+
+    async def _goodbye(self, client: aiomqtt.Client) -> None:
+        await client.publish(
+            self._topics.device_status(self._device),
+            self._status(online=False, reason="clean stop"),
+            qos=1,
+            retain=True,
+            timeout=5.0,
+        )
+
+    async def _heartbeat(self, client: aiomqtt.Client) -> None:
+        status = self._topics.device_status(self._device)
+        while True:
+            await asyncio.sleep(self._heartbeat_s)
+            body = self._status(online=True, reason="heartbeat")
+            await client.publish(status, body, qos=1, retain=True, timeout=self._ack_timeout)
+
+    # --- the device stream -------------------------------------------------------
+
+    async def _drain(self, client: aiomqtt.Client) -> None:
+        """Publish the stream's unacknowledged rows in order, then whatever notify() adds."""
+        topic = self._topics.device_events(self._device)
+        while True:
+            self._wake.clear()
+            batch = self._journal.unpublished([self.stream], limit=WINDOW)
+            if not batch:
+                await self._wake.wait()
+                continue
+            tasks = [
+                asyncio.create_task(client.publish(topic, body, qos=1, timeout=self._ack_timeout))
+                for _, _, body in batch
+            ]
+            await asyncio.wait(tasks)
+            acked: list[int] = []
+            for (_, seq, _), task in zip(batch, tasks, strict=True):
+                if task.cancelled() or task.exception() is not None:
+                    break
+                acked.append(seq)
+            self._journal.mark_published(self.stream, acked)
+            if len(acked) != len(batch):
+                raise aiomqtt.MqttError("the broker did not acknowledge every event of a batch")
+
+    # --- requests from the daemon ------------------------------------------------
+
+    async def _listen(self, client: aiomqtt.Client) -> None:
+        cmd = self._topics.device_cmd(self._device)
+        request = self._topics.device_replay_request(self._device)
+        async for message in client.messages:
+            payload = message.payload
+            raw = payload if isinstance(payload, bytes | bytearray) else str(payload).encode()
+            if message.topic.matches(cmd):
+                self._command(bytes(raw))
+            elif message.topic.matches(request):
+                await self._replay(client, bytes(raw))
+
+    def _command(self, raw: bytes) -> None:
+        try:
+            command = read_command(raw, self._device)
+        except (ValueError, TypeError) as exc:
+            # Dropped with a log line (docs/contract.md): the daemon, its only sender,
+            # gets its outcome from the device stream, and a stranger gets nothing.
+            self._log.warning(
+                "device command refused", error=escape_text(str(exc), 300), raw=repr(raw[:80])
+            )
+            return
+        task = asyncio.create_task(self._on_command(command))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._command_done)
+
+    def _command_done(self, task: asyncio.Task[Any]) -> None:
+        """A command the adapter could not carry out is logged, never left unretrieved."""
+        if not task.cancelled() and task.exception() is not None:
+            self._log.error("device command failed", error=repr(task.exception()))
+
+    async def _replay(self, client: aiomqtt.Client, raw: bytes) -> None:
+        """Answer with the stored rows from `from_seq` on (a batch), unchanged."""
+        try:
+            request = read_replay_request(raw)
+        except (ValueError, TypeError) as exc:
+            self._log.warning(
+                "replay request refused", error=escape_text(str(exc), 300), raw=repr(raw[:80])
+            )
+            return
+        first = request["from_seq"]
+        last = self._journal.last_seq(self.stream)
+        rows = (
+            self._journal.read_range(self.stream, first, min(last, first + DEVICE_REPLAY_BATCH - 1))
+            if first <= last
+            else []
+        )
+        if request.get("announce") and not self._online_said_since(first, last):
+            self._announce()
+        body = {
+            "v": CONTRACT_VERSION,
+            "id": request["id"],
+            "from_seq": first,
+            "last_seq": last,
+            "events": [json.loads(row) for row in rows],
+        }
+        await client.publish(
+            self._topics.device_replay(self._device),
+            compact(body),
+            qos=1,
+            timeout=self._ack_timeout,
+        )
+
+    def _online_said_since(self, first: int, last: int) -> bool:
+        """Whether the stream says `device.online` anywhere in first..last (the daemon
+        reads those rows anyway, so it needs no announcement)."""
+        start = first
+        while start <= last:
+            end = min(last, start + SCAN_CHUNK - 1)
+            for row in self._journal.read_range(self.stream, start, end):
+                if json.loads(row).get("type") == EventType.DEVICE_ONLINE:
+                    return True
+            start = end + 1
+        return False

@@ -1,0 +1,407 @@
+"""A driver adapter: one device's transport, driver, supervision and event stream.
+
+Each adapter is a self-contained unit. It opens the device's port, feeds the bytes to
+the device's driver, keeps the device supervised (connect, identify, back-off
+reconnect, `device.offline` when it goes silent past its profile's timeout), journals
+its normalised events on its own stream (published on `P/devices/<device>/events`)
+and hands each one to its table through a sink. On a table box the sink is the
+in-process bus to the engine; a later issue runs adapters in their own process with
+the sink publishing to MQTT, which is why nothing here knows about the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from drivers import module_name as driver_module
+from floord.adapters.protocol_limiter import ProtocolErrorLimiter
+from floord.contract import Envelope, EventType, format_ts
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Outgoing, Request
+from floord.journal.store import Journal, JournalError
+from floord.profiles import DeviceProfile
+from floord.transport.stream import StreamTransport, TransportError, open_transport
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class Received:
+    """A device event as the adapter recorded it on the device's own stream."""
+
+    device: str
+    event: DeviceEvent
+    ts: datetime
+    device_seq: int
+
+
+Sink = Callable[[Received], None]
+
+# The prefixes drivers give a device's refusal of a command: the SS2's `*  NO` and the
+# card families' `NAK`. A refusal answers the oldest command still waiting.
+REFUSALS = frozenset({"NO", "NAK"})
+
+
+def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Any:
+    """The driver named by the profile (`drivers/<driver>.py`, class `DRIVER`)."""
+    module = importlib.import_module(driver_module(profile.driver))
+    return module.DRIVER(profile, **options)
+
+
+class DeviceAdapter:
+    """Supervises one device and publishes what it says."""
+
+    def __init__(
+        self,
+        *,
+        site: str,
+        table: str,
+        device: str,
+        port: str,
+        profile: DeviceProfile,
+        driver_options: dict[str, Any],
+        journal: Journal,
+        sink: Sink,
+        clock: Clock,
+        on_recorded: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.site = site
+        self.table = table
+        self.device = device
+        self.port = port
+        self.profile = profile
+        self.stream = f"{table}/devices/{device}"
+        self._driver = load_driver(profile, driver_options)
+        self._journal = journal
+        self._sink = sink
+        self._clock = clock
+        self._on_recorded = on_recorded
+        self._limiter = ProtocolErrorLimiter(profile.protocol_errors)
+        self._limiter_timer: asyncio.TimerHandle | None = None
+        self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
+        self._transport: StreamTransport | None = None
+        self._write_lock = asyncio.Lock()
+        self._pending: list[tuple[Request, asyncio.Future[DeviceReply]]] = []
+        self.online = False
+        self.identity: dict[str, Any] = {}
+        self.since: str | None = None
+        self.last_heard: str | None = None
+        self._offline_reported = False
+        self._stopping = False
+        # Set once the first connection attempt has an outcome (the port would not open,
+        # the device spoke, or its first session ended): the daemon waits for it, bounded,
+        # before it tells systemd it is ready.
+        self.tried = asyncio.Event()
+
+    # ----- the record -------------------------------------------------------------
+
+    def _emit(self, event: DeviceEvent) -> None:
+        """Record one of the device's events, protocol errors through the limiter."""
+        now = time.monotonic()
+        if event.type == EventType.DEVICE_PROTOCOL_ERROR:
+            for item in self._limiter.offer(event.data, now, format_ts(self._clock())):
+                self._record(item)
+            self._arm_limiter()
+            return
+        # What was counted goes on the record before what follows it; a link that ends
+        # says what it counted so far.
+        ended = event.type == EventType.DEVICE_OFFLINE
+        for item in self._limiter.close() if ended else self._limiter.due(now):
+            self._record(item)
+        self._record(event)
+
+    def _arm_limiter(self) -> None:
+        """Wake when the limiter's window closes, so a count is recorded even when the
+        line falls quiet (a TimerHandle, not a task: nothing to await at shutdown)."""
+        end = self._limiter.window_end
+        if end is None or self._limiter_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a synchronous caller): the next event flushes the count
+        self._limiter_timer = loop.call_later(max(0.0, end - time.monotonic()), self._window_closed)
+
+    def _window_closed(self) -> None:
+        self._limiter_timer = None
+        if self._stopping:
+            return
+        for item in self._limiter.due(time.monotonic()):
+            self._record(item)
+        self._arm_limiter()
+
+    def _record(self, event: DeviceEvent) -> None:
+        """Journal on the device's own stream, then hand it to the table."""
+        now = self._clock()
+
+        def build(seq: int) -> Envelope:
+            return Envelope(
+                site=self.site,
+                table=self.table,
+                seq=seq,
+                ts=format_ts(now),
+                type=str(event.type),
+                source=self.device,
+                data=event.data,
+            )
+
+        try:
+            seq = self._journal.append(self.stream, build).seq
+        except JournalError as exc:
+            # The table's runner will fail to record it too and halt the table; the
+            # event still goes to the engine so the halt names what happened.
+            self._log.critical("cannot journal device event", error=str(exc), type=event.type)
+            seq = 0
+        self._on_recorded()
+        self._sink(Received(self.device, event, now, seq))
+
+    def availability(self) -> dict[str, Any]:
+        """The retained body of `P/devices/<device>`."""
+        return availability_body(self)
+
+    def _went_online(self) -> None:
+        self.online = True
+        self._offline_reported = False
+        self.since = format_ts(self._clock())
+        self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port}))
+
+    def announce(self) -> bool:
+        """Say `device.online` again (`announced: true`) if the device is online now.
+
+        A daemon that restarted counts every device as not yet seen; an adapter in its
+        own process kept the device's connection, so it says so on its stream when asked.
+        """
+        if not self.online:
+            return False
+        self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port, "announced": True}))
+        return True
+
+    def _went_offline(self, reason: str) -> None:
+        if self.online or not self._offline_reported:
+            self.online = False
+            self._offline_reported = True
+            self.since = format_ts(self._clock())
+            self._emit(DeviceEvent(EventType.DEVICE_OFFLINE, {"port": self.port, "reason": reason}))
+
+    # ----- commands ---------------------------------------------------------------
+
+    async def send(self, command: DeviceCommand) -> DeviceReply | None:
+        """Send one command and wait for its reply (matched by prefix, not position).
+
+        The outcome is recorded as `device.command_result` either way, so the record
+        shows every re-spin floord asked for and whether the wheel took it.
+        """
+        try:
+            request = self._driver.encode(command)
+        except ValueError as exc:
+            self._emit(
+                DeviceEvent(
+                    EventType.DEVICE_COMMAND_RESULT,
+                    {"name": command.name, "ok": False, "reply": None, "error": str(exc)},
+                )
+            )
+            return None
+        reply = await self._request(request)
+        ok = reply is not None and reply.prefix not in REFUSALS
+        self._emit(
+            DeviceEvent(
+                EventType.DEVICE_COMMAND_RESULT,
+                {
+                    "name": command.name,
+                    "ok": ok,
+                    "reply": reply.text if reply else None,
+                    "error": None if ok else ("refused" if reply else "no reply"),
+                },
+            )
+        )
+        return reply
+
+    async def _request(self, request: Request) -> DeviceReply | None:
+        transport = self._transport
+        if transport is None:
+            return None
+        future: asyncio.Future[DeviceReply] = asyncio.get_running_loop().create_future()
+        entry = (request, future)
+        self._pending.append(entry)
+        try:
+            async with self._write_lock:
+                await transport.write(request.payload)
+            return await asyncio.wait_for(future, request.timeout_s)
+        except (TimeoutError, TransportError):
+            return None
+        finally:
+            with contextlib.suppress(ValueError):
+                self._pending.remove(entry)
+
+    def _match_reply(self, reply: DeviceReply) -> None:
+        for request, future in self._pending:
+            if future.done():
+                continue
+            if reply.prefix in REFUSALS or reply.text.startswith(request.reply_prefix):
+                future.set_result(reply)
+                return
+        # An unsolicited reply (another host, or a late one) is only logged.
+        self._log.debug("unmatched reply", text=reply.text)
+
+    # ----- supervision ------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, read and reconnect with back-off, until cancelled.
+
+        Whatever ends an attempt, a port that will not open or an exception no one
+        foresaw (a driver's bug, a port written wrong), ends as `device.offline` with
+        the reason and a log line, and the adapter tries again after its back-off: the
+        task never dies silently, so a required device's table never stays open with
+        nothing behind it. (The daemon's supervisor, `floord.adapters.supervision`, is the
+        second line for a failure of this loop itself.)
+        """
+        timeouts = self.profile.timeouts
+        backoff = timeouts.reconnect_min_s
+        while not self._stopping:
+            heard = False
+            try:
+                heard = await self._attempt()
+            except TransportError as exc:
+                self._log.warning("cannot open device", error=str(exc))
+                self._went_offline(f"cannot open port: {exc}")
+            except Exception as exc:  # any failure: the device is offline
+                reason = f"adapter failed: {type(exc).__name__}: {exc}"
+                self._log.error("device adapter failed", error=reason, exc_info=exc)
+                self._went_offline(reason)
+            finally:
+                self.tried.set()
+            if heard:
+                backoff = timeouts.reconnect_min_s
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, timeouts.reconnect_max_s)
+
+    async def _attempt(self) -> bool:
+        """One connection: open the port, run a session, close; True if the device spoke."""
+        self._transport = await open_transport(
+            self.port, self.profile.serial, self.profile.timeouts.connect_s
+        )
+        try:
+            self._driver.reset()
+            return await self._session(self._transport)
+        finally:
+            await self._transport.close()
+            self._transport = None
+            for _, future in self._pending:
+                if not future.done():
+                    future.cancel()
+
+    async def _session(self, transport: StreamTransport) -> bool:
+        """Read until the link breaks or goes silent; True if the device said anything."""
+        timeouts = self.profile.timeouts
+        first_wait = timeouts.power_on_quiet_s + timeouts.silence_s
+        heard = False
+        identify: asyncio.Task[None] | None = None
+        try:
+            while not self._stopping:
+                try:
+                    # asyncio.timeout, not wait_for: on Python 3.11 a wait_for whose read
+                    # completes as the task is cancelled returns the data and swallows the
+                    # cancellation (CPython gh-86296), so a chatty device kept a stopping
+                    # daemon waiting until it fell silent.
+                    async with asyncio.timeout(timeouts.silence_s if heard else first_wait):
+                        data = await transport.read()
+                except TimeoutError:
+                    waited = timeouts.silence_s if heard else first_wait
+                    self._went_offline(f"silent for {waited:g} s")
+                    return heard
+                except TransportError as exc:
+                    self._went_offline(f"link broke: {exc}")
+                    return heard
+                if not data:
+                    self._went_offline("link closed")
+                    return heard
+                if identify is not None and identify.done() and not identify.cancelled():
+                    failed = identify.exception()
+                    if failed is not None:
+                        raise failed  # run() reports it: offline, a log line, a retry
+                self.last_heard = format_ts(self._clock())
+                outputs = self._driver.feed(data, time.monotonic())
+                if not heard:
+                    heard = True
+                    self._went_online()
+                    self.tried.set()
+                    identify = asyncio.create_task(self._identify())
+                for item in outputs:
+                    if isinstance(item, DeviceReply):
+                        self._match_reply(item)
+                    elif isinstance(item, Outgoing):
+                        try:
+                            async with self._write_lock:
+                                await transport.write(item.payload)
+                        except TransportError as exc:
+                            self._went_offline(f"link broke: {exc}")
+                            return heard
+                    else:
+                        self._emit(item)
+            return heard
+        finally:
+            if identify is not None:
+                identify.cancel()
+                # Its own failure, if any, was raised above or dies with the session.
+                await asyncio.gather(identify, return_exceptions=True)
+
+    async def _identify(self) -> None:
+        """Ask the device who it is until it answers (the handshake of its driver)."""
+        while True:
+            replies: dict[str, DeviceReply] = {}
+            for request in self._driver.handshake():
+                reply = await self._request(request)
+                if reply is None or reply.prefix in REFUSALS:
+                    self._emit(
+                        DeviceEvent(
+                            EventType.DEVICE_PROTOCOL_ERROR,
+                            {
+                                "reason": f"no usable reply to {request.name} while identifying",
+                                "raw": reply.text if reply else "",
+                            },
+                        )
+                    )
+                    break
+                replies[request.name] = reply
+            else:
+                event = self._driver.identity(replies)
+                if event.type == EventType.DEVICE_IDENTIFIED:
+                    self.identity = dict(event.data)
+                self._emit(event)
+                if event.type == EventType.DEVICE_IDENTIFIED:
+                    return
+            await asyncio.sleep(self.profile.timeouts.reconnect_max_s)
+
+    def stop(self) -> None:
+        self._stopping = True
+
+    def fail(self, reason: str) -> None:
+        """This adapter's task failed (`floord.adapters.supervision`): the device is offline."""
+        self._went_offline(reason)
+        self.tried.set()
+
+
+def availability_body(device: Any) -> dict[str, Any]:
+    """The retained `P/devices/<device>` body of an adapter, in-process or remote: who the
+    device is (its identity, else its profile's) and when it was last online and heard."""
+    identity, profile = device.identity, device.profile
+    return {
+        "device": device.device,
+        "online": device.online,
+        "profile": profile.model,
+        "maker": identity.get("maker", profile.maker),
+        "model": identity.get("model", profile.name),
+        "firmware": identity.get("firmware"),
+        "serial": identity.get("serial"),
+        "since": device.since,
+        "last_heard": device.last_heard,
+        "port": device.port,
+    }

@@ -1,0 +1,465 @@
+"""A device whose driver adapter runs in its own process (`adapter: remote` in the config).
+
+To the table's runner a `RemoteDevice` is what a `DeviceAdapter` is (`run`, `stop`,
+`send`, `availability`, `stream`): it puts the same `Received` items on the same bus, in
+the device's `seq` order, so nothing after the bus can tell the two apart. It:
+
+- takes the adapter's envelopes from `P/devices/<device>/events`, drops a `seq` it
+  already has, holds back one that comes early and fills the gap with a replay request
+  (`P/devices/<device>/replay/request`, answered on `P/devices/<device>/replay`);
+- keeps each event in the daemon's journal under the device's stream name with the
+  adapter's own `seq` (before it goes on the bus, as an in-process adapter does), so the
+  daemon knows where it stopped reading after a restart and its journal still holds
+  the device stream;
+- sends the engine's device commands (a re-spin) to `P/devices/<device>/cmd`;
+- treats the adapter's last will (`P/devices/<device>/status`, `online: false`) or no
+  word from it past the profile's `silence_s` as the device going offline: the same
+  `device.offline` an in-process adapter reports, so a lost reader still halts a table.
+  Such an event, and a command that cannot be handed over, are the daemon's own
+  observations: they go on the table's record (with `device_seq` 0), not on the
+  device's stream, whose numbers belong to the adapter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Protocol
+
+import aiomqtt
+import structlog
+
+from floord.adapters.local import Received, Sink, availability_body
+from floord.contract import (
+    CONTRACT_VERSION,
+    EVENT_TYPES,
+    REPLAY_MAX_EVENTS,
+    Envelope,
+    EventType,
+    Topics,
+    format_ts,
+    parse_ts,
+)
+from floord.events import DeviceCommand, DeviceEvent
+from floord.journal.store import Journal, JournalError
+from floord.mqtt.client import Broker
+from floord.mqtt.jobs import run_session
+from floord.mqtt.link import compact
+from floord.mqtt.session import SessionLoop
+from floord.profiles import DeviceProfile
+from floord.untrusted import escape_text, escaped, json_problem, parse_json
+
+WATCH_S = 0.1
+REPLAY_TIMEOUT_S = 3.0
+# The largest adapter message taken: an event or a status, and a replay answer (which
+# carries up to DEVICE_REPLAY_BATCH events). Anything bigger is dropped as a protocol error.
+MAX_MESSAGE_BYTES = 64 * 1024
+MAX_REPLAY_BYTES = 16 * 1024 * 1024
+# Text of an event's data, and how deep it may nest.
+MAX_DATA_TEXT = 4096
+MAX_DATA_DEPTH = 8
+
+
+class TableDevice(Protocol):
+    """What the daemon and the runner use of a device, in-process or remote."""
+
+    table: str
+    device: str
+    port: str
+    stream: str
+    profile: DeviceProfile
+    online: bool
+    tried: asyncio.Event
+
+    def availability(self) -> dict[str, Any]: ...
+    async def run(self) -> None: ...
+    def stop(self) -> None: ...
+    def fail(self, reason: str) -> None: ...
+    async def send(self, command: DeviceCommand) -> Any: ...
+
+
+class BadEnvelope(ValueError):
+    """An adapter's message that is not an event of this device's stream."""
+
+
+def _unchained(env: Envelope, **changes: Any) -> Envelope:
+    """`env` as the daemon's journal takes it: the version is ours, and the chain
+    (`prev`, `hash`) is the journal's to fill in, not the adapter's."""
+    return replace(env, v=CONTRACT_VERSION, prev=None, hash=None, **changes)
+
+
+def printable(raw: bytes) -> str:
+    """`repr`-style, printable ASCII, at most 80 characters (a protocol error's `raw`)."""
+    text = repr(raw)[2:-1]
+    return text[:80]
+
+
+class RemoteDevice:
+    """The daemon's side of one device served by a `floord adapter` process."""
+
+    def __init__(
+        self,
+        *,
+        site: str,
+        table: str,
+        device: str,
+        profile: DeviceProfile,
+        topics: Topics,
+        journal: Journal,
+        sink: Sink,
+        clock: Callable[[], datetime],
+        url: str,
+        username: str | None,
+        password: str | None,
+        keepalive: int = 10,
+        client_id: str | None = None,
+        tls_context: ssl.SSLContext | None = None,
+        on_recorded: Callable[[], None] = lambda: None,
+        replay_timeout_s: float = REPLAY_TIMEOUT_S,
+    ) -> None:
+        self.site = site
+        self.table = table
+        self.device = device
+        self.profile = profile
+        self.stream = f"{table}/devices/{device}"
+        self.port = "remote"
+        self._topics = topics
+        self._journal = journal
+        self._sink = sink
+        self._clock = clock
+        # The config's broker.tls (floord.mqtt.tls.client_tls), as for a table link.
+        self._broker = Broker.from_url(
+            url,
+            username=username,
+            password=password,
+            identifier=client_id,
+            keepalive=keepalive,
+            tls_context=tls_context,
+        )
+        self._on_recorded = on_recorded
+        self._replay_timeout_s = replay_timeout_s
+        self._log = structlog.get_logger("floord.remote_device").bind(table=table, device=device)
+        self._client: aiomqtt.Client | None = None
+        self._session = SessionLoop(
+            make_client=self._broker.client,
+            serve=self._serve_connection,
+            broker=self._broker.where,
+            log=self._log,
+        )
+        # The device stream: the next seq to deliver, and early arrivals held back.
+        self._next = journal.last_seq(self.stream) + 1
+        self._early: dict[int, Envelope] = {}
+        self._asked_at: float | None = None
+        self._adapter_last = 0
+        self.broken: str | None = None
+        # The adapter process: up (its status), and when it last said anything.
+        self.adapter_up = False
+        self._heard_at: float | None = None
+        self._started_at: float | None = None
+        # The device, as its delivered events say (mirrors DeviceAdapter's fields).
+        self.online = False
+        self.identity: dict[str, Any] = {}
+        self.since: str | None = None
+        self.last_heard: str | None = None
+        self._offline_reported = False
+        self._online_said = False
+        # Set once the first catch-up was answered or the device was reported offline
+        # (the daemon's readiness waits for it, as for an in-process adapter's first try).
+        self.tried = asyncio.Event()
+
+    # ----- what the table sees ----------------------------------------------------
+
+    def availability(self) -> dict[str, Any]:
+        """The retained body of `P/devices/<device>`, from the events delivered so far."""
+        return {**availability_body(self), "adapter": "remote"}
+
+    def _track(self, event: DeviceEvent, ts: datetime) -> None:
+        stamp = format_ts(ts)
+        self.last_heard = stamp
+        if event.type == EventType.DEVICE_ONLINE:
+            self.online, self._offline_reported, self._online_said = True, False, True
+            self.since = stamp
+            self.port = str(event.data.get("port") or self.port)
+        elif event.type == EventType.DEVICE_OFFLINE:
+            self.online, self._offline_reported, self._online_said = False, True, False
+            self.since = stamp
+            self.tried.set()
+        elif event.type == EventType.DEVICE_IDENTIFIED:
+            self.identity = dict(event.data)
+
+    def _hand_over(self, event: DeviceEvent, ts: datetime, device_seq: int) -> None:
+        self._track(event, ts)
+        self._on_recorded()
+        self._sink(Received(self.device, event, ts, device_seq))
+
+    def _observe(self, etype: EventType, data: dict[str, Any]) -> None:
+        """An event the daemon itself observed about the device (not on its stream)."""
+        self._hand_over(DeviceEvent(etype, data), self._clock(), 0)
+
+    def _went_offline(self, reason: str) -> None:
+        if self.online or not self._offline_reported:
+            self._log.warning("remote device offline", reason=reason)
+            self._observe(EventType.DEVICE_OFFLINE, {"port": self.port, "reason": reason})
+
+    def _break(self, reason: str) -> None:
+        """The adapter's stream does not continue the one on record: fail closed."""
+        if self.broken is None:
+            self.broken = reason
+            self._log.critical("device stream cannot be followed", reason=reason)
+            self._went_offline(reason)
+
+    # ----- the device stream ------------------------------------------------------
+
+    def _read_envelope(self, body: Any) -> Envelope:
+        if not isinstance(body, dict):
+            raise BadEnvelope(
+                f"not an event envelope: an object expected, found {type(body).__name__}"
+            )
+        try:
+            env = Envelope.from_json(json.dumps(body))
+            if not isinstance(env.ts, str):
+                raise ValueError(f"ts {env.ts!r} is not text")
+            parse_ts(env.ts)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadEnvelope(f"not an event envelope: {exc!r}") from exc
+        if (env.site, env.table, env.source) != (self.site, self.table, self.device):
+            raise BadEnvelope(
+                f"an event of {env.site!r}/{env.table!r}/{env.source!r}, not this device"
+            )
+        if not isinstance(env.seq, int) or isinstance(env.seq, bool) or env.seq < 1:
+            raise BadEnvelope(f"seq {env.seq!r} is not a positive integer")
+        if not isinstance(env.type, str) or env.type not in EVENT_TYPES:
+            raise BadEnvelope(f"unknown event type {env.type!r}")
+        if not isinstance(env.data, dict):
+            raise BadEnvelope("data is not an object")
+        for name, value in (("rule", env.rule), ("round", env.round)):
+            if value is not None and not isinstance(value, str):
+                raise BadEnvelope(f"{name} {value!r} is neither text nor null")
+        # A real adapter's drivers escape what they decode, so unsafe text here did not
+        # come from one: it is kept, escaped, so the stream goes on; an overlong or
+        # deeply nested body is not taken at all.
+        problem = json_problem(
+            env.data, where="data", max_text=MAX_DATA_TEXT, max_depth=MAX_DATA_DEPTH, chars=False
+        )
+        if problem:
+            raise BadEnvelope(problem)
+        return _unchained(
+            env, data=escaped(env.data), rule=escaped(env.rule), round=escaped(env.round)
+        )
+
+    def _accept(self, env: Envelope) -> None:
+        """Deliver in seq order: drop what is known, hold back what comes early."""
+        if self.broken or env.seq < self._next:
+            return
+        if env.seq > self._next:
+            if len(self._early) < REPLAY_MAX_EVENTS:
+                self._early[env.seq] = env
+            self._ask()
+            return
+        self._deliver(env)
+        while self._next in self._early:
+            self._deliver(self._early.pop(self._next))
+        self._early = {s: e for s, e in self._early.items() if s >= self._next}
+
+    def _deliver(self, env: Envelope) -> None:
+        copy = _unchained(env)
+        try:
+            self._journal.append_many(self.stream, [lambda _seq: copy])
+            # The adapter published it already: the daemon's link must not send it again.
+            self._journal.mark_published(self.stream, [env.seq])
+        except JournalError as exc:
+            self._log.critical("cannot keep the device event", error=str(exc), seq=env.seq)
+        self._next = env.seq + 1
+        self._hand_over(DeviceEvent(EventType(env.type), env.data), parse_ts(env.ts), env.seq)
+
+    def _ask(self) -> None:
+        """One replay request at a time, for everything from the first missing seq."""
+        client = self._client
+        if client is None or self.broken or self._asked_at is not None:
+            return
+        self._asked_at = asyncio.get_running_loop().time()
+        body = {
+            "v": CONTRACT_VERSION,
+            "id": uuid.uuid4().hex,
+            "from_seq": self._next,
+            # A restarted daemon counts the device as not seen; the adapter says
+            # device.online again if it is online and the replay would not say so.
+            "announce": not self._online_said,
+        }
+        task = asyncio.create_task(
+            client.publish(
+                self._topics.device_replay_request(self.device), compact(body), qos=1, timeout=10
+            )
+        )
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    def _on_replay(self, body: Any) -> None:
+        if not isinstance(body, dict) or not isinstance(body.get("events"), list):
+            raise BadEnvelope("a replay answer must be an object with a list of events")
+        first, last = body.get("from_seq"), body.get("last_seq")
+        if not isinstance(first, int) or not isinstance(last, int):
+            raise BadEnvelope("a replay answer needs integer from_seq and last_seq")
+        self._asked_at = None
+        self.tried.set()
+        for item in body["events"]:
+            self._accept(self._read_envelope(item))
+        self._adapter_last = max(self._adapter_last, last)
+        if self._next == first and first <= last:
+            self._break(f"the adapter's journal no longer holds seq {first} of {self.stream}")
+        elif self._next <= self._adapter_last:
+            self._ask()
+
+    def _on_status(self, body: Any, live: bool) -> None:
+        if not isinstance(body, dict) or not isinstance(body.get("online"), bool):
+            raise BadEnvelope("a status must be an object with online true or false")
+        if not body["online"]:
+            self.adapter_up = False
+            said = escape_text(str(body.get("reason") or "no reason given"), 200)
+            self._went_offline(f"adapter offline: {said}")
+            return
+        self.adapter_up = True
+        if live:
+            self._heard()
+        last = body.get("last_seq")
+        if not isinstance(last, int) or isinstance(last, bool):
+            raise BadEnvelope("an online status needs an integer last_seq")
+        self._check_continuity(last, body.get("first_ts"))
+        self._adapter_last = max(self._adapter_last, last)
+        # A gap the next event would show, or a device the adapter has online while the
+        # engine counts it offline (the daemon restarted, or it heard nothing for a while).
+        if self._next <= last or (body.get("device_online") is True and not self._online_said):
+            self._ask()
+
+    def _check_continuity(self, last: int, first_ts: Any) -> None:
+        """The adapter's stream must be the one on record: never shorter, same first event."""
+        have = self._next - 1
+        if last < have:
+            self._break(f"the adapter's stream ends at seq {last}; {have} are on record")
+            return
+        if have and first_ts is not None:
+            [mine] = self._journal.read_range(self.stream, 1, 1) or ["{}"]
+            if json.loads(mine).get("ts") not in (None, first_ts):
+                self._break("the adapter's stream is not the one on record (seq 1 differs)")
+
+    def _heard(self) -> None:
+        self._heard_at = asyncio.get_running_loop().time()
+
+    # ----- commands ---------------------------------------------------------------
+
+    async def send(self, command: DeviceCommand) -> None:
+        """Hand the command to the adapter process; its result comes on the device's
+        stream. A command that cannot be handed over is recorded as not delivered."""
+        client = self._client
+        body = {"v": CONTRACT_VERSION, "id": uuid.uuid4().hex, "name": command.name}
+        body["args"] = command.args
+        problem = None
+        if client is None or not self.adapter_up:
+            problem = "not delivered: the adapter process is not reachable"
+        else:
+            try:
+                await client.publish(
+                    self._topics.device_cmd(self.device), compact(body), qos=1, timeout=10
+                )
+            except aiomqtt.MqttError as exc:
+                problem = f"not delivered: {exc}"
+        if problem:
+            result = {"name": command.name, "ok": False, "reply": None, "error": problem}
+            self._observe(EventType.DEVICE_COMMAND_RESULT, result)
+
+    # ----- supervision ------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Follow the adapter over MQTT, reconnecting with back-off, until stop() or
+        cancelled."""
+        loop = asyncio.get_running_loop()
+        self._started_at = loop.time()
+        watch = asyncio.create_task(self._watch())
+        try:
+            await self._session.run()
+        finally:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
+
+    async def _serve_connection(self, client: aiomqtt.Client) -> None:
+        """Subscribe, ask for what is missing, then take the adapter's messages."""
+        for topic in (
+            self._topics.device_events(self.device),
+            self._topics.device_replay(self.device),
+            self._topics.device_status(self.device),
+        ):
+            await client.subscribe(topic, qos=1)
+        self._client = client
+        self._asked_at = None
+        try:
+            self._ask()
+            await run_session(
+                {
+                    asyncio.create_task(self._listen(client)),
+                    asyncio.create_task(self._session.until_stopped()),
+                }
+            )
+        finally:
+            self._client = None
+
+    async def _listen(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            self._on_message(message)
+
+    def _on_message(self, message: aiomqtt.Message) -> None:
+        payload = message.payload
+        raw = bytes(payload) if isinstance(payload, bytes | bytearray) else str(payload).encode()
+        topic = message.topic
+        try:
+            replay = topic.matches(self._topics.device_replay(self.device))
+            body = parse_json(raw, max_bytes=MAX_REPLAY_BYTES if replay else MAX_MESSAGE_BYTES)
+            if topic.matches(self._topics.device_events(self.device)):
+                self._heard()
+                self._accept(self._read_envelope(body))
+            elif topic.matches(self._topics.device_replay(self.device)):
+                self._heard()
+                self._on_replay(body)
+            elif topic.matches(self._topics.device_status(self.device)):
+                self._on_status(body, live=not message.retain)
+        except (ValueError, TypeError, BadEnvelope) as exc:
+            # Dropped (documented in docs/contract.md): logged, and recorded as a
+            # protocol error with the reason and the start of the bytes, both escaped.
+            reason = escape_text(f"adapter message on {topic}: {exc}", 300)
+            self._log.error("bad message from the adapter", topic=str(topic), error=reason)
+            self._observe(
+                EventType.DEVICE_PROTOCOL_ERROR, {"reason": reason, "raw": printable(raw)}
+            )
+
+    async def _watch(self) -> None:
+        """Silence past the profile's timeout is offline; an unanswered replay is asked
+        again."""
+        timeouts = self.profile.timeouts
+        first_wait = timeouts.connect_s + timeouts.power_on_quiet_s + timeouts.silence_s
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(WATCH_S)
+            now = loop.time()
+            if self._heard_at is None:
+                assert self._started_at is not None
+                if now - self._started_at > first_wait:
+                    self._went_offline(f"adapter not heard for {first_wait:g} s")
+            elif now - self._heard_at > timeouts.silence_s:
+                self._went_offline(f"adapter silent for {timeouts.silence_s:g} s")
+            if self._asked_at is not None and now - self._asked_at > self._replay_timeout_s:
+                self._asked_at = None
+                if self._early or self._next <= self._adapter_last:
+                    self._ask()
+
+    def stop(self) -> None:
+        self._session.stop()
+
+    def fail(self, reason: str) -> None:
+        """This device's task failed (`floord.adapters.supervision`): the device is offline."""
+        self._went_offline(reason)
+        self.tried.set()

@@ -1,0 +1,1 @@
+"""The `floord` command line: the entry point and one module per verb."""

@@ -1,0 +1,55 @@
+"""`floord adapter`: run one device's driver adapter as its own process."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add `floord adapter` to the `floord` subcommands."""
+    parser = sub.add_parser(
+        "adapter",
+        help="run one device's driver adapter as its own process (the daemon: adapter: remote)",
+    )
+    parser.add_argument("-c", "--config", required=True, type=Path, help="the YAML config")
+    parser.add_argument("--table", required=True, help="the table the device belongs to")
+    parser.add_argument("--device", required=True, help="the device's id in that table")
+    parser.add_argument("--port", help="the device's port, if the config does not name it")
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        help="the adapter's own journal (default: adapter-<table>-<device>.db beside the "
+        "config's journal)",
+    )
+    parser.set_defaults(handler=run_adapter)
+
+
+def run_adapter(ns: argparse.Namespace) -> int:
+    from floord.config.load import ConfigError, load_config
+    from floord.journal.store import JournalError
+    from floord.processes.adapter import AdapterProcess
+    from floord.profiles import ProfileError
+
+    try:
+        loaded = load_config(ns.config)
+    except ConfigError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+
+    async def main() -> None:
+        await AdapterProcess(
+            loaded, ns.table, ns.device, port=ns.port, journal_path=ns.journal
+        ).run()
+
+    try:
+        asyncio.run(main())
+    except (KeyError, ValueError, OSError, ProfileError, JournalError) as exc:
+        print(f"floord adapter: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    return 0

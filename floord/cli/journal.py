@@ -1,0 +1,79 @@
+"""`floord journal verify | export | copy`: the auditor's commands (docs/journal.md).
+
+All three only read the journal (a `mode=ro` connection), so they are safe to run on
+the daemon's live file as well as on a copy. Exit codes: 0 done (for `verify`: every
+chain is whole), 1 a broken chain, 2 the journal could not be read as asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from floord.journal.audit import AuditError, copy_journal, describe, export_journal, verify_journal
+
+
+def register(sub: Any) -> None:
+    """Add `floord journal ...` to the `floord` command line."""
+    journal = sub.add_parser("journal", help="verify, export or copy the journal (auditors)")
+    what = journal.add_subparsers(dest="journal", required=True, metavar="ACTION")
+
+    verify = what.add_parser("verify", help="prove every stream's hash chain; name a break")
+    verify.add_argument("--db", required=True, type=Path, help="the journal file (or a copy)")
+    verify.add_argument("--stream", help="only this stream (e.g. RL-01 or RL-01/devices/wheel)")
+    verify.set_defaults(handler=_verify)
+
+    export = what.add_parser("export", help="stored event bodies in a time window, JSON lines")
+    export.add_argument("--db", required=True, type=Path)
+    export.add_argument("--from", dest="start", required=True, help="ISO 8601, included")
+    export.add_argument("--to", dest="end", required=True, help="ISO 8601, excluded")
+    export.add_argument("--stream", help="only this stream")
+    export.add_argument("--out", type=Path, help="write here (default: standard output)")
+    export.set_defaults(handler=_export)
+
+    copy = what.add_parser("copy", help="a consistent copy of a live journal (backup API)")
+    copy.add_argument("--db", required=True, type=Path)
+    copy.add_argument("--out", required=True, type=Path, help="a new file (never overwritten)")
+    copy.set_defaults(handler=_copy)
+
+
+def _verify(ns: argparse.Namespace) -> int:
+    try:
+        report = verify_journal(ns.db, ns.stream)
+    except AuditError as exc:
+        print(f"floord journal verify: {exc}", file=sys.stderr)
+        return 2
+    print(describe(report, ns.db))
+    return 1 if report.broken is not None else 0
+
+
+def _export(ns: argparse.Namespace) -> int:
+    try:
+        if ns.out is None:
+            count = export_journal(ns.db, ns.start, ns.end, sys.stdout, ns.stream)
+        else:
+            if ns.out.exists():
+                raise AuditError(f"{ns.out} already exists; export never overwrites a file")
+            try:
+                with ns.out.open("x", encoding="utf-8", newline="\n") as out:
+                    count = export_journal(ns.db, ns.start, ns.end, out, ns.stream)
+            except AuditError:
+                ns.out.unlink(missing_ok=True)  # no half-written export left behind
+                raise
+    except (AuditError, OSError) as exc:
+        print(f"floord journal export: {exc}", file=sys.stderr)
+        return 2
+    print(f"exported {count} events", file=sys.stderr)
+    return 0
+
+
+def _copy(ns: argparse.Namespace) -> int:
+    try:
+        pages = copy_journal(ns.db, ns.out)
+    except AuditError as exc:
+        print(f"floord journal copy: {exc}", file=sys.stderr)
+        return 2
+    print(f"{ns.db} copied to {ns.out} ({pages} pages)")
+    return 0

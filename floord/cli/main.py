@@ -1,0 +1,265 @@
+"""`floord`: the command line of the contract (run, demo, sim, check, cmd, report)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from floord import __version__
+from floord.system.logs import configure_logging
+
+if TYPE_CHECKING:
+    from floord.config.load import LoadedConfig
+
+# Subcommands that live in their own modules. Each module has `register(sub)`, which adds
+# its parser to `sub` and sets `handler=<function(ns) -> exit code>` as a default, so a
+# subcommand's code stays next to the feature it drives.
+EXTENSIONS: list[str] = [
+    "floord.cli.journal",
+    "floord.watch.cli",
+    "floord.cli.acl",
+    "floord.cli.adapter",
+    "floord.cli.udev",
+    "floord.cli.status",
+    "floord.cli.capture",
+]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="floord",
+        description="Table-side daemon: casino table devices to journaled, "
+        "procedure-checked MQTT events.",
+    )
+    parser.add_argument("--version", action="version", version=f"floord {__version__}")
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run the daemon in the foreground (systemd Type=notify)")
+    run.add_argument("-c", "--config", required=True, type=Path, help="the table box's YAML config")
+
+    demo = sub.add_parser("demo", help="a demo floor with simulated tables and an embedded broker")
+    demo.add_argument("--seconds", type=float, default=None, help="stop after N seconds (exit 0)")
+    demo.add_argument("--broker", default=None, help="use this broker (mqtt://HOST:PORT) instead")
+    demo.add_argument(
+        "--speed",
+        type=float,
+        default=4.0,
+        help="speed-up of the simulated wheels (default 4); also paces the card tables",
+    )
+    demo.add_argument(
+        "--journal",
+        type=Path,
+        default=None,
+        help="keep the demo's journal in this new file (default: thrown away at the end)",
+    )
+
+    sim = sub.add_parser("sim", help="run one device simulator for a test rig")
+    sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")
+    where = sim.add_mutually_exclusive_group(required=True)
+    where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal")
+    where.add_argument("--tcp", metavar="HOST:PORT", help="serve one TCP client (socket://)")
+    sim.add_argument("--scenario", type=Path, help="a scenario YAML file")
+    sim.add_argument("--speed", type=float, default=1.0, help="scale the device's clock")
+    sim.add_argument(
+        "--control",
+        metavar="stdin|unix:PATH|tcp:127.0.0.1:PORT|none",
+        help="inject scenario steps live, one per line (`help` lists them); none: no channel",
+    )
+
+    check = sub.add_parser("check", help="validate a config and each table's rules")
+    check.add_argument("-c", "--config", required=True, type=Path)
+
+    cmd = sub.add_parser("cmd", help="sign and send an operator command, print its result")
+    cmd.add_argument("-c", "--config", required=True, type=Path)
+    cmd.add_argument("--table", required=True)
+    cmd.add_argument("--as", dest="operator", required=True, help="the operator's id")
+    cmd.add_argument("--key-file", type=Path, help="the operator's secret (default: from config)")
+    cmd.add_argument("--timeout", type=float, default=10.0)
+    cmd.add_argument("name", help="inspect, open, close, resume or replay")
+    cmd.add_argument("args", nargs="*", help="key=value (JSON values; dotted keys nest)")
+
+    report = sub.add_parser("report", help="surveillance reports read from the journal")
+    what = report.add_subparsers(dest="report", required=True, metavar="REPORT")
+    wheel = what.add_parser("wheel", help="a wheel's fairness statistics (chi-square tests)")
+    wheel.add_argument("-c", "--config", required=True, type=Path)
+    wheel.add_argument("--table", required=True)
+    wheel.add_argument("--since", help="only results at or after this ISO 8601 time")
+    wheel.add_argument("--png", type=Path, help="write a pocket-frequency chart here")
+    wheel.add_argument("--window", type=int, default=1000, help="running watch window")
+    wheel.add_argument("--level", type=float, default=0.01, help="alert below this p-value")
+    wheel.add_argument("--sectors", type=int, default=None, help="wheel sectors (0: off)")
+    for module_name in EXTENSIONS:
+        importlib.import_module(module_name).register(sub)
+    return parser
+
+
+def _check(path: Path) -> int:
+    from floord.config.load import ConfigError, load_config
+
+    try:
+        loaded = load_config(path)
+    except ConfigError as exc:
+        for line in exc.problems:
+            print(line)
+        return 1
+    tables = ", ".join(f"{t.id} ({t.game})" for t in loaded.config.tables)
+    print(f"{path}: ok: site {loaded.config.site}, tables {tables}")
+    return 0
+
+
+def _run(path: Path) -> int:
+    from floord.config.load import ConfigError, load_config
+
+    try:
+        loaded = load_config(path)
+    except ConfigError as exc:
+        for line in exc.problems:
+            print(line, file=sys.stderr)
+        return 1
+    return run_loaded(loaded)
+
+
+def run_loaded(loaded: LoadedConfig) -> int:
+    """Run the daemon of a checked config. What `floord check` could not see coming (the
+    journal's folder made read-only since, a secret file removed) stops the start with
+    one line on stderr and exit code 1, never a traceback."""
+    from floord.journal.store import JournalError
+    from floord.processes.daemon import Daemon
+    from floord.profiles import ProfileError
+
+    async def main() -> int:
+        try:
+            daemon = Daemon(loaded)
+        except (JournalError, ProfileError, OSError, ValueError, KeyError) as exc:
+            text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+            print(f"floord run: cannot start: {text}", file=sys.stderr)
+            return 1
+        await daemon.run()
+        return 0
+
+    return asyncio.run(main())
+
+
+def _cmd(ns: argparse.Namespace) -> int:
+    from floord.config.load import ConfigError, load_config, read_secret
+    from floord.contract import Topics
+    from floord.mqtt.tls import client_tls
+    from floord.operator.client import parse_args, send_command
+
+    try:
+        loaded = load_config(ns.config)
+        loaded.table(ns.table)
+        key = read_secret(ns.key_file) if ns.key_file else loaded.operator_key(ns.operator)
+        args = parse_args(ns.args)
+        tls_context = client_tls(loaded.config.broker, loaded.resolve)
+    except ConfigError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+    except (KeyError, ValueError, OSError) as exc:
+        print(f"floord cmd: {exc}", file=sys.stderr)
+        return 1
+    broker = loaded.config.broker
+    result = asyncio.run(
+        send_command(
+            url=broker.url,
+            username=broker.username,
+            password=loaded.broker_password(),
+            topics=Topics(broker.topic_prefix, loaded.config.site, ns.table),
+            name=ns.name,
+            by=ns.operator,
+            key=key,
+            args=args,
+            timeout_s=ns.timeout,
+            tls_context=tls_context,
+        )
+    )
+    print(json.dumps(result))
+    return 0 if result.get("ok") is True else 1
+
+
+def _sim(ns: argparse.Namespace) -> int:
+    link = importlib.import_module("simulators.run")
+    try:
+        return asyncio.run(
+            link.run_simulator(
+                ns.profile,
+                pty=ns.pty,
+                tcp=ns.tcp,
+                scenario_path=str(ns.scenario) if ns.scenario else None,
+                speed=ns.speed,
+                announce=lambda line: print(line, flush=True),
+                control=None if ns.control in (None, "none") else ns.control,
+            )
+        )
+    except KeyboardInterrupt:
+        return 0
+
+
+def _demo(ns: argparse.Namespace) -> int:
+    from floord.demo import run_demo
+
+    if ns.journal is not None and ns.journal.exists():
+        # A demo on an old journal would resume its tables: not the demo, not comparable.
+        print(f"floord demo: {ns.journal} exists; give a new file for --journal", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(
+            run_demo(
+                seconds=ns.seconds,
+                broker_url=ns.broker,
+                speed=ns.speed,
+                journal=ns.journal.resolve() if ns.journal else None,
+            )
+        )
+    except KeyboardInterrupt:
+        return 0
+
+
+def _report(ns: argparse.Namespace) -> int:
+    from floord.cli.report import run_wheel_report
+    from floord.config.load import ConfigError
+
+    try:
+        text = run_wheel_report(ns.config, ns.table, ns.since, ns.png, window=ns.window,
+                                level=ns.level, sectors=ns.sectors)  # fmt: skip
+    except ConfigError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+    except (KeyError, ValueError, OSError) as exc:
+        print(f"floord report wheel: {exc}", file=sys.stderr)
+        return 1
+    print(text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = _parser().parse_args(argv)
+    configure_logging(ns.log_level)
+    handler = getattr(ns, "handler", None)
+    if handler is not None:
+        return int(handler(ns))
+    if ns.command == "check":
+        return _check(ns.config)
+    if ns.command == "run":
+        return _run(ns.config)
+    if ns.command == "cmd":
+        return _cmd(ns)
+    if ns.command == "sim":
+        return _sim(ns)
+    if ns.command == "demo":
+        return _demo(ns)
+    if ns.command == "report":
+        return _report(ns)
+    raise AssertionError(ns.command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

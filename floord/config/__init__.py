@@ -1,0 +1,1 @@
+"""The box's configuration: the models, the secrets, the cross-checks."""

@@ -1,0 +1,427 @@
+"""The daemon's configuration: one YAML file per table box, validated strictly.
+
+Every problem is reported as `FILE: KEY.PATH: what was expected, what was found`, all of
+them at once, so that `floord check` tells a table-games engineer everything that is
+wrong with a config before it reaches a regulated table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import time
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import yaml
+from pydantic import Field, ValidationError, field_validator
+
+from floord.config.broker import BrokerConfig, OperatorConfig
+from floord.config.journal_path import journal_problems
+from floord.config.ports import port_problems
+from floord.config.secrets import broker_problems, read_secret, rotation_problems, secret_problems
+from floord.config.tables import (
+    GAMES,
+    ID_PATTERN,
+    BaccaratTableConfig,
+    BigSixTableConfig,
+    CardTableConfig,
+    CarnivalTableConfig,
+    RouletteTableConfig,
+    StrictModel,
+    StudTableConfig,
+    TableConfig,
+)
+from floord.config.text import text_problems
+from floord.engine.baccarat.rules import BaccaratRules as BaccaratGameRules
+from floord.engine.big_six.layout import read_layout as read_big_six_layout
+from floord.engine.carnival.rules import read_rules as read_carnival_rules
+from floord.engine.stud.rules import read_rules as read_stud_rules
+from floord.operator.commands import OperatorKeys
+from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used. `problems` holds one line per fault."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class GamingDayConfig(StrictModel):
+    """When the gaming day starts, in the casino's local time (inspections are per day)."""
+
+    starts: time = time(6, 0)
+    timezone: str = "UTC"
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"an IANA time zone name such as America/New_York: {exc}") from exc
+        return value
+
+
+class SurveillanceConfig(StrictModel):
+    """The wheel-integrity tests run live on every wheel table (`docs/analytics.md`)."""
+
+    enabled: bool = True
+    window: int = Field(default=1000, ge=100, le=100_000, description="results per test")
+    level: float = Field(default=0.001, gt=0, lt=0.5, description="alert below this p-value")
+    roulette_sectors: int = Field(default=8, ge=0, le=37)
+    big_six_sectors: int = Field(default=6, ge=0, le=54)
+    # The dealer signature test: per dealer, release-to-result distances in `dealer_bins`
+    # arcs over the last `dealer_window` spins (0 bins: off). Needs a kit that reports
+    # the release pocket; see docs/analytics.md.
+    dealer_window: int = Field(default=300, ge=40, le=100_000)
+    dealer_bins: int = Field(default=8, ge=0, le=37)
+
+    @field_validator("dealer_bins")
+    @classmethod
+    def _dealer_cells(cls, value: int, info: Any) -> int:
+        """Every arc of distances must expect at least five spins in the window."""
+        window = info.data.get("dealer_window")
+        if value == 1:
+            raise ValueError("0 (off) or from 2 to 37 arcs of distances")
+        if value and isinstance(window, int):
+            least = min((pockets // value) / pockets for pockets in (37, 38))
+            if window * least < 5:
+                raise ValueError(
+                    f"{value} arcs need a dealer_window of at least {math.ceil(5 / least)} "
+                    f"spins (every arc must expect five), found {window}"
+                )
+        return value
+
+
+class FloordConfig(StrictModel):
+    site: str = Field(pattern=ID_PATTERN)
+    broker: BrokerConfig
+    journal: Path
+    # Prune published events older than this many days (docs/journal.md); None keeps all.
+    journal_retention_days: int | None = Field(default=None, ge=1)
+    gaming_day: GamingDayConfig = GamingDayConfig()
+    surveillance: SurveillanceConfig = SurveillanceConfig()
+    operators: list[OperatorConfig] = Field(default_factory=list)
+    tables: list[TableConfig] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config and where it came from (relative paths resolve against it)."""
+
+    path: Path
+    config: FloordConfig
+
+    def resolve(self, path: Path) -> Path:
+        return path if path.is_absolute() else (self.path.parent / path)
+
+    @property
+    def journal_path(self) -> Path:
+        return self.resolve(self.config.journal)
+
+    def table(self, table_id: str) -> TableConfig:
+        for table in self.config.tables:
+            if table.id == table_id:
+                return table
+        known = ", ".join(t.id for t in self.config.tables)
+        raise KeyError(f"no table {table_id!r} in {self.path} (tables: {known})")
+
+    def operator_key(self, operator_id: str) -> bytes:
+        for op in self.config.operators:
+            if op.id == operator_id:
+                return read_secret(self.resolve(op.key_file))
+        raise KeyError(f"no operator {operator_id!r} in {self.path}")
+
+    def operator_keys(self, operator_id: str) -> OperatorKeys:
+        """The operator's role and keys as command verification needs them (with the
+        previous key and its expiry while a rotation is under way)."""
+        for op in self.config.operators:
+            if op.id == operator_id:
+                previous = op.previous_key_file
+                return OperatorKeys(
+                    role=str(op.role),
+                    key=read_secret(self.resolve(op.key_file)),
+                    previous_key=read_secret(self.resolve(previous)) if previous else None,
+                    previous_expires=op.previous_key_expires if previous else None,
+                )
+        raise KeyError(f"no operator {operator_id!r} in {self.path}")
+
+    def broker_password(self) -> str | None:
+        pw = self.config.broker.password_file
+        return read_secret(self.resolve(pw)).decode() if pw else None
+
+
+def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
+    """What one field cannot know: ids unique, profiles real, secrets readable."""
+    problems: list[str] = []
+
+    def dupes(items: list[str], key: str) -> None:
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            if item in seen:
+                problems.append(f"{path}: {key}.{i}.id: a unique id expected, found {item!r} twice")
+            seen.add(item)
+
+    dupes([o.id for o in cfg.operators], "operators")
+    dupes([t.id for t in cfg.tables], "tables")
+    for i, op in enumerate(cfg.operators):
+        problems += secret_problems(path, f"operators.{i}.key_file", op.key_file)
+        problems += rotation_problems(path, f"operators.{i}", op)
+    problems += broker_problems(path, cfg.broker)
+    problems += journal_problems(path, "journal", cfg.journal)
+    for t, table in enumerate(cfg.tables):
+        dupes([d.id for d in table.devices], f"tables.{t}.devices")
+        wheels = 0
+        for d, device in enumerate(table.devices):
+            key = f"tables.{t}.devices.{d}"
+            try:
+                profile = load_profile(device.profile)
+            except ProfileError as exc:
+                first = str(exc).splitlines()[0]
+                problems.append(f"{path}: {key}.profile: a usable device profile expected, {first}")
+                continue
+            if profile.family == "roulette_wheel":
+                wheels += 1
+            elif table.game == "roulette":
+                problems.append(
+                    f"{path}: {key}.profile: a roulette wheel's profile on a roulette table "
+                    f"expected, found {profile.model!r} ({profile.family})"
+                )
+            if device.port is None:  # adapter: remote, its port named on the adapter's box
+                continue
+            problems += port_problems(path, f"{key}.port", device.port)
+        if table.game == "roulette" and wheels != 1:
+            problems.append(
+                f"{path}: tables.{t}.devices: exactly one roulette wheel device expected, "
+                f"found {wheels}"
+            )
+        if isinstance(table, CardTableConfig):
+            problems += _card_table_checks(table, f"{path}: tables.{t}")
+        elif isinstance(table, BaccaratTableConfig | StudTableConfig | CarnivalTableConfig):
+            problems += _device_count_checks(table, f"{path}: tables.{t}")
+        if isinstance(table, BaccaratTableConfig):
+            # Which options fit which chapter (EZ Baccarat is ch. 545, the Dragon Bonus
+            # § 541.13(d)) is the engine's own rule table: ask it, once, here.
+            try:
+                BaccaratGameRules.from_config(table.game, table.rules.model_dump())
+            except ValueError as exc:
+                problems.append(f"{path}: tables.{t}.rules: {exc}")
+        if isinstance(table, StudTableConfig):
+            try:
+                read_stud_rules(table.rules.model_dump())
+            except ValueError as exc:
+                problems.append(f"{path}: tables.{t}.rules: {exc}")
+        if isinstance(table, CarnivalTableConfig):
+            try:
+                read_carnival_rules(table.game, table.rules.model_dump())
+            except ValueError as exc:
+                problems.append(f"{path}: tables.{t}.rules: {exc}")
+        if isinstance(table, BigSixTableConfig):
+            problems += _big_six_checks(table, f"{path}: tables.{t}")
+    return problems + _surveillance_checks(cfg, path)
+
+
+def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
+    """The live wheel tests must be buildable for every wheel table the daemon will run
+    (a window too small for a wheel's rarest cell would otherwise stop it at start)."""
+    from floord.analytics.report import setup_for_table
+    from floord.table.surveillance import TableSurveillance
+
+    settings = cfg.surveillance
+    if not settings.enabled:
+        return []
+    problems = []
+    for table in cfg.tables:
+        if not isinstance(table, RouletteTableConfig | BigSixTableConfig):
+            continue
+        roulette = isinstance(table, RouletteTableConfig)
+        sectors = settings.roulette_sectors if roulette else settings.big_six_sectors
+        try:
+            setup = setup_for_table(table, settings.window, settings.level, sectors)
+            if roulette:
+                setup = replace(setup, dealer_window=settings.dealer_window,
+                                dealer_bins=settings.dealer_bins)  # fmt: skip
+            TableSurveillance(setup)
+        except ValueError as exc:
+            problems.append(f"{path}: surveillance: settings that fit table {table.id!r} "
+                            f"({table.game}) expected: {exc}")  # fmt: skip
+    return problems
+
+
+def _big_six_checks(table: BigSixTableConfig, where: str) -> list[str]:
+    """One Big Six wheel and nothing else; the layout of § 533.1 (counts, order, symbols)."""
+    problems = []
+    families = _families(table)
+    for family, count in families.items():
+        if family != "big_six_wheel":
+            problems.append(
+                f"{where}.devices: no {family.replace('_', ' ')} on a Big Six table expected, "
+                f"found {len(count)}"
+            )
+    wheels = len(families.get("big_six_wheel", []))
+    if wheels != 1:
+        problems.append(
+            f"{where}.devices: exactly one big six wheel device expected, found {wheels}"
+        )
+    try:
+        read_big_six_layout(table.rules.layout, table.rules.symbols)
+    except ValueError as exc:
+        problems += [f"{where}.rules: {part}" for part in str(exc).split("; ")]
+    return problems
+
+
+def _families(table: TableConfig) -> dict[str, list[tuple[str, DeviceProfile]]]:
+    found: dict[str, list[tuple[str, DeviceProfile]]] = {}
+    for device in table.devices:
+        try:
+            profile = load_profile(device.profile)
+        except ProfileError:
+            continue  # already reported
+        found.setdefault(profile.family, []).append((device.id, profile))
+    return found
+
+
+def _device_count_checks(
+    table: BaccaratTableConfig | StudTableConfig | CarnivalTableConfig, where: str
+) -> list[str]:
+    """Baccarat needs a shoe; Mississippi Stud a shoe when dealt from one, a shuffler
+    when counting; a carnival poker table a shuffler unless `shuffler: none`, no shoe."""
+    if isinstance(table, BaccaratTableConfig):
+        wanted = {
+            "dealing_shoe": 1,
+            "card_shuffler": None,
+            "card_reader": 0,
+            "roulette_wheel": 0,
+            "big_six_wheel": 0,
+        }
+        why = "a Baccarat table"
+    elif isinstance(table, CarnivalTableConfig):
+        shuffler = table.rules.shuffler
+        wanted = {
+            "dealing_shoe": 0,
+            "card_shuffler": 0 if shuffler == "none" else 1,
+            "card_reader": 0,
+            "roulette_wheel": 0,
+            "big_six_wheel": 0,
+        }
+        why = f"{table.game} with shuffler {shuffler!r}"
+    else:
+        rules = table.rules
+        wanted = {
+            "dealing_shoe": 0 if rules.dealing == "hand" else 1,
+            "card_shuffler": 0 if rules.shuffler == "none" else 1,
+            "card_reader": 0,
+            "roulette_wheel": 0,
+            "big_six_wheel": 0,
+        }
+        why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
+    families = _families(table)
+    problems = []
+    for family, count in wanted.items():
+        found = len(families.get(family, []))
+        if count is not None and found != count:
+            problems.append(
+                f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
+                f"for {why}, found {found}"
+            )
+    return problems
+
+
+def _card_table_checks(table: CardTableConfig, where: str) -> list[str]:
+    """A card table's rules and devices must fit each other and the game's chapter."""
+    problems: list[str] = []
+    rules = table.rules
+    if table.game == "spanish21" and rules.decks not in (6, 8):
+        problems.append(
+            f"{where}.rules.decks: 6 or 8 decks for Spanish 21 (58 Pa. Code § 551.3(a)) "
+            f"expected, found {rules.decks}"
+        )
+    if rules.shuffler == "batch":
+        backs = rules.batch_backs or []
+        if len(backs) != 2 or len(set(backs)) != 2:
+            problems.append(
+                f"{where}.rules.batch_backs: two different back colours for the two batches "
+                f"(58 Pa. Code § 549.3(d)(2)) expected, found {rules.batch_backs!r}"
+            )
+        if rules.decks < 2 or rules.decks % 2:
+            problems.append(
+                f"{where}.rules.decks: an even number of decks, at least two, split into two "
+                f"equal batches (58 Pa. Code § 549.3(d)(1)) expected, found {rules.decks}"
+            )
+    elif rules.batch_backs is not None:
+        problems.append(
+            f"{where}.rules.batch_backs: only with shuffler: batch expected, "
+            f"found shuffler {rules.shuffler!r}"
+        )
+    if rules.shoe == "double" and rules.shuffler == "continuous":
+        problems.append(
+            f"{where}.rules.shuffler: a double shoe is not fed by a continuous shuffler, "
+            f"found shoe 'double' with shuffler 'continuous'"
+        )
+    families = _families(table)
+    wanted = {
+        "card_reader": 1,
+        "dealing_shoe": 1,
+        "card_shuffler": 0 if rules.shuffler == "none" else 1,
+    }
+    for family, count in wanted.items():
+        found = len(families.get(family, []))
+        if found != count:
+            problems.append(
+                f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
+                f"for shuffler {rules.shuffler!r}, found {found}"
+            )
+    if families.get("roulette_wheel") or families.get("big_six_wheel"):
+        problems.append(f"{where}.devices: no wheel on a card table expected, found one")
+    for device_id, profile in families.get("dealing_shoe", []):
+        double = bool(profile.quirks.get("double"))
+        if double != (rules.shoe == "double"):
+            problems.append(
+                f"{where}.devices: a {rules.shoe} shoe expected (rules.shoe), found device "
+                f"{device_id!r} with profile {profile.model!r}"
+            )
+    return problems
+
+
+def load_config(path: Path | str) -> LoadedConfig:
+    """Read and validate a config file; raise `ConfigError` listing every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            [f"{path}: (file): a readable config file expected, {exc.strerror}"]
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            [f"{path}: (file): UTF-8 text expected, found byte {exc.object[exc.start]:#04x} "
+             f"at offset {exc.start}"]
+        ) from exc  # fmt: skip
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(
+            [f"{path}: (file): valid YAML expected, found a syntax error: {exc}"]
+        ) from exc
+    except RecursionError as exc:
+        raise ConfigError(
+            [f"{path}: (file): YAML of a usable depth expected, found collections nested "
+             f"too deep to read"]
+        ) from exc  # fmt: skip
+    if not isinstance(raw, dict):
+        raise ConfigError([f"{path}: (top): a mapping expected, found {type(raw).__name__}"])
+    if problems := text_problems(path, raw):
+        raise ConfigError(problems)
+    try:
+        cfg = FloordConfig.model_validate(raw)
+    except ValidationError as exc:
+        # The game names the table's kind; it is not a key in the file, so leave it out.
+        raise ConfigError(validation_problems(path, exc, drop=GAMES)) from exc
+    problems = _cross_checks(cfg, path)
+    if problems:
+        raise ConfigError(problems)
+    return LoadedConfig(path=path.resolve(), config=cfg)

@@ -1,0 +1,45 @@
+"""Config checks of addresses: each device's port and the broker's URL.
+
+A port is read by the same parser the adapter opens it with
+(`floord.transport.ports.parse_port`), so a port `floord check` accepts is one `floord run`
+can at least try to open, and one it refuses would never open. Each problem is a
+`FILE: KEY.PATH: expected, found` line, like every other config check.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from floord.transport.ports import PortError, parse_host, parse_port, parse_port_number
+
+
+def port_problems(path: Path, key: str, port: str) -> list[str]:
+    """The device port's scheme, host and port number; a rig's scenario file exists."""
+    try:
+        address = parse_port(port)
+    except PortError as exc:
+        return [f"{path}: {key}: {exc.expected} expected, found {exc.found}"]
+    if address.kind == "usb-sim" and not Path(address.path or "").is_file():
+        return [
+            f"{path}: {key}: usb://sim:<absolute path of a scenario file> expected, "
+            f"found {port!r} (no such file)"
+        ]
+    return []
+
+
+def broker_url_problem(url: str) -> str | None:
+    """What is wrong with an `mqtt[s]://HOST[:PORT][/]` URL's host or port, or None.
+
+    The URL's shape is the field's pattern; this reads the host and the port number as
+    a device's socket:// port is read (a port above 65535 would otherwise stop the
+    daemon at its first connection).
+    """
+    rest = url.split("://", 1)[-1].rstrip("/")
+    host, colon, number = rest.partition(":")
+    try:
+        parse_host(host, url)
+        if colon:
+            parse_port_number(number, url)
+    except PortError as exc:
+        return f"{exc.expected} expected, found {exc.found}"
+    return None

@@ -1,0 +1,1 @@
+"""Baccarat: rules, shoe, tableau, coups, settlement."""

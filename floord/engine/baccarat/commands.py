@@ -1,0 +1,127 @@
+"""The operator commands of a Baccarat-family table, checked against the rules.
+
+The dealer starts a coup (`round_start`) and ends it (`round_end`), and says when a new
+dealer comes in (`dealer_in`: recorded; floord's sources tie no Baccarat rule to it). A
+floorperson orders a reshuffle (§ 54x.5(c)) and records new decks (`change_decks`,
+required after the cover card's last hand at Midibaccarat and Baccarat, § 543.10(e),
+§ 545.10(e)). The table commands (inspect, open, close, resume) are `TableState`'s;
+the floorperson assigned to the table verifies the inspection of the cards (§ 54x.4(a)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from floord.contract import EventType, format_ts
+from floord.engine.baccarat.coup import Coup, new_coup
+from floord.engine.core.base import TableEngineBase
+from floord.engine.core.command_checks import (
+    accepted,
+    deal_refusal,
+    floor_reshuffle,
+    needs_reason,
+    unknown_args,
+)
+from floord.engine.core.rulings import ruled
+from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
+
+if TYPE_CHECKING:
+    from floord.engine.baccarat.rules import BaccaratRules
+    from floord.engine.baccarat.shoe import BaccaratShoe
+
+CARD_COMMANDS = ("dealer_in", "round_start", "round_end", "reshuffle", "change_decks")
+
+
+class BaccaratCommands(TableEngineBase):
+    """Command handling for `BaccaratEngine` (which supplies the attributes below)."""
+
+    rules: BaccaratRules
+    shoe: BaccaratShoe
+    recognition: bool
+    _coup: Callable[[], Coup | None]
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        refused = self._card_table_command(
+            command,
+            now,
+            CARD_COMMANDS,
+            "the floorperson assigned to the table verifies the inspection of the cards",
+            self.rules.cite("inspection"),
+        )
+        if refused is not None:
+            return refused
+        if problem := unknown_args(command, ("reason",) if command.name == "reshuffle" else ()):
+            return CommandOutcome(False, problem)
+        return getattr(self, f"_cmd_{command.name}")(command, now)
+
+    # ----- dealer -----------------------------------------------------------------
+
+    def _cmd_dealer_in(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "a new dealer comes in between coups")
+        return CommandOutcome(True)
+
+    def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if (refused := self._start_refusal()) is not None:
+            return refused
+        problems = self.shoe.start_problems()
+        if problems:
+            return deal_refusal(problems, "no coup")
+        assert self.gaming_day is not None
+        rnd = self.rounds.start(self.gaming_day, now, new_coup(recognition=self.recognition))
+        self.shoe.round_started(rnd)
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "game": self.rules.game,
+            "recognition": self.recognition,
+            "cover_card": rnd["cover_card"],
+            "last_hand": rnd["last_hand"],
+            "rules": self.rules.to_dict(),
+        }
+        return accepted([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
+
+    def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        coup = self._coup()
+        if coup is None:
+            return CommandOutcome(False, "no round is in play")
+        outcome, events = coup.finish()
+        rnd = self.rounds.finish()
+        ended: dict[str, Any] = {"outcome": outcome, "cards": rnd["dealt"]}
+        if outcome == "not_called":
+            ended["detail"] = "the shoe did not read every card: floord counted them only"
+        events.append(Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]))
+        events += self.shoe.round_finished(rnd)
+        return accepted(events)
+
+    # ----- floorperson ------------------------------------------------------------
+
+    def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := needs_reason(command):
+            return CommandOutcome(False, problem)
+        if self.rounds.current is not None:
+            return CommandOutcome(
+                False, "a reshuffle is ordered between coups", self.rules.cite("reshuffle")
+            )
+        self.shoe.reshuffle_ordered()
+        return accepted([floor_reshuffle(self.rules, command)])
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between coups")
+        answered = self.shoe.new_decks_required
+        self.shoe.decks_changed()
+        event = ruled(
+            self.rules,
+            EventType.CARDS_DECKS_CHANGED,
+            "cover_card" if answered else "inspection",
+            None,
+            by=command.by,
+            opened_at=format_ts(now),
+            after_cover_card=answered,
+            detail="the new decks are shuffled, cut, loaded and burned before the next coup",
+        )
+        return accepted([event])

@@ -1,0 +1,199 @@
+"""The Minibaccarat, Midibaccarat and Baccarat engine: the shoe and the dealer in, decisions out.
+
+With a card-recognition shoe floord calls every coup as it is dealt: each card goes to
+the hand the rules name (§ 54x.9(c), § 54x.10(c)), the point counts, naturals and the
+third cards due are published after each card, a third card the drawing rules
+(§ 54x.11) forbid is a violation the moment it is drawn, and `round_end` publishes the
+result with every wager's outcome (§ 545.8, § 545.12(a), § 545.13, § 541.13(d)). The
+burn after each load (§ 541.5(g), § 543.5(g), § 545.5(f)) and the cover card
+(§ 54x.10(e)) are `BaccaratShoe`'s. The table (closed/open/halted, inspections,
+devices, latched halts) is the game-neutral `TableState`, with the shoe as its primary
+device. Chapters and citations: `baccarat_rules`.
+
+The engine is pure: every input carries its `now`, and nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any
+
+from floord.contract import EventType
+from floord.engine.baccarat.commands import BaccaratCommands
+from floord.engine.baccarat.coup import Coup
+from floord.engine.baccarat.rules import BaccaratRules, RulesError, baccarat_inspection
+from floord.engine.baccarat.shoe import BaccaratShoe
+from floord.engine.cards.card import CardError, parse_card
+from floord.engine.core.base import SHOE_EVENTS, TableEngineBase, restart_policy
+from floord.engine.core.rulings import STRICT_POLICY, policy_decision, violation
+from floord.engine.core.snapshots import check_header
+from floord.engine.core.table_state import PROTOCOL_TROUBLE, PrimaryDevice, protocol_trouble_reason
+from floord.engine.core.types import Decision, EngineOutput
+
+SNAPSHOT_VERSION = 1
+RESTART_POLICY = restart_policy("end")
+
+__all__ = ["BaccaratEngine", "RulesError"]
+
+
+class BaccaratEngine(BaccaratCommands, TableEngineBase):
+    """One Baccarat-family table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the round's end was not observed by floord"
+
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        rules: dict[str, Any],
+        shoe_device: str,
+        shoe_reports_cards: bool,
+        required_devices: list[str],
+        gaming_day_starts: time,
+        timezone: str,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        self.rules = BaccaratRules.from_config(game, rules)
+        self.game = game
+        self.shoe_device = shoe_device
+        self.recognition = bool(shoe_reports_cards)
+        super().__init__(
+            table_id,
+            inspection=baccarat_inspection(self.rules),
+            primary=PrimaryDevice(shoe_device, self._identity_problem, "shoe_mismatch", None),
+            required_devices=required_devices,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
+        )
+        self.shoe = BaccaratShoe(self.rules)
+        if snapshot is not None:
+            self._restore(snapshot)
+
+    # ----- public interface -------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        head = {"game": self.game, "rules": self.rules.to_dict()}
+        return {
+            **self._snapshot_head(SNAPSHOT_VERSION, head),
+            "shoe": self.shoe.snapshot(),
+        }
+
+    def public_state(self) -> dict[str, Any]:
+        """The retained `P/state`: the snapshot. Every card in it was already published
+        as a `baccarat.hand` event when it left the shoe, so nothing is masked."""
+        return self.snapshot()
+
+    # ----- devices ----------------------------------------------------------------
+
+    def _table_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime, handled: EngineOutput
+    ) -> EngineOutput:
+        if device == self.shoe_device and type in PROTOCOL_TROUBLE:
+            handled.events.extend(self._shoe_data_doubt(data))
+        return handled
+
+    def _game_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        owners = [(SHOE_EVENTS, self.shoe_device)]
+        if (misrouted := self._misrouted(device, type, owners)) is not None:
+            return misrouted
+        rnd = self.rounds.current
+        round_id = self.rounds.current_id
+        if type == EventType.SHOE_LOADED:
+            out = EngineOutput()
+            if rnd is not None:
+                out = self._violation("shoe_loaded_mid_round")
+            out.events += self.shoe.stack_loaded()
+            return out
+        if type == EventType.SHOE_CUTTING_CARD:
+            return EngineOutput(self.shoe.cutting_card(rnd))
+        if type == EventType.SHOE_EMPTY:
+            return EngineOutput(self.shoe.empty(round_id))
+        card, bad = self._card(data)
+        if bad is not None:
+            return bad
+        if type == EventType.SHOE_CARD_FACE_UP:
+            return self._violation(
+                "card_face_up_in_shoe",
+                card=card,
+                detail="a card found face up in the shoe: floord's sources hold no Baccarat "
+                "rule for it, the floorperson decides",
+            )
+        return self._drawn(card)
+
+    # ----- cards ------------------------------------------------------------------
+
+    def _card(self, data: dict[str, Any]) -> tuple[str | None, EngineOutput | None]:
+        raw = data.get("card")
+        if raw is None or not self.recognition:
+            return None, None
+        try:
+            return parse_card(raw), None
+        except CardError as exc:
+            return None, self._violation("unreadable_card", reason=str(exc))
+
+    def _drawn(self, card: str | None) -> EngineOutput:
+        if self.shoe.burning:
+            return EngineOutput(self.shoe.burn_card(card))
+        coup = self._coup()
+        if coup is not None:
+            return EngineOutput(coup.card(card))
+        if not self.shoe.loaded:
+            why = "the shoe was not loaded (shoe.loaded) since it was last emptied or changed"
+        else:
+            why = "no coup is in play (round_start) for this card"
+        return EngineOutput(
+            [violation(self.rules, "deal_order", "card_outside_round", None, card=card, detail=why)]
+        )
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _coup(self) -> Coup | None:
+        rnd = self.rounds.current
+        return None if rnd is None else Coup(self.rules, rnd)
+
+    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
+        caps = identity.get("capabilities")
+        if not isinstance(caps, list):
+            return f"the shoe reports no capabilities list ({caps!r})"
+        if ("recognition" in caps) != self.recognition:
+            said = "reads" if "recognition" in caps else "does not read"
+            return (
+                f"the shoe says it {said} cards; the table is configured with "
+                f"shoe_reports_cards={self.recognition}"
+            )
+        return None
+
+    def _shoe_data_doubt(self, data: dict[str, Any]) -> list[Decision]:
+        """A shoe frame lost mid-coup: the calling of this coup may be wrong; say so."""
+        if self.current_round is None:
+            return []
+        return [
+            policy_decision(
+                EventType.TABLE_WARNING,
+                STRICT_POLICY,
+                self.current_round,
+                what="shoe_data_lost",
+                reason=protocol_trouble_reason(data),
+                detail="a frame from the shoe was lost or unreadable during the coup: the "
+                "engine's calling of it may be incomplete; review it from video",
+            )
+        ]
+
+    def _void(self, reason: str, detail: str, policy: str) -> list[Decision]:
+        rnd = self.rounds.finish()
+        body = {"reason": reason, "detail": detail, "wagers": "returned", "policy": policy}
+        out = [Decision(EventType.ROUND_VOIDED, body, None, rnd["id"])]
+        return out + self.shoe.round_finished(rnd)
+
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput(self._void(reason, detail, policy))
+
+    # ----- restore ----------------------------------------------------------------
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
+        self._restore_table(snap, shoe=self.shoe)

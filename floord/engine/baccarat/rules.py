@@ -1,0 +1,148 @@
+"""Which section of 58 Pa. Code each Baccarat-family decision stands on, and the options.
+
+Minibaccarat is chapter 541, Midibaccarat 543, Baccarat (with EZ Baccarat and the
+Dragon 7) 545. The three chapters are parallel, section for section; floord's sources
+(40 Pa.B. 2959, 41 Pa.B. 2952) hold §§ 541.4, 541.5, 541.10, 541.13(d); §§ 543.4,
+543.5, 543.9, 543.10; §§ 545.1, 545.2, 545.4, 545.5, 545.8, 545.10, 545.12, 545.13.
+Sections the chapters refer to by number (the drawing rules, § 54x.11, named by
+§ 54x.10(b); the initial deal, § 54x.9) are cited in each game's own chapter. Where a
+chapter's rule is neither in the sources nor referred to (payout odds and wagers of
+chapters 541 and 543), chapter 545's is applied and the decision says so in
+`data.rule_note`, as `blackjack_rules` does for Spanish 21.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from floord.contract import cite
+from floord.engine.core.inspection import InspectionSpec
+
+GAMES = ("minibaccarat", "midibaccarat", "baccarat")
+CHAPTER = {"minibaccarat": 0, "midibaccarat": 1, "baccarat": 2}
+DRAGON_BONUS_TABLES = ("A", "B", "C")
+
+# key -> (chapter 541, chapter 543, chapter 545); None: not in floord's sources.
+SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
+    "inspection": ("541.4(a)", "543.4(a)", "545.4(a)"),
+    "shuffle": ("541.5(a)", "543.5(a)", "545.5(a)"),
+    "reshuffle": ("541.5(c)", "543.5(c)", "545.5(b)"),
+    "burn": ("541.5(g)", "543.5(g)", "545.5(f)"),
+    "deal_order": ("541.9(c)", "543.9(c)", "545.9"),
+    "third_order": ("541.10(c)", "543.10(c)", "545.10(c)"),
+    "one_more_card": ("541.10(d)", "543.10(d)", "545.10(d)"),
+    "cover_card": ("541.10(e)", "543.10(e)", "545.10(e)"),
+    "drawing_rules": ("541.11", "543.11", "545.11"),
+    "natural": (None, None, "545.1"),
+    "wagers": (None, None, "545.8(a)"),
+    "dragon_7": (None, None, "545.8(a)(1)(iii)"),
+    "announce": (None, None, "545.12(a)"),
+    "player_pays": (None, None, "545.13(a)"),
+    "tie_pays": (None, None, "545.13(b)"),
+    "vigorish": (None, None, "545.13(c)"),
+    "dragon_7_insurance": (None, None, "545.13(d)"),
+    "dragon_bonus": ("541.13(d)", None, "541.13(d)"),
+}
+
+
+class RulesError(ValueError):
+    """A Baccarat table configuration floord cannot run; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class BaccaratRules:
+    """One table's game and Rules Submission options, validated, and its citations."""
+
+    game: str
+    decks: int
+    vigorish_percent: int | None
+    ez_baccarat: bool
+    dragon_bonus_table: str | None
+    tie_pays: int
+
+    @classmethod
+    def from_config(cls, game: str, rules: dict[str, Any]) -> BaccaratRules:
+        """Validate `rules` for `game`; every refusal names the option and its section."""
+        if game not in GAMES:
+            raise RulesError(f"game {', '.join(GAMES)} expected, found {game!r}")
+        if not isinstance(rules, dict):
+            raise RulesError(f"rules must be an object, found {type(rules).__name__}")
+        known = {"decks", "vigorish_percent", "ez_baccarat", "dragon_bonus_table", "tie_pays"}
+        unknown = sorted(map(str, set(rules) - known))
+        if unknown:
+            raise RulesError(f"unknown Baccarat rule(s): {', '.join(unknown)}")
+        decks = rules.get("decks", 8)
+        if not _whole(decks) or not 6 <= decks <= 8:
+            raise RulesError(
+                f"decks must be 6, 7 or 8 (six or more decks, § 541.4(a), § 543.4(a), "
+                f"§ 545.4(a); batches of six to eight, § 541.4(d)), found {decks!r}"
+            )
+        ez = rules.get("ez_baccarat", False)
+        if not isinstance(ez, bool):
+            raise RulesError(f"ez_baccarat must be true or false, found {ez!r}")
+        if ez and game != "baccarat":
+            raise RulesError(
+                "EZ Baccarat is a Baccarat table's option (§ 545.2(b)(6), § 545.8(a)); "
+                f"floord's sources hold no EZ rules for {game}"
+            )
+        vig = rules.get("vigorish_percent", 5)
+        if not (_whole(vig) and vig in (4, 5)) and not (ez and vig is None):
+            raise RulesError(f"vigorish_percent must be 4 or 5 (§ 545.13(c)), found {vig!r}")
+        bonus = rules.get("dragon_bonus_table")
+        if bonus is not None and bonus not in DRAGON_BONUS_TABLES:
+            raise RulesError(f"dragon_bonus_table must be A, B, C or null, found {bonus!r}")
+        if bonus is not None and game != "minibaccarat":
+            raise RulesError(
+                "the Dragon Bonus Wager is a Minibaccarat option (§ 541.13(d)); floord's "
+                f"sources hold no Dragon Bonus for {game}"
+            )
+        tie = rules.get("tie_pays", 8)
+        if not _whole(tie) or tie < 8:
+            raise RulesError(f"tie_pays must be 8 or more (to 1, § 545.13(b)), found {tie!r}")
+        return cls(game, decks, None if ez else vig, ez, bonus, tie)
+
+    def section(self, key: str) -> str:
+        own = SECTIONS[key][CHAPTER[self.game]]
+        return own if own is not None else SECTIONS[key][2]
+
+    def cite(self, key: str) -> str:
+        return cite(self.section(key))
+
+    def note(self, key: str) -> dict[str, str]:
+        """`{"rule_note": ...}` when the game's chapter borrows chapter 545's rule."""
+        if SECTIONS[key][CHAPTER[self.game]] is not None:
+            return {}
+        chapter = {"minibaccarat": "541", "midibaccarat": "543"}[self.game]
+        return {
+            "rule_note": f"chapter {chapter}'s rule for this is not in floord's sources; "
+            f"§ {SECTIONS[key][2]} (Baccarat) applied"
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decks": self.decks,
+            "vigorish_percent": self.vigorish_percent,
+            "ez_baccarat": self.ez_baccarat,
+            "dragon_bonus_table": self.dragon_bonus_table,
+            "tie_pays": self.tie_pays,
+        }
+
+    @property
+    def new_decks_after_cover(self) -> bool:
+        """§ 543.10(e), § 545.10(e): new decks; § 541.10(e): the cards are reshuffled."""
+        return self.game != "minibaccarat"
+
+
+def baccarat_inspection(rules: BaccaratRules) -> InspectionSpec:
+    """The cards sorted and inspected, the floorperson verifying (§ 54x.4(a)).
+
+    Decks received preinspected and preshuffled (§ 54x.4(d), (e)) are answered true.
+    """
+    return InspectionSpec(
+        items={"cards_inspected": rules.cite("inspection")}, rule=rules.cite("inspection")
+    )
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

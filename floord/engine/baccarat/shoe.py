@@ -1,0 +1,267 @@
+"""The dealing shoe of a Baccarat-family table: load, burn, cover card, reshuffle, new decks.
+
+- After each stack is loaded, the first card out is burned with as many more as its
+  face value, tens and faces ten, ace one (§ 541.5(g), § 543.5(g), § 545.5(f)): floord
+  checks the burn card by card and refuses a coup until it is complete. A shoe that
+  does not read cards cannot tell the first card's value: floord then takes the cards
+  drawn before the first coup as the burn, at least two and at most eleven.
+- The cover card (§ 54x.10(e)), whether it comes out during a coup or as the first card
+  of one: that hand is completed, "last hand" is announced at its end, one more hand is
+  dealt, and then the cards are reshuffled (Minibaccarat, § 541.10(e)) or replaced with
+  new decks (Midibaccarat and Baccarat, § 543.10(e), § 545.10(e)). A second cover card
+  (the one at the bottom of the stack, § 541.5(e)) changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from floord.contract import EventType
+from floord.engine.baccarat.rules import BaccaratRules
+from floord.engine.cards.card import burn_value
+from floord.engine.core.rulings import STRICT_POLICY, policy_decision, ruled, violation
+from floord.engine.core.types import Decision
+
+MAX_BURN = 11  # a ten-value first card and ten more
+EMPTY_POLICY = (
+    "floord policy, not a regulation: a shoe that runs out is reshuffled and loaded again "
+    "before the next coup"
+)
+
+
+class BaccaratShoe:
+    """The shoe's book; every method returns the decisions it caused."""
+
+    FIELDS = (
+        "loaded",
+        "burn",
+        "cover",
+        "cover_cards",
+        "shuffle_required",
+        "new_decks_required",
+    )
+
+    def __init__(self, rules: BaccaratRules) -> None:
+        self.rules = rules
+        self.loaded = False
+        # {"first": card|None, "needed": int|None, "drawn": int, "done": bool} after a load.
+        self.burn: dict[str, Any] | None = None
+        # None, "pending" (before its coup), "in_round", "last_hand", "last_round".
+        self.cover: str | None = None
+        self.cover_cards = 0
+        self.shuffle_required: str | None = None
+        self.new_decks_required = False
+
+    # ----- device events ----------------------------------------------------------
+
+    def stack_loaded(self) -> list[Decision]:
+        out: list[Decision] = []
+        if self.new_decks_required:
+            out.append(
+                violation(
+                    self.rules,
+                    "cover_card",
+                    "decks_not_replaced",
+                    None,
+                    detail="after the cover card's last hand the cards are replaced with "
+                    "new decks: a floorperson records them with change_decks before loading",
+                )
+            )
+        self.loaded = True
+        self.burn = {"first": None, "needed": None, "drawn": 0, "done": False}
+        self.cover = None
+        self.cover_cards = 0
+        self.shuffle_required = None
+        return out
+
+    @property
+    def burning(self) -> bool:
+        return self.burn is not None and not self.burn["done"]
+
+    def burn_card(self, card: str | None) -> list[Decision]:
+        """A card drawn while the burn is not complete."""
+        burn = self.burn
+        assert burn is not None
+        burn["drawn"] += 1
+        if burn["drawn"] == 1 and card is not None:
+            burn["first"] = card
+            burn["needed"] = 1 + burn_value(card)
+        complete = burn["needed"] is not None and burn["drawn"] >= burn["needed"]
+        burn["done"] = complete
+        body = {
+            "card": card,
+            "position": burn["drawn"],
+            "burn_count": burn["needed"],
+            "first_card": burn["first"],
+            "first_value": burn_value(burn["first"]) if burn["first"] else None,
+            "complete": complete,
+        }
+        out = [ruled(self.rules, EventType.CARDS_BURN, "burn", None, **body)]
+        if burn["needed"] is None and burn["drawn"] > MAX_BURN:
+            out.append(
+                violation(
+                    self.rules,
+                    "burn",
+                    "too_many_burn_cards",
+                    None,
+                    burned=burn["drawn"],
+                    detail=f"no first card allows more than {MAX_BURN} burn cards",
+                )
+            )
+        return out
+
+    def cutting_card(self, rnd: dict[str, Any] | None) -> list[Decision]:
+        if not self.loaded:
+            return [
+                policy_decision(
+                    EventType.PROCEDURE_VIOLATION,
+                    STRICT_POLICY,
+                    rnd["id"] if rnd else None,
+                    what="cover_card_without_shoe",
+                )
+            ]
+        self.cover_cards += 1
+        if self.cover is not None:
+            return []
+        if rnd is not None and not rnd["last_hand"]:
+            rnd["cover_card"] = True
+            self.cover = "in_round"
+        elif rnd is not None:
+            self.cover = "last_round"  # already the last hand: it ends the shoe as planned
+        else:
+            self.cover = "pending"
+        return []
+
+    def empty(self, round_id: str | None) -> list[Decision]:
+        self.loaded = False
+        self.burn = None
+        self.shuffle_required = "shoe_empty"
+        out = []
+        if round_id is not None:
+            out.append(
+                policy_decision(
+                    EventType.PROCEDURE_VIOLATION,
+                    STRICT_POLICY,
+                    round_id,
+                    what="shoe_empty_mid_round",
+                    detail="the shoe ran out during a coup: the cover card should have "
+                    "ended the shoe before",
+                )
+            )
+        out.append(
+            policy_decision(
+                EventType.CARDS_SHUFFLE_REQUIRED, EMPTY_POLICY, None, reason="shoe_empty"
+            )
+        )
+        return out
+
+    # ----- rounds -----------------------------------------------------------------
+
+    def round_started(self, rnd: dict[str, Any]) -> None:
+        if self.burn is not None:
+            self.burn["done"] = True  # a manual shoe's burn ends at the first coup
+        if self.cover == "pending":
+            rnd["cover_card"] = True
+            self.cover = "in_round"
+        elif self.cover == "last_hand":
+            rnd["last_hand"] = True
+            self.cover = "last_round"
+
+    def round_finished(self, rnd: dict[str, Any]) -> list[Decision]:
+        """After a coup (ended or void): "last hand", or the reshuffle or new decks."""
+        if rnd["cover_card"]:
+            self.cover = "last_hand"
+            after = "new decks" if self.rules.new_decks_after_cover else "a reshuffle"
+            return [
+                ruled(
+                    self.rules,
+                    EventType.CARDS_LAST_HAND,
+                    "cover_card",
+                    rnd["id"],
+                    announce="last hand",
+                    detail=f"the cover card came out: one more hand, then {after}",
+                )
+            ]
+        if not rnd["last_hand"]:
+            return []
+        self.cover = None
+        self.shuffle_required = "cover_card"
+        self.new_decks_required = self.rules.new_decks_after_cover
+        return [
+            ruled(
+                self.rules,
+                EventType.CARDS_SHUFFLE_REQUIRED,
+                "cover_card",
+                rnd["id"],
+                reason="cover_card",
+                new_decks=self.new_decks_required,
+            )
+        ]
+
+    # ----- floorperson ------------------------------------------------------------
+
+    def reshuffle_ordered(self) -> None:
+        self.shuffle_required = "floorperson"
+        self.cover = None
+
+    def decks_changed(self) -> None:
+        self.new_decks_required = False
+        self.loaded = False
+        self.burn = None
+        self.cover = None
+        self.shuffle_required = "new_decks"
+
+    # ----- gates ------------------------------------------------------------------
+
+    def start_problems(self) -> list[tuple[str | None, str]]:
+        """Why no coup may start now: (citation or None, sentence), the strongest first."""
+        cite = self.rules.cite
+        problems: list[tuple[str | None, str]] = []
+        if self.new_decks_required:
+            problems.append(
+                (cite("cover_card"), "the cards are replaced with new decks (change_decks)")
+            )
+        if self.shuffle_required:
+            key = {"cover_card": "cover_card", "floorperson": "reshuffle"}.get(
+                self.shuffle_required, "shuffle"
+            )
+            rule = None if self.shuffle_required == "shoe_empty" else cite(key)
+            problems.append(
+                (rule, f"the cards must be shuffled ({self.shuffle_required}) and loaded")
+            )
+        elif not self.loaded:
+            problems.append((cite("shuffle"), "the shoe holds no cards"))
+        elif self.burn is not None and not self.burn["done"]:
+            burn = self.burn
+            if burn["needed"] is not None:
+                problems.append(
+                    (
+                        cite("burn"),
+                        f"the burn is not complete: {burn['drawn']} of {burn['needed']} "
+                        f"cards (first card {burn['first']})",
+                    )
+                )
+            elif burn["drawn"] < 2:
+                problems.append(
+                    (cite("burn"), "the first card and as many more as its value are burned")
+                )
+        return problems
+
+    # ----- persistence ------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        burn = dict(self.burn) if self.burn else None
+        return {**{name: getattr(self, name) for name in self.FIELDS}, "burn": burn}
+
+    def restore(self, body: dict[str, Any]) -> None:
+        if not isinstance(body, dict):
+            raise ValueError("snapshot: shoe must be an object")
+        if body.get("cover") not in (None, "pending", "in_round", "last_hand", "last_round"):
+            raise ValueError(f"snapshot: shoe.cover {body.get('cover')!r} is not known")
+        burn = body.get("burn")
+        if burn is not None and not (isinstance(burn, dict) and "drawn" in burn):
+            raise ValueError("snapshot: shoe.burn must be an object or null")
+        for name in self.FIELDS:
+            if name in body:
+                setattr(self, name, body[name])
+        self.burn = dict(burn) if burn else None

@@ -1,0 +1,1 @@
+"""Big Six wheel: the engine and its layout."""

@@ -1,0 +1,1 @@
+"""Blackjack and Spanish 21: rules, shoe, shuffler, play, settlement."""

@@ -1,0 +1,234 @@
+"""The operator commands of a Blackjack or Spanish 21 table, checked against the rules.
+
+The dealer tells floord what no device sees: a new dealer at the table (`dealer_in`,
+a burn card is due, § 549.7(c)), the boxes with a wager (`round_start`), each player's
+decision, the dealer's turn and the end of the round. A floorperson orders a reshuffle
+(§ 549.6(g)), records new decks (§ 549.3(e), § 551.3(c)) and covers a broken shuffler.
+The table commands (inspect, open, close, resume) are `TableState`'s; only the
+floorperson assigned to the table inspects the card reader (§ 549.2(e), § 551.2(e)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from floord.contract import EventType, format_ts
+from floord.engine.blackjack.decisions import Round
+from floord.engine.blackjack.play import ACTIONS, Step, new_round
+from floord.engine.cards.shuffler_cover import cover_shuffler
+from floord.engine.core.base import TableEngineBase
+from floord.engine.core.command_checks import (
+    accepted,
+    deal_refusal,
+    distinct_boxes,
+    floor_reshuffle,
+    needs_reason,
+    unknown_args,
+    whole,
+)
+from floord.engine.core.rulings import ruled
+from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
+
+if TYPE_CHECKING:
+    from floord.engine.blackjack.rules import GameRules
+    from floord.engine.blackjack.shoe import ShoeBook
+
+CARD_COMMANDS = (
+    "dealer_in",
+    "round_start",
+    "decision",
+    "dealer_turn",
+    "round_end",
+    "reshuffle",
+    "change_decks",
+    "cover_shuffler",
+)
+
+
+def _refused(step: Step) -> CommandOutcome:
+    return CommandOutcome(False, step.error, step.rule)
+
+
+class BlackjackCommands(TableEngineBase):
+    """Command handling for `BlackjackEngine` (which supplies the attributes below)."""
+
+    rules: GameRules
+    shoe: ShoeBook
+    card_rules: dict[str, Any]
+    recognition: bool
+    _play: Callable[[], Round | None]
+    reader_cleared: Callable[[datetime], str | None]
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        refused = self._card_table_command(
+            command,
+            now,
+            CARD_COMMANDS,
+            "the card reader is inspected by the floorperson assigned to the table",
+            self.rules.cite("reader_inspection"),
+        )
+        if refused is not None:
+            return refused
+        return getattr(self, f"_cmd_{command.name}")(command, now)
+
+    # ----- dealer -----------------------------------------------------------------
+
+    def _cmd_dealer_in(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ()):
+            return CommandOutcome(False, problem)
+        if self.rounds.current is not None:
+            return CommandOutcome(
+                False, "a new dealer comes in between rounds", self.rules.cite("burn")
+            )
+        if self.shoe.has_burn:
+            self.shoe.burn_due = "new_dealer"
+        return CommandOutcome(True)
+
+    def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ("boxes", "players")):
+            return CommandOutcome(False, problem)
+        boxes = command.args.get("boxes")
+        limit = int(self.card_rules.get("boxes", 7))
+        if not distinct_boxes(boxes, limit):
+            return CommandOutcome(
+                False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
+            )
+        if problem := self._boxes_per_player(boxes, command.args.get("players")):
+            return CommandOutcome(False, problem, self.rules.cite("boxes_per_player"))
+        if (refused := self._start_refusal()) is not None:
+            return refused
+        if (why := self.reader_cleared(now)) is not None:
+            return CommandOutcome(False, f"no dealing: {why}", self.rules.cite("reader_inspection"))
+        problems = self.shoe.deal_problems(now)
+        if problems:
+            return deal_refusal(problems, "no dealing")
+        assert self.gaming_day is not None
+        fields = new_round(boxes, recognition=self.recognition, double=self.shoe.double)
+        rnd = self.rounds.start(self.gaming_day, now, fields)
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "game": self.rules.game,
+            "boxes": rnd["boxes"],
+            "shoe": "double" if self.shoe.double else "single",
+            "recognition": self.recognition,
+        }
+        return accepted([Decision(EventType.ROUND_STARTED, body, None, rnd["id"])])
+
+    def _boxes_per_player(self, boxes: list[int], players: Any) -> str | None:
+        """§ 549.14: a player wagers on at most `max_adjacent_boxes` boxes, side by side.
+
+        `players` (optional) maps a player to the boxes they play, as the dealer sees it;
+        without it the dealer vouches for the rule and the engine cannot check it.
+        """
+        if players is None:
+            return None
+        most = int(self.card_rules.get("max_adjacent_boxes", 2))
+        if not isinstance(players, dict) or not all(
+            isinstance(v, list) and v and all(whole(b) for b in v) for v in players.values()
+        ):
+            return "players must map each player to a non-empty list of box numbers"
+        seen: list[int] = [b for played in players.values() for b in played]
+        if sorted(seen) != sorted(boxes):
+            return "players must name every box in play exactly once"
+        for player, played in players.items():
+            ordered = sorted(played)
+            if len(ordered) > most:
+                return f"player {player} plays {len(ordered)} boxes; the limit is {most}"
+            if ordered != list(range(ordered[0], ordered[0] + len(ordered))):
+                return f"player {player} plays boxes {ordered}, which are not adjacent"
+        return None
+
+    def _cmd_decision(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ("box", "hand", "action")):
+            return CommandOutcome(False, problem)
+        box, hand, action = (command.args.get(k) for k in ("box", "hand", "action"))
+        if not whole(box) or not whole(hand) or action not in ACTIONS:
+            return CommandOutcome(
+                False, f"decision needs box and hand numbers and an action ({', '.join(ACTIONS)})"
+            )
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        step = play.decision(box, hand, action)
+        return _refused(step) if step.error else accepted(step.decisions)
+
+    def _cmd_dealer_turn(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ()):
+            return CommandOutcome(False, problem)
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        step = play.dealer_turn()
+        return _refused(step) if step.error else accepted(step.decisions)
+
+    def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ()):
+            return CommandOutcome(False, problem)
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        if play.r["reload"]:
+            return CommandOutcome(
+                False,
+                "the shoe ran out: the discards are shuffled and the round completed first",
+                self.rules.cite("insufficient_cards"),
+            )
+        step = play.finish()
+        if step.error:
+            return _refused(step)
+        rnd = self.rounds.finish()
+        outcome = (
+            "result"
+            if any(d.type == EventType.BLACKJACK_RESULT for d in step.decisions)
+            else "not_called"
+        )
+        ended = {"outcome": outcome, "boxes": rnd["boxes"]}
+        if outcome == "not_called":
+            ended["detail"] = "the shoe does not read cards: floord counted them only"
+        events = [*step.decisions, Decision(EventType.ROUND_ENDED, ended, None, rnd["id"])]
+        events += self.shoe.round_finished(rnd["id"])
+        return accepted(events)
+
+    # ----- floorperson ------------------------------------------------------------
+
+    def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ("reason",)):
+            return CommandOutcome(False, problem)
+        if problem := needs_reason(command):
+            return CommandOutcome(False, problem)
+        if self.shoe.continuous:
+            return CommandOutcome(
+                False, "a continuous shuffler reshuffles by itself", self.rules.cite("continuous")
+            )
+        if self.rounds.current is not None:
+            return CommandOutcome(
+                False, "a reshuffle is ordered after a round of play", self.rules.cite("reshuffle")
+            )
+        self.shoe.reshuffle_ordered()
+        return accepted([floor_reshuffle(self.rules, command)])
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ()):
+            return CommandOutcome(False, problem)
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between rounds")
+        self.shoe.decks_changed(now)
+        due = self.shoe.deck_due_at()
+        assert due is not None
+        event = ruled(
+            self.rules,
+            EventType.CARDS_DECKS_CHANGED,
+            "deck_change",
+            None,
+            by=command.by,
+            opened_at=format_ts(now),
+            due_at=format_ts(due),
+        )
+        return accepted([event])
+
+    def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        return cover_shuffler(command, self.shoe.shuffler, self.shoe.batch)

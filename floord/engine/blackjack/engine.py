@@ -1,0 +1,298 @@
+"""The Blackjack and Spanish 21 engine: card devices and dealer commands in, decisions out.
+
+The table (closed/open/halted, inspections, devices, latched halts) is the game-neutral
+`TableState`; the card reader is its primary device and any trouble of the reader halts
+the table under 58 Pa. Code § 549.16(k). The shoe, burn cards, shuffler and deck clock
+are `ShoeBook`'s; a round in play is `Play`'s; the dealer's and floorperson's commands
+are `BlackjackCommands`'. Chapter 549 is Blackjack; chapter 551 (Spanish 21) is applied
+where floord's sources hold it, chapter 549 elsewhere (`blackjack_rules`).
+
+The engine is pure: every input carries its `now`, and nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any
+
+from floord.contract import EventType, format_ts, parse_ts
+from floord.engine.blackjack.commands import BlackjackCommands
+from floord.engine.blackjack.decisions import Round
+from floord.engine.blackjack.devices import BlackjackDevices
+from floord.engine.blackjack.rules import GameRules, blackjack_inspection
+from floord.engine.blackjack.shoe import ShoeBook
+from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
+from floord.engine.core.gaming_day import require_utc
+from floord.engine.core.rulings import STRICT_POLICY
+from floord.engine.core.snapshots import check_header, json_copy
+from floord.engine.core.table_state import (
+    FAIL_CLOSED_POLICY,
+    PROTOCOL_TROUBLE,
+    PrimaryDevice,
+    protocol_trouble_reason,
+)
+from floord.engine.core.types import Decision, EngineOutput
+from floord.events import DeviceCommand
+
+SNAPSHOT_VERSION = 1
+GAMES = ("blackjack", "spanish21")
+RESTART_POLICY = restart_policy("end")
+READER_EVENTS = frozenset({EventType.READER_PEEK, EventType.READER_SELF_TEST})
+
+
+class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
+    """One Blackjack or Spanish 21 table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the round's end was not observed by floord"
+
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        rules: dict[str, Any],
+        reader_device: str,
+        shoe_device: str,
+        shuffler_device: str | None,
+        reader_exposes_value: bool,
+        shoe_reports_cards: bool,
+        required_devices: list[str],
+        gaming_day_starts: time,
+        timezone: str,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        if game not in GAMES:
+            raise ValueError(f"game blackjack or spanish21 expected, found {game!r}")
+        self.rules = GameRules(game)
+        if game == "spanish21" and rules.get("decks") not in (6, 8):
+            raise ValueError(
+                f"Spanish 21 is played with 6 or 8 decks (§ 551.3(a)), found {rules.get('decks')!r}"
+            )
+        if game == "spanish21" and rules.get("shoe") == "double":
+            raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
+        if rules.get("shuffler", "none") != "none" and not shuffler_device:
+            raise ValueError(f"a {rules.get('shuffler')} shuffler needs a shuffler device")
+        self.game = game
+        self.card_rules = dict(rules)
+        self.reader = reader_device
+        self.shoe_device = shoe_device
+        self.shuffler_device = shuffler_device
+        self.exposes = reader_exposes_value
+        self.recognition = shoe_reports_cards
+        super().__init__(
+            table_id,
+            inspection=blackjack_inspection(self.rules),
+            primary=PrimaryDevice(
+                reader_device,
+                self._identity_problem,
+                "reader_mismatch",
+                self.rules.cite("reader_kind"),
+            ),
+            required_devices=required_devices,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
+            device_rules={reader_device: self.rules.cite("reader_malfunction")},
+            extra_readiness=self._reader_problems,
+        )
+        self.shoe = ShoeBook(self.rules, rules)
+        self.self_test: dict[str, Any] | None = None  # the reader's last self-test
+        self.tampered_at: str | None = None  # the reader's last tamper report
+        if snapshot is not None:
+            self._restore(snapshot)
+
+    # ----- public interface -------------------------------------------------------
+
+    def on_device_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        if device == self.reader and type == EventType.DEVICE_TAMPER:
+            self.tampered_at = format_ts(require_utc(now))
+        return super().on_device_event(device, type, data, now)
+
+    def _table_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime, handled: EngineOutput
+    ) -> EngineOutput:
+        if device == self.reader and type == EventType.DEVICE_IDENTIFIED:
+            handled.device_commands.extend(self._self_test_due(now))
+        if device == self.shoe_device and type in PROTOCOL_TROUBLE:
+            handled.events.extend(self._shoe_data_doubt(data))
+        return handled
+
+    def _game_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        owners = [
+            (READER_EVENTS, self.reader),
+            (SHOE_EVENTS, self.shoe_device),
+            (SHUFFLER_EVENTS, self.shuffler_device),
+        ]
+        if (misrouted := self._misrouted(device, type, owners)) is not None:
+            return misrouted
+        if type in SHUFFLER_EVENTS:
+            return EngineOutput(self.shoe.shuffler_event(type, data, self.current_round))
+        handlers = {
+            EventType.READER_SELF_TEST: self._self_test,
+            EventType.READER_PEEK: self._peek,
+            EventType.SHOE_LOADED: self._loaded,
+            EventType.SHOE_CARD_DRAWN: self._drawn,
+            EventType.SHOE_CARD_FACE_UP: self._face_up,
+            EventType.SHOE_CUTTING_CARD: self._cutting_card,
+            EventType.SHOE_EMPTY: self._empty,
+        }
+        return handlers[EventType(type)](data, now)
+
+    def tick(self, now: datetime) -> EngineOutput:
+        """Keep the gaming day current and warn ahead of the 24-hour deck change."""
+        now = self._touch(now)
+        return EngineOutput(self.shoe.tick(now))
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            **self._snapshot_head(SNAPSHOT_VERSION, {"game": self.game}),
+            "shoe": self.shoe.snapshot(),
+            "reader_self_test": json_copy(self.self_test),
+            "reader_tampered_at": self.tampered_at,
+        }
+
+    def public_state(self) -> dict[str, Any]:
+        """The snapshot as the retained `P/state` shows it: the dealer's hole card masked.
+
+        The snapshot keeps the hole card so a restart restores the round exactly; a pit
+        display or a console reading `P/state` must not learn it before the dealer turns
+        it (58 Pa. Code § 549.7(f), (i)).
+        """
+        state = self.snapshot()
+        rnd = state.get("round")
+        if isinstance(rnd, dict) and rnd.get("phase") != "dealer":
+            dealer = rnd.get("dealer")
+            if isinstance(dealer, dict) and len(dealer.get("cards") or []) > 1:
+                dealer["cards"] = [dealer["cards"][0]] + ["down"] * (len(dealer["cards"]) - 1)
+            peek = rnd.get("peek")
+            if isinstance(peek, dict) and peek.get("hole_card") is not None:
+                peek["hole_card"] = "down"
+        return state
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _play(self) -> Round | None:
+        rnd = self.rounds.current
+        if rnd is None:
+            return None
+        return Round(
+            self.rules,
+            rnd,
+            exposes_value=self.exposes,
+            hd_side=self.card_rules.get("hearts_diamonds_side", "left"),
+        )
+
+    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
+        caps = identity.get("capabilities")
+        if not isinstance(caps, list):
+            return f"the card reader reports no capabilities list ({caps!r})"
+        if ("exposes_value" in caps) != self.exposes:
+            said = "can" if "exposes_value" in caps else "cannot"
+            return (
+                f"the card reader says it {said} show the hole card's value; the table is "
+                f"configured with reader_exposes_value={self.exposes}, and § 549.16(j) "
+                "treats a wrong peek differently for the two kinds"
+            )
+        return None
+
+    def _reader_problems(self) -> list[str]:
+        """The reader's own conditions for open and resume: a passing self-test, no tamper."""
+        problems = []
+        inspection = self.table.inspection
+        if self.tampered_at and (
+            inspection is None or parse_ts(inspection["at"]) <= parse_ts(self.tampered_at)
+        ):
+            problems.append(
+                f"the card reader reported tampering at {self.tampered_at}: the floorperson "
+                f"inspects it again ({self.rules.cite('reader_inspection')})"
+            )
+        test = self.self_test
+        if test is not None and not test["passed"]:
+            problems.append(
+                f"the card reader failed its self-test at {test['at']} ({test['text']}); "
+                "it must pass one again"
+            )
+        return problems
+
+    def _shoe_data_doubt(self, data: dict[str, Any]) -> list[Decision]:
+        """A shoe frame lost or garbled mid-round: the calling of this round may be wrong.
+
+        The engine cannot tell which card went missing, so it says so on the record for
+        surveillance to review the round from video; the round itself goes on, as the
+        dealer and the players saw every card.
+        """
+        if self.current_round is None:
+            return []
+        body = {
+            "what": "shoe_data_lost",
+            "reason": protocol_trouble_reason(data),
+            "detail": "a frame from the shoe was lost or unreadable during the round: "
+            "the engine's calling of this round may be incomplete; review it from video",
+            "policy": STRICT_POLICY,
+        }
+        return [Decision(EventType.TABLE_WARNING, body, None, self.current_round)]
+
+    def _self_test_due(self, now: datetime) -> list[DeviceCommand]:
+        """Ask a (re)connected reader for its self-test unless it passed one today: the
+        floorperson's inspection at the start of the gaming day relies on it (§ 549.2(e))."""
+        test = self.self_test
+        if test is not None and test["passed"] and test["gaming_day"] == self.day.label(now):
+            return []
+        return [DeviceCommand(device=self.reader, name="self_test")]
+
+    def reader_cleared(self, now: datetime) -> str | None:
+        """Why the reader does not yet allow dealing today (§ 549.2(e)); None when it does."""
+        day = self.day.label(now)
+        if not self.table.inspection_valid(now):
+            return f"no passed inspection of the card reader in gaming day {day}"
+        inspected = parse_ts(self.table.inspection["at"])  # type: ignore[index]
+        if self.tampered_at and parse_ts(self.tampered_at) >= inspected:
+            return f"the card reader reported tampering at {self.tampered_at}, after its inspection"
+        test = self.self_test
+        if test is None or not test["passed"] or test["gaming_day"] != day:
+            return f"the card reader has not passed a self-test in gaming day {day}"
+        return None
+
+    def _void(
+        self, reason: str, rule: str | None, detail: str, policy: str | None = None, **more: Any
+    ) -> list[Decision]:
+        rnd = self.rounds.finish()
+        body: dict[str, Any] = {"reason": reason, "detail": detail, "wagers": "returned", **more}
+        if rule is None:
+            body["policy"] = policy or FAIL_CLOSED_POLICY
+        out = [Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])]
+        return out + self.shoe.round_finished(rnd["id"])
+
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput(self._void(reason, None, detail, policy))
+
+    def _void_on_halt(self, code: str, detail: str) -> EngineOutput:
+        """A halt for the card reader's trouble voids under § 549.16(k); others fail closed."""
+        reason = self.table.halt_reasons[-1] if self.table.halt_reasons else {}
+        if reason.get("device") == self.reader:
+            play = self._play()
+            assert play is not None
+            return EngineOutput(
+                self._void(
+                    code,
+                    self.rules.cite("reader_malfunction"),
+                    f"{detail}: the dealer may not continue dealing until the card reader is "
+                    "repaired or replaced, so the round cannot be completed; every wager is "
+                    "returned",
+                    phase=play.r["phase"],
+                    peek_done=play.r["peek"] is not None,
+                )
+            )
+        return super()._void_on_halt(code, detail)
+
+    # ----- restore ----------------------------------------------------------------
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
+        self._restore_table(snap, shoe=self.shoe)
+        self.self_test = json_copy(snap.get("reader_self_test"))
+        self.tampered_at = snap.get("reader_tampered_at")

@@ -1,0 +1,123 @@
+"""Which section of 58 Pa. Code each Blackjack or Spanish 21 decision stands on.
+
+Blackjack is chapter 549 (40 Pa.B. 985, amended at 40 Pa.B. 2959). Spanish 21 is
+chapter 551, of which floord's sources hold only §§ 551.2-551.5, 551.8, 551.12 and
+551.15 (40 Pa.B. 2959): where a Spanish 21 rule is in those sections it is cited; where
+it is not, chapter 549's rule is applied and the decision says so in `data.rule_note`.
+The engine asks this module for a citation by a short key, so the two games share one
+engine and one set of tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from floord.contract import cite
+from floord.engine.cards.card import deck_size
+from floord.engine.core.inspection import InspectionSpec
+
+# key -> (chapter 549 section, chapter 551 section or None when not in floord's sources)
+SECTIONS: dict[str, tuple[str, str | None]] = {
+    "reader_inspection": ("549.2(e)", "551.2(e)"),
+    "cards_inspected": ("549.5(a)", "551.4(a)"),
+    "values": ("549.3(b)", "551.3(b)"),
+    "no_tens": ("551.3(a)", "551.3(a)"),
+    "reader_kind": ("549.16(j)", None),
+    "deck_change": ("549.3(e)", "551.3(c)"),
+    "batches_equal": ("549.3(d)(1)", None),
+    "batch_backs": ("549.3(d)(2)", None),
+    "batch_in_shuffler": ("549.3(d)(3)", None),
+    "batches_alternate": ("549.3(d)(4)", None),
+    "one_batch_in_rack": ("549.3(d)(5)", None),
+    "wagers_win": ("549.4(b)", None),
+    "wagers_push": ("549.4(c)", None),
+    "shuffle_after_shoe": ("549.6(a)", "551.5(a)"),
+    "reshuffle": ("549.6(g)", "551.5(g)"),
+    "burn": ("549.7(c)", "551.8(c)"),
+    "determinant": ("549.7(d)", None),
+    "deal_order": ("549.7(e)", "551.8(d)"),
+    "peek": ("549.7(f)", "551.8(e)"),
+    "player_cards": ("549.7(h)", "551.8(g)"),
+    "dealer_reveal": ("549.7(i)", "551.8(h)"),
+    "cutting_card": ("549.7(k)", "551.8(j)"),
+    "blackjack_pays": ("549.8", None),
+    "surrender": ("549.9(a)", None),
+    "insurance_ace": ("549.10(a)", None),
+    "insurance_before_peek": ("549.10(b)", None),
+    "insurance_pays": ("549.10(c)", None),
+    "double": ("549.11(a)", None),
+    "split_pair": ("549.12(a)", "551.12(a)"),
+    "split_order": ("549.12(b)", "551.12(b)"),
+    "split_three_hands": ("549.12(c)(1)", "551.12(c)"),
+    "split_aces": ("549.12(c)(2)", None),
+    "player_draw": ("549.13(a)(1)", None),
+    "dealer_draw": ("549.13(b)", None),
+    "boxes_per_player": ("549.14", None),
+    "dealer_no_effect": ("549.13(c)", None),
+    "continuous": ("549.15", "551.15"),
+    "face_up": ("549.16(a)", None),
+    "dealer_17_card": ("549.16(d)", None),
+    "insufficient_cards": ("549.16(f)", None),
+    "wrong_side": ("549.16(h)", None),
+    "peek_exposed": ("549.16(j)(1)", None),
+    "peek_hidden": ("549.16(j)(2)", None),
+    "reader_malfunction": ("549.16(k)", None),
+}
+# Spanish 21 rules that are in floord's sources and differ from chapter 549: no rule
+# to cite where chapter 551 does not restrict (split aces, § 551.12(c)).
+NOT_IN_SPANISH21 = frozenset({"split_aces", "determinant", "wrong_side"})
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """One game's citations, deck size and the Spanish 21 differences."""
+
+    game: str
+
+    @property
+    def deck_size(self) -> int:
+        return deck_size(self.game)
+
+    @property
+    def spanish21(self) -> bool:
+        return self.game == "spanish21"
+
+    def applies(self, key: str) -> bool:
+        """False where the game's own chapter has no such rule (split aces in Spanish 21)."""
+        return not (self.spanish21 and key in NOT_IN_SPANISH21)
+
+    def section(self, key: str) -> str:
+        blackjack, spanish = SECTIONS[key]
+        return spanish if self.spanish21 and spanish else blackjack
+
+    def cite(self, key: str) -> str:
+        return cite(self.section(key))
+
+    def note(self, key: str) -> dict[str, str]:
+        """`{"rule_note": ...}` when a Spanish 21 decision borrows chapter 549's rule."""
+        blackjack, spanish = SECTIONS[key]
+        if self.spanish21 and spanish is None:
+            return {
+                "rule_note": (
+                    f"chapter 551's rule for this is not in floord's sources; "
+                    f"§ {blackjack} (Blackjack) applied"
+                )
+            }
+        return {}
+
+
+def blackjack_inspection(rules: GameRules) -> InspectionSpec:
+    """The floorperson's check of the card reader (§ 549.2(e), § 551.2(e)) and the cards.
+
+    The cards item covers § 549.5(a) / § 551.4(a) (the cards inspected for defects, or
+    received preinspected under § 549.5(f) / § 551.4(d)); Spanish 21 adds the tens
+    removed from each deck (§ 551.4(b)).
+    """
+    items = {
+        "card_reader_untampered": rules.cite("reader_inspection"),
+        "card_reader_working": rules.cite("reader_inspection"),
+        "cards_inspected": rules.cite("cards_inspected"),
+    }
+    if rules.spanish21:
+        items["tens_removed"] = cite("551.4(b)")
+    return InspectionSpec(items=items, rule=rules.cite("reader_inspection"))

@@ -1,0 +1,320 @@
+"""The cards of a Blackjack table outside the hands: shoe, burn cards, shuffler batches, decks.
+
+What this module keeps, and why:
+- each side of the shoe (one, or two for a double shoe): loaded, cards drawn, whether
+  the cutting card came out (§ 549.7(k)) and whether it must be reshuffled (§ 549.6);
+- the burn card due after each new batch in the shoe and each new dealer (§ 549.7(c));
+  a double shoe has no burn (its determinant card replaces § 549.7(c), § 549.7(d));
+- an automated shuffler's two batches: alternated in and out of play, one batch in the
+  discard rack, a batch whose count is wrong or that jammed may not be dealt
+  (§ 549.3(d)); an out-of-order shuffler must be covered before hand shuffling;
+- when the decks were opened, changed at least every 24 hours (§ 549.3(e), § 551.3(c)).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from floord.contract import EventType, format_ts, parse_ts
+from floord.engine.blackjack.rules import GameRules
+from floord.engine.blackjack.shuffler import COVER_POLICY, ShufflerBook
+from floord.engine.core.rulings import policy_decision, ruled, strict, violation
+from floord.engine.core.snapshots import json_copy
+from floord.engine.core.types import Decision
+
+DECK_LIFETIME = timedelta(hours=24)
+
+
+def _new_side() -> dict[str, Any]:
+    return {"loaded": False, "drawn": 0, "cutting_pending": False, "shuffle_required": None}
+
+
+class ShoeBook:
+    """The shoe, shuffler and decks of one table; every method returns its decisions."""
+
+    def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
+        self.rules = rules
+        self.double = card_rules.get("shoe", "single") == "double"
+        self.shuffler = card_rules.get("shuffler", "none")
+        self.backs = list(card_rules.get("batch_backs") or [])
+        self.decks = int(card_rules["decks"])
+        self.warn = timedelta(minutes=int(card_rules.get("deck_change_warn_minutes", 60)))
+        keys = ("left", "right") if self.double else ("shoe",)
+        self.sides: dict[str, dict[str, Any]] = {k: _new_side() for k in keys}
+        self.burn_due: str | None = None
+        self.face_up: list[str | None] = []
+        self.batch = ShufflerBook(rules, card_rules)
+        self.decks_opened_at: str | None = None
+        self.deck_warned = False
+
+    @property
+    def continuous(self) -> bool:
+        return self.shuffler == "continuous"
+
+    @property
+    def has_burn(self) -> bool:
+        """§ 549.7(c) applies to a single shoe; § 549.15 replaces it on a continuous one."""
+        return not self.double and not self.continuous
+
+    def side_of(self, data: dict[str, Any]) -> str | None:
+        """The side key of a shoe event: "shoe", or "left"/"right"; None if unusable."""
+        if not self.double:
+            return "shoe"
+        side = data.get("side")
+        return side if side in ("left", "right") else None
+
+    # ----- the shoe ---------------------------------------------------------------
+
+    def loaded(self, data: dict[str, Any], round_id: str | None, reload: bool) -> list[Decision]:
+        """A new stack placed in the shoe; `reload` is the § 549.16(f) mid-round case."""
+        out: list[Decision] = []
+        side = self.side_of(data)
+        if side is None:
+            return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
+        if self.shuffler == "batch" and not self.batch.out_of_order:
+            out += self.batch.loaded(round_id, reload)
+        elif self.shuffler == "batch" and not self.batch.covered:
+            out.append(
+                policy_decision(
+                    EventType.PROCEDURE_VIOLATION,
+                    COVER_POLICY,
+                    round_id,
+                    what="hand_shuffle_with_shuffler_uncovered",
+                    detail="cards shuffled by hand were loaded while the out-of-order "
+                    "shuffler was not covered",
+                )
+            )
+        state = self.sides[side]
+        state.update(_new_side(), loaded=True)
+        if reload:
+            self.burn_due = "insufficient_cards"
+        elif self.has_burn:
+            self.burn_due = "shoe_loaded"
+        return out
+
+    def draw(
+        self, data: dict[str, Any], card: str | None, round_id: str | None
+    ) -> tuple[str, list[Decision]]:
+        """Count a drawn card: ("burn" | "face_up" | "card", decisions)."""
+        out: list[Decision] = []
+        side = self.side_of(data)
+        if side is not None:
+            self.sides[side]["drawn"] += 1
+        if self.shuffler == "batch":
+            out += self.batch.draw_checks(round_id)
+        if card in self.face_up or (card is None and self.face_up):
+            self.face_up.remove(card if card in self.face_up else self.face_up[0])
+            return "face_up", out
+        if self.burn_due is not None:
+            self.burn_due = None
+            return "burn", out
+        return "card", out
+
+    def cutting_card(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
+        if self.continuous:
+            return [
+                violation(
+                    self.rules,
+                    "continuous",
+                    "cutting_card_in_continuous_shoe",
+                    round_id,
+                    detail="a continuous shuffling shoe has no cutting card",
+                )
+            ]
+        side = self.side_of(data)
+        if side is None:
+            return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
+        self.sides[side]["cutting_pending"] = True
+        return []
+
+    def empty(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
+        side = self.side_of(data)
+        if side is None:
+            return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
+        state = self.sides[side]
+        state["loaded"] = False
+        if round_id is not None:
+            return [
+                ruled(
+                    self.rules,
+                    EventType.CARDS_SHUFFLE_REQUIRED,
+                    "insufficient_cards",
+                    round_id,
+                    side=None if side == "shoe" else side,
+                    reason="insufficient_cards",
+                    complete_round=True,
+                    burn_after_shuffle=True,
+                    detail="the discards are shuffled and cut, the first card is burned, "
+                    "and the round is completed",
+                )
+            ]
+        state["shuffle_required"] = "shoe_dealt"
+        return [
+            ruled(
+                self.rules,
+                EventType.CARDS_SHUFFLE_REQUIRED,
+                "shuffle_after_shoe",
+                None,
+                side=None if side == "shoe" else side,
+                reason="shoe_dealt",
+            )
+        ]
+
+    def face_up_found(
+        self, data: dict[str, Any], card: str | None, round_id: str | None
+    ) -> list[Decision]:
+        self.face_up.append(card)
+        return [
+            violation(
+                self.rules,
+                "face_up",
+                "card_face_up_in_shoe",
+                round_id,
+                card=card,
+                side=data.get("side"),
+                detail="the card is not used in the game: it goes to the discard rack",
+            )
+        ]
+
+    def round_finished(self, round_id: str) -> list[Decision]:
+        """After a round: a cutting card that came out makes its side's reshuffle due."""
+        out = []
+        for side, state in self.sides.items():
+            if state["cutting_pending"]:
+                state["cutting_pending"] = False
+                state["shuffle_required"] = "cutting_card"
+                out.append(
+                    ruled(
+                        self.rules,
+                        EventType.CARDS_SHUFFLE_REQUIRED,
+                        "cutting_card",
+                        round_id,
+                        side=None if side == "shoe" else side,
+                        reason="cutting_card",
+                        also=self.rules.cite("reshuffle"),
+                    )
+                )
+        return out
+
+    def reshuffle_ordered(self) -> None:
+        for state in self.sides.values():
+            state["shuffle_required"] = "floorperson"
+            state["cutting_pending"] = False
+
+    def shuffler_event(
+        self, type: str, data: dict[str, Any], round_id: str | None
+    ) -> list[Decision]:
+        return self.batch.event(type, data, round_id)
+
+    # ----- decks ------------------------------------------------------------------
+
+    def decks_changed(self, now: datetime) -> None:
+        self.decks_opened_at = format_ts(now)
+        self.deck_warned = False
+        for state in self.sides.values():
+            state.update(_new_side())
+            state["shuffle_required"] = "new_decks"
+        self.batch.reset()
+        self.burn_due = None
+        self.face_up = []
+
+    def deck_due_at(self) -> datetime | None:
+        if self.decks_opened_at is None:
+            return None
+        return parse_ts(self.decks_opened_at) + DECK_LIFETIME
+
+    def tick(self, now: datetime) -> list[Decision]:
+        due = self.deck_due_at()
+        if due is None or self.deck_warned or now < due - self.warn:
+            return []
+        self.deck_warned = True
+        return [
+            ruled(
+                self.rules,
+                EventType.TABLE_WARNING,
+                "deck_change",
+                None,
+                what="deck_change_due",
+                due_at=format_ts(due),
+                opened_at=self.decks_opened_at,
+            )
+        ]
+
+    # ----- gates ------------------------------------------------------------------
+
+    def deal_problems(self, now: datetime) -> list[tuple[str | None, str]]:
+        """Why no round may start now: (citation or None, sentence), first the strongest."""
+        problems: list[tuple[str | None, str]] = []
+        due = self.deck_due_at()
+        rule = self.rules.cite
+        if due is None:
+            problems.append(
+                (
+                    rule("deck_change"),
+                    "no deck change is on record: a floorperson records "
+                    "the decks opened for use with change_decks",
+                )
+            )
+        elif now >= due:
+            problems.append(
+                (
+                    rule("deck_change"),
+                    f"the decks were opened at {self.decks_opened_at} "
+                    f"and had to be changed by {format_ts(due)}",
+                )
+            )
+        if self.burn_due is not None:
+            problems.append(
+                (rule("burn"), f"a burn card is due ({self.burn_due}) before any round")
+            )
+        if not self.continuous:
+            for side, state in self.sides.items():
+                where = "the shoe" if side == "shoe" else f"the {side} side of the shoe"
+                if state["shuffle_required"]:
+                    key = (
+                        "reshuffle"
+                        if state["shuffle_required"] != "shoe_dealt"
+                        else "shuffle_after_shoe"
+                    )
+                    problems.append(
+                        (
+                            rule(key),
+                            f"{where} must be reshuffled "
+                            f"({state['shuffle_required']}) and loaded again",
+                        )
+                    )
+                elif not state["loaded"]:
+                    problems.append((rule("shuffle_after_shoe"), f"{where} holds no cards"))
+        if self.batch.shoe_batch_bad:
+            problems.append(
+                (
+                    rule("batches_equal"),
+                    f"the batch in the shoe may not be dealt ({self.batch.shoe_batch_bad})",
+                )
+            )
+        if self.batch.out_of_order and not self.batch.covered:
+            problems.append((None, "the automated shuffler is out of order and not covered"))
+        return problems
+
+    # ----- persistence ------------------------------------------------------------
+
+    FIELDS = (
+        "sides",
+        "burn_due",
+        "face_up",
+        "decks_opened_at",
+        "deck_warned",
+    )
+
+    def snapshot(self) -> dict[str, Any]:
+        body = {name: json_copy(getattr(self, name)) for name in self.FIELDS}
+        return {**body, "shuffler": self.batch.snapshot()}
+
+    def restore(self, body: dict[str, Any]) -> None:
+        if not isinstance(body, dict) or set(body.get("sides") or {}) != set(self.sides):
+            raise ValueError("snapshot: the shoe does not fit this table's rules (sides)")
+        for name in self.FIELDS:
+            if name in body:
+                setattr(self, name, json_copy(body[name]))
+        self.batch.restore(body.get("shuffler") or {})

@@ -1,0 +1,1 @@
+"""Card bookkeeping shared by the card games: cards, hands, decks, shufflers."""

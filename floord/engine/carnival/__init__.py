@@ -1,0 +1,1 @@
+"""Carnival poker games: rules and commands on the shared deck book."""

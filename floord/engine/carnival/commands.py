@@ -1,0 +1,243 @@
+"""The carnival poker table's operator commands, checked against § 55x.4 and § 55x.5.
+
+The dealer says what no device sees: a round opened with its `boxes` and closed
+(`round_start`, `round_end`), the cards shuffled by hand (`shuffle`) and cut (`cut`:
+not after an automated shuffle, § 55x.5(c)(1); at least 10 cards, § 55x.5(d), § 561.5(e)).
+A floorperson or above orders a recut (§ 55x.5(e), § 561.5(f)) or a reshuffle, removes a
+deck and records new (or preshuffled) decks. Table commands are `TableState`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from floord.contract import EventType
+from floord.engine.core.base import TableEngineBase
+from floord.engine.core.command_checks import accepted, deal_refusal, distinct_boxes, needs_reason
+from floord.engine.core.rulings import decision, policy_decision
+from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
+
+if TYPE_CHECKING:
+    from floord.engine.cards.deck_book import DeckBook
+    from floord.engine.carnival.rules import CarnivalRules
+
+ABOVE_FLOOR = ("floorperson", "supervisor")
+DECKS_POLICY = "floord policy: the chapters' deck rules (§ 55x.3) are not in our seeds"
+FLOOR_POLICY = "a floorperson's call (floord records it; the chapter names no cause)"
+COMMANDS = ("round_start", "round_end", "shuffle", "cut", "recut", "reshuffle")
+COMMANDS += ("remove_deck", "change_decks")
+ARGS = {
+    "round_start": ("boxes",),
+    "cut": ("cards", "by"),
+    "shuffle": ("deck",),
+    "recut": ("reason",),
+    "reshuffle": ("reason",),
+    "remove_deck": ("reason", "deck"),
+    "change_decks": ("preshuffled",),
+}
+
+
+class CarnivalCommands(TableEngineBase):
+    """Command handling for `CarnivalEngine` (which supplies the attributes below)."""
+
+    game: str
+    rules: CarnivalRules
+    decks: DeckBook
+    stack: dict[str, Any] | None
+    _cite: Callable[[str], str]
+    _void: Callable[..., list[Decision]]
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        refused = self._card_table_command(
+            command,
+            now,
+            COMMANDS,
+            "the cards are verified by the floorperson assigned to the table",
+            self._cite("cards_verified"),
+        )
+        if refused is not None:
+            return refused
+        unknown = sorted(set(map(str, command.args)) - set(ARGS.get(command.name, ())))
+        if unknown:
+            return CommandOutcome(
+                False, f"unknown argument(s) {', '.join(unknown)} for {command.name}"
+            )
+        if command.name in ("recut", "reshuffle", "remove_deck") and (
+            problem := needs_reason(command)
+        ):
+            return CommandOutcome(False, problem)
+        in_play = self.current_round
+        if command.name == "round_end" and in_play is None:
+            return CommandOutcome(False, "no round is in play")
+        if command.name not in ("round_end", "remove_deck") and in_play is not None:
+            rule = self._cite("shuffle") if command.name in ("shuffle", "reshuffle") else None
+            return CommandOutcome(False, f"round {in_play} is in play: wait for its end", rule)
+        return getattr(self, f"_cmd_{command.name}")(command, now)
+
+    def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        boxes, limit = command.args.get("boxes"), self.rules.boxes
+        if not distinct_boxes(boxes, limit):
+            return CommandOutcome(
+                False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
+            )
+        if (refused := self._start_refusal()) is not None:
+            return refused
+        problems = self.decks.deal_problems(now)
+        stack = self.stack
+        if stack is None and not self.decks.shuffler_in_use:
+            problems.append(
+                (
+                    self._cite("shuffle"),
+                    "the cards have not been shuffled since the last round (shuffle)",
+                )
+            )
+        if stack is not None and stack["cut"] is None:
+            problems.append(
+                (
+                    self._cite("cut_required"),
+                    f"cards {stack['shuffled']} are cut before they are dealt (cut)",
+                )
+            )
+        if problems:
+            return deal_refusal(problems, "no dealing")
+        assert self.gaming_day is not None
+        deck = self.decks.take_for_round(stack["deck"] if stack else None)
+        self.stack = None
+        rnd = self.rounds.start(self.gaming_day, now, {"boxes": sorted(boxes), "deck": deck})
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "game": self.game,
+            "boxes": rnd["boxes"],
+            "deck": deck,
+        }
+        body |= {
+            "shuffled": stack["shuffled"] if stack else "device",
+            "cut": stack["cut"] if stack else None,
+        }
+        rule = self._cite("cut_required" if stack else "no_cut_after_device")
+        return accepted([Decision(EventType.ROUND_STARTED, body, rule, rnd["id"])])
+
+    def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        rnd = self.rounds.finish()
+        self.decks.round_done(counted=True)
+        body = {"outcome": "not_called", "boxes": rnd["boxes"], "next": "shuffle"}
+        body["detail"] = "floord neither evaluates nor pays carnival poker hands"
+        return accepted([Decision(EventType.ROUND_ENDED, body, self._cite("shuffle"), rnd["id"])])
+
+    def _cmd_shuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if self.decks.shuffler_in_use:
+            return CommandOutcome(
+                False, "the table's automated shuffler shuffles the cards (rules.shuffler)"
+            )
+        deck = command.args.get("deck", "deck" if self.rules.decks == 1 else None)
+        if deck not in self.decks.decks:
+            return CommandOutcome(
+                False, f"deck must be one of {', '.join(self.decks.decks)}, found {deck!r}"
+            )
+        if self.decks.decks[deck] == "removed":
+            return CommandOutcome(
+                False, f"deck {deck} was removed from the table", self.decks.removed_rule
+            )
+        self.decks.decks[deck] = "ready"
+        self.stack = {"shuffled": "hand", "deck": deck, "cut": None}
+        return accepted([])
+
+    def _cmd_cut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        stack = self.stack
+        if stack is None:
+            why = "cards shuffled by the automated shuffler are dealt without a cut"
+            return CommandOutcome(False, why, self._cite("no_cut_after_device"))
+        if stack["cut"] is not None:
+            return CommandOutcome(
+                False,
+                "the cards are already cut; a floorperson may order a recut",
+                self._cite("recut"),
+            )
+        cards, (low, high) = command.args.get("cards"), self.rules.cut_bounds()
+        if not isinstance(cards, int) or isinstance(cards, bool) or not low <= cards <= high:
+            where = "from the top or the bottom" if self.game == "pai_gow_poker" else "from the top"
+            return CommandOutcome(
+                False,
+                f"cards must be {low}..{high} (at least {low} {where}), found {cards!r}",
+                self.rules.cut_rule,
+            )
+        by = command.args.get("by")
+        if self.game == "pai_gow_poker" and by not in ("player", "dealer"):
+            return CommandOutcome(
+                False,
+                "by must say who cut: player, or dealer if no player accepted",
+                self._cite("cut_offer"),
+            )
+        if self.game != "pai_gow_poker" and by not in (None, "dealer"):
+            return CommandOutcome(
+                False, f"the dealer cuts the deck, found by {by!r}", self.rules.cut_rule
+            )
+        stack["cut"] = {"cards": cards, "by": by or "dealer"}
+        return accepted([])
+
+    def _cmd_recut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if command.role not in ABOVE_FLOOR:
+            return CommandOutcome(
+                False, "a floorperson or above requires a recut", self._cite("recut")
+            )
+        if self.stack is None or self.stack["cut"] is None:
+            return CommandOutcome(
+                False, "no cut is on record since the cards were shuffled", self._cite("recut")
+            )
+        self.stack["cut"] = None
+        return accepted([])
+
+    def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        self.decks.reshuffle_all()
+        self.stack = None
+        data = {"reason": "floorperson", "by": command.by, "note": command.args["reason"]}
+        return accepted(
+            [decision(EventType.CARDS_SHUFFLE_REQUIRED, self._cite("shuffle"), None, **data)]
+        )
+
+    def _cmd_remove_deck(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        deck = command.args.get("deck")
+        if deck is not None and deck not in self.decks.decks:
+            return CommandOutcome(
+                False, f"deck must be one of {', '.join(self.decks.decks)}, found {deck!r}"
+            )
+        targets = [deck] if deck is not None else list(self.decks.decks)
+        out: list[Decision] = []
+        rnd = self.rounds.current
+        if rnd is not None and rnd["deck"] in targets:
+            out += self._void("deck_removed", FLOOR_POLICY, f"deck removed by {command.by}")
+        self.decks.remove(targets, None)
+        if self.stack is not None and self.stack["deck"] in (None, *targets):
+            self.stack = None
+        data = {
+            "decks": targets,
+            "reason": "floorperson",
+            "by": command.by,
+            "note": command.args["reason"],
+        }
+        return accepted(
+            [*out, policy_decision(EventType.CARDS_DECK_REMOVED, FLOOR_POLICY, None, **data)]
+        )
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        pre = command.args.get("preshuffled", False)
+        if not isinstance(pre, bool):
+            return CommandOutcome(False, "preshuffled must be true or false")
+        self.decks.decks_changed(now)
+        self.stack = None
+        data = {"by": command.by, "decks": list(self.decks.decks), "preshuffled": pre}
+        if not pre:
+            return accepted(
+                [policy_decision(EventType.CARDS_DECKS_CHANGED, DECKS_POLICY, None, **data)]
+            )
+        for d in self.decks.decks:
+            self.decks.decks[d] = "ready"
+        self.stack = {"shuffled": "preshuffled", "deck": None, "cut": None}
+        data["detail"] = "preshuffled decks are not shuffled before play, but cut"
+        return accepted(
+            [decision(EventType.CARDS_DECKS_CHANGED, self._cite("cut_required"), None, **data)]
+        )

@@ -1,0 +1,1 @@
+"""What every game engine shares: table state, rounds, rulings, snapshots."""

@@ -1,0 +1,73 @@
+"""The checks every card game's operator commands share, worded once.
+
+An operator command names its arguments; one the command does not take is refused,
+never ignored (the operator meant something floord would not do). A floorperson's
+reshuffle or deck removal says why. A round opens on boxes the layout has, each named
+once, and not while the devices' or decks' books say it may not (`deal_refusal`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from floord.contract import EventType
+from floord.engine.core.rulings import CitingRules, ruled
+from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+
+
+def whole(value: Any) -> bool:
+    """A whole number (JSON's true and false are not numbers here)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def unknown_args(command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
+    """Why `command` is refused for an argument it does not take; None when it takes all."""
+    unknown = sorted(set(map(str, command.args)) - set(allowed))
+    if unknown:
+        takes = ", ".join(allowed) if allowed else "no arguments"
+        return f"unknown argument(s) {', '.join(unknown)}: {command.name} takes {takes}"
+    return None
+
+
+def needs_reason(command: VerifiedCommand) -> str | None:
+    """Why `command` is refused for want of a `reason` text; None when it has one."""
+    reason = command.args.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        return f"{command.name} needs a non-empty reason (text)"
+    return None
+
+
+def floor_reshuffle(rules: CitingRules, command: VerifiedCommand) -> Decision:
+    """The floorperson's reshuffle order (its `reason` already checked), under the
+    game's reshuffle rule."""
+    return ruled(
+        rules,
+        EventType.CARDS_SHUFFLE_REQUIRED,
+        "reshuffle",
+        None,
+        reason="floorperson",
+        by=command.by,
+        note=command.args["reason"],
+    )
+
+
+def distinct_boxes(boxes: Any, limit: int) -> bool:
+    """A non-empty list of distinct box numbers 1..`limit`."""
+    return (
+        isinstance(boxes, list)
+        and bool(boxes)
+        and all(whole(b) and 1 <= b <= limit for b in boxes)
+        and len(set(boxes)) == len(boxes)
+    )
+
+
+def deal_refusal(problems: list[tuple[str | None, str]], prefix: str) -> CommandOutcome:
+    """A round refused for `problems` ((citation or None, sentence), strongest first):
+    every sentence said, the first citation given."""
+    rule = next((r for r, _ in problems if r), None)
+    return CommandOutcome(False, f"{prefix}: " + "; ".join(t for _, t in problems), rule)
+
+
+def accepted(decisions: list[Decision]) -> CommandOutcome:
+    """A command done, with the decisions it caused."""
+    return CommandOutcome(True, output=EngineOutput(decisions))

@@ -1,0 +1,420 @@
+"""A gaming table's state, shared by every game: closed, open or halted, and why.
+
+Nothing here knows Roulette. A game engine hands in its inspection checklist, its
+primary device (the wheel, a card shoe, ...) with a check of that device's identity,
+and a hook that ends whatever round is in play when the table stops being open; this
+module does the rest:
+
+- `closed -> open` only after a passed inspection earlier in the same gaming day (the
+  game's regulation, e.g. 58 Pa. Code § 531.3(a)) and with every required device
+  online, identified and free of faults;
+- a halt is latched with a list of reasons and survives restarts through the snapshot;
+  only `resume` lifts it, and only once the devices are healthy again (fail closed:
+  floord's policy, not a regulation);
+- every inspection, passed or failed, becomes an `operator.inspection` event, the
+  inspection log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from floord.contract import EventType, format_ts
+from floord.engine.core.devices import DeviceBook
+from floord.engine.core.gaming_day import GamingDay
+from floord.engine.core.inspection import InspectionInputError, InspectionSpec, read_inspection_args
+from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+
+FAIL_CLOSED_POLICY = (
+    "fail closed (floord policy, not a regulation): a table whose devices cannot be "
+    "trusted stops play until a floorperson resumes it"
+)
+TABLE_COMMANDS = ("inspect", "open", "close", "resume")
+# A frame the device sent that could not be read: one recorded, or a count of them that
+# the adapter's limiter recorded instead (floord/adapters/protocol_limiter.py).
+PROTOCOL_TROUBLE = frozenset({EventType.DEVICE_PROTOCOL_ERROR, EventType.DEVICE_PROTOCOL_ERRORS})
+
+
+def protocol_trouble_reason(data: dict[str, Any]) -> str:
+    """The reason of a protocol error, or of the sample of a count of them."""
+    sample = data.get("sample")
+    if "reason" not in data and isinstance(sample, dict):
+        return f"{data.get('count')!r} protocol errors, such as: {sample.get('reason', '')}"
+    return str(data.get("reason", ""))
+
+
+@dataclass(frozen=True)
+class PrimaryDevice:
+    """The device a game cannot be played without, and how to tell it is the right one.
+
+    `check_identity` returns None when a `device.identified` body fits the table, else a
+    sentence saying why not; `mismatch_code` and `mismatch_rule` name the halt it causes.
+    """
+
+    id: str
+    check_identity: Callable[[dict[str, Any]], str | None]
+    mismatch_code: str
+    mismatch_rule: str | None
+
+
+# Called when an open table stops being open: (reason code, detail) -> the game's
+# decisions, such as voiding the round in play.
+LeaveOpenHook = Callable[[str, str], EngineOutput]
+
+
+class TableState:
+    """States, halts, inspections, devices and the commands inspect/open/close/resume."""
+
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        inspection: InspectionSpec,
+        primary: PrimaryDevice | None,
+        required_devices: list[str],
+        gaming_day: GamingDay,
+        on_leave_open: LeaveOpenHook,
+        device_rules: dict[str, str] | None = None,
+        extra_readiness: Callable[[], list[str]] | None = None,
+    ) -> None:
+        self.table_id = table_id
+        # The citation of a halt a device's own trouble causes (a card reader's
+        # malfunction is § 549.16(k)); a device not listed halts under floord's policy.
+        self.device_rules = dict(device_rules or {})
+        # A game's own conditions for play (a card reader's failed self-test, say).
+        self.extra_readiness = extra_readiness
+        self.spec = inspection
+        self.primary = primary
+        self.gaming_day = gaming_day
+        self.on_leave_open = on_leave_open
+        # A table may have no device at all (cards shuffled and dealt by hand).
+        first = [primary.id] if primary is not None else []
+        required = list(dict.fromkeys([*first, *required_devices]))
+        self.devices = DeviceBook(required)
+        self.underlying = "closed"  # what the table is when no halt is latched
+        self.halt_reasons: list[dict[str, Any]] = []
+        self.inspection: dict[str, Any] | None = None  # the last one recorded
+
+    # ----- state ------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        return "halted" if self.halt_reasons else self.underlying
+
+    @property
+    def is_open(self) -> bool:
+        """Open for play: opened and not halted."""
+        return self.state == "open"
+
+    def halt(
+        self,
+        code: str,
+        *,
+        device: str | None,
+        detail: str,
+        now: datetime,
+        rule: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> EngineOutput:
+        """Latch a halt reason; a reason already latched for the same device adds nothing."""
+        out = EngineOutput()
+        if any(r["code"] == code and r["device"] == device for r in self.halt_reasons):
+            return out
+        was_open = self.is_open
+        reason = {
+            "code": code,
+            "device": device,
+            "detail": detail,
+            "since": format_ts(now),
+            "rule": rule,
+        }
+        self.halt_reasons.append(reason)
+        data = {
+            "code": code,
+            "device": device,
+            "detail": detail,
+            "reasons": [dict(r) for r in self.halt_reasons],
+            "table_was": self.underlying,
+            "policy": FAIL_CLOSED_POLICY,
+            **(extra or {}),
+        }
+        out.events.append(Decision(EventType.TABLE_HALTED, data, rule=rule))
+        if was_open:
+            out.extend(self.on_leave_open("table_halted", f"{code}: {detail}"))
+        return out
+
+    # ----- devices ----------------------------------------------------------------
+
+    def _device_halt(
+        self, code: str, device: str, fault: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        """Record a fault of `device` (cleared only by a fresh connection) and halt."""
+        state = self.devices.faulted(device, fault, now)
+        if not state.required:
+            return EngineOutput()
+        detail = fault["text"] or f"fault code {fault['code']}"
+        return self.halt(
+            code, device=device, detail=detail, now=now, rule=self.device_rules.get(device)
+        )
+
+    def on_device_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput | None:
+        """Handle a `device.*` event; None means it is not the table's (a game event)."""
+        if type == EventType.DEVICE_ONLINE:
+            self.devices.went_online(device, now)
+            return EngineOutput()
+        if type == EventType.DEVICE_OFFLINE:
+            state = self.devices.went_offline(device, now)
+            if not state.required:
+                return EngineOutput()
+            detail = str(data.get("reason") or data.get("detail") or "the device went silent")
+            return self.halt(
+                "device_offline",
+                device=device,
+                detail=detail,
+                now=now,
+                rule=self.device_rules.get(device),
+            )
+        if type == EventType.DEVICE_FAULT:
+            fault = {"code": data.get("code"), "text": str(data.get("text", ""))}
+            fault["origin"] = data.get("origin")
+            return self._device_halt("device_fault", device, fault, now)
+        if type == EventType.DEVICE_TAMPER:
+            text = str(data.get("text", "")) or "the device reports tampering"
+            fault = {"code": data.get("code"), "text": text, "origin": "tamper"}
+            return self._device_halt("device_tamper", device, fault, now)
+        if type == EventType.DEVICE_HEARTBEAT_LOST:
+            text = f"heartbeat lost ({data.get('missed')!r} missed)"
+            fault = {"code": None, "text": text, "origin": "heartbeat"}
+            return self._device_halt("device_heartbeat_lost", device, fault, now)
+        if type == EventType.DEVICE_IDENTIFIED:
+            self.devices.identified(device, data, now)
+            if self.primary is None or device != self.primary.id:
+                return EngineOutput()
+            problem = self.primary.check_identity(data)
+            if problem is None:
+                return EngineOutput()
+            return self.halt(
+                self.primary.mismatch_code,
+                device=device,
+                detail=problem,
+                now=now,
+                rule=self.primary.mismatch_rule,
+            )
+        if type in PROTOCOL_TROUBLE or type == EventType.DEVICE_COMMAND_RESULT:
+            self.devices.seen(device, now)
+            return EngineOutput()
+        return None
+
+    def readiness_problems(self) -> list[str]:
+        """Why play cannot start now, one sentence per device problem; empty when ready."""
+        problems: list[str] = []
+        for device_id, state in sorted(self.devices.devices.items()):
+            if not state.required:
+                continue
+            if not state.online:
+                seen = f"last seen {state.last_seen}" if state.last_seen else "not seen yet"
+                problems.append(f"device {device_id} is offline ({seen})")
+            if state.fault is not None:
+                what = state.fault.get("text") or f"code {state.fault.get('code')}"
+                problems.append(
+                    f"device {device_id} has an active fault ({what}); "
+                    "it clears when the device reconnects and identifies again"
+                )
+            if self.primary is not None and device_id == self.primary.id:
+                if state.identity is None:
+                    problems.append(f"device {device_id} has not identified itself")
+                else:
+                    problem = self.primary.check_identity(state.identity)
+                    if problem:
+                        problems.append(f"device {device_id}: {problem}")
+        if self.extra_readiness is not None:
+            problems += self.extra_readiness()
+        return problems
+
+    # ----- commands ---------------------------------------------------------------
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome | None:
+        """Handle inspect/open/close/resume; None means the command is not the table's."""
+        handlers = {
+            "inspect": self._inspect,
+            "open": self._open,
+            "close": self._close,
+            "resume": self._resume,
+        }
+        handler = handlers.get(command.name)
+        return handler(command, now) if handler else None
+
+    def inspection_valid(self, now: datetime) -> bool:
+        """A passed inspection is on record for the gaming day of `now`."""
+        return self._inspection_valid(now)
+
+    def _inspection_valid(self, now: datetime) -> bool:
+        last = self.inspection
+        return bool(last and last["passed"] and last["gaming_day"] == self.gaming_day.label(now))
+
+    def _inspect(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        try:
+            checklist, note = read_inspection_args(self.spec, command.args)
+        except InspectionInputError as exc:
+            return CommandOutcome(False, str(exc), self.spec.rule)
+        failed = [k for k, ok in checklist.items() if not ok]
+        record = {
+            "by": command.by,
+            "role": command.role,
+            "checklist": checklist,
+            "note": note,
+            "passed": not failed,
+            "gaming_day": self.gaming_day.label(now),
+            "failed_items": failed,
+            "items": dict(self.spec.items),
+            "at": format_ts(now),
+        }
+        self.inspection = record
+        out = EngineOutput([Decision(EventType.OPERATOR_INSPECTION, dict(record), self.spec.rule)])
+        if failed and self.underlying == "open":
+            out.extend(
+                self.halt(
+                    "inspection_failed",
+                    device=None,
+                    detail=f"inspection by {command.by} failed: {', '.join(failed)}",
+                    now=now,
+                )
+            )
+        return CommandOutcome(True, output=out)
+
+    @staticmethod
+    def _no_args(command: VerifiedCommand) -> CommandOutcome | None:
+        if command.args:
+            keys = ", ".join(sorted(map(str, command.args)))
+            return CommandOutcome(False, f"{command.name} takes no arguments, found {keys}")
+        return None
+
+    def _describe_halt(self) -> str:
+        return ", ".join(
+            f"{r['code']}" + (f" ({r['device']})" if r["device"] else "") for r in self.halt_reasons
+        )
+
+    def _open(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        refused = self._no_args(command)
+        if refused:
+            return refused
+        if self.halt_reasons:
+            return CommandOutcome(
+                False, f"the table is halted ({self._describe_halt()}); resume it first"
+            )
+        if self.underlying == "open":
+            return CommandOutcome(False, "the table is already open")
+        if not self._inspection_valid(now):
+            last = self.inspection
+            why = (
+                "no inspection has been recorded"
+                if last is None
+                else f"the last inspection ({last['gaming_day']}) "
+                + ("failed" if not last["passed"] else "was on another gaming day")
+            )
+            return CommandOutcome(
+                False,
+                f"a passed inspection in gaming day {self.gaming_day.label(now)} is required "
+                f"before opening: {why}",
+                self.spec.rule,
+            )
+        problems = self.readiness_problems()
+        if problems:
+            return CommandOutcome(False, "cannot open: " + "; ".join(problems))
+        self.underlying = "open"
+        assert self.inspection is not None
+        data = {
+            "by": command.by,
+            "role": command.role,
+            "inspection": {k: self.inspection[k] for k in ("by", "at", "gaming_day")},
+        }
+        return CommandOutcome(
+            True, output=EngineOutput([Decision(EventType.TABLE_OPENED, data, self.spec.rule)])
+        )
+
+    def _close(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        refused = self._no_args(command)
+        if refused:
+            return refused
+        if self.underlying != "open":
+            return CommandOutcome(False, f"the table is not open (it is {self.state})")
+        was_open = self.is_open
+        came_from = self.state
+        self.underlying = "closed"
+        data = {"by": command.by, "role": command.role, "from": came_from, "state": self.state}
+        out = EngineOutput([Decision(EventType.TABLE_CLOSED, data)])
+        if was_open:
+            out.extend(self.on_leave_open("table_closed", f"closed by {command.by}"))
+        return CommandOutcome(True, output=out)
+
+    def _resume(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        unknown = sorted(set(command.args) - {"reason"})
+        if unknown:
+            return CommandOutcome(
+                False, f"unknown argument(s) {', '.join(unknown)}: resume takes reason"
+            )
+        reason = command.args.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            return CommandOutcome(False, "resume needs a non-empty reason (text)")
+        if not self.halt_reasons:
+            return CommandOutcome(False, f"the table is not halted (it is {self.state})")
+        problems = self.readiness_problems()
+        if problems:
+            return CommandOutcome(False, "cannot resume: " + "; ".join(problems))
+        if self.underlying == "open" and not self._inspection_valid(now):
+            return CommandOutcome(
+                False,
+                "cannot resume an open table without a passed inspection in gaming day "
+                f"{self.gaming_day.label(now)}; inspect it, or close it",
+                self.spec.rule,
+            )
+        cleared = self.halt_reasons
+        self.halt_reasons = []
+        data = {
+            "by": command.by,
+            "role": command.role,
+            "reason": reason,
+            "cleared": cleared,
+            "state": self.state,
+        }
+        return CommandOutcome(True, output=EngineOutput([Decision(EventType.TABLE_RESUMED, data)]))
+
+    # ----- persistence ------------------------------------------------------------
+
+    def forget_connections(self) -> None:
+        self.devices.forget_connections()
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "underlying": self.underlying,
+            "halt_reasons": [dict(r) for r in self.halt_reasons],
+            "devices": self.devices.snapshot(),
+            "inspection": dict(self.inspection) if self.inspection else None,
+        }
+
+    def restore(self, body: dict[str, Any]) -> None:
+        underlying = body.get("underlying")
+        if underlying not in ("open", "closed"):
+            raise ValueError(f"snapshot: underlying must be open or closed, found {underlying!r}")
+        reasons = body.get("halt_reasons") or []
+        if not isinstance(reasons, list) or not all(isinstance(r, dict) for r in reasons):
+            raise ValueError("snapshot: halt_reasons must be a list of objects")
+        self.underlying = underlying
+        self.halt_reasons = [
+            {
+                "code": str(r.get("code")),
+                "device": r.get("device"),
+                "detail": str(r.get("detail", "")),
+                "since": r.get("since"),
+                "rule": r.get("rule"),
+            }
+            for r in reasons
+        ]
+        self.devices.restore(body.get("devices") or {})
+        self.inspection = body.get("inspection")

@@ -1,0 +1,451 @@
+"""The Roulette engine: wheel events and operator commands in, cited decisions out.
+
+The table itself (closed/open/halted, inspections, devices, fail-closed halts) is the
+game-neutral `TableState`; this module adds what is Roulette's own (58 Pa. Code ch. 531):
+the inspection checklist of § 531.3(a), the wheel's identity (§ 531.1(b)-(d)), rounds
+that follow the wheel's game cycle, results with every winning wager (§ 531.4(e),
+§ 531.5), and the "no spin" irregularities (§ 531.7, § 531.5(c)(2)).
+
+The engine is pure: every input carries its `now`, and nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any
+
+from floord.contract import EventType, cite, format_ts
+from floord.engine.core.base import TableEngineBase, restart_policy
+from floord.engine.core.inspection import InspectionSpec
+from floord.engine.core.snapshots import check_header, json_copy
+from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
+from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.roulette.irregularities import (
+    DOUBLE_ZERO_ON_SINGLE,
+    SUSPECT_SPIN,
+    NoSpin,
+    no_spin_for_warning,
+)
+from floord.engine.roulette.layout import (
+    EVEN_MONEY_WAGERS,
+    colour,
+    loses_even_money,
+    on_wheel,
+    pocket_index,
+    wheel_spec,
+    winning_wagers,
+)
+from floord.engine.roulette.sensor import SENSOR_EVENTS, SensorJudgements, short_spin
+from floord.events import DeviceCommand
+
+SNAPSHOT_VERSION = 1
+WHEEL_EVENTS = frozenset(
+    {
+        EventType.WHEEL_GAME_STARTED,
+        EventType.WHEEL_BALL_LAUNCHED,
+        EventType.WHEEL_NO_MORE_BETS,
+        EventType.WHEEL_NUMBER,
+        EventType.WHEEL_WARNING,
+        EventType.WHEEL_IDLE,
+        *SENSOR_EVENTS,
+    }
+)
+RESTART_POLICY = restart_policy("result")
+SUPERSEDED_POLICY = (
+    "floord policy, not a regulation: a round whose wheel started a new game without "
+    "reporting a number is void"
+)
+IDLE_POLICY = (
+    "floord policy, not a regulation: a round whose wheel went idle without reporting a "
+    "number is void"
+)
+VOIDED_SPIN_POLICY = (
+    "floord policy, not a regulation: a spin declared void stays void (its launch opens no "
+    "round, its number is no result) unless its void called for the same spin to be spun "
+    "again; the wheel's next game is the next round"
+)
+
+
+def roulette_inspection(wheel: str) -> InspectionSpec:
+    """The § 531.3(a) checklist; item (5) applies to a double zero wheel used as single."""
+    items = {
+        "no_magnet_or_contrivance": cite("531.3(a)(1)"),
+        "wheel_level_and_free": cite("531.3(a)(2)"),
+        "parts_secure": cite("531.3(a)(3)"),
+        "ball_nonmagnetic": cite("531.3(a)(4)"),
+    }
+    if wheel == "double_zero_as_single":
+        items["layout_and_signage"] = cite("531.3(a)(5)")
+    return InspectionSpec(items=items, rule=cite("531.3(a)"))
+
+
+class RouletteEngine(SensorJudgements, TableEngineBase):
+    """One Roulette table: see the module docstring and `docs/rules.md`."""
+
+    RESTART_POLICY = RESTART_POLICY
+    RESTART_DETAIL = "the result was not observed by floord"
+
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        wheel: str,
+        wheel_device: str,
+        required_devices: list[str],
+        gaming_day_starts: time,
+        timezone: str,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        self.wheel = wheel_spec(wheel)
+        self.wheel_device = wheel_device
+        super().__init__(
+            table_id,
+            inspection=roulette_inspection(wheel),
+            primary=PrimaryDevice(
+                wheel_device,
+                self._identity_problem,
+                "wheel_mismatch",
+                cite(self.wheel.layout_section),
+            ),
+            required_devices=required_devices,
+            gaming_day_starts=gaming_day_starts,
+            timezone=timezone,
+        )
+        self.last_result: dict[str, Any] | None = None
+        # The last spin declared void, so that its late number is not taken as a result.
+        self.voided: dict[str, Any] | None = None
+        # The last spin reported while the table was not open (one violation per spin).
+        self.unopened_spin: Any = None
+        # The dealer signed in with `dealer_in` (for the dealer signature test).
+        self.dealer: str | None = None
+        if snapshot is not None:
+            self._restore(snapshot)
+
+    # ----- public interface -------------------------------------------------------
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        if command.name == "dealer_in":
+            return self._dealer_in(command)
+        return self._table_command(
+            command,
+            now,
+            f"unknown table command {command.name!r}: the engine knows inspect, "
+            "open, close and resume",
+        )
+
+    def snapshot(self) -> dict[str, Any]:
+        head = {"game": "roulette", "wheel": self.wheel.kind, "wheel_device": self.wheel_device}
+        return {
+            **self._snapshot_head(SNAPSHOT_VERSION, head),
+            "last_result": json_copy(self.last_result),
+            "voided": json_copy(self.voided),
+            "unopened_spin": self.unopened_spin,
+            "dealer": self.dealer,
+        }
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _game_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        owners = [(WHEEL_EVENTS, self.wheel_device)]
+        misrouted = self._misrouted(device, type, owners, what="wheel_event_from_other_device")
+        if misrouted is not None:
+            return misrouted
+        handlers = {
+            EventType.WHEEL_GAME_STARTED: self._game_started,
+            EventType.WHEEL_BALL_LAUNCHED: self._ball_launched,
+            EventType.WHEEL_NO_MORE_BETS: self._no_more_bets,
+            EventType.WHEEL_NUMBER: self._number,
+            EventType.WHEEL_WARNING: self._warning,
+            EventType.WHEEL_IDLE: self._idle,
+            EventType.WHEEL_BALL_REVOLUTIONS: self._revolutions,
+            EventType.WHEEL_BALL_OFF: self._ball_off,
+            EventType.WHEEL_FOREIGN_OBJECT: self._foreign_object,
+        }
+        return handlers[EventType(type)](data, now)
+
+    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
+        pockets = identity.get("pockets")
+        if isinstance(pockets, int) and not isinstance(pockets, bool):
+            if pockets == self.wheel.pockets:
+                return None
+            found = f"{pockets} pockets"
+        else:
+            found = f"no pocket count ({pockets!r})"
+        return (
+            f"the wheel reports {found}; a {self.wheel.kind} table needs a wheel of "
+            f"{self.wheel.pockets} pockets ({cite(self.wheel.layout_section)})"
+        )
+
+    def _start_round(self, opened_by: str, data: dict[str, Any], now: datetime) -> Decision:
+        assert self.gaming_day is not None
+        launched = opened_by == EventType.WHEEL_BALL_LAUNCHED
+        fields = {
+            "spin": data.get("spin"),
+            "opened_by": opened_by,
+            "rotor_direction": data.get("rotor_direction"),
+            "rotor_rpm": data.get("rotor_rpm"),
+            "launches": 1 if launched else 0,
+            "no_more_bets": False,
+            "dealer": self.dealer,
+            "release_pocket": data.get("release_pocket") if launched else None,
+        }
+        rnd = self.rounds.start(self.gaming_day, now, fields)
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "wheel": self.wheel.kind,
+            **fields,
+        }
+        return Decision(EventType.ROUND_STARTED, body, None, rnd["id"])
+
+    def _void_round(
+        self,
+        reason: str,
+        rule: str | None,
+        *,
+        detail: str,
+        policy: str | None = None,
+        spun_again: bool = False,
+        **more: Any,
+    ) -> Decision:
+        rnd = self.rounds.finish()
+        self.voided = {"round": rnd["id"], "spin": rnd.get("spin"), "reason": reason,
+                       "rule": rule, "spun_again": spun_again}  # fmt: skip
+        body: dict[str, Any] = {"reason": reason, "detail": detail, "spin": rnd.get("spin"), **more}
+        if rule is None:
+            body["policy"] = policy or FAIL_CLOSED_POLICY
+        return Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])
+
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput([self._void_round(reason, None, detail=detail, policy=policy)])
+
+    def _no_spin(self, no_spin: NoSpin, spin: Any, **more: Any) -> EngineOutput:
+        """`roulette.no_spin` then `round.voided` (same rule), and a re-spin if called for."""
+        round_id = self.rounds.current_id
+        out = EngineOutput(
+            [
+                Decision(
+                    EventType.ROULETTE_NO_SPIN,
+                    no_spin.data(spin=spin, **more),
+                    no_spin.rule,
+                    round_id,
+                )
+            ]
+        )
+        if round_id is not None:
+            out.events.append(
+                self._void_round(
+                    no_spin.reason,
+                    no_spin.rule,
+                    detail=no_spin.detail,
+                    spun_again=no_spin.spun_again,
+                )
+            )
+        else:
+            self.voided = {
+                "round": None,
+                "spin": spin,
+                "reason": no_spin.reason,
+                "rule": no_spin.rule,
+                "spun_again": no_spin.spun_again,
+            }
+        if no_spin.respin:
+            out.device_commands.append(DeviceCommand(device=self.wheel_device, name="respin"))
+        return out
+
+    # ----- wheel events -----------------------------------------------------------
+
+    def _game_started(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        out = EngineOutput()
+        if not self.table.is_open:
+            return out
+        current = self.rounds.current
+        if current is not None:
+            if current.get("spin") == data.get("spin"):
+                return out
+            out.events.append(
+                self._void_round(
+                    "superseded",
+                    None,
+                    detail=f"the wheel started game {data.get('spin')!r} without a number",
+                    policy=SUPERSEDED_POLICY,
+                )
+            )
+        out.events.append(self._start_round(EventType.WHEEL_GAME_STARTED, data, now))
+        return out
+
+    def _ball_launched(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        spin = data.get("spin")
+        if not self.table.is_open:
+            if spin is not None and spin == self.unopened_spin:
+                return EngineOutput()
+            self.unopened_spin = spin
+            state = self.table.state
+            if state == "closed":
+                return self._violation(
+                    "spin_while_not_open",
+                    rule=cite("531.3(f)"),
+                    state=state,
+                    spin=spin,
+                    detail="the wheel must be covered and locked while the table is not open",
+                )
+            return self._violation(
+                "spin_while_not_open",
+                policy=FAIL_CLOSED_POLICY,
+                state=state,
+                spin=spin,
+                detail="the table is halted: no spin counts until it is resumed",
+            )
+        current = self.rounds.current
+        if current is None:
+            refused = self._launch_after_void(spin)
+            if refused is not None:
+                return refused
+            started = EngineOutput([self._start_round(EventType.WHEEL_BALL_LAUNCHED, data, now)])
+            return self._launch_direction(data, started)
+        current["launches"] += 1
+        self._launched_again(current, data)
+        if current.get("spin") is None:
+            current["spin"] = spin
+        return self._launch_direction(data, EngineOutput())
+
+    def _launch_after_void(self, spin: Any) -> EngineOutput | None:
+        """A launch of a spin already declared void opens no round (floord policy: the
+        regulation is silent on a spin voided by a restart, a halt or a close), unless
+        the void called for that spin to be spun again (§ 531.7(a), § 531.5(c)(2)). Only
+        `wheel.game_started` begins a new game, even one that reuses the number. The
+        re-spin is one launch: once it opened its round, a further launch is refused."""
+        voided = self.voided
+        if voided is None or spin is None or voided.get("spin") != spin:
+            return None
+        if voided.get("spun_again") is True:
+            voided["spun_again"] = False
+            return None
+        return self._violation(
+            "launch_after_void",
+            policy=VOIDED_SPIN_POLICY,
+            spin=spin,
+            voided_round=voided.get("round"),
+            voided_reason=voided.get("reason"),
+            detail="the spin was already declared void: its launch opens no round",
+        )
+
+    def _no_more_bets(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        current = self.rounds.current
+        if self.table.is_open and current is not None:
+            current["no_more_bets"] = True
+        return EngineOutput()
+
+    def _warning(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        no_spin = no_spin_for_warning(data)
+        if no_spin is None or not self.table.is_open:
+            return EngineOutput()
+        spin = data.get("spin")
+        if self.rounds.current is None and self.voided and self.voided["spin"] == spin:
+            return EngineOutput()  # this spin was already declared void
+        return self._no_spin(no_spin, spin, flags=data.get("flags"), code=data.get("code"))
+
+    def _idle(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        if self.rounds.current is None:
+            return EngineOutput()
+        return EngineOutput(
+            [self._void_round("wheel_idle", None, detail="the wheel went idle", policy=IDLE_POLICY)]
+        )
+
+    def _number(self, data: dict[str, Any], now: datetime) -> EngineOutput:
+        if not self.table.is_open:
+            return EngineOutput()
+        number, spin = data.get("number"), data.get("spin")
+        current = self.rounds.current
+        if not on_wheel(self.wheel.kind, number):
+            out = self._violation(
+                "impossible_number",
+                rule=cite(self.wheel.layout_section),
+                number=number if isinstance(number, str) else repr(number),
+                spin=spin,
+                wheel=self.wheel.kind,
+                detail=f"{number!r} is not a pocket of a {self.wheel.kind} wheel",
+            )
+            if current is not None:
+                out.events.append(
+                    self._void_round(
+                        "impossible_number",
+                        cite(self.wheel.layout_section),
+                        detail=f"the wheel reported {number!r}",
+                    )
+                )
+            return out
+        if current is None:
+            if self.voided and self.voided["spin"] == spin:
+                return self._violation(
+                    "number_after_void",
+                    rule=self.voided["rule"],
+                    policy=FAIL_CLOSED_POLICY,
+                    number=number,
+                    spin=spin,
+                    voided_round=self.voided["round"],
+                    detail="the spin was already declared void; its number is no result",
+                )
+            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=["round"])
+        missing = []
+        if current["launches"] < 1:
+            missing.append(EventType.WHEEL_BALL_LAUNCHED.value)
+        if not current["no_more_bets"]:
+            missing.append(EventType.WHEEL_NO_MORE_BETS.value)
+        if current.get("spin") is not None and spin != current.get("spin"):
+            missing.append(f"spin {spin!r} (the round follows spin {current.get('spin')!r})")
+        if missing:
+            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=missing)
+        if (short := short_spin(current)) is not None:
+            return self._no_spin(
+                short, spin, number=number, revolutions=current["ball_revolutions"]
+            )
+        if number == "00" and self.wheel.kind == "double_zero_as_single":
+            return self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number)
+        return self._result(number, data, now)
+
+    def _result(self, number: str, data: dict[str, Any], now: datetime) -> EngineOutput:
+        rnd = self.rounds.finish()
+        lost = loses_even_money(number)
+        body = {
+            "number": number,
+            "colour": colour(number),
+            "pocket_index": pocket_index(self.wheel.kind, number),
+            "spin": data.get("spin"),
+            "origin": data.get("origin"),
+            "wheel": self.wheel.kind,
+            "dealer": rnd.get("dealer"),
+            "release_pocket": rnd.get("release_pocket"),
+            "winning_wagers": [w.to_dict() for w in winning_wagers(self.wheel.kind, number)],
+            "losing_even_money": lost,
+            "even_money_wagers_lost": list(EVEN_MONEY_WAGERS) if lost else [],
+            "even_money_rule": cite(self.wheel.even_money_section) if lost else None,
+        }
+        self.last_result = {
+            "round": rnd["id"],
+            "number": number,
+            "colour": body["colour"],
+            "pocket_index": body["pocket_index"],
+            "spin": body["spin"],
+            "at": format_ts(now),
+        }
+        ended = {"number": number, "outcome": "result", "spin": body["spin"]}
+        return EngineOutput(
+            [
+                Decision(EventType.ROULETTE_RESULT, body, cite("531.5(a)"), rnd["id"]),
+                Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]),
+            ]
+        )
+
+    # ----- restore ----------------------------------------------------------------
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "wheel": self.wheel.kind})
+        self._restore_table(snap)
+        self.last_result = snap.get("last_result")
+        self.voided = snap.get("voided")
+        self.unopened_spin = snap.get("unopened_spin")
+        self.dealer = snap.get("dealer")

@@ -1,0 +1,1 @@
+"""Mississippi Stud: rules, play, settlement."""

@@ -1,0 +1,300 @@
+"""The operator commands of a Mississippi Stud table, checked against chapter 571.
+
+The dealer tells floord what no device sees: the boxes with an Ante Wager
+(`round_start`), "no more bets" (§ 571.8(b)), each player's 3rd, 4th and 5th Street
+decision (`decision`, § 571.11), each community card turned (`reveal`), the stub's count
+(`stub_count`, § 571.8(f)-(h)) and the end of the round. A floorperson orders a reshuffle,
+removes a deck, records new decks (§ 571.3(c)) and covers a broken shuffler (§ 571.13(g)).
+The table commands (inspect, open, close, resume) are `TableState`'s; the cards are
+verified by the floorperson assigned to the table (§ 571.4(b)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from floord.contract import EventType, cite, format_ts
+from floord.engine.cards.card import CardError, parse_card
+from floord.engine.cards.shuffler_cover import cover_shuffler
+from floord.engine.core.base import TableEngineBase
+from floord.engine.core.command_checks import (
+    accepted,
+    deal_refusal,
+    distinct_boxes,
+    needs_reason,
+    unknown_args,
+    whole,
+)
+from floord.engine.core.rulings import decision
+from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
+from floord.engine.stud.play import Step, StudPlay, new_round
+from floord.engine.stud.rules import ACTIONS, DECK_SIZE, StudRules
+from floord.engine.stud.settle import settle
+
+if TYPE_CHECKING:
+    from floord.engine.cards.deck_book import DeckBook
+
+CARD_COMMANDS = (
+    "round_start",
+    "no_more_bets",
+    "decision",
+    "reveal",
+    "stub_count",
+    "round_end",
+    "reshuffle",
+    "remove_deck",
+    "change_decks",
+    "cover_shuffler",
+)
+FLOOR_POLICY = "a floorperson's call (floord records it; chapter 571 names no cause)"
+STUB_COUNT_ROUNDS = 5  # § 571.8(f), § 571.9(d), § 571.10(d)
+
+
+class StudCommands(TableEngineBase):
+    """Command handling for `StudEngine` (which supplies the attributes below)."""
+
+    rules: StudRules
+    decks: DeckBook
+    _play: Callable[[], StudPlay | None]
+    _void: Callable[..., list[Decision]]
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        now = self._touch(now)
+        refused = self._card_table_command(
+            command,
+            now,
+            CARD_COMMANDS,
+            "the cards are verified by the floorperson assigned to the table",
+            cite("571.4(b)"),
+        )
+        if refused is not None:
+            return refused
+        return getattr(self, f"_cmd_{command.name}")(command, now)
+
+    def _step(self, play: StudPlay, step: Step) -> CommandOutcome:
+        if step.error:
+            return CommandOutcome(False, step.error, step.rule)
+        out = list(step.decisions)
+        if step.void is not None:
+            reason, rule, detail = step.void
+            out += self._void(reason, rule, detail)
+        return accepted(out)
+
+    # ----- dealer -----------------------------------------------------------------
+
+    def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ("boxes", "antes")):
+            return CommandOutcome(False, problem)
+        boxes = command.args.get("boxes")
+        limit = self.rules.boxes
+        if not distinct_boxes(boxes, limit):
+            return CommandOutcome(
+                False,
+                f"boxes must be a non-empty list of distinct box numbers 1..{limit}, "
+                "those with an Ante Wager",
+                cite("571.7(c)"),
+            )
+        antes = command.args.get("antes")
+        if antes is not None and (
+            not isinstance(antes, dict)
+            or sorted(map(str, antes)) != sorted(str(b) for b in boxes)
+            or not all(whole(v) and v > 0 for v in antes.values())
+        ):
+            return CommandOutcome(
+                False, "antes must give each box in play its Ante Wager in whole dollars"
+            )
+        if (refused := self._start_refusal()) is not None:
+            return refused
+        problems = self.decks.deal_problems(now)
+        if problems:
+            return deal_refusal(problems, "no dealing")
+        assert self.gaming_day is not None
+        deck = self.decks.take_for_round()
+        antes_by_box = {str(k): v for k, v in antes.items()} if antes else None
+        rnd = self.rounds.start(self.gaming_day, now, new_round(boxes, antes_by_box, deck))
+        body = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "game": "mississippi_stud",
+            "boxes": rnd["boxes"],
+            "dealing": self.rules.dealing,
+            "deck": deck,
+        }
+        return accepted([Decision(EventType.ROUND_STARTED, body, cite("571.7(c)"), rnd["id"])])
+
+    def _in_play(self, command: VerifiedCommand, allowed: tuple[str, ...]) -> StudPlay | str:
+        if problem := unknown_args(command, allowed):
+            return problem
+        play = self._play()
+        return play if play is not None else "no round is in play"
+
+    def _cmd_no_more_bets(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        play = self._in_play(command, ())
+        if isinstance(play, str):
+            return CommandOutcome(False, play)
+        return self._step(play, play.no_more_bets())
+
+    def _cmd_decision(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        play = self._in_play(command, ("box", "action"))
+        if isinstance(play, str):
+            return CommandOutcome(False, play)
+        box, action = command.args.get("box"), command.args.get("action")
+        if not whole(box) or action not in ACTIONS:
+            return CommandOutcome(
+                False, f"decision needs a box number and an action ({', '.join(ACTIONS)})"
+            )
+        return self._step(play, play.decide(box, action))
+
+    def _cmd_reveal(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        play = self._in_play(command, ("card", "face"))
+        if isinstance(play, str):
+            return CommandOutcome(False, play)
+        card, face = command.args.get("card"), command.args.get("face")
+        if card not in (1, 2, 3) or isinstance(card, bool):
+            return CommandOutcome(
+                False, f"card must be the community card 1, 2 or 3, found {card!r}"
+            )
+        if face is not None:
+            try:
+                face = parse_card(face)
+            except CardError as exc:
+                return CommandOutcome(False, f"face: {exc}")
+        return self._step(play, play.reveal(card, face))
+
+    def _cmd_stub_count(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        play = self._in_play(command, ("cards", "misdealt"))
+        if isinstance(play, str):
+            return CommandOutcome(False, play)
+        cards, misdealt = command.args.get("cards"), command.args.get("misdealt")
+        if not whole(cards) or cards < 0:
+            return CommandOutcome(False, f"cards must be the stub's card count, found {cards!r}")
+        if misdealt is not None and not isinstance(misdealt, bool):
+            return CommandOutcome(False, "misdealt must be true or false")
+        r = play.r
+        if r["phase"] == "betting" or (r["phase"] == "dealing" and not play.dealt):
+            return CommandOutcome(
+                False,
+                "the stub is counted after the cards are dealt",
+                self.rules.cite("stub_count"),
+            )
+        expected = DECK_SIZE - 2 * len(r["boxes"]) - 3
+        if cards == expected:
+            r["stub_counted"] = True
+            return accepted([])
+        rule = self.rules.cite("stub_wrong")
+        if misdealt is None:
+            return CommandOutcome(
+                False,
+                f"the stub holds {cards} cards, {expected} expected: the dealer determines "
+                "whether the cards were misdealt and says so (misdealt: true or false)",
+                rule,
+            )
+        detail = f"stub of {cards} cards, {expected} expected"
+        if misdealt:
+            return accepted(
+                self._void("stub_count_misdeal", rule, detail + ": misdealt, 52 remain")
+            )
+        return accepted(
+            self._void("stub_count_wrong", rule, detail + ": not misdealt", remove=True)
+        )
+
+    def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        play = self._in_play(command, ())
+        if isinstance(play, str):
+            return CommandOutcome(False, play)
+        if (why := play.may_end()) is not None:
+            return CommandOutcome(False, why)
+        r = play.r
+        if (
+            not self.decks.counting_in_use
+            and not r["stub_counted"]
+            and self.decks.rounds_uncounted + 1 >= STUB_COUNT_ROUNDS
+        ):
+            return CommandOutcome(
+                False,
+                f"the stub was not counted in {self.decks.rounds_uncounted} rounds: it is "
+                f"counted at least once every {STUB_COUNT_ROUNDS} rounds (stub_count)",
+                self.rules.cite("stub_count"),
+            )
+        decisions, called = settle(self.rules, r)
+        rnd = self.rounds.finish()
+        self.decks.round_done(counted=rnd["stub_counted"])
+        ended = {"outcome": "result" if called else "not_called", "boxes": rnd["boxes"]}
+        if not called:
+            ended["detail"] = "not every hand's cards are known: floord did not call them all"
+        return accepted([*decisions, Decision(EventType.ROUND_ENDED, ended, None, rnd["id"])])
+
+    # ----- floorperson ------------------------------------------------------------
+
+    def _reason(self, command: VerifiedCommand, allowed: tuple[str, ...]) -> str | None:
+        return unknown_args(command, allowed) or needs_reason(command)
+
+    def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := self._reason(command, ("reason",)):
+            return CommandOutcome(False, problem)
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "a reshuffle is ordered between rounds", cite("571.5(a)"))
+        self.decks.reshuffle_all()
+        return accepted(
+            [
+                decision(
+                    EventType.CARDS_SHUFFLE_REQUIRED,
+                    cite("571.5(a)"),
+                    None,
+                    reason="floorperson",
+                    by=command.by,
+                    note=command.args["reason"],
+                )
+            ]
+        )
+
+    def _cmd_remove_deck(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := self._reason(command, ("reason", "deck")):
+            return CommandOutcome(False, problem)
+        deck = command.args.get("deck")
+        if deck is not None and deck not in self.decks.decks:
+            known = ", ".join(self.decks.decks)
+            return CommandOutcome(False, f"deck must be one of {known}, found {deck!r}")
+        out: list[Decision] = []
+        targets = [deck] if deck is not None else list(self.decks.decks)
+        play = self._play()
+        if play is not None and play.r["deck"] in targets:
+            out += self._void("deck_removed", None, f"deck removed by {command.by}")
+        self.decks.remove(targets, None)
+        out.append(
+            decision(
+                EventType.CARDS_DECK_REMOVED,
+                None,
+                None,
+                decks=targets,
+                reason="floorperson",
+                by=command.by,
+                note=command.args["reason"],
+                policy=FLOOR_POLICY,
+            )
+        )
+        return accepted(out)
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        if problem := unknown_args(command, ()):
+            return CommandOutcome(False, problem)
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between rounds")
+        self.decks.decks_changed(now)
+        due = self.decks.deck_due_at()
+        assert due is not None
+        event = decision(
+            EventType.CARDS_DECKS_CHANGED,
+            self.rules.deck_change_rule,
+            None,
+            by=command.by,
+            decks=list(self.decks.decks),
+            opened_at=format_ts(now),
+            due_at=format_ts(due),
+        )
+        return accepted([event])
+
+    def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        return cover_shuffler(command, self.rules.shuffler, self.decks)

@@ -1,0 +1,202 @@
+"""Mississippi Stud (58 Pa. Code chapter 571): citations, the table's rules, the payouts.
+
+Chapter 571 (41 Pa.B. 3017) has three dealing procedures with the same stub rules in
+different paragraphs (§ 571.8 manual shoe, § 571.9 from the hand, § 571.10 automated
+shoe); `StudRules.cite` picks the paragraph of the table's procedure by a short key, so
+the engine and its tests speak of "stub_count", never of a paragraph number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from floord.contract import cite
+from floord.engine.cards.poker_hands import PokerHand, pair_rank
+from floord.engine.core.inspection import InspectionSpec
+
+GAMES = ("mississippi_stud",)
+DEALING = ("hand", "manual_shoe", "automated_shoe")
+SHUFFLERS = ("none", "counting", "non_counting")
+DECK_SIZE = 52  # § 571.3(a)
+MAX_BOXES = 6  # § 571.2(a)
+MIN_AGGREGATE_LIMIT = 50_000  # § 571.12(b)
+ACTIONS = {"play1": 1, "play2": 2, "play3": 3, "fold": 0}  # § 571.11(a), (c), (e)
+
+# key -> section for (manual_shoe, hand, automated_shoe)
+BY_PROCEDURE: dict[str, tuple[str, str, str]] = {
+    "no_more_bets": ("571.8(b)", "571.9(a)(3)", "571.10(a)(2)"),
+    "deal_order": ("571.8(d)", "571.9(b)", "571.10(b)"),
+    "stub_count": ("571.8(f)", "571.9(d)", "571.10(d)"),
+    "stub_wrong": ("571.8(h)", "571.9(f)", "571.10(f)"),
+    "deck_in_shoe": ("571.8(a)", "571.9(a)(2)", "571.10(a)(1)"),
+}
+PROCEDURE_INDEX = {"manual_shoe": 0, "hand": 1, "automated_shoe": 2}
+# § 571.12(a): winning wagers are paid at these odds (to 1).
+PAYOUT_ODDS = {
+    "royal_flush": 500,
+    "straight_flush": 100,
+    "four_of_a_kind": 40,
+    "full_house": 10,
+    "flush": 6,
+    "straight": 4,
+    "three_of_a_kind": 3,
+    "two_pair": 2,
+}
+# DeckBook's keys: shuffled after every round, a counting shuffler's count, the dealt deck
+# shuffled, a jam's reshuffle, a broken shuffler covered, two decks alternated.
+DECK_RULES = {
+    "shuffle": "571.5(a)",
+    "count": "571.5(b)",
+    "in_play_shuffled": "571.3(b)(3)",
+    "reshuffle": "571.13(e)",
+    "out_of_order": "571.13(g)",
+    "alternate": "571.3(b)(4)",
+}
+STREET_RULES = {3: "571.11(a)", 4: "571.11(c)", 5: "571.11(e)"}
+REVEAL_RULES = {1: "571.11(b)", 2: "571.11(d)", 3: "571.11(f)"}
+
+
+@dataclass(frozen=True)
+class StudRules:
+    """The table's validated rules: dealing procedure, shuffler, decks, payout limit."""
+
+    dealing: str
+    shuffler: str
+    decks: int
+    deck_backs: tuple[str, ...]
+    boxes: int
+    aggregate_payout_limit: int
+    deck_change_warn_minutes: int
+
+    def cite(self, key: str) -> str:
+        return cite(BY_PROCEDURE[key][PROCEDURE_INDEX[self.dealing]])
+
+    deck_size = DECK_SIZE
+
+    @property
+    def has_shoe(self) -> bool:
+        return self.dealing != "hand"
+
+    def deck_rule(self, key: str) -> str | None:
+        """The citation `stud_deck.DeckBook` gives a deck decision (see DECK_RULES)."""
+        if key == "needs_shuffler":
+            return cite("571.9(a)(1)") if self.dealing == "hand" else None
+        return cite(DECK_RULES[key])
+
+    @property
+    def observed_cards(self) -> int:
+        """Cards a shoe device sees per box in a round (§ 571.10(c): the automated shoe
+        deals the players' stacks only; the community cards come from the hand)."""
+        return {"manual_shoe": 2, "automated_shoe": 2, "hand": 0}[self.dealing]
+
+    def observed_community(self) -> int:
+        return 3 if self.dealing == "manual_shoe" else 0
+
+    @property
+    def deck_hours(self) -> int:
+        """§ 571.3(c): 4 hours dealt by hand, 8 from a manual or automated shoe."""
+        return 4 if self.dealing == "hand" else 8
+
+    @property
+    def deck_change_rule(self) -> str:
+        return cite("571.3(c)(1)") if self.dealing == "hand" else cite("571.3(c)(2)")
+
+
+def read_rules(rules: dict[str, Any]) -> StudRules:
+    """Check a table's `rules` against chapter 571; ValueError names what is wrong."""
+    if not isinstance(rules, dict):
+        raise ValueError(f"rules must be an object, found {type(rules).__name__}")
+    known = {
+        "dealing",
+        "shuffler",
+        "decks",
+        "deck_backs",
+        "boxes",
+        "aggregate_payout_limit",
+        "deck_change_warn_minutes",
+    }
+    unknown = sorted(set(map(str, rules)) - known)
+    if unknown:
+        raise ValueError(f"unknown Mississippi Stud rule(s): {', '.join(unknown)}")
+    dealing = rules.get("dealing")
+    if dealing not in DEALING:
+        raise ValueError(f"dealing must be one of {', '.join(DEALING)}, found {dealing!r}")
+    shuffler = rules.get("shuffler", "none")
+    if shuffler not in SHUFFLERS:
+        raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
+    if dealing == "hand" and shuffler == "none":
+        raise ValueError(
+            "cards dealt from the hand are shuffled by an automated shuffler (§ 571.9(a)(1))"
+        )
+    decks = rules.get("decks", 1)
+    if decks not in (1, 2) or isinstance(decks, bool):
+        raise ValueError(f"decks must be 1 or 2 (§ 571.3(a), (b)), found {decks!r}")
+    backs = rules.get("deck_backs") or []
+    if decks == 2:
+        if shuffler == "none":
+            raise ValueError("a second deck needs an automated shuffler (§ 571.3(b))")
+        if (
+            not isinstance(backs, list)
+            or len(backs) != 2
+            or not all(isinstance(b, str) and b for b in backs)
+            or backs[0] == backs[1]
+        ):
+            raise ValueError(
+                "two decks need deck_backs: two different back colours (§ 571.3(b)(2))"
+            )
+    elif backs:
+        raise ValueError("deck_backs is for two decks (§ 571.3(b)); one deck has none")
+    boxes = rules.get("boxes", MAX_BOXES)
+    if not _whole(boxes) or not 1 <= boxes <= MAX_BOXES:
+        raise ValueError(f"boxes must be 1..{MAX_BOXES} (§ 571.2(a)), found {boxes!r}")
+    limit = rules.get("aggregate_payout_limit", MIN_AGGREGATE_LIMIT)
+    if not _whole(limit) or limit < MIN_AGGREGATE_LIMIT:
+        raise ValueError(
+            f"aggregate_payout_limit must be a whole number of dollars >= {MIN_AGGREGATE_LIMIT} "
+            f"(§ 571.12(b)), found {limit!r}"
+        )
+    warn = rules.get("deck_change_warn_minutes", 30)
+    if not _whole(warn) or not 0 <= warn <= 240:
+        raise ValueError(f"deck_change_warn_minutes must be 0..240, found {warn!r}")
+    return StudRules(
+        dealing=dealing,
+        shuffler=shuffler,
+        decks=decks,
+        deck_backs=tuple(backs) if decks == 2 else ("deck",),
+        boxes=boxes,
+        aggregate_payout_limit=limit,
+        deck_change_warn_minutes=warn,
+    )
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def stud_inspection() -> InspectionSpec:
+    """The cards inspected by the dealer and verified by the floorperson (§ 571.4(a), (b));
+    decks received preinspected (§ 571.4(e)) are answered true with a note saying so."""
+    return InspectionSpec(
+        items={
+            "cards_inspected": cite("571.4(a)"),
+            "cards_verified": cite("571.4(b)"),
+        },
+        rule=cite("571.4(b)"),
+    )
+
+
+def payout(hand: PokerHand) -> tuple[str, int | None, str]:
+    """(outcome, odds to 1 or None, the § 571.12(a) class) of a player's best hand.
+
+    A pair of jacks or better wins 1 to 1; a pair of sixes to tens pushes (§ 571.11(g)(2));
+    anything lower loses.
+    """
+    if hand.cls in PAYOUT_ODDS:
+        return "win", PAYOUT_ODDS[hand.cls], hand.cls
+    pair = pair_rank(hand)
+    if pair is not None and pair >= 11:
+        return "win", 1, "pair_jacks_or_better"
+    if pair is not None and 6 <= pair <= 10:
+        return "push", None, "pair_sixes_to_tens"
+    return "lose", None, "pair_below_sixes" if pair is not None else "no_pair"

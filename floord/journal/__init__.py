@@ -1,0 +1,1 @@
+"""The SQLite journal: the store, its hash chain, migrations, the audit."""

@@ -1,0 +1,222 @@
+"""Whether the chain vouches for a table's snapshot, and the quick check `run` makes.
+
+The snapshot row restores a table after a restart, latched halts included, so it is
+covered by the chain (schema version 3): it carries `after_seq` and `after_hash`, the
+seq and hash of the table stream's event it was written with (the journal writes the
+snapshot in the same transaction as the events), and `hash`, the SHA-256 of its
+canonical form `{"table", "after_seq", "prev": after_hash, "state"}` (docs/journal.md).
+
+A hash anyone can recompute does not stop someone who edits the file and knows the
+scheme, so the halt is also checked against the events themselves: when the table
+stream's last `table.halted` comes after its last `table.resumed`, the reasons that
+halt latched must be in the snapshot. The table stream is in the chain, its head is
+published on MQTT: lifting a halt needs a `table.resumed` there.
+
+`tail_breaks` is what `floord run` checks on start (the last `TAIL_EVENTS` events of
+every stream and every snapshot); `floord journal verify` walks everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+from floord.journal.chain import Anchor, Break, canonical_bytes, verify_bodies
+
+TAIL_EVENTS = 64
+LATCH_TYPES = ("table.halted", "table.resumed")
+
+
+def snapshot_hash(table: str, after_seq: int, after_hash: str | None, state: Any) -> str:
+    """SHA-256 (hex) of a snapshot's canonical form (`state` as the decoded object)."""
+    body = {"table": table, "after_seq": after_seq, "prev": after_hash, "state": state}
+    return hashlib.sha256(canonical_bytes(body)).hexdigest()
+
+
+def write_snapshot(
+    db: sqlite3.Connection,
+    table_id: str,
+    state: dict[str, Any],
+    head: tuple[int, str | None] | None,
+) -> None:
+    """Store a table's snapshot chained to its stream's head, inside the caller's
+    transaction (so the head is the event it was written with; None: read it)."""
+    if head is None:
+        row = db.execute(
+            "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (table_id,)
+        ).fetchone()
+        head = (row[0], row[1]) if row else (0, None)
+    text = json.dumps(state, separators=(",", ":"), sort_keys=True)
+    own = snapshot_hash(table_id, head[0], head[1], json.loads(text))
+    db.execute(
+        "INSERT INTO snapshots (table_id, state, after_seq, after_hash, hash) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
+        "state = excluded.state, after_seq = excluded.after_seq, "
+        "after_hash = excluded.after_hash, hash = excluded.hash",
+        (table_id, text, head[0], head[1], own),
+    )
+
+
+def check_snapshot(
+    table: str,
+    state_text: str,
+    after_seq: int | None,
+    after_hash: str | None,
+    own: str | None,
+    head: tuple[int, str | None] | None,
+) -> Break | None:
+    """The first thing wrong with one snapshot row, or None when the chain vouches for it.
+
+    kinds: `snapshot_unchained` (no hash: written before schema 3 and never rewritten),
+    `snapshot_unreadable`, `snapshot_edited` (it no longer hashes to its `hash`),
+    `snapshot_stale` (not the one written with the stream's last event).
+    """
+    seq = after_seq or 0
+    if own is None or after_seq is None:
+        return Break(table, seq, "snapshot_unchained", "the snapshot carries no hash")
+    try:
+        state = json.loads(state_text)
+    except ValueError as exc:
+        return Break(table, seq, "snapshot_unreadable", f"the snapshot is not JSON ({exc})")
+    if snapshot_hash(table, after_seq, after_hash, state) != own:
+        return Break(
+            table, seq, "snapshot_edited", "the snapshot no longer hashes to its own `hash`"
+        )
+    head_seq, head_hash = head if head is not None else (0, None)
+    if (after_seq, after_hash) != (head_seq, head_hash):
+        return Break(
+            table,
+            seq,
+            "snapshot_stale",
+            f"the snapshot follows seq {after_seq}, the stream's head is seq {head_seq}",
+        )
+    return None
+
+
+def unsupported_halt(table: str, state: dict[str, Any] | None, latch: str | None) -> Break | None:
+    """A break when the stream's last halt latched reasons the snapshot does not hold.
+
+    `latch` is the stored body of the stream's last `table.halted` or `table.resumed`.
+    """
+    if latch is None:
+        return None
+    body = json.loads(latch)
+    if body.get("type") != "table.halted":
+        return None
+    data = body.get("data") or {}
+    wanted = {(r.get("code"), r.get("device")) for r in data.get("reasons") or []}
+    held = {(r.get("code"), r.get("device")) for r in (state or {}).get("halt_reasons") or []}
+    missing = sorted(wanted - held, key=str)
+    if not missing:
+        return None
+    names = ", ".join(f"{c}" + (f" ({d})" if d else "") for c, d in missing)
+    return Break(
+        table,
+        int(body.get("seq") or 0),
+        "halt_unsupported",
+        f"the record's last table.halted (seq {body.get('seq')}) latched {names} and no "
+        "table.resumed follows it, but the snapshot does not hold it",
+    )
+
+
+def last_latch(db: sqlite3.Connection, table: str) -> str | None:
+    """The stored body of the table stream's last `table.halted` or `table.resumed`."""
+    row = db.execute(
+        "SELECT body FROM events WHERE stream = ? AND json_extract(body, '$.type') IN (?, ?) "
+        "ORDER BY seq DESC LIMIT 1",
+        (table, *LATCH_TYPES),
+    ).fetchone()
+    return row[0] if row else None
+
+
+def snapshot_breaks(db: sqlite3.Connection, table: str | None = None) -> list[Break]:
+    """Every snapshot row the chain does not vouch for (all tables, or one)."""
+    heads = {
+        s: (seq, h) for s, seq, h in db.execute("SELECT stream, last_seq, last_hash FROM streams")
+    }
+    where, params = ("WHERE table_id = ?", (table,)) if table is not None else ("", ())
+    found: list[Break] = []
+    rows = db.execute(
+        f"SELECT table_id, state, after_seq, after_hash, hash FROM snapshots {where}", params
+    ).fetchall()
+    states: dict[str, Any] = {}
+    for table_id, text, after_seq, after_hash, own in rows:
+        broken = check_snapshot(table_id, text, after_seq, after_hash, own, heads.get(table_id))
+        if broken is not None:
+            found.append(broken)
+        try:
+            states[table_id] = json.loads(text)
+        except ValueError:
+            states[table_id] = None
+    tables = [table] if table is not None else sorted(s for s in heads if "/" not in s)
+    for name in tables:
+        state = states.get(name)
+        halt = unsupported_halt(
+            name, state if isinstance(state, dict) else None, last_latch(db, name)
+        )
+        if halt is not None:
+            found.append(halt)
+    return found
+
+
+def tail_breaks(db: sqlite3.Connection, streams: list[str], last: int = TAIL_EVENTS) -> list[Break]:
+    """Every broken link among the last `last` events of each of `streams`, and the head.
+
+    The window is anchored on the stored hash of the event just before it (or on the
+    genesis, or on the pruning anchor); a break does not hide the ones after it: the walk
+    starts again on the broken event's own hash.
+    """
+    found: list[Break] = []
+    for stream in streams:
+        head = db.execute(
+            "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
+        ).fetchone()
+        if head is None:
+            continue
+        rows = db.execute(
+            "SELECT seq, body FROM events WHERE stream = ? AND seq >= ? ORDER BY seq",
+            (stream, head[0] - last),
+        ).fetchall()
+        pruned = db.execute(
+            "SELECT up_to_seq, last_hash FROM pruned WHERE stream = ?", (stream,)
+        ).fetchone()
+        anchor = Anchor(pruned[0], pruned[1]) if pruned else None
+        if rows and rows[0][0] > 1 and not (anchor and anchor.up_to_seq + 1 == rows[0][0]):
+            anchor = _anchor_on(rows[0])
+            rows = rows[1:]
+        found.extend(_walk(stream, rows, anchor, (head[0], head[1])))
+    return found
+
+
+def _anchor_on(row: tuple[int, str]) -> Anchor:
+    """The event just before the window, trusted as far as its own hash goes."""
+    try:
+        body = json.loads(row[1])
+        own = body.get("hash") if isinstance(body, dict) else None
+    except ValueError:
+        own = None
+    return Anchor(row[0], own if isinstance(own, str) else "")
+
+
+def _walk(
+    stream: str, rows: list[tuple[int, str]], anchor: Anchor | None, head: tuple[int, str | None]
+) -> list[Break]:
+    found: list[Break] = []
+    while True:
+        broken = verify_bodies(
+            ((stream, seq, body) for seq, body in rows),
+            anchors={stream: anchor} if anchor else None,
+            heads={stream: head},
+        )
+        if broken is None:
+            return found
+        found.append(broken)
+        after = [r for r in rows if r[0] > broken.seq]
+        here = [r for r in rows if r[0] == broken.seq]
+        if not after or not here or len(after) == len(rows):
+            return found
+        # Start again after the break, anchored on the broken event's stored hash.
+        anchor = _anchor_on(here[0])
+        rows = after

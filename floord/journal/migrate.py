@@ -1,0 +1,86 @@
+"""Chaining an older journal in place, on its first open: events (version 1 to 2) and
+snapshots (version 2 to 3).
+
+Only `prev` and `hash` are added to each stored body, in seq order per stream, so the
+chain over those events proves only that they have not changed since the migration
+(`docs/journal.md` says so). Runs inside the caller's transaction; the caller commits,
+or rolls back on any error.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from floord.journal.chain import event_hash, genesis
+from floord.journal.integrity import snapshot_hash
+
+
+def chain_version_1(db: sqlite3.Connection, schema_version: int) -> int:
+    """Chain every stream of a version-1 file; returns how many events were chained.
+
+    Raises ValueError for a body that cannot be chained (the caller refuses the file).
+    """
+    db.execute("ALTER TABLE streams ADD COLUMN last_hash TEXT")
+    chained = 0
+    streams = db.execute("SELECT stream FROM streams ORDER BY stream").fetchall()
+    for (stream,) in streams:
+        prev: str | None = None
+        rows = db.execute(
+            "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (stream,)
+        ).fetchall()
+        for seq, text in rows:
+            body = json.loads(text)
+            if not isinstance(body, dict) or body.get("seq") != seq:
+                raise ValueError(f"{stream!r} seq {seq} is unreadable; cannot chain it")
+            body.pop("hash", None)
+            body["prev"] = prev if prev is not None else genesis(body["site"], stream)
+            body["hash"] = prev = event_hash(body)
+            db.execute(
+                "UPDATE events SET body = ? WHERE stream = ? AND seq = ?",
+                (_dumps(body), stream, seq),
+            )
+            chained += 1
+        db.execute("UPDATE streams SET last_hash = ? WHERE stream = ?", (prev, stream))
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(schema_version),))
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('chain_migrated', ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (json.dumps({"from_version": 1, "events": chained}),),
+    )
+    return chained
+
+
+def chain_snapshots(db: sqlite3.Connection, schema_version: int) -> int:
+    """Version 2 to 3: each snapshot row gains `after_seq`, `after_hash` (its table
+    stream's head, as when it was written) and `hash`; returns how many were chained.
+
+    Like the events of a version-1 file, a snapshot chained this way is vouched for
+    only since the migration; the latched halts are still checked against the events.
+    """
+    for column in ("after_seq INTEGER", "after_hash TEXT", "hash TEXT"):
+        db.execute(f"ALTER TABLE snapshots ADD COLUMN {column}")
+    chained = 0
+    for table_id, text in db.execute("SELECT table_id, state FROM snapshots").fetchall():
+        head = db.execute(
+            "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (table_id,)
+        ).fetchone()
+        after_seq, after_hash = head if head else (0, None)
+        own = snapshot_hash(table_id, after_seq, after_hash, json.loads(text))
+        db.execute(
+            "UPDATE snapshots SET after_seq = ?, after_hash = ?, hash = ? WHERE table_id = ?",
+            (after_seq, after_hash, own, table_id),
+        )
+        chained += 1
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(schema_version),))
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('snapshots_migrated', ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (json.dumps({"from_version": 2, "snapshots": chained}),),
+    )
+    return chained
+
+
+def _dumps(body: dict) -> str:
+    """The stored form of a body, as `floord.journal.store` writes it."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,1 @@
+"""Signed operator commands: their verification and the client that sends them."""

@@ -1,0 +1,1 @@
+"""The processes a box runs: the daemon and a remote device adapter."""

@@ -1,0 +1,488 @@
+"""The daemon: wires each table's adapters, bus, engine, journal and MQTT link.
+
+Start-up restores every table from the journal before any device is heard (a halt is
+latched across restarts), then starts the adapters and the links. A clean stop records
+`daemon.stopped`, publishes what it can and says `online: false` on each table's status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import structlog
+
+import floord
+from floord.adapters.local import DeviceAdapter, Received, Sink
+from floord.adapters.remote import RemoteDevice, TableDevice
+from floord.adapters.supervision import supervise
+from floord.analytics.report import read_results, setup_for_table
+from floord.config.load import LoadedConfig
+from floord.config.tables import (
+    BaccaratTableConfig,
+    BigSixTableConfig,
+    CarnivalTableConfig,
+    RouletteTableConfig,
+    StudTableConfig,
+    TableConfig,
+)
+from floord.contract import EventType, Topics, format_ts
+from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
+from floord.engine.big_six.engine import BigSixEngine
+from floord.engine.carnival.engine import CarnivalEngine
+from floord.engine.core.types import Decision, EngineOutput
+from floord.journal.store import Journal, JournalError
+from floord.mqtt import TableLink
+from floord.mqtt.tls import client_tls
+from floord.profiles import DeviceProfile, load_profile
+from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
+from floord.table.bus import CommandArrived, TableBus, Tick
+from floord.table.runner import TableEngine, TableRunner
+from floord.table.start_check import check_on_start
+from floord.table.surveillance import TableSurveillance
+
+TICK_S = 0.5
+READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
+STATUS_EVERY_S = 1.0
+PRUNE_EVERY_S = 3600.0  # journal retention runs at start and then hourly
+POCKETS = {"single_zero": 37, "double_zero": 38, "double_zero_as_single": 38}
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _devices_by_family(table: TableConfig) -> dict[str, list[tuple[str, DeviceProfile]]]:
+    found: dict[str, list[tuple[str, DeviceProfile]]] = {}
+    for device in table.devices:
+        profile = load_profile(device.profile)
+        found.setdefault(profile.family, []).append((device.id, profile))
+    return found
+
+
+def build_engine(
+    table: TableConfig, loaded: LoadedConfig, snapshot: dict[str, Any] | None
+) -> TableEngine:
+    """The game engine a table's config asks for, restored from its last snapshot."""
+    day = loaded.config.gaming_day
+    families = _devices_by_family(table)
+    required = [d.id for d in table.devices if d.required]
+    common = {
+        "required_devices": required,
+        "gaming_day_starts": day.starts,
+        "timezone": day.timezone,
+        "snapshot": snapshot,
+    }
+    if isinstance(table, RouletteTableConfig):
+        [(wheel, _)] = families["roulette_wheel"]
+        return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
+    if isinstance(table, BigSixTableConfig):
+        [(wheel, _)] = families["big_six_wheel"]
+        return BigSixEngine(
+            table.id,
+            layout=table.rules.layout,
+            symbols=table.rules.symbols,
+            wheel_device=wheel,
+            **common,
+        )
+    if isinstance(table, BaccaratTableConfig):
+        [(shoe, shoe_profile)] = families["dealing_shoe"]
+        return BaccaratEngine(
+            table.id,
+            game=table.game,
+            rules=table.rules.model_dump(),
+            shoe_device=shoe,
+            shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+            **common,
+        )
+    if isinstance(table, StudTableConfig):
+        shoes = families.get("dealing_shoe", [])
+        shufflers = families.get("card_shuffler", [])
+        return StudEngine(
+            table.id,
+            game=table.game,
+            rules=table.rules.model_dump(),
+            shoe_device=shoes[0][0] if shoes else None,
+            shuffler_device=shufflers[0][0] if shufflers else None,
+            shoe_reports_cards=bool(shoes and shoes[0][1].quirks.get("recognition")),
+            **common,
+        )
+    if isinstance(table, CarnivalTableConfig):
+        shufflers = families.get("card_shuffler", [])
+        return CarnivalEngine(
+            table.id,
+            game=table.game,
+            rules=table.rules.model_dump(),
+            shoe_device=None,
+            shuffler_device=shufflers[0][0] if shufflers else None,
+            shoe_reports_cards=False,
+            **common,
+        )
+    [(reader, reader_profile)] = families["card_reader"]
+    [(shoe, shoe_profile)] = families["dealing_shoe"]
+    shufflers = families.get("card_shuffler", [])
+    return BlackjackEngine(
+        table.id,
+        game=table.game,
+        rules=table.rules.model_dump(),
+        reader_device=reader,
+        shoe_device=shoe,
+        shuffler_device=shufflers[0][0] if shufflers else None,
+        reader_exposes_value=bool(reader_profile.quirks.get("exposes_value")),
+        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+        **common,
+    )
+
+
+def driver_options(table: TableConfig, family: str) -> dict[str, Any]:
+    """What a driver must know of the table's rules to judge its device's bytes."""
+    if family == "roulette_wheel" and isinstance(table, RouletteTableConfig):
+        return {"pockets": POCKETS[table.rules.wheel]}
+    return {}
+
+
+@dataclass
+class TableUnit:
+    """Everything that runs for one table."""
+
+    config: TableConfig
+    topics: Topics
+    bus: TableBus
+    runner: TableRunner
+    adapters: dict[str, TableDevice]
+    link: TableLink
+    streams: list[str]
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+
+class Daemon:
+    def __init__(self, loaded: LoadedConfig, clock: Callable[[], datetime] = utc_now) -> None:
+        self.loaded = loaded
+        self.clock = clock
+        cfg = loaded.config
+        self.journal = Journal(loaded.journal_path)
+        self.log = structlog.get_logger("floord.daemon").bind(site=cfg.site)
+        self.operators = {op.id: loaded.operator_keys(op.id) for op in cfg.operators}
+        self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
+        self._stop = asyncio.Event()
+
+    def _build(self, table: TableConfig) -> TableUnit:
+        cfg = self.loaded.config
+        topics = Topics(cfg.broker.topic_prefix, cfg.site, table.id)
+        bus = TableBus()
+        engine = build_engine(table, self.loaded, self.journal.load_snapshot(table.id))
+        units: dict[str, Any] = {}
+
+        def recorded() -> None:
+            link = units.get("link")
+            if link is not None:
+                link.notify()
+                link.state_changed()
+
+        def sink(item: Received) -> None:
+            bus.put(item)
+
+        adapters: dict[str, TableDevice] = {}
+        for device in table.devices:
+            profile = load_profile(device.profile)
+            if device.port is None:  # adapter: remote, a `floord adapter` process
+                adapters[device.id] = self._remote(
+                    table.id, device.id, profile, topics, sink, recorded
+                )
+                continue
+            adapters[device.id] = DeviceAdapter(
+                site=cfg.site,
+                table=table.id,
+                device=device.id,
+                port=device.port,
+                profile=profile,
+                driver_options=driver_options(table, profile.family),
+                journal=self.journal,
+                sink=sink,
+                clock=self.clock,
+                on_recorded=recorded,
+            )
+        runner = TableRunner(
+            surveillance=self._surveillance(table),
+            site=cfg.site,
+            table=table.id,
+            engine=engine,
+            journal=self.journal,
+            bus=bus,
+            adapters=adapters,
+            operators=self.operators,
+            clock=self.clock,
+        )
+        streams = {table.id: topics.events}
+        # A remote adapter publishes its own stream; the daemon only keeps a copy of it.
+        streams.update(
+            {
+                a.stream: topics.device_events(d)
+                for d, a in adapters.items()
+                if isinstance(a, DeviceAdapter)
+            }
+        )
+
+        async def on_command(payload: bytes, replay_only: bool) -> None:
+            bus.put(CommandArrived(payload, replay_only))
+
+        link = TableLink(
+            url=cfg.broker.url,
+            username=cfg.broker.username,
+            password=self.loaded.broker_password(),
+            tls_context=client_tls(cfg.broker, self.loaded.resolve),
+            topics=topics,
+            journal=self.journal,
+            streams=streams,
+            state=runner.state,
+            devices=lambda: {d: a.availability() for d, a in adapters.items()},
+            on_command=on_command,
+            keepalive=cfg.broker.keepalive_s,
+            client_id=f"floord-{cfg.site}-{table.id}",
+        )
+        units["link"] = link
+        runner.link = link
+        return TableUnit(table, topics, bus, runner, adapters, link, list(streams))
+
+    def _remote(
+        self,
+        table: str,
+        device: str,
+        profile: DeviceProfile,
+        topics: Topics,
+        sink: Sink,
+        recorded: Callable[[], None],
+    ) -> RemoteDevice:
+        """A device whose adapter runs as its own process, followed over MQTT."""
+        cfg = self.loaded.config
+        return RemoteDevice(
+            site=cfg.site,
+            table=table,
+            device=device,
+            profile=profile,
+            topics=topics,
+            journal=self.journal,
+            sink=sink,
+            clock=self.clock,
+            url=cfg.broker.url,
+            username=cfg.broker.username,
+            password=self.loaded.broker_password(),
+            keepalive=cfg.broker.keepalive_s,
+            client_id=f"floord-{cfg.site}-{table}-remote-{device}",
+            tls_context=client_tls(cfg.broker, self.loaded.resolve),
+            on_recorded=recorded,
+        )
+
+    def _surveillance(self, table: TableConfig) -> TableSurveillance | None:
+        """The live wheel-integrity tests of a wheel table, their window refilled from the
+        journal and their open alerts restored from the last snapshot."""
+        settings = self.loaded.config.surveillance
+        if not settings.enabled or not isinstance(table, RouletteTableConfig | BigSixTableConfig):
+            return None
+        sectors = (
+            settings.roulette_sectors
+            if isinstance(table, RouletteTableConfig)
+            else settings.big_six_sectors
+        )
+        setup = setup_for_table(table, settings.window, settings.level, sectors)
+        if isinstance(table, RouletteTableConfig):
+            setup = dataclasses.replace(
+                setup, dealer_window=settings.dealer_window, dealer_bins=settings.dealer_bins
+            )
+        saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
+        watcher = TableSurveillance(setup, saved)
+        if self.loaded.journal_path.is_file():
+            watcher.warm_up(read_results(self.loaded.journal_path, table.id, None))
+        return watcher
+
+    def restore(self) -> None:
+        """Record the start and resolve what a previous run left open, table by table."""
+        now = self.clock()
+        for unit in self.tables.values():
+            started = unit.runner.engine.after_restart(now)
+            started.events.insert(
+                0,
+                _daemon_decision(
+                    EventType.DAEMON_STARTED,
+                    {"version": floord.__version__, "devices": list(unit.adapters)},
+                ),
+            )
+            # The chain's tail and the snapshot: a break halts the table (fail closed).
+            engine = unit.runner.engine
+            started.extend(check_on_start(self.journal, unit.config.id, unit.streams, engine, now))
+            unit.runner.record_output(started, now)
+
+    async def _keep_linked(self, unit: TableUnit) -> None:
+        """The link ends only on a journal failure; the runner halts the table, and the
+        link starts again so the halted state and the backlog still go out."""
+        while True:
+            try:
+                await unit.link.run()
+                return
+            except JournalError as exc:
+                self.log.error(
+                    "mqtt link stopped on a journal error", table=unit.config.id, error=str(exc)
+                )
+                await asyncio.sleep(1.0)
+
+    async def _ticks(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            now = self.clock()
+            for unit in self.tables.values():
+                unit.bus.put(Tick(now))
+
+    async def _prune_journal(self, days: int) -> None:
+        """Retention (`journal_retention_days`): at start and once an hour, drop published
+        events older than that; the chain stays verifiable (docs/journal.md)."""
+        while True:
+            cut = format_ts(self.clock() - timedelta(days=days))
+            try:
+                removed = self.journal.prune(cut)
+            except JournalError as exc:
+                self.log.error("journal pruning failed", error=str(exc))
+            else:
+                if removed:
+                    self.log.info("journal pruned", events=removed, before=cut)
+            await asyncio.sleep(PRUNE_EVERY_S)
+
+    async def _watchdog(self, every: float) -> None:
+        await keep_watchdog(every)
+
+    def status_line(self) -> str:
+        """What systemd shows for the unit (`STATUS=`): tables, halts, devices online."""
+        adapters = [a for u in self.tables.values() for a in u.adapters.values()]
+        online = sum(1 for a in adapters if a.online)
+        halted = sum(1 for u in self.tables.values() if u.runner.state().get("state") == "halted")
+        text = f"{len(self.tables)} tables, {online}/{len(adapters)} devices online"
+        return text + (f", {halted} halted" if halted else "")
+
+    async def _devices_tried(self) -> None:
+        """Until every adapter's first connection attempt has an outcome, or a stop is
+        asked; bounded by the slowest profile's connect timeout + 1 s, so a device that
+        opens but never speaks cannot hold readiness back for ever."""
+        adapters = [a for u in self.tables.values() for a in u.adapters.values()]
+        if not adapters:
+            return
+        bound = max(a.profile.timeouts.connect_s for a in adapters) + READY_GRACE_S
+        waits = [asyncio.create_task(a.tried.wait()) for a in adapters]
+        stop = asyncio.create_task(self._stop.wait())
+        all_tried = asyncio.gather(*waits)
+        try:
+            first = asyncio.FIRST_COMPLETED
+            await asyncio.wait({all_tried, stop}, timeout=bound, return_when=first)
+        finally:
+            for task in [*waits, stop]:
+                task.cancel()
+            await asyncio.gather(all_tried, stop, return_exceptions=True)
+
+    async def _status_updates(self) -> None:
+        """Tell systemd when the status line changes (devices come and go, halts)."""
+        last = ""
+        while True:
+            line = self.status_line()
+            if line != last:
+                notify(f"STATUS={line}")
+                last = line
+            await asyncio.sleep(STATUS_EVERY_S)
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        """Run until `request_stop()` (or SIGTERM/SIGINT), then stop cleanly."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.request_stop)
+        notify(f"STATUS=restoring {len(self.tables)} tables")
+        self.restore()
+        background: list[asyncio.Task[Any]] = [asyncio.create_task(self._ticks())]
+        retention = self.loaded.config.journal_retention_days
+        if retention is not None:
+            background.append(asyncio.create_task(self._prune_journal(retention)))
+        every = watchdog_interval_s()
+        if every:
+            background.append(asyncio.create_task(self._watchdog(every)))
+        for unit in self.tables.values():
+            unit.tasks.append(asyncio.create_task(unit.runner.run()))
+            unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
+            unit.tasks.extend(
+                asyncio.create_task(
+                    supervise(a, sink=unit.bus.put, clock=self.clock, stopping=self._stop.is_set),
+                    name=f"device {unit.config.id}/{d}",
+                )
+                for d, a in unit.adapters.items()
+            )
+        # Type=notify: ready once every table is restored and every device has been tried.
+        notify(f"STATUS={len(self.tables)} tables restored, trying their devices")
+        await self._devices_tried()
+        notify(f"READY=1\nSTATUS={self.status_line()}")
+        background.append(asyncio.create_task(self._status_updates()))
+        self.log.info("floord running", tables=list(self.tables))
+        try:
+            await self._stop.wait()
+        finally:
+            notify("STOPPING=1")
+            await self._shutdown(background)
+
+    async def _shutdown(self, background: list[asyncio.Task[Any]]) -> None:
+        for unit in self.tables.values():
+            for adapter in unit.adapters.values():
+                adapter.stop()
+        # Stop the adapters first so nothing new arrives, then record the stop.
+        for unit in self.tables.values():
+            adapter_tasks = unit.tasks[2:]
+            for task in adapter_tasks:
+                task.cancel()
+            if not adapter_tasks:
+                continue
+            _, stuck = await asyncio.wait(adapter_tasks, timeout=ADAPTER_STOP_S)
+            if stuck:
+                # A task that ignores its cancellation must not hold the stop (and the
+                # record of it) hostage; say which, and go on.
+                self.log.error("adapter tasks did not stop", table=unit.config.id,
+                               tasks=[t.get_name() for t in stuck])  # fmt: skip
+        now = self.clock()
+        for unit in self.tables.values():
+            unit.runner.record_output(
+                _output(_daemon_decision(EventType.DAEMON_STOPPED, {"reason": "clean stop"})), now
+            )
+        # Give each link a moment to publish its backlog, then say offline.
+        deadline = loop_time() + 3.0
+        while loop_time() < deadline and any(
+            self.journal.backlog(u.streams) and u.link.connected for u in self.tables.values()
+        ):
+            await asyncio.sleep(0.05)
+        await asyncio.gather(*(u.link.stop() for u in self.tables.values()), return_exceptions=True)
+        for unit in self.tables.values():
+            for task in unit.tasks[:2]:
+                task.cancel()
+            await asyncio.gather(*unit.tasks[:2], return_exceptions=True)
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        self.journal.close()
+        self.log.info("floord stopped")
+
+
+# How long a stop waits for a table's adapter tasks after cancelling them.
+ADAPTER_STOP_S = 5.0
+
+
+def loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def _daemon_decision(etype: EventType, data: dict[str, Any]) -> Decision:
+    return Decision(type=etype, data=data, source="daemon")
+
+
+def _output(decision: Decision) -> EngineOutput:
+    return EngineOutput(events=[decision])

@@ -1,0 +1,1 @@
+"""What floord asks of the host: systemd notification and structured logs."""

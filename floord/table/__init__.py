@@ -1,0 +1,1 @@
+"""One table at run time: its bus, its runner, its live surveillance."""

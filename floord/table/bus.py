@@ -1,0 +1,49 @@
+"""The in-process event bus between a table's adapters, its operators and its engine.
+
+One queue per table, drained by one task (the table's runner), so the engine sees
+device events, operator commands and clock ticks one at a time in arrival order.
+The journal and MQTT meet the engine only here: nothing else calls into it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime
+
+from floord.adapters.local import Received
+
+
+@dataclass(frozen=True)
+class CommandArrived:
+    """Raw bytes published on `P/cmd` (or, `replay_only`, on `P/replay/request`); not yet
+    verified."""
+
+    payload: bytes
+    replay_only: bool = False
+
+
+@dataclass(frozen=True)
+class Tick:
+    """The clock moved on; the engine may have time-based decisions to take."""
+
+    now: datetime
+
+
+BusItem = Received | CommandArrived | Tick
+
+
+class TableBus:
+    """An unbounded FIFO: a device event is never dropped because the engine is busy."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[BusItem] = asyncio.Queue()
+
+    def put(self, item: BusItem) -> None:
+        self._queue.put_nowait(item)
+
+    async def get(self) -> BusItem:
+        return await self._queue.get()
+
+    def pending(self) -> int:
+        return self._queue.qsize()

@@ -1,0 +1,93 @@
+"""What `floord run` checks of each table's record before the table plays again.
+
+On start, for each table: the last `TAIL_EVENTS` events of its streams (its own and
+each local device's) and its snapshot, latched halts included
+(`floord.journal.integrity`). The full walk stays a tool (`floord journal verify`).
+
+A break is recorded as a `journal.integrity` event naming it, logged, and halts the
+table with `journal_integrity` (fail closed): a table whose record cannot be vouched
+for does not play on silently. Like every halt it is latched and lifted only by a
+recorded `resume`. A break already named by a `journal.integrity` event still in the
+tail is not recorded again (the floorperson who resumed knew of it); it is logged.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Protocol
+
+import structlog
+
+from floord.contract import EventType
+from floord.engine.core.types import Decision, EngineOutput
+from floord.journal.chain import Break
+from floord.journal.integrity import TAIL_EVENTS
+from floord.journal.store import Journal, JournalError
+
+HALT_CODE = "journal_integrity"
+NAMED = 10  # breaks named one by one in the event and the halt
+
+_log = structlog.get_logger("floord.start_check")
+
+
+class Halting(Protocol):
+    """What the engine must offer: a latched halt (every game engine has it)."""
+
+    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
+
+
+def check_on_start(
+    journal: Journal, table: str, streams: list[str], engine: Halting, now: datetime
+) -> EngineOutput:
+    """The decisions that record a broken record and halt the table (none when whole)."""
+    try:
+        found = journal.integrity_breaks(table, streams)
+        known = _already_named(journal, table)
+    except JournalError as exc:
+        found, known = [Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
+    fresh = [b for b in found if _key(b) not in known]
+    if not found:
+        _log.info("journal tail checked", table=table, events=TAIL_EVENTS, streams=len(streams))
+        return EngineOutput()
+    if not fresh:
+        _log.warning("journal breaks already recorded", table=table, breaks=[str(b) for b in found])
+        return EngineOutput()
+    named = [str(b) for b in fresh[:NAMED]]
+    _log.error("journal record broken: table halted", table=table, breaks=named)
+    data = {
+        "ok": False,
+        "checked": {"streams": streams, "last_events": TAIL_EVENTS, "snapshot": True},
+        "breaks": [
+            {"stream": b.stream, "seq": b.seq, "kind": b.kind, "detail": b.detail}
+            for b in fresh[:NAMED]
+        ],
+        "more": max(0, len(fresh) - NAMED),
+        "policy": "floord policy: a table whose record cannot be vouched for halts",
+    }
+    out = EngineOutput([Decision(EventType.JOURNAL_INTEGRITY, data, source="daemon")])
+    out.extend(engine.halt(HALT_CODE, "; ".join(named), now))
+    return out
+
+
+def _key(b: Break) -> tuple[str, int, str]:
+    return (b.stream, b.seq, b.kind)
+
+
+def _already_named(journal: Journal, table: str) -> set[tuple[str, int, str]]:
+    """Breaks named by the `journal.integrity` events among the table's last events."""
+    last = journal.last_seq(table)
+    if last == 0:
+        return set()
+    known: set[tuple[str, int, str]] = set()
+    for text in journal.read_range(table, max(1, last - TAIL_EVENTS), last):
+        try:
+            body = json.loads(text)
+        except ValueError:
+            continue
+        if not isinstance(body, dict) or body.get("type") != EventType.JOURNAL_INTEGRITY:
+            continue
+        for b in (body.get("data") or {}).get("breaks") or []:
+            if isinstance(b, dict):
+                known.add((str(b.get("stream")), int(b.get("seq") or 0), str(b.get("kind"))))
+    return known

@@ -1,0 +1,92 @@
+"""Live wheel-integrity surveillance of a wheel table: alerts kept until acknowledged.
+
+The statistics (`floord/analytics/`) are not regulations, so they live beside the game
+engine, not in it: the table's runner hands this watcher every result the engine
+decides, and records the alerts it raises as `surveillance.alert` events in the same
+transaction. An alert stays in the table's retained state until a supervisor or a member
+of security acknowledges it (`ack_alert`), and survives a restart through the snapshot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from floord.analytics.dealer_signature import DealerSignature
+from floord.analytics.report import WheelResult, WheelSetup
+from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
+from floord.contract import EventType
+from floord.engine.core.types import Decision
+
+POLICY = "surveillance analytics (floord, not a regulation): a statistical flag to review"
+
+
+class TableSurveillance:
+    """One wheel's running tests and its open alerts."""
+
+    def __init__(self, setup: WheelSetup, saved: dict[str, Any] | None = None) -> None:
+        self.setup = setup
+        self.watch = WheelWatch(
+            setup.kind,
+            setup.order,
+            setup.window,
+            setup.level,
+            setup.sectors,
+            section_counts=setup.section_counts,
+        )
+        # A dealer who can aim shows in the distance from release to result; only a wheel
+        # whose sensor reports the release pocket feeds it (`docs/analytics.md`).
+        self.dealers: DealerSignature | None = None
+        if setup.kind != BIG_SIX and setup.dealer_bins:
+            self.dealers = DealerSignature(
+                setup.kind, setup.order, setup.dealer_window, setup.level, setup.dealer_bins
+            )
+        saved = saved or {}
+        self.alerts: list[dict[str, Any]] = list(saved.get("alerts") or [])
+        self.raised = int(saved.get("raised") or 0)
+
+    def warm_up(self, history: list[WheelResult]) -> None:
+        """Replay the journal's last results so the window is full again after a restart;
+        alerts those would raise were already recorded the first time round."""
+        for past in history[-self.setup.window :]:
+            self.watch.add(past.result, position=past.position)
+        if self.dealers is not None:
+            for past in history:
+                if past.dealer and past.release:
+                    self.dealers.add(past.dealer, past.release, past.result)
+
+    def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
+        """The alerts the engine's results raise, as decisions to record with them."""
+        raised: list[Decision] = []
+        for decision in decisions:
+            if decision.type == EventType.ROULETTE_RESULT:
+                result, position = str(decision.data.get("number")), None
+                found = self._dealer_alerts(decision.data, result)
+            elif decision.type == EventType.BIGSIX_RESULT:
+                result, position = str(decision.data.get("symbol")), decision.data.get("section")
+                found = []
+            else:
+                continue
+            for alert in [*self.watch.add(result, position=position), *found]:
+                self.raised += 1
+                body = {"id": f"A{self.raised:05d}", **alert, "policy": POLICY}
+                self.alerts.append(body)
+                raised.append(Decision(EventType.SURVEILLANCE_ALERT, body, None, decision.round))
+        return raised
+
+    def _dealer_alerts(self, data: dict[str, Any], result: str) -> list[dict[str, Any]]:
+        dealer, release = data.get("dealer"), data.get("release_pocket")
+        if self.dealers is None or not isinstance(dealer, str) or not isinstance(release, str):
+            return []
+        return self.dealers.add(dealer, release, result)
+
+    def acknowledge(self, alert_id: Any, by: str, note: str) -> Decision | None:
+        """Close an open alert; None when there is no such open alert."""
+        for alert in self.alerts:
+            if alert["id"] == alert_id:
+                self.alerts.remove(alert)
+                body = {"id": alert_id, "by": by, "note": note, "alert": alert}
+                return Decision(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, body, None, None)
+        return None
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}

@@ -1,0 +1,1 @@
+"""The tools beside the daemon: ACL, udev rules, status, capture."""

@@ -1,0 +1,223 @@
+"""What a table box is doing, as `floord status` shows it: the journal's view and the broker's.
+
+The journal (opened read-only, so it is safe beside a running daemon) says what was
+recorded: each table's last snapshot (open, closed or halted, and why), when each
+device's stream last had an event and which, and how many events the broker has not
+acknowledged yet (the publish backlog). The broker says what the floor sees: each
+table's retained `P/state`, its `P/status` (online, or the last will), and each
+device's retained availability. Either view alone is still worth printing: a box whose
+broker is down is exactly when someone runs this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from floord.config.load import LoadedConfig
+from floord.contract import Topics
+from floord.journal.store import Journal, JournalError
+from floord.mqtt.tls import client_tls
+from floord.operator.client import client_args
+
+# After the subscriptions are acknowledged the broker sends the retained messages at
+# once; this much quiet means it has sent all it holds.
+RETAINED_QUIET_S = 0.3
+
+
+@dataclass
+class DeviceStatus:
+    id: str
+    stream: str
+    last_seq: int | None = None  # None: the journal was not read
+    last_ts: str | None = None
+    last_type: str | None = None
+    broker: dict[str, Any] | None = None  # the retained P/devices/<device>
+
+
+@dataclass
+class TableStatus:
+    id: str
+    game: str
+    streams: list[str]
+    devices: list[DeviceStatus]
+    snapshot: dict[str, Any] | None = None  # the journal's last snapshot
+    backlog: int | None = None
+    state: dict[str, Any] | None = None  # the retained P/state
+    status: dict[str, Any] | None = None  # the retained P/status (or the last will)
+
+
+@dataclass
+class BoxStatus:
+    site: str
+    journal_path: str
+    broker_url: str
+    tables: list[TableStatus]
+    journal_error: str | None = None
+    broker_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def journal_read(self) -> bool:
+        return self.journal_error is None
+
+    @property
+    def broker_read(self) -> bool:
+        return self.broker_error is None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "site": self.site,
+            "journal": {"path": self.journal_path, "error": self.journal_error},
+            "broker": {"url": self.broker_url, "error": self.broker_error},
+            "tables": [_table_json(t) for t in self.tables],
+        }
+
+
+def _table_json(table: TableStatus) -> dict[str, Any]:
+    state = table_state(table)
+    return {
+        "id": table.id,
+        "game": table.game,
+        "state": state["state"],
+        "halt_reasons": state["halt_reasons"],
+        "state_from": state["source"],
+        "online": table.status.get("online") if table.status else None,
+        "status": table.status,
+        "backlog": table.backlog,
+        "devices": [
+            {
+                "id": d.id,
+                "last_seq": d.last_seq,
+                "last_ts": d.last_ts,
+                "last_type": d.last_type,
+                "online": d.broker.get("online") if d.broker else None,
+                "last_heard": d.broker.get("last_heard") if d.broker else None,
+            }
+            for d in table.devices
+        ],
+    }
+
+
+def table_state(table: TableStatus) -> dict[str, Any]:
+    """The table's state and halt reasons: the broker's retained `P/state` when it was
+    read (it includes a journal failure the snapshot cannot), else the journal's."""
+    for source, body in (("broker", table.state), ("journal", table.snapshot)):
+        if isinstance(body, dict) and isinstance(body.get("state"), str):
+            reasons = body.get("halt_reasons")
+            return {
+                "state": body["state"],
+                "halt_reasons": reasons if isinstance(reasons, list) else [],
+                "source": source,
+            }
+    return {"state": None, "halt_reasons": [], "source": None}
+
+
+def _skeleton(loaded: LoadedConfig) -> BoxStatus:
+    cfg = loaded.config
+    tables = []
+    for table in cfg.tables:
+        devices = [DeviceStatus(d.id, f"{table.id}/devices/{d.id}") for d in table.devices]
+        streams = [table.id, *(d.stream for d in devices)]
+        tables.append(TableStatus(table.id, table.game, streams, devices))
+    return BoxStatus(cfg.site, str(loaded.journal_path), cfg.broker.url, tables)
+
+
+def read_journal(box: BoxStatus, path: Path) -> None:
+    """Fill in the journal's view; on failure note why in `box.journal_error`."""
+    try:
+        journal = Journal.open_readonly(path)
+    except JournalError as exc:
+        box.journal_error = str(exc)
+        return
+    try:
+        for table in box.tables:
+            table.snapshot = journal.load_snapshot(table.id)
+            table.backlog = journal.backlog(table.streams)
+            for device in table.devices:
+                device.last_seq = journal.last_seq(device.stream)
+                last = journal.last_event(device.stream)
+                if last is not None:
+                    device.last_ts = last.get("ts")
+                    device.last_type = last.get("type")
+    except JournalError as exc:
+        box.journal_error = str(exc)
+    finally:
+        with contextlib.suppress(JournalError):
+            journal.close()
+
+
+async def read_broker(box: BoxStatus, loaded: LoadedConfig, timeout_s: float) -> None:
+    """Fill in the broker's retained view; on failure or timeout note it in `box`."""
+    cfg = loaded.config
+    wanted: dict[str, tuple[TableStatus, str, DeviceStatus | None]] = {}
+    for table in box.tables:
+        topics = Topics(cfg.broker.topic_prefix, cfg.site, table.id)
+        wanted[topics.state] = (table, "state", None)
+        wanted[topics.status] = (table, "status", None)
+        for device in table.devices:
+            wanted[topics.device(device.id)] = (table, "device", device)
+    try:
+        kwargs = client_args(
+            cfg.broker.url,
+            cfg.broker.username,
+            loaded.broker_password(),
+            client_tls(cfg.broker, loaded.resolve),
+        )
+    except (OSError, ValueError) as exc:
+        box.broker_error = f"cannot set up the broker connection: {exc}"
+        return
+    try:
+        async with asyncio.timeout(timeout_s):
+            async with aiomqtt.Client(**kwargs) as client:
+                for topic in wanted:
+                    await client.subscribe(topic, qos=1)
+                await _collect(client, wanted)
+    except TimeoutError:
+        box.broker_error = f"broker {cfg.broker.url} not reached within {timeout_s:g} s"
+    except (aiomqtt.MqttError, OSError) as exc:
+        box.broker_error = f"broker {cfg.broker.url}: {exc}"
+
+
+async def _collect(
+    client: aiomqtt.Client, wanted: dict[str, tuple[TableStatus, str, DeviceStatus | None]]
+) -> None:
+    """Take the retained messages until every topic has one or the broker goes quiet."""
+    missing = set(wanted)
+    messages = aiter(client.messages)
+    while missing:
+        try:
+            message = await asyncio.wait_for(anext(messages), RETAINED_QUIET_S)
+        except TimeoutError:
+            return
+        topic = str(message.topic)
+        if topic not in wanted or not message.payload:
+            continue
+        try:
+            body = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        if not isinstance(body, dict):
+            continue
+        table, kind, device = wanted[topic]
+        if kind == "state":
+            table.state = body
+        elif kind == "status":
+            table.status = body
+        elif device is not None:
+            device.broker = body
+        missing.discard(topic)
+
+
+def gather_status(loaded: LoadedConfig, broker_timeout_s: float) -> BoxStatus:
+    """Both views of the box; each failure is noted, neither raises."""
+    box = _skeleton(loaded)
+    read_journal(box, loaded.journal_path)
+    asyncio.run(read_broker(box, loaded, broker_timeout_s))
+    return box

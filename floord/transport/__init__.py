@@ -1,0 +1,1 @@
+"""Byte transports to a device: the base protocol, serial/socket, USB."""

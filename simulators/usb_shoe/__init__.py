@@ -1,0 +1,1 @@
+"""A card-reading USB shoe, simulated as a pyusb backend."""
