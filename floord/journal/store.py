@@ -164,13 +164,6 @@ class Journal:
             raise JournalError(f"journal {journal.path}: cannot open read-only: {exc}") from exc
         return journal
 
-    def schema_version(self) -> str | None:
-        """The file's `meta.schema_version` (None: a file never set up by floord)."""
-        rows = self._query(
-            "read the schema version", "SELECT value FROM meta WHERE key = 'schema_version'", ()
-        )
-        return str(rows[0][0]) if rows else None
-
     def _check_version(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None:
