@@ -103,6 +103,9 @@ class EventType(StrEnum):
     DAEMON_STOPPED = "daemon.stopped"
     # The record itself: the check `run` makes of each table's journal on start.
     JOURNAL_INTEGRITY = "journal.integrity"
+    # A table's state set aside on the record (`floord journal retire`): its snapshot no
+    # longer fitted the table's config (another game or wheel).
+    TABLE_RETIRED = "table.retired"
 
 
 EVENT_TYPES: frozenset[str] = frozenset(t.value for t in EventType)
@@ -151,6 +154,45 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     # Surveillance: a supervisor acknowledges a wheel-integrity alert.
     "ack_alert": frozenset({Role.SUPERVISOR, Role.SECURITY}),
 }
+
+# Each command's arguments as `floord cmd` takes them (`key=value`, JSON values, dotted
+# keys nest); `floord cmd --help` lists them with COMMAND_ROLES, docs/contract.md in full.
+COMMAND_ARGS: dict[str, str] = {
+    "inspect": "checklist.ITEM=true|false ... [note=TEXT]",
+    "open": "",
+    "close": "",
+    "resume": "reason=TEXT",
+    "replay": "from_seq=N to_seq=M",
+    "dealer_in": "",
+    "round_start": "boxes=[1,3] [players={...}] (Baccarat: none)",
+    "decision": "box=N hand=N action=hit|stand|double|split|surrender|insurance",
+    "dealer_turn": "",
+    "round_end": "",
+    "no_more_bets": "",
+    "reveal": "card=N",
+    "stub_count": "cards=N misdealt=true|false",
+    "shuffle": "[deck=BACK]",
+    "cut": "cards=N by=WHO",
+    "reshuffle": "reason=TEXT",
+    "change_decks": "",
+    "cover_shuffler": "",
+    "remove_deck": "reason=TEXT",
+    "recut": "reason=TEXT",
+    "spin": "",
+    "ack_alert": "alert=ID [note=TEXT]",
+}
+
+
+def commands_help() -> str:
+    """Every operator command, its arguments and who may issue it, one line each."""
+    width = max(map(len, COMMAND_ROLES))
+    lines = []
+    for name, roles in COMMAND_ROLES.items():
+        who = ", ".join(r for r in Role if r in roles)
+        args = COMMAND_ARGS.get(name, "")
+        lines.append(f"  {name:<{width}}  {args + '  ' if args else ''}({who})")
+    return "\n".join(lines)
+
 
 COMMAND_MAX_SKEW_S = 30.0
 REPLAY_MAX_EVENTS = 10_000

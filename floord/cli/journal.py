@@ -1,8 +1,10 @@
-"""`floord journal verify | export | copy`: the auditor's commands (docs/journal.md).
+"""`floord journal verify | export | copy | retire` (docs/journal.md).
 
-All three only read the journal (a `mode=ro` connection), so they are safe to run on
-the daemon's live file as well as on a copy. Exit codes: 0 done (for `verify`: every
-chain is whole), 1 a broken chain, 2 the journal could not be read as asked.
+The auditor's three only read the journal (a `mode=ro` connection), so they are safe to
+run on the daemon's live file as well as on a copy. Exit codes: 0 done (for `verify`:
+every chain is whole), 1 a broken chain, 2 the journal could not be read as asked.
+`retire` writes, on the record, with the daemon stopped: it sets aside a table's state
+that no longer fits its config (`floord.processes.retire`); 1 when refused.
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ def register(sub: Any) -> None:
     copy.add_argument("--db", required=True, type=Path)
     copy.add_argument("--out", required=True, type=Path, help="a new file (never overwritten)")
     copy.set_defaults(handler=_copy)
+
+    retire = what.add_parser(
+        "retire",
+        help="set aside a table's state that no longer fits its config, on the record "
+        "(stop floord first)",
+    )
+    retire.add_argument("-c", "--config", required=True, type=Path, help="the box's config")
+    retire.add_argument("--table", required=True, help="the table whose state is retired")
+    retire.add_argument("--as", dest="operator", required=True, help="who (a floorperson+)")
+    retire.add_argument("--reason", required=True, help="why, for the record")
+    retire.set_defaults(handler=_retire)
 
 
 def _verify(ns: argparse.Namespace) -> int:
@@ -76,4 +89,26 @@ def _copy(ns: argparse.Namespace) -> int:
         print(f"floord journal copy: {exc}", file=sys.stderr)
         return 2
     print(f"{ns.db} copied to {ns.out} ({pages} pages)")
+    return 0
+
+
+def _retire(ns: argparse.Namespace) -> int:
+    from floord.config.load import ConfigError, load_config
+    from floord.journal.store import JournalError
+    from floord.processes.retire import retire_table
+
+    try:
+        loaded = load_config(ns.config)
+        event = retire_table(loaded, ns.table, ns.operator, ns.reason)
+    except ConfigError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+    except (KeyError, ValueError, OSError, JournalError) as exc:
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"floord journal retire: {text}", file=sys.stderr)
+        return 1
+    print(
+        f"{ns.table}: state retired on the record (table.retired, seq {event.seq}); "
+        "it starts as a new table: inspect and open it"
+    )
     return 0

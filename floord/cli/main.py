@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from floord import __version__
+from floord.contract import commands_help
 from floord.system.logs import configure_logging
 
 if TYPE_CHECKING:
@@ -77,13 +78,19 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate a config and each table's rules")
     check.add_argument("-c", "--config", required=True, type=Path)
 
-    cmd = sub.add_parser("cmd", help="sign and send an operator command, print its result")
+    cmd = sub.add_parser(
+        "cmd",
+        help="sign and send an operator command, print its result",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="commands, their arguments and (who may issue them); docs/contract.md:\n"
+        + commands_help(),
+    )
     cmd.add_argument("-c", "--config", required=True, type=Path)
     cmd.add_argument("--table", required=True)
     cmd.add_argument("--as", dest="operator", required=True, help="the operator's id")
     cmd.add_argument("--key-file", type=Path, help="the operator's secret (default: from config)")
     cmd.add_argument("--timeout", type=float, default=10.0)
-    cmd.add_argument("name", help="inspect, open, close, resume or replay")
+    cmd.add_argument("name", help="the command (listed below)")
     cmd.add_argument("args", nargs="*", help="key=value (JSON values; dotted keys nest)")
 
     report = sub.add_parser("report", help="surveillance reports read from the journal")
@@ -103,12 +110,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def _check(path: Path) -> int:
     from floord.config.load import ConfigError, load_config
+    from floord.processes.preflight import run_problems
 
     try:
         loaded = load_config(path)
     except ConfigError as exc:
         for line in exc.problems:
             print(line)
+        return 1
+    # What `run` builds beyond the file: the drivers, each table's engine from its state.
+    if problems := run_problems(loaded):
+        print("\n".join(problems))
         return 1
     tables = ", ".join(f"{t.id} ({t.game})" for t in loaded.config.tables)
     print(f"{path}: ok: site {loaded.config.site}, tables {tables}")

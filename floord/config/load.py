@@ -20,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator
 from floord.config.broker import BrokerConfig, OperatorConfig
 from floord.config.journal_path import journal_problems
 from floord.config.ports import port_problems
+from floord.config.problems import config_problems
 from floord.config.secrets import broker_problems, read_secret, rotation_problems, secret_problems
 from floord.config.tables import (
     GAMES,
@@ -39,7 +40,7 @@ from floord.engine.big_six.layout import read_layout as read_big_six_layout
 from floord.engine.carnival.rules import read_rules as read_carnival_rules
 from floord.engine.stud.rules import read_rules as read_stud_rules
 from floord.operator.commands import OperatorKeys
-from floord.profiles import DeviceProfile, ProfileError, load_profile, validation_problems
+from floord.profiles import DeviceProfile, ProfileError, load_profile
 
 
 class ConfigError(ValueError):
@@ -420,7 +421,7 @@ def load_config(path: Path | str) -> LoadedConfig:
         cfg = FloordConfig.model_validate(raw)
     except ValidationError as exc:
         # The game names the table's kind; it is not a key in the file, so leave it out.
-        raise ConfigError(validation_problems(path, exc, drop=GAMES)) from exc
+        raise ConfigError(config_problems(path, exc, FloordConfig, drop=GAMES)) from exc
     problems = _cross_checks(cfg, path)
     if problems:
         raise ConfigError(problems)

@@ -217,6 +217,7 @@ class Journal:
         builds: list[Callable[[int], Envelope]],
         *,
         snapshot: tuple[str, dict[str, Any]] | None = None,
+        drop_snapshot: str | None = None,
     ) -> list[Envelope]:
         """Number and store several events and (optionally) a snapshot in ONE transaction.
 
@@ -224,7 +225,8 @@ class Journal:
         number in the stored JSON is always the journal's own. All or nothing: a table's
         input and the decisions it caused are never on the record without each other.
         The journal chains each event to the one before it (`prev`, `hash`), and the
-        envelopes returned carry both, as stored and published.
+        envelopes returned carry both, as stored and published. `drop_snapshot` deletes
+        that table's snapshot in the same transaction (`floord journal retire`).
         """
         try:
             self._db.execute("BEGIN IMMEDIATE")
@@ -269,6 +271,8 @@ class Journal:
                 table_id, state = snapshot
                 head = (seq, prev) if table_id == stream else None
                 write_snapshot(self._db, table_id, state, head)
+            if drop_snapshot is not None:
+                self._db.execute("DELETE FROM snapshots WHERE table_id = ?", (drop_snapshot,))
             self._db.execute("COMMIT")
         except BaseException as exc:
             self._rollback()

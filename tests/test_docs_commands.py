@@ -1,0 +1,120 @@
+"""Every `floord ...` command in README.md and docs/*.md runs as written (issue 12, item 8).
+
+The shell blocks are read as a reader copies them: continuation lines joined, comments
+dropped, `a && b` taken apart, a trailing `&` ignored, `sudo` dropped. The box's paths
+are the example configs' (`examples/`): `/etc/floord/floord.yaml` is examples/box.yaml
+(its journal in a temporary folder, made by a real daemon start), and what a command
+writes goes to a temporary folder. Every command is parsed by floord's own parser (a
+flag or verb the docs name that floord does not have fails here); the ones that stay up
+or need a live daemon, a device or a broker (LONG) then run `--help`, the others run.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from floord.cli.main import _parser, main
+from floord.config.load import load_config
+from floord.contract import COMMAND_ARGS, COMMAND_ROLES, Role
+from floord.processes.daemon import Daemon
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+EXAMPLES = ROOT / "examples"
+# Up until stopped, or talking to a daemon, a device or a broker: `--help` after parsing.
+LONG = {"run", "watch", "demo", "sim", "adapter", "cmd", "status", "capture"}
+_BLOCK = re.compile(r"^( *)```(?:sh|bash)\n(.*?)^\1```", re.S | re.M)
+
+
+def doc_commands() -> list[tuple[str, str]]:
+    """(where, command) for every floord command in the docs' shell blocks."""
+    found = []
+    for doc in DOCS:
+        for block in _BLOCK.finditer(doc.read_text(encoding="utf-8")):
+            text = re.sub(r"\\\n\s*", " ", block.group(2))
+            for line in text.splitlines():
+                for part in line.split("&&"):
+                    words = shlex.split(part, comments=True)
+                    if words and words[-1] == "&":
+                        words = words[:-1]
+                    if words[:1] == ["sudo"]:
+                        words = words[1:]
+                    if words[:1] == ["floord"]:
+                        found.append((doc.name, shlex.join(words)))
+    return found
+
+
+COMMANDS = doc_commands()
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> dict[str, str]:
+    """The docs' paths, mapped to the examples' and to a temporary folder."""
+    body = yaml.safe_load((EXAMPLES / "box.yaml").read_text())
+    body["journal"] = str(tmp_path / "journal.db")
+    for op in body["operators"]:
+        op["key_file"] = str(EXAMPLES / op["key_file"])
+    config = tmp_path / "floord.yaml"
+    config.write_text(yaml.safe_dump(body))
+    daemon = Daemon(load_config(config))
+    daemon.restore()
+    daemon.journal.close()
+    return {
+        "/etc/floord/floord.yaml": str(config),
+        "/var/lib/floord/journal.db": str(tmp_path / "journal.db"),
+        "/etc/udev/rules.d/": f"{tmp_path}/",
+        "/etc/mosquitto/floord": str(tmp_path / "mosquitto"),
+        "/etc/floord/boxes/": f"{EXAMPLES}/surveillance/",
+        "/root/secrets/": f"{EXAMPLES}/surveillance/",
+        "examples/": f"{EXAMPLES}/",
+    }
+
+
+def test_the_docs_have_commands() -> None:
+    verbs = {shlex.split(c)[1] for _, c in COMMANDS}
+    assert {"check", "run", "cmd", "acl", "journal", "sim", "adapter"} <= verbs
+
+
+@pytest.mark.parametrize(("doc", "command"), COMMANDS, ids=[c for _, c in COMMANDS])
+def test_a_doc_command_runs_verbatim(
+    doc: str, command: str, box: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One pass, so that a path substituted is not substituted again.
+    paths = re.compile("|".join(re.escape(old) for old in sorted(box, key=len, reverse=True)))
+    command = paths.sub(lambda m: box[m.group(0)], command)
+    argv = shlex.split(command)[1:]
+    try:
+        _parser().parse_args(argv)
+    except SystemExit as exc:
+        pytest.fail(f"{doc}: floord does not take `{command}`: {capsys.readouterr().err} {exc}")
+    if argv[0] in LONG:
+        with pytest.raises(SystemExit) as done:
+            main([argv[0], "--help"])
+        assert done.value.code == 0
+        return
+    code = main(argv)
+    out = capsys.readouterr()
+    assert code == 0, f"{doc}: `{command}` exited {code}:\n{out.out}\n{out.err}"
+    assert "Traceback" not in out.out + out.err
+
+
+def test_cmd_help_lists_every_command_with_its_arguments_and_roles(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert set(COMMAND_ARGS) == set(COMMAND_ROLES)
+    with pytest.raises(SystemExit):
+        main(["cmd", "--help"])
+    text = capsys.readouterr().out
+    for name, roles in COMMAND_ROLES.items():
+        [line] = [x for x in text.splitlines() if x.split()[:1] == [name]]
+        assert COMMAND_ARGS[name] in line
+        assert line.endswith("(" + ", ".join(r for r in Role if r in roles) + ")")
+    # And every command docs/contract.md documents is one floord knows.
+    contract = (ROOT / "docs" / "contract.md").read_text()
+    documented = set(re.findall(r"^\| `([a-z_]+)` \| `\{", contract, re.M))
+    assert documented and documented <= set(COMMAND_ROLES)
