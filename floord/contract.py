@@ -87,6 +87,8 @@ class EventType(StrEnum):
     CARDS_BURN = "cards.burn"
     CARDS_LAST_HAND = "cards.last_hand"
     CARDS_DECK_REMOVED = "cards.deck_removed"
+    CARDS_DECKS_RECEIVED = "cards.decks_received"
+    CARDS_DECKS_INSPECTED = "cards.decks_inspected"
     BACCARAT_HAND = "baccarat.hand"
     BACCARAT_RESULT = "baccarat.result"
     STUD_HAND = "stud.hand"
