@@ -74,6 +74,7 @@ class EventType(StrEnum):
     ROUND_VOIDED = "round.voided"
     ROULETTE_RESULT = "roulette.result"
     ROULETTE_NO_SPIN = "roulette.no_spin"
+    ROULETTE_WHEEL_SERVICE = "roulette.wheel_service"
     PROCEDURE_VIOLATION = "procedure.violation"
     TABLE_WARNING = "table.warning"
     BLACKJACK_HAND = "blackjack.hand"
@@ -86,6 +87,8 @@ class EventType(StrEnum):
     CARDS_BURN = "cards.burn"
     CARDS_LAST_HAND = "cards.last_hand"
     CARDS_DECK_REMOVED = "cards.deck_removed"
+    CARDS_DECKS_RECEIVED = "cards.decks_received"
+    CARDS_DECKS_INSPECTED = "cards.decks_inspected"
     BACCARAT_HAND = "baccarat.hand"
     BACCARAT_RESULT = "baccarat.result"
     STUD_HAND = "stud.hand"
@@ -149,6 +152,13 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "cover_shuffler": FLOORPERSON_OR_ABOVE,
     "remove_deck": FLOORPERSON_OR_ABOVE,
     "recut": FLOORPERSON_OR_ABOVE,
+    # Decks received at a card table: the dealer inspects them, a floorperson verifies
+    # (58 Pa. Code § 549.5(a), § 551.4(a), (b)); either records their arrival.
+    "decks_received": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
+    "decks_inspected": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
+    # Roulette: a wheel's movable parts adjusted or replaced (58 Pa. Code § 531.3(b), (d)).
+    "wheel_adjusted": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
+    "wheel_part_replaced": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
     # Big Six: the dealer's call before the spin (58 Pa. Code § 533.2(a)).
     "spin": frozenset({Role.DEALER}),
     # Surveillance: a supervisor acknowledges a wheel-integrity alert.

@@ -96,6 +96,7 @@ def test_a_spin_voided_by_a_close_stays_void_after_reopening() -> None:
     t.open()
     round_id = _betting(t, 20)
     assert t.command("close").ok
+    assert t.inspect().ok  # every opening is preceded by an inspection (§ 531.3(a), (f))
     assert t.command("open").ok
     _refused_launch(t, 20, round_id, "table_closed")
     _no_result_then_next_spin_plays(t, 20)

@@ -17,6 +17,12 @@ from typing import TYPE_CHECKING, Any
 from floord.contract import EventType, format_ts
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.play import ACTIONS, Step, new_round
+from floord.engine.cards.deck_receipt import (
+    VERIFY_POLICY,
+    ReceiptRefused,
+    inspect_step,
+    new_receipt,
+)
 from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
@@ -44,6 +50,8 @@ CARD_COMMANDS = (
     "reshuffle",
     "change_decks",
     "cover_shuffler",
+    "decks_received",
+    "decks_inspected",
 )
 
 
@@ -228,6 +236,51 @@ class BlackjackCommands(TableEngineBase):
             opened_at=format_ts(now),
             due_at=format_ts(due),
         )
+        return accepted([event])
+
+    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """New decks at the table (§ 549.5(a)): the 24-hour clock starts (§ 549.3(e)) and
+        they are used only once inspected and verified, or received preinspected and
+        preshuffled (§ 549.5(f)), as the command must say."""
+        try:
+            receipt = new_receipt(command, now)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("cards_inspected"))
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between rounds")
+        self.shoe.decks_changed(now)
+        self.shoe.receipt = receipt
+        due = self.shoe.deck_due_at()
+        assert due is not None
+        pre = receipt["preinspected_preshuffled"]
+        event = ruled(
+            self.rules,
+            EventType.CARDS_DECKS_RECEIVED,
+            "preinspected" if pre else "cards_inspected",
+            None,
+            by=command.by,
+            role=command.role,
+            decks=receipt["decks"],
+            preinspected_preshuffled=pre,
+            note=receipt["note"],
+            inspection="not_required" if pre else "required",
+            opened_at=format_ts(now),
+            due_at=format_ts(due),
+            deck_rule=self.rules.cite("deck_change"),
+        )
+        return accepted([event])
+
+    def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer's inspection of the decks received, then a floorperson's check."""
+        try:
+            data = inspect_step(self.shoe.receipt, command, now)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("cards_inspected"))
+        if data["step"] == "verified" and not self.rules.spanish21:
+            event = Decision(EventType.CARDS_DECKS_INSPECTED, {**data, "policy": VERIFY_POLICY})
+        else:
+            key = "cards_verified" if data["step"] == "verified" else "cards_inspected"
+            event = ruled(self.rules, EventType.CARDS_DECKS_INSPECTED, key, None, **data)
         return accepted([event])
 
     def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:

@@ -20,6 +20,8 @@ from floord.engine.core.inspection import InspectionSpec
 SECTIONS: dict[str, tuple[str, str | None]] = {
     "reader_inspection": ("549.2(e)", "551.2(e)"),
     "cards_inspected": ("549.5(a)", "551.4(a)"),
+    "cards_verified": ("549.5(a)", "551.4(b)"),
+    "preinspected": ("549.5(f)", "551.4(d)"),
     "values": ("549.3(b)", "551.3(b)"),
     "no_tens": ("551.3(a)", "551.3(a)"),
     "reader_kind": ("549.16(j)", None),

@@ -19,6 +19,7 @@ from typing import Any
 from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack.rules import GameRules
 from floord.engine.blackjack.shuffler import COVER_POLICY, ShufflerBook
+from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.core.rulings import policy_decision, ruled, strict, violation
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
@@ -47,6 +48,8 @@ class ShoeBook:
         self.batch = ShufflerBook(rules, card_rules)
         self.decks_opened_at: str | None = None
         self.deck_warned = False
+        # The decks received at the table and their inspection (`deck_receipt`).
+        self.receipt: dict[str, Any] | None = None
 
     @property
     def continuous(self) -> bool:
@@ -72,6 +75,19 @@ class ShoeBook:
         side = self.side_of(data)
         if side is None:
             return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
+        if (problem := receipt_problem(self.receipt)) is not None:
+            # § 549.5(a): the decks are inspected before use; the stack does not count.
+            detail = f"{problem}: the shoe is loaded again once they are"
+            return [
+                violation(
+                    self.rules,
+                    "cards_inspected",
+                    "decks_not_inspected",
+                    round_id,
+                    side=data.get("side"),
+                    detail=detail,
+                )
+            ]
         if self.shuffler == "batch" and not self.batch.out_of_order:
             out += self.batch.loaded(round_id, reload)
         elif self.shuffler == "batch" and not self.batch.covered:
@@ -248,6 +264,8 @@ class ShoeBook:
         problems: list[tuple[str | None, str]] = []
         due = self.deck_due_at()
         rule = self.rules.cite
+        if (problem := receipt_problem(self.receipt)) is not None:
+            problems.append((rule("cards_inspected"), problem))
         if due is None:
             problems.append(
                 (
@@ -305,6 +323,7 @@ class ShoeBook:
         "face_up",
         "decks_opened_at",
         "deck_warned",
+        "receipt",
     )
 
     def snapshot(self) -> dict[str, Any]:

@@ -258,6 +258,7 @@ class TableEngineBase(ABC):
             "devices": body["devices"],
             "gaming_day": self.gaming_day,
             "inspection": body["inspection"],
+            "inspection_required": body["inspection_required"],
             "round": json_copy(self.rounds.current),
             "round_counter": self.rounds.snapshot(),
         }

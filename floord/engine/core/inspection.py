@@ -17,6 +17,11 @@ class InspectionSpec:
 
     items: dict[str, str]
     rule: str  # the citation of the inspection requirement as a whole
+    # The citation under which a closing uses up the inspection (Roulette: the wheel is
+    # covered and locked when closed, § 531.3(f), and every opening is preceded by an
+    # inspection, § 531.3(a)); None: one passed inspection serves every opening of its
+    # gaming day.
+    per_opening: str | None = None
 
 
 class InspectionInputError(ValueError):

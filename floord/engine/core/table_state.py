@@ -7,7 +7,9 @@ module does the rest:
 
 - `closed -> open` only after a passed inspection earlier in the same gaming day (the
   game's regulation, e.g. 58 Pa. Code § 531.3(a)) and with every required device
-  online, identified and free of faults;
+  online, identified and free of faults; an inspection stops counting when something
+  since calls for a new one (`require_inspection`: a Roulette table closed, its wheel
+  replaced or adjusted), and only a new passed inspection counts again;
 - a halt is latched with a list of reasons and survives restarts through the snapshot;
   only `resume` lifts it, and only once the devices are healthy again (fail closed:
   floord's policy, not a regulation);
@@ -97,6 +99,9 @@ class TableState:
         self.underlying = "closed"  # what the table is when no halt is latched
         self.halt_reasons: list[dict[str, Any]] = []
         self.inspection: dict[str, Any] | None = None  # the last one recorded
+        # Why the last inspection no longer counts ({"why", "rule", "since"}), until a
+        # new one passes; None when it still does.
+        self.inspection_required: dict[str, Any] | None = None
 
     # ----- state ------------------------------------------------------------------
 
@@ -255,7 +260,19 @@ class TableState:
 
     def _inspection_valid(self, now: datetime) -> bool:
         last = self.inspection
+        if self.inspection_required is not None:
+            return False
         return bool(last and last["passed"] and last["gaming_day"] == self.gaming_day.label(now))
+
+    def require_inspection(self, why: str, rule: str | None, now: datetime) -> None:
+        """The last inspection no longer counts: the next opening (or the resume of an
+        open table) needs a new passed one. The first cause is the one refusals name;
+        later ones are kept in `also`, so the inspection that answers says all of them."""
+        cause = {"why": why, "rule": rule, "since": format_ts(now)}
+        if self.inspection_required is None:
+            self.inspection_required = {**cause, "also": []}
+        else:
+            self.inspection_required.setdefault("also", []).append(cause)
 
     def _inspect(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         try:
@@ -274,6 +291,11 @@ class TableState:
             "items": dict(self.spec.items),
             "at": format_ts(now),
         }
+        if not failed and self.inspection_required is not None:
+            # The log says which cause this inspection answers (§ 531.3(e) "a
+            # certification that an inspection was completed, if required").
+            record["answers"] = dict(self.inspection_required)
+            self.inspection_required = None
         self.inspection = record
         out = EngineOutput([Decision(EventType.OPERATOR_INSPECTION, dict(record), self.spec.rule)])
         if failed and self.underlying == "open":
@@ -311,17 +333,21 @@ class TableState:
             return CommandOutcome(False, "the table is already open")
         if not self._inspection_valid(now):
             last = self.inspection
-            why = (
-                "no inspection has been recorded"
-                if last is None
-                else f"the last inspection ({last['gaming_day']}) "
-                + ("failed" if not last["passed"] else "was on another gaming day")
-            )
+            required = self.inspection_required
+            if last is None:
+                why = "no inspection has been recorded"
+            elif required is not None and last["passed"]:
+                why = f"the last inspection ({last['at']}) no longer counts: {required['why']}"
+            else:
+                why = f"the last inspection ({last['gaming_day']}) " + (
+                    "failed" if not last["passed"] else "was on another gaming day"
+                )
+            rule = required["rule"] if required is not None else None
             return CommandOutcome(
                 False,
                 f"a passed inspection in gaming day {self.gaming_day.label(now)} is required "
                 f"before opening: {why}",
-                self.spec.rule,
+                rule or self.spec.rule,
             )
         problems = self.readiness_problems()
         if problems:
@@ -347,7 +373,18 @@ class TableState:
         came_from = self.state
         self.underlying = "closed"
         data = {"by": command.by, "role": command.role, "from": came_from, "state": self.state}
-        out = EngineOutput([Decision(EventType.TABLE_CLOSED, data)])
+        rule = None
+        if self.spec.per_opening is not None:
+            # The wheel is covered and locked (§ 531.3(f)); the next opening is preceded
+            # by its own inspection (§ 531.3(a)).
+            rule = self.spec.per_opening
+            self.require_inspection(
+                f"the table was closed at {format_ts(now)}; each opening needs its own inspection",
+                self.spec.rule,
+                now,
+            )
+            data["inspection_required"] = True
+        out = EngineOutput([Decision(EventType.TABLE_CLOSED, data, rule)])
         if was_open:
             out.extend(self.on_leave_open("table_closed", f"closed by {command.by}"))
         return CommandOutcome(True, output=out)
@@ -367,11 +404,13 @@ class TableState:
         if problems:
             return CommandOutcome(False, "cannot resume: " + "; ".join(problems))
         if self.underlying == "open" and not self._inspection_valid(now):
+            required = self.inspection_required
+            since = f" ({required['why']})" if required else ""
             return CommandOutcome(
                 False,
                 "cannot resume an open table without a passed inspection in gaming day "
-                f"{self.gaming_day.label(now)}; inspect it, or close it",
-                self.spec.rule,
+                f"{self.gaming_day.label(now)}{since}; inspect it, or close it",
+                (required or {}).get("rule") or self.spec.rule,
             )
         cleared = self.halt_reasons
         self.halt_reasons = []
@@ -396,6 +435,9 @@ class TableState:
             "halt_reasons": [dict(r) for r in self.halt_reasons],
             "devices": self.devices.snapshot(),
             "inspection": dict(self.inspection) if self.inspection else None,
+            "inspection_required": (
+                dict(self.inspection_required) if self.inspection_required else None
+            ),
         }
 
     def restore(self, body: dict[str, Any]) -> None:
@@ -418,3 +460,7 @@ class TableState:
         ]
         self.devices.restore(body.get("devices") or {})
         self.inspection = body.get("inspection")
+        required = body.get("inspection_required")
+        if required is not None and not isinstance(required, dict):
+            raise ValueError("snapshot: inspection_required must be an object or null")
+        self.inspection_required = required

@@ -16,6 +16,7 @@ from typing import Any
 
 from floord.contract import EventType, cite, format_ts
 from floord.engine.core.base import TableEngineBase, restart_policy
+from floord.engine.core.gaming_day import require_utc
 from floord.engine.core.inspection import InspectionSpec
 from floord.engine.core.snapshots import check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
@@ -36,6 +37,7 @@ from floord.engine.roulette.layout import (
     winning_wagers,
 )
 from floord.engine.roulette.sensor import SENSOR_EVENTS, SensorJudgements, short_spin
+from floord.engine.roulette.wheel_service import SERVICE_COMMANDS, replaced_wheel, service_command
 from floord.events import DeviceCommand
 
 SNAPSHOT_VERSION = 1
@@ -76,7 +78,9 @@ def roulette_inspection(wheel: str) -> InspectionSpec:
     }
     if wheel == "double_zero_as_single":
         items["layout_and_signage"] = cite("531.3(a)(5)")
-    return InspectionSpec(items=items, rule=cite("531.3(a)"))
+    # Every opening is preceded by an inspection: a table closed (its wheel covered and
+    # locked, § 531.3(f)) and reopened the same gaming day is inspected again.
+    return InspectionSpec(items=items, rule=cite("531.3(a)"), per_opening=cite("531.3(f)"))
 
 
 class RouletteEngine(SensorJudgements, TableEngineBase):
@@ -127,12 +131,26 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
         now = self._touch(now)
         if command.name == "dealer_in":
             return self._dealer_in(command)
+        if command.name in SERVICE_COMMANDS:
+            return service_command(self.table, command, now)
         return self._table_command(
             command,
             now,
             f"unknown table command {command.name!r}: the engine knows inspect, "
-            "open, close and resume",
+            "open, close, resume, " + ", ".join(SERVICE_COMMANDS),
         )
+
+    def on_device_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput:
+        """A wheel that identifies as another wheel is a replacement (§ 531.3(d))."""
+        before = None
+        if device == self.wheel_device and type == EventType.DEVICE_IDENTIFIED:
+            before = self.table.devices.get(device).identity
+        out = super().on_device_event(device, type, data, now)
+        if before is not None and isinstance(data, dict):
+            out.extend(replaced_wheel(self.table, before, data, device, require_utc(now)))
+        return out
 
     def snapshot(self) -> dict[str, Any]:
         head = {"game": "roulette", "wheel": self.wheel.kind, "wheel_device": self.wheel_device}

@@ -1,0 +1,134 @@
+"""Decks received at a card table: inspected by the dealer, verified by a floorperson.
+
+58 Pa. Code § 549.5(a): "After receiving one or more decks of cards at the table, the
+dealer shall inspect the cards for any defects." (§ 551.4(a) the same for Spanish 21,
+whose (b) adds "the verification by the floorperson assigned to the table".) § 549.5(f):
+decks received "preinspected and preshuffled in accordance with § 523.16(u) or (v)" are
+exempt from (a) to (e).
+
+The receipt is a record, never an assumption: `decks_received` says whether the decks
+came preinspected and preshuffled (a required true or false); if not, the dealer's
+`decks_inspected` and then a floorperson's (the verification, by another person) clear
+them. Until then the decks may not be used: a shoe loaded with them is a violation and
+does not count as loaded, and no round starts. A dealer who finds a defect rejects the
+set; only another receipt clears the table then. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from floord.contract import format_ts
+from floord.engine.core.command_checks import unknown_args, whole
+from floord.engine.core.types import VerifiedCommand
+
+FLOOR_ROLES = frozenset({"floorperson", "supervisor"})
+VERIFY_POLICY = (
+    "floord policy, not a regulation: a floorperson verifies the dealer's inspection of "
+    "the decks received (§ 549.5 names only the dealer; the Spanish 21, Baccarat and "
+    "Mississippi Stud chapters name the floorperson's verification)"
+)
+
+
+class ReceiptRefused(ValueError):
+    """A receipt command that cannot go on the record; the message says why."""
+
+
+def new_receipt(command: VerifiedCommand, now: datetime) -> dict[str, Any]:
+    """The record of decks received, from a `decks_received` (or `change_decks`) command."""
+    if problem := unknown_args(command, ("preinspected_preshuffled", "decks", "note")):
+        raise ReceiptRefused(problem)
+    pre = command.args.get("preinspected_preshuffled")
+    if not isinstance(pre, bool):
+        raise ReceiptRefused(
+            "preinspected_preshuffled must be true or false: whether the decks came "
+            "preinspected and preshuffled is recorded, never assumed"
+        )
+    decks = command.args.get("decks")
+    if decks is not None and not (whole(decks) and 1 <= decks <= 16):
+        raise ReceiptRefused("decks must be a whole number of decks from 1 to 16")
+    note = command.args.get("note", "")
+    if not isinstance(note, str) or len(note) > 500:
+        raise ReceiptRefused("note must be text of at most 500 characters")
+    return {
+        "received_at": format_ts(now),
+        "by": command.by,
+        "role": command.role,
+        "decks": decks,
+        "preinspected_preshuffled": pre,
+        "note": note,
+        "inspected_by": None,
+        "inspected_at": None,
+        "verified_by": None,
+        "verified_at": None,
+        "rejected": False,
+    }
+
+
+def cleared(receipt: dict[str, Any] | None) -> bool:
+    """The decks received may be used (no receipt on record: nothing to clear)."""
+    if receipt is None:
+        return True
+    if receipt.get("rejected"):
+        return False
+    return bool(receipt.get("preinspected_preshuffled") or receipt.get("verified_by"))
+
+
+def inspect_step(
+    receipt: dict[str, Any] | None, command: VerifiedCommand, now: datetime
+) -> dict[str, Any]:
+    """Apply a `decks_inspected` command to the receipt; return the event's data."""
+    if problem := unknown_args(command, ("defects_found", "note")):
+        raise ReceiptRefused(problem)
+    defects = command.args.get("defects_found")
+    if not isinstance(defects, bool):
+        raise ReceiptRefused("defects_found must be true or false")
+    note = command.args.get("note", "")
+    if not isinstance(note, str) or len(note) > 500:
+        raise ReceiptRefused("note must be text of at most 500 characters")
+    if receipt is None:
+        raise ReceiptRefused("no decks received are on record: record decks_received first")
+    if receipt["rejected"]:
+        raise ReceiptRefused("these decks were rejected for defects: receive new decks")
+    if receipt["preinspected_preshuffled"]:
+        raise ReceiptRefused("these decks were received preinspected and preshuffled")
+    if receipt["verified_by"]:
+        raise ReceiptRefused("these decks were already inspected and verified")
+    at = format_ts(now)
+    if command.role == "dealer":
+        if receipt["inspected_by"]:
+            raise ReceiptRefused(f"the dealer {receipt['inspected_by']} already inspected them")
+        step = "inspected"
+        receipt.update(inspected_by=command.by, inspected_at=at)
+    elif command.role in FLOOR_ROLES:
+        if not receipt["inspected_by"]:
+            raise ReceiptRefused("the floorperson verifies the dealer's inspection: none yet")
+        if command.by == receipt["inspected_by"]:
+            raise ReceiptRefused("the verification is by another person than the inspection")
+        step = "verified"
+        receipt.update(verified_by=command.by, verified_at=at)
+    else:
+        raise ReceiptRefused("the dealer inspects the decks and a floorperson verifies")
+    if defects:
+        receipt["rejected"] = True
+    return {
+        "by": command.by,
+        "role": command.role,
+        "step": step,
+        "defects_found": defects,
+        "note": note,
+        "received_at": receipt["received_at"],
+        "cleared": cleared(receipt),
+    }
+
+
+def receipt_problem(receipt: dict[str, Any] | None) -> str | None:
+    """Why the decks on the table may not be used yet; None when they may."""
+    if cleared(receipt):
+        return None
+    assert receipt is not None
+    if receipt["rejected"]:
+        return f"the decks received at {receipt['received_at']} were rejected for defects"
+    missing = "inspected by the dealer" if not receipt["inspected_by"] else "verified"
+    return f"the decks received at {receipt['received_at']} have not been {missing}"
