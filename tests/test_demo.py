@@ -23,7 +23,6 @@ from collections import defaultdict
 
 import pytest
 
-from floord.analytics.report import setup_for_table
 from floord.analytics.wheel_watch import WheelWatch, roulette_order
 from floord.config.load import load_config
 from floord.demo import DEMO_TABLES, write_demo_config
@@ -34,6 +33,7 @@ from floord.demo.card_script import dealer_draws, hand_live, player_hits
 from floord.demo.game_scripts import tableau_cards
 from floord.engine.big_six.layout import ORDER_533_1_B
 from floord.engine.roulette.sensor import MIN_REVOLUTIONS, same_direction
+from floord.games.registry import setup_for_table
 from floord.table.surveillance import TableSurveillance
 
 CARD_TABLES = ("BJ-01", "S21-01")

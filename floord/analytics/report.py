@@ -20,7 +20,7 @@ from typing import Any
 
 from floord.analytics.dealer_report import dealer_report, format_dealer_report
 from floord.analytics.running_test import MIN_EXPECTED, evaluate
-from floord.analytics.wheel_watch import BIG_SIX, WheelWatch, roulette_order
+from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
 
 RESULT_TYPES = (EventType.ROULETTE_RESULT.value, EventType.BIGSIX_RESULT.value)
@@ -183,24 +183,3 @@ def format_report(table: str, report: dict[str, Any]) -> str:
     if report.get("dealer_signature") is not None:
         lines.extend(format_dealer_report(report["dealer_signature"]))
     return "\n".join(lines)
-
-
-def setup_for_table(
-    table_config: Any, window: int, level: float, sectors: int | None
-) -> WheelSetup:
-    """The wheel of a configured table: a Roulette wheel kind, or a Big Six layout."""
-    game = getattr(table_config, "game", None)
-    if game == "roulette":
-        kind = table_config.rules.wheel
-        return WheelSetup(kind, tuple(roulette_order(kind)), window, level,
-                          8 if sectors is None else sectors)  # fmt: skip
-    if game == BIG_SIX:
-        layout = getattr(table_config.rules, "layout", None)
-        if layout is None:
-            from floord.engine.big_six.layout import ORDER_533_1_B
-
-            layout = ORDER_533_1_B
-        order = tuple(layout)
-        return WheelSetup(BIG_SIX, order, window, level, 6 if sectors is None else sectors,
-                          dict(Counter(order)))  # fmt: skip
-    raise ValueError(f"table {table_config.id!r} plays {game}: it has no wheel to report on")

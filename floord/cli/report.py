@@ -7,18 +7,12 @@ cycle): this module reads the config, the analytics compute.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from floord.analytics.report import (
-    format_report,
-    read_results,
-    setup_for_table,
-    wheel_report,
-)
-from floord.analytics.wheel_watch import BIG_SIX
+from floord.analytics.report import format_report, read_results, wheel_report
 from floord.config.load import load_config
 from floord.contract import parse_ts
+from floord.games.registry import setup_for_table
 from floord.system.extras import require_extra
 
 
@@ -40,11 +34,9 @@ def run_wheel_report(
     if png is not None:
         require_extra("report", "floord report wheel --png (the text report needs nothing more)")
     loaded = load_config(config_path)
-    setup = setup_for_table(loaded.table(table), window, level, sectors)
-    if setup.kind != BIG_SIX:
-        settings = loaded.config.surveillance
-        setup = replace(setup, dealer_window=settings.dealer_window,
-                        dealer_bins=settings.dealer_bins)  # fmt: skip
+    settings = loaded.config.surveillance
+    setup = setup_for_table(loaded.table(table), window, level, sectors,
+                            settings.dealer_window, settings.dealer_bins)  # fmt: skip
     start = parse_ts(since) if since is not None else None
     results = read_results(loaded.journal_path, table, start)
     report = wheel_report(setup, results)

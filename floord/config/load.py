@@ -8,7 +8,7 @@ wrong with a config before it reaches a regulated table.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import time
 from pathlib import Path
 from typing import Any
@@ -22,25 +22,12 @@ from floord.config.journal_path import journal_problems
 from floord.config.ports import port_problems
 from floord.config.problems import config_problems
 from floord.config.secrets import broker_problems, read_secret, rotation_problems, secret_problems
-from floord.config.tables import (
-    GAMES,
-    ID_PATTERN,
-    BaccaratTableConfig,
-    BigSixTableConfig,
-    CardTableConfig,
-    CarnivalTableConfig,
-    RouletteTableConfig,
-    StrictModel,
-    StudTableConfig,
-    TableConfig,
-)
+from floord.config.tables import GAMES, ID_PATTERN, StrictModel, TableConfig
 from floord.config.text import text_problems
-from floord.engine.baccarat.rules import BaccaratRules as BaccaratGameRules
-from floord.engine.big_six.layout import read_layout as read_big_six_layout
-from floord.engine.carnival.rules import read_rules as read_carnival_rules
-from floord.engine.stud.rules import read_rules as read_stud_rules
+from floord.games.definition import devices_by_family
+from floord.games.registry import definition_of, live_setup
 from floord.operator.commands import OperatorKeys
-from floord.profiles import DeviceProfile, ProfileError, load_profile
+from floord.profiles import ProfileError, load_profile
 
 
 class ConfigError(ValueError):
@@ -175,8 +162,8 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
     problems += broker_problems(path, cfg.broker)
     problems += journal_problems(path, "journal", cfg.journal)
     for t, table in enumerate(cfg.tables):
+        game = definition_of(table)
         dupes([d.id for d in table.devices], f"tables.{t}.devices")
-        wheels = 0
         for d, device in enumerate(table.devices):
             key = f"tables.{t}.devices.{d}"
             try:
@@ -185,51 +172,20 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 first = str(exc).splitlines()[0]
                 problems.append(f"{path}: {key}.profile: a usable device profile expected, {first}")
                 continue
-            if profile.family == "roulette_wheel":
-                wheels += 1
-            elif table.game == "roulette":
-                problems.append(
-                    f"{path}: {key}.profile: a roulette wheel's profile on a roulette table "
-                    f"expected, found {profile.model!r} ({profile.family})"
-                )
+            if (misfit := game.device_check(profile)) is not None:
+                problems.append(f"{path}: {key}.profile: {misfit}")
             if device.port is None:  # adapter: remote, its port named on the adapter's box
                 continue
             problems += port_problems(path, f"{key}.port", device.port)
-        if table.game == "roulette" and wheels != 1:
-            problems.append(
-                f"{path}: tables.{t}.devices: exactly one roulette wheel device expected, "
-                f"found {wheels}"
-            )
-        if isinstance(table, CardTableConfig):
-            problems += _card_table_checks(table, f"{path}: tables.{t}")
-        elif isinstance(table, BaccaratTableConfig | StudTableConfig | CarnivalTableConfig):
-            problems += _device_count_checks(table, f"{path}: tables.{t}")
-        if isinstance(table, BaccaratTableConfig):
-            # Which options fit which chapter (EZ Baccarat is ch. 545, the Dragon Bonus
-            # § 541.13(d)) is the engine's own rule table: ask it, once, here.
-            try:
-                BaccaratGameRules.from_config(table.game, table.rules.model_dump())
-            except ValueError as exc:
-                problems.append(f"{path}: tables.{t}.rules: {exc}")
-        if isinstance(table, StudTableConfig):
-            try:
-                read_stud_rules(table.rules.model_dump())
-            except ValueError as exc:
-                problems.append(f"{path}: tables.{t}.rules: {exc}")
-        if isinstance(table, CarnivalTableConfig):
-            try:
-                read_carnival_rules(table.game, table.rules.model_dump())
-            except ValueError as exc:
-                problems.append(f"{path}: tables.{t}.rules: {exc}")
-        if isinstance(table, BigSixTableConfig):
-            problems += _big_six_checks(table, f"{path}: tables.{t}")
+        # The game's own checks: its rules and its device slots (floord/games/<game>.py).
+        families = devices_by_family(table, skip_unloadable=True)
+        problems += game.check(table, f"{path}: tables.{t}", families)
     return problems + _surveillance_checks(cfg, path)
 
 
 def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
     """The live wheel tests must be buildable for every wheel table the daemon will run
     (a window too small for a wheel's rarest cell would otherwise stop it at start)."""
-    from floord.analytics.report import setup_for_table
     from floord.table.surveillance import TableSurveillance
 
     settings = cfg.surveillance
@@ -237,154 +193,14 @@ def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
         return []
     problems = []
     for table in cfg.tables:
-        if not isinstance(table, RouletteTableConfig | BigSixTableConfig):
-            continue
-        roulette = isinstance(table, RouletteTableConfig)
-        sectors = settings.roulette_sectors if roulette else settings.big_six_sectors
         try:
-            setup = setup_for_table(table, settings.window, settings.level, sectors)
-            if roulette:
-                setup = replace(setup, dealer_window=settings.dealer_window,
-                                dealer_bins=settings.dealer_bins)  # fmt: skip
+            setup = live_setup(table, settings)
+            if setup is None:
+                continue
             TableSurveillance(setup)
         except ValueError as exc:
             problems.append(f"{path}: surveillance: settings that fit table {table.id!r} "
                             f"({table.game}) expected: {exc}")  # fmt: skip
-    return problems
-
-
-def _big_six_checks(table: BigSixTableConfig, where: str) -> list[str]:
-    """One Big Six wheel and nothing else; the layout of § 533.1 (counts, order, symbols)."""
-    problems = []
-    families = _families(table)
-    for family, count in families.items():
-        if family != "big_six_wheel":
-            problems.append(
-                f"{where}.devices: no {family.replace('_', ' ')} on a Big Six table expected, "
-                f"found {len(count)}"
-            )
-    wheels = len(families.get("big_six_wheel", []))
-    if wheels != 1:
-        problems.append(
-            f"{where}.devices: exactly one big six wheel device expected, found {wheels}"
-        )
-    try:
-        read_big_six_layout(table.rules.layout, table.rules.symbols)
-    except ValueError as exc:
-        problems += [f"{where}.rules: {part}" for part in str(exc).split("; ")]
-    return problems
-
-
-def _families(table: TableConfig) -> dict[str, list[tuple[str, DeviceProfile]]]:
-    found: dict[str, list[tuple[str, DeviceProfile]]] = {}
-    for device in table.devices:
-        try:
-            profile = load_profile(device.profile)
-        except ProfileError:
-            continue  # already reported
-        found.setdefault(profile.family, []).append((device.id, profile))
-    return found
-
-
-def _device_count_checks(
-    table: BaccaratTableConfig | StudTableConfig | CarnivalTableConfig, where: str
-) -> list[str]:
-    """Baccarat needs a shoe; Mississippi Stud a shoe when dealt from one, a shuffler
-    when counting; a carnival poker table a shuffler unless `shuffler: none`, no shoe."""
-    if isinstance(table, BaccaratTableConfig):
-        wanted = {
-            "dealing_shoe": 1,
-            "card_shuffler": None,
-            "card_reader": 0,
-            "roulette_wheel": 0,
-            "big_six_wheel": 0,
-        }
-        why = "a Baccarat table"
-    elif isinstance(table, CarnivalTableConfig):
-        shuffler = table.rules.shuffler
-        wanted = {
-            "dealing_shoe": 0,
-            "card_shuffler": 0 if shuffler == "none" else 1,
-            "card_reader": 0,
-            "roulette_wheel": 0,
-            "big_six_wheel": 0,
-        }
-        why = f"{table.game} with shuffler {shuffler!r}"
-    else:
-        rules = table.rules
-        wanted = {
-            "dealing_shoe": 0 if rules.dealing == "hand" else 1,
-            "card_shuffler": 0 if rules.shuffler == "none" else 1,
-            "card_reader": 0,
-            "roulette_wheel": 0,
-            "big_six_wheel": 0,
-        }
-        why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
-    families = _families(table)
-    problems = []
-    for family, count in wanted.items():
-        found = len(families.get(family, []))
-        if count is not None and found != count:
-            problems.append(
-                f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
-                f"for {why}, found {found}"
-            )
-    return problems
-
-
-def _card_table_checks(table: CardTableConfig, where: str) -> list[str]:
-    """A card table's rules and devices must fit each other and the game's chapter."""
-    problems: list[str] = []
-    rules = table.rules
-    if table.game == "spanish21" and rules.decks not in (6, 8):
-        problems.append(
-            f"{where}.rules.decks: 6 or 8 decks for Spanish 21 (58 Pa. Code § 551.3(a)) "
-            f"expected, found {rules.decks}"
-        )
-    if rules.shuffler == "batch":
-        backs = rules.batch_backs or []
-        if len(backs) != 2 or len(set(backs)) != 2:
-            problems.append(
-                f"{where}.rules.batch_backs: two different back colours for the two batches "
-                f"(58 Pa. Code § 549.3(d)(2)) expected, found {rules.batch_backs!r}"
-            )
-        if rules.decks < 2 or rules.decks % 2:
-            problems.append(
-                f"{where}.rules.decks: an even number of decks, at least two, split into two "
-                f"equal batches (58 Pa. Code § 549.3(d)(1)) expected, found {rules.decks}"
-            )
-    elif rules.batch_backs is not None:
-        problems.append(
-            f"{where}.rules.batch_backs: only with shuffler: batch expected, "
-            f"found shuffler {rules.shuffler!r}"
-        )
-    if rules.shoe == "double" and rules.shuffler == "continuous":
-        problems.append(
-            f"{where}.rules.shuffler: a double shoe is not fed by a continuous shuffler, "
-            f"found shoe 'double' with shuffler 'continuous'"
-        )
-    families = _families(table)
-    wanted = {
-        "card_reader": 1,
-        "dealing_shoe": 1,
-        "card_shuffler": 0 if rules.shuffler == "none" else 1,
-    }
-    for family, count in wanted.items():
-        found = len(families.get(family, []))
-        if found != count:
-            problems.append(
-                f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
-                f"for shuffler {rules.shuffler!r}, found {found}"
-            )
-    if families.get("roulette_wheel") or families.get("big_six_wheel"):
-        problems.append(f"{where}.devices: no wheel on a card table expected, found one")
-    for device_id, profile in families.get("dealing_shoe", []):
-        double = bool(profile.quirks.get("double"))
-        if double != (rules.shoe == "double"):
-            problems.append(
-                f"{where}.devices: a {rules.shoe} shoe expected (rules.shoe), found device "
-                f"{device_id!r} with profile {profile.model!r}"
-            )
     return problems
 
 

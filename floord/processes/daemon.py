@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,21 +21,12 @@ import floord
 from floord.adapters.local import DeviceAdapter, Received, Sink
 from floord.adapters.remote import RemoteDevice, TableDevice
 from floord.adapters.supervision import supervise
-from floord.analytics.report import read_results, setup_for_table
+from floord.analytics.report import read_results
 from floord.config.load import LoadedConfig
-from floord.config.tables import (
-    BaccaratTableConfig,
-    BigSixTableConfig,
-    CarnivalTableConfig,
-    RouletteTableConfig,
-    StudTableConfig,
-    TableConfig,
-)
+from floord.config.tables import TableConfig
 from floord.contract import EventType, Topics, format_ts
-from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
-from floord.engine.big_six.engine import BigSixEngine
-from floord.engine.carnival.engine import CarnivalEngine
 from floord.engine.core.types import Decision, EngineOutput
+from floord.games import registry
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
@@ -51,19 +41,10 @@ TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
 STATUS_EVERY_S = 1.0
 PRUNE_EVERY_S = 3600.0  # journal retention runs at start and then hourly
-POCKETS = {"single_zero": 37, "double_zero": 38, "double_zero_as_single": 38}
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _devices_by_family(table: TableConfig) -> dict[str, list[tuple[str, DeviceProfile]]]:
-    found: dict[str, list[tuple[str, DeviceProfile]]] = {}
-    for device in table.devices:
-        profile = load_profile(device.profile)
-        found.setdefault(profile.family, []).append((device.id, profile))
-    return found
 
 
 def build_engine(
@@ -71,80 +52,18 @@ def build_engine(
 ) -> TableEngine:
     """The game engine a table's config asks for, restored from its last snapshot."""
     day = loaded.config.gaming_day
-    families = _devices_by_family(table)
-    required = [d.id for d in table.devices if d.required]
     common = {
-        "required_devices": required,
+        "required_devices": [d.id for d in table.devices if d.required],
         "gaming_day_starts": day.starts,
         "timezone": day.timezone,
         "snapshot": snapshot,
     }
-    if isinstance(table, RouletteTableConfig):
-        [(wheel, _)] = families["roulette_wheel"]
-        return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
-    if isinstance(table, BigSixTableConfig):
-        [(wheel, _)] = families["big_six_wheel"]
-        return BigSixEngine(
-            table.id,
-            layout=table.rules.layout,
-            symbols=table.rules.symbols,
-            wheel_device=wheel,
-            **common,
-        )
-    if isinstance(table, BaccaratTableConfig):
-        [(shoe, shoe_profile)] = families["dealing_shoe"]
-        return BaccaratEngine(
-            table.id,
-            game=table.game,
-            rules=table.rules.model_dump(),
-            shoe_device=shoe,
-            shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
-            **common,
-        )
-    if isinstance(table, StudTableConfig):
-        shoes = families.get("dealing_shoe", [])
-        shufflers = families.get("card_shuffler", [])
-        return StudEngine(
-            table.id,
-            game=table.game,
-            rules=table.rules.model_dump(),
-            shoe_device=shoes[0][0] if shoes else None,
-            shuffler_device=shufflers[0][0] if shufflers else None,
-            shoe_reports_cards=bool(shoes and shoes[0][1].quirks.get("recognition")),
-            **common,
-        )
-    if isinstance(table, CarnivalTableConfig):
-        shufflers = families.get("card_shuffler", [])
-        return CarnivalEngine(
-            table.id,
-            game=table.game,
-            rules=table.rules.model_dump(),
-            shoe_device=None,
-            shuffler_device=shufflers[0][0] if shufflers else None,
-            shoe_reports_cards=False,
-            **common,
-        )
-    [(reader, reader_profile)] = families["card_reader"]
-    [(shoe, shoe_profile)] = families["dealing_shoe"]
-    shufflers = families.get("card_shuffler", [])
-    return BlackjackEngine(
-        table.id,
-        game=table.game,
-        rules=table.rules.model_dump(),
-        reader_device=reader,
-        shoe_device=shoe,
-        shuffler_device=shufflers[0][0] if shufflers else None,
-        reader_exposes_value=bool(reader_profile.quirks.get("exposes_value")),
-        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
-        **common,
-    )
+    return registry.build_engine(table, common)
 
 
 def driver_options(table: TableConfig, family: str) -> dict[str, Any]:
     """What a driver must know of the table's rules to judge its device's bytes."""
-    if family == "roulette_wheel" and isinstance(table, RouletteTableConfig):
-        return {"pockets": POCKETS[table.rules.wheel]}
-    return {}
+    return registry.driver_options(table, family)
 
 
 @dataclass
@@ -283,18 +202,9 @@ class Daemon:
         """The live wheel-integrity tests of a wheel table, their window refilled from the
         journal and their open alerts restored from the last snapshot."""
         settings = self.loaded.config.surveillance
-        if not settings.enabled or not isinstance(table, RouletteTableConfig | BigSixTableConfig):
+        setup = registry.live_setup(table, settings) if settings.enabled else None
+        if setup is None:
             return None
-        sectors = (
-            settings.roulette_sectors
-            if isinstance(table, RouletteTableConfig)
-            else settings.big_six_sectors
-        )
-        setup = setup_for_table(table, settings.window, settings.level, sectors)
-        if isinstance(table, RouletteTableConfig):
-            setup = dataclasses.replace(
-                setup, dealer_window=settings.dealer_window, dealer_bins=settings.dealer_bins
-            )
         saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
         watcher = TableSurveillance(setup, saved)
         if self.loaded.journal_path.is_file():

@@ -22,6 +22,15 @@ from floord.engine.core.inspection import InspectionSpec
 GAMES = ("minibaccarat", "midibaccarat", "baccarat")
 CHAPTER = {"minibaccarat": 0, "midibaccarat": 1, "baccarat": 2}
 DRAGON_BONUS_TABLES = ("A", "B", "C")
+# A rule a table's config leaves out: these, here and in the config's model
+# (`floord/games/baccarat.py`).
+DEFAULTS: dict[str, Any] = {
+    "decks": 8,
+    "vigorish_percent": 5,
+    "ez_baccarat": False,
+    "dragon_bonus_table": None,
+    "tie_pays": 8,
+}
 
 # key -> (chapter 541, chapter 543, chapter 545); None: not in floord's sources.
 SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
@@ -72,13 +81,13 @@ class BaccaratRules:
         unknown = sorted(map(str, set(rules) - known))
         if unknown:
             raise RulesError(f"unknown Baccarat rule(s): {', '.join(unknown)}")
-        decks = rules.get("decks", 8)
+        decks = rules.get("decks", DEFAULTS["decks"])
         if not _whole(decks) or not 6 <= decks <= 8:
             raise RulesError(
                 f"decks must be 6, 7 or 8 (six or more decks, § 541.4(a), § 543.4(a), "
                 f"§ 545.4(a); batches of six to eight, § 541.4(d)), found {decks!r}"
             )
-        ez = rules.get("ez_baccarat", False)
+        ez = rules.get("ez_baccarat", DEFAULTS["ez_baccarat"])
         if not isinstance(ez, bool):
             raise RulesError(f"ez_baccarat must be true or false, found {ez!r}")
         if ez and game != "baccarat":
@@ -86,10 +95,10 @@ class BaccaratRules:
                 "EZ Baccarat is a Baccarat table's option (§ 545.2(b)(6), § 545.8(a)); "
                 f"floord's sources hold no EZ rules for {game}"
             )
-        vig = rules.get("vigorish_percent", 5)
+        vig = rules.get("vigorish_percent", DEFAULTS["vigorish_percent"])
         if not (_whole(vig) and vig in (4, 5)) and not (ez and vig is None):
             raise RulesError(f"vigorish_percent must be 4 or 5 (§ 545.13(c)), found {vig!r}")
-        bonus = rules.get("dragon_bonus_table")
+        bonus = rules.get("dragon_bonus_table", DEFAULTS["dragon_bonus_table"])
         if bonus is not None and bonus not in DRAGON_BONUS_TABLES:
             raise RulesError(f"dragon_bonus_table must be A, B, C or null, found {bonus!r}")
         if bonus is not None and game != "minibaccarat":
@@ -97,7 +106,7 @@ class BaccaratRules:
                 "the Dragon Bonus Wager is a Minibaccarat option (§ 541.13(d)); floord's "
                 f"sources hold no Dragon Bonus for {game}"
             )
-        tie = rules.get("tie_pays", 8)
+        tie = rules.get("tie_pays", DEFAULTS["tie_pays"])
         if not _whole(tie) or tie < 8:
             raise RulesError(f"tie_pays must be 8 or more (to 1, § 545.13(b)), found {tie!r}")
         return cls(game, decks, None if ez else vig, ez, bonus, tie)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from floord.contract import EventType, format_ts
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.play import ACTIONS, Step, new_round
+from floord.engine.blackjack.rules import CARD_DEFAULTS
 from floord.engine.cards.deck_receipt import (
     VERIFY_POLICY,
     ReceiptRefused,
@@ -99,7 +100,7 @@ class BlackjackCommands(TableEngineBase):
         if problem := unknown_args(command, ("boxes", "players")):
             return CommandOutcome(False, problem)
         boxes = command.args.get("boxes")
-        limit = int(self.card_rules.get("boxes", 7))
+        limit = int(self.card_rules.get("boxes", CARD_DEFAULTS["boxes"]))
         if not distinct_boxes(boxes, limit):
             return CommandOutcome(
                 False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
@@ -134,7 +135,7 @@ class BlackjackCommands(TableEngineBase):
         """
         if players is None:
             return None
-        most = int(self.card_rules.get("max_adjacent_boxes", 2))
+        most = int(self.card_rules.get("max_adjacent_boxes", CARD_DEFAULTS["max_adjacent_boxes"]))
         if not isinstance(players, dict) or not all(
             isinstance(v, list) and v and all(whole(b) for b in v) for v in players.values()
         ):

@@ -19,7 +19,7 @@ from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack.commands import BlackjackCommands
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.devices import BlackjackDevices
-from floord.engine.blackjack.rules import GameRules, blackjack_inspection
+from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules, blackjack_inspection
 from floord.engine.blackjack.shoe import ShoeBook
 from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.gaming_day import require_utc
@@ -71,7 +71,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             )
         if game == "spanish21" and rules.get("shoe") == "double":
             raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
-        if rules.get("shuffler", "none") != "none" and not shuffler_device:
+        if rules.get("shuffler", CARD_DEFAULTS["shuffler"]) != "none" and not shuffler_device:
             raise ValueError(f"a {rules.get('shuffler')} shuffler needs a shuffler device")
         self.game = game
         self.card_rules = dict(rules)
@@ -183,7 +183,9 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             self.rules,
             rnd,
             exposes_value=self.exposes,
-            hd_side=self.card_rules.get("hearts_diamonds_side", "left"),
+            hd_side=self.card_rules.get(
+                "hearts_diamonds_side", CARD_DEFAULTS["hearts_diamonds_side"]
+            ),
         )
 
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:

@@ -11,10 +11,23 @@ engine and one set of tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from floord.contract import cite
 from floord.engine.cards.card import deck_size
 from floord.engine.core.inspection import InspectionSpec
+
+# A card table's rule its config leaves out (`decks` has no default): these, here and
+# in the config's model (`floord/games/blackjack.py`), so the two can never disagree.
+CARD_DEFAULTS: dict[str, Any] = {
+    "shoe": "single",
+    "hearts_diamonds_side": "left",
+    "shuffler": "none",
+    "batch_backs": None,
+    "boxes": 7,
+    "max_adjacent_boxes": 2,
+    "deck_change_warn_minutes": 60,
+}
 
 # key -> (chapter 549 section, chapter 551 section or None when not in floord's sources)
 SECTIONS: dict[str, tuple[str, str | None]] = {

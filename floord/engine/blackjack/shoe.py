@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
-from floord.engine.blackjack.rules import GameRules
+from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
 from floord.engine.blackjack.shuffler import COVER_POLICY, ShufflerBook
 from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.core.rulings import policy_decision, ruled, strict, violation
@@ -36,11 +36,12 @@ class ShoeBook:
 
     def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
         self.rules = rules
-        self.double = card_rules.get("shoe", "single") == "double"
-        self.shuffler = card_rules.get("shuffler", "none")
+        self.double = card_rules.get("shoe", CARD_DEFAULTS["shoe"]) == "double"
+        self.shuffler = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
         self.backs = list(card_rules.get("batch_backs") or [])
         self.decks = int(card_rules["decks"])
-        self.warn = timedelta(minutes=int(card_rules.get("deck_change_warn_minutes", 60)))
+        warn = card_rules.get("deck_change_warn_minutes", CARD_DEFAULTS["deck_change_warn_minutes"])
+        self.warn = timedelta(minutes=int(warn))
         keys = ("left", "right") if self.double else ("shoe",)
         self.sides: dict[str, dict[str, Any]] = {k: _new_side() for k in keys}
         self.burn_due: str | None = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType, cite
-from floord.engine.blackjack.rules import GameRules
+from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
 from floord.engine.cards.shuffler_cover import order_reported
 from floord.engine.core.rulings import policy_decision, strict, violation
 from floord.engine.core.snapshots import json_copy
@@ -48,7 +48,7 @@ class ShufflerBook:
 
     def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
         self.rules = rules
-        self.shuffler = card_rules.get("shuffler", "none")
+        self.shuffler = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
         self.backs = list(card_rules.get("batch_backs") or [])
         self.decks = int(card_rules["decks"])
         self.batches: dict[str, str] = {}

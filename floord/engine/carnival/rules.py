@@ -28,6 +28,9 @@ CHAPTERS = {
 GAMES = tuple(CHAPTERS)
 SHUFFLERS = ("none", "counting", "non_counting")
 MAX_BOXES = 7  # floord's bound: the chapters' layouts (§ 55x.2) are not in our seeds
+# A rule a table's config leaves out: these, here and in the config's model
+# (`floord/games/carnival.py`).
+DEFAULTS: dict[str, Any] = {"shuffler": "counting", "decks": 1, "boxes": MAX_BOXES}
 CUT_MIN = 10  # § 55x.5(d)(1)(ii), § 561.5(e): at least 10 cards
 
 # key -> paragraph of § 55x (chapters 555, 557, 559, 563, 565) and of chapter 561.
@@ -115,10 +118,10 @@ def read_rules(game: str, rules: dict[str, Any]) -> CarnivalRules:
     unknown = sorted(set(map(str, rules)) - {"shuffler", "decks", "deck_backs", "boxes"})
     if unknown:
         raise ValueError(f"unknown {game} rule(s): {', '.join(unknown)}")
-    shuffler = rules.get("shuffler", "counting")
+    shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
     if shuffler not in SHUFFLERS:
         raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
-    decks = rules.get("decks", 1)
+    decks = rules.get("decks", DEFAULTS["decks"])
     if decks not in (1, 2) or isinstance(decks, bool):
         raise ValueError(f"decks must be 1 or 2, found {decks!r}")
     backs = rules.get("deck_backs") or []
@@ -137,7 +140,7 @@ def read_rules(game: str, rules: dict[str, Any]) -> CarnivalRules:
             )
     elif backs:
         raise ValueError("deck_backs is for two decks; one deck has none")
-    boxes = rules.get("boxes", MAX_BOXES)
+    boxes = rules.get("boxes", DEFAULTS["boxes"])
     if not isinstance(boxes, int) or isinstance(boxes, bool) or not 1 <= boxes <= MAX_BOXES:
         raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {boxes!r}")
     return CarnivalRules(

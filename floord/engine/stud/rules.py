@@ -21,6 +21,16 @@ SHUFFLERS = ("none", "counting", "non_counting")
 DECK_SIZE = 52  # § 571.3(a)
 MAX_BOXES = 6  # § 571.2(a)
 MIN_AGGREGATE_LIMIT = 50_000  # § 571.12(b)
+# A rule a table's config leaves out: these, here and in the config's model
+# (`floord/games/stud.py`), so the two can never disagree.
+DEFAULTS: dict[str, Any] = {
+    "dealing": "hand",
+    "shuffler": "counting",
+    "decks": 1,
+    "boxes": MAX_BOXES,
+    "aggregate_payout_limit": MIN_AGGREGATE_LIMIT,
+    "deck_change_warn_minutes": 30,
+}
 ACTIONS = {"play1": 1, "play2": 2, "play3": 3, "fold": 0}  # § 571.11(a), (c), (e)
 
 # key -> section for (manual_shoe, hand, automated_shoe)
@@ -119,17 +129,17 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
     unknown = sorted(set(map(str, rules)) - known)
     if unknown:
         raise ValueError(f"unknown Mississippi Stud rule(s): {', '.join(unknown)}")
-    dealing = rules.get("dealing")
+    dealing = rules.get("dealing", DEFAULTS["dealing"])
     if dealing not in DEALING:
         raise ValueError(f"dealing must be one of {', '.join(DEALING)}, found {dealing!r}")
-    shuffler = rules.get("shuffler", "none")
+    shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
     if shuffler not in SHUFFLERS:
         raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
     if dealing == "hand" and shuffler == "none":
         raise ValueError(
             "cards dealt from the hand are shuffled by an automated shuffler (§ 571.9(a)(1))"
         )
-    decks = rules.get("decks", 1)
+    decks = rules.get("decks", DEFAULTS["decks"])
     if decks not in (1, 2) or isinstance(decks, bool):
         raise ValueError(f"decks must be 1 or 2 (§ 571.3(a), (b)), found {decks!r}")
     backs = rules.get("deck_backs") or []
@@ -147,16 +157,16 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
             )
     elif backs:
         raise ValueError("deck_backs is for two decks (§ 571.3(b)); one deck has none")
-    boxes = rules.get("boxes", MAX_BOXES)
+    boxes = rules.get("boxes", DEFAULTS["boxes"])
     if not _whole(boxes) or not 1 <= boxes <= MAX_BOXES:
         raise ValueError(f"boxes must be 1..{MAX_BOXES} (§ 571.2(a)), found {boxes!r}")
-    limit = rules.get("aggregate_payout_limit", MIN_AGGREGATE_LIMIT)
+    limit = rules.get("aggregate_payout_limit", DEFAULTS["aggregate_payout_limit"])
     if not _whole(limit) or limit < MIN_AGGREGATE_LIMIT:
         raise ValueError(
             f"aggregate_payout_limit must be a whole number of dollars >= {MIN_AGGREGATE_LIMIT} "
             f"(§ 571.12(b)), found {limit!r}"
         )
-    warn = rules.get("deck_change_warn_minutes", 30)
+    warn = rules.get("deck_change_warn_minutes", DEFAULTS["deck_change_warn_minutes"])
     if not _whole(warn) or not 0 <= warn <= 240:
         raise ValueError(f"deck_change_warn_minutes must be 0..240, found {warn!r}")
     return StudRules(

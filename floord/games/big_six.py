@@ -1,0 +1,89 @@
+"""Big Six (58 Pa. Code ch. 533): one wheel, its layout of § 533.1, live wheel tests."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Literal
+
+from pydantic import Field
+
+from floord.analytics.report import WheelSetup
+from floord.analytics.wheel_watch import BIG_SIX
+from floord.engine.big_six.engine import BigSixEngine
+from floord.engine.big_six.layout import ORDER_533_1_B, read_layout
+from floord.games.definition import Families, GameDefinition, Wheel
+from floord.games.table_model import DeviceConfig, GameTable, StrictModel
+from floord.table.runner import TableEngine
+
+WHEEL = "big_six_wheel"
+
+
+class BigSixRules(StrictModel):
+    """A Big Six wheel's layout (58 Pa. Code § 533.1): 54 symbols clockwise from the joker
+    (default: the order of § 533.1(b)), and approved themed symbols (§ 533.1(c)) mapped to
+    the pay class each stands for (`$1`, `$2`, `$5`, `$10`, `$20`, `flag`, `joker`).
+    The counts and the order are checked by the engine's layout module in `_check`."""
+
+    layout: list[str] | None = None
+    symbols: dict[str, str] | None = None
+
+
+class BigSixTableConfig(GameTable):
+    game: Literal["big_six"]
+    rules: BigSixRules = BigSixRules()
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+def _check(table: BigSixTableConfig, where: str, families: Families) -> list[str]:
+    """One Big Six wheel and nothing else; the layout of § 533.1 (counts, order, symbols)."""
+    problems = []
+    for family, count in families.items():
+        if family != WHEEL:
+            problems.append(
+                f"{where}.devices: no {family.replace('_', ' ')} on a Big Six table expected, "
+                f"found {len(count)}"
+            )
+    wheels = len(families.get(WHEEL, []))
+    if wheels != 1:
+        problems.append(
+            f"{where}.devices: exactly one big six wheel device expected, found {wheels}"
+        )
+    try:
+        read_layout(table.rules.layout, table.rules.symbols)
+    except ValueError as exc:
+        problems += [f"{where}.rules: {part}" for part in str(exc).split("; ")]
+    return problems
+
+
+def _engine(table: BigSixTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    [(wheel, _)] = families[WHEEL]
+    return BigSixEngine(
+        table.id,
+        layout=table.rules.layout,
+        symbols=table.rules.symbols,
+        wheel_device=wheel,
+        **common,
+    )
+
+
+def _wheel_setup(
+    table: BigSixTableConfig,
+    window: int,
+    level: float,
+    sectors: int | None,
+    dealer_window: int,
+    dealer_bins: int,
+) -> WheelSetup:
+    """The layout's symbols; no dealer signature (the wheel reports no release)."""
+    layout = table.rules.layout
+    order = tuple(ORDER_533_1_B if layout is None else layout)
+    return WheelSetup(BIG_SIX, order, window, level, 6 if sectors is None else sectors,
+                      dict(Counter(order)))  # fmt: skip
+
+
+DEFINITION = GameDefinition(
+    table=BigSixTableConfig,
+    build_engine=_engine,
+    check=_check,
+    wheel=Wheel(setup=_wheel_setup, sectors_setting="big_six_sectors"),
+)

@@ -1,0 +1,111 @@
+"""Blackjack and Spanish 21 (58 Pa. Code ch. 549, 551): a card reader, a shoe, maybe a
+shuffler; decks, shoe and shuffler must fit each other and the game's chapter."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from floord.engine.blackjack.engine import BlackjackEngine
+from floord.engine.blackjack.rules import CARD_DEFAULTS
+from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.table_model import DeviceConfig, GameTable, StrictModel
+from floord.table.runner import TableEngine
+
+
+class CardTableRules(StrictModel):
+    """Rules Submission options of a Blackjack or Spanish 21 table (58 Pa. Code ch. 549, 551).
+
+    Checks that need the game (six or eight decks for Spanish 21) are in `_check`; the
+    defaults are the engine's (`floord.engine.blackjack.rules.CARD_DEFAULTS`).
+    """
+
+    decks: int = Field(ge=1, le=8, description="decks in the shoe; in each side of a double shoe")
+    shoe: Literal["single", "double"] = CARD_DEFAULTS["shoe"]
+    # § 549.7(d)(1): the suits that tell which side a round is dealt from.
+    hearts_diamonds_side: Literal["left", "right"] = CARD_DEFAULTS["hearts_diamonds_side"]
+    shuffler: Literal["none", "batch", "continuous"] = CARD_DEFAULTS["shuffler"]
+    # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
+    batch_backs: list[str] | None = CARD_DEFAULTS["batch_backs"]
+    boxes: int = Field(default=CARD_DEFAULTS["boxes"], ge=1, le=9)
+    max_adjacent_boxes: int = Field(
+        default=CARD_DEFAULTS["max_adjacent_boxes"], ge=1, le=9, description="§ 549.14"
+    )
+    deck_change_warn_minutes: int = Field(
+        default=CARD_DEFAULTS["deck_change_warn_minutes"], ge=0, le=24 * 60
+    )
+
+
+class CardTableConfig(GameTable):
+    game: Literal["blackjack", "spanish21"]
+    rules: CardTableRules
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
+    """A card table's rules and devices must fit each other and the game's chapter."""
+    problems: list[str] = []
+    rules = table.rules
+    if table.game == "spanish21" and rules.decks not in (6, 8):
+        problems.append(
+            f"{where}.rules.decks: 6 or 8 decks for Spanish 21 (58 Pa. Code § 551.3(a)) "
+            f"expected, found {rules.decks}"
+        )
+    if rules.shuffler == "batch":
+        backs = rules.batch_backs or []
+        if len(backs) != 2 or len(set(backs)) != 2:
+            problems.append(
+                f"{where}.rules.batch_backs: two different back colours for the two batches "
+                f"(58 Pa. Code § 549.3(d)(2)) expected, found {rules.batch_backs!r}"
+            )
+        if rules.decks < 2 or rules.decks % 2:
+            problems.append(
+                f"{where}.rules.decks: an even number of decks, at least two, split into two "
+                f"equal batches (58 Pa. Code § 549.3(d)(1)) expected, found {rules.decks}"
+            )
+    elif rules.batch_backs is not None:
+        problems.append(
+            f"{where}.rules.batch_backs: only with shuffler: batch expected, "
+            f"found shuffler {rules.shuffler!r}"
+        )
+    if rules.shoe == "double" and rules.shuffler == "continuous":
+        problems.append(
+            f"{where}.rules.shuffler: a double shoe is not fed by a continuous shuffler, "
+            f"found shoe 'double' with shuffler 'continuous'"
+        )
+    wanted: dict[str, int | None] = {
+        "card_reader": 1,
+        "dealing_shoe": 1,
+        "card_shuffler": 0 if rules.shuffler == "none" else 1,
+    }
+    problems += slot_problems(families, wanted, where, f"shuffler {rules.shuffler!r}")
+    if families.get("roulette_wheel") or families.get("big_six_wheel"):
+        problems.append(f"{where}.devices: no wheel on a card table expected, found one")
+    for device_id, profile in families.get("dealing_shoe", []):
+        double = bool(profile.quirks.get("double"))
+        if double != (rules.shoe == "double"):
+            problems.append(
+                f"{where}.devices: a {rules.shoe} shoe expected (rules.shoe), found device "
+                f"{device_id!r} with profile {profile.model!r}"
+            )
+    return problems
+
+
+def _engine(table: CardTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    [(reader, reader_profile)] = families["card_reader"]
+    [(shoe, shoe_profile)] = families["dealing_shoe"]
+    return BlackjackEngine(
+        table.id,
+        game=table.game,
+        rules=table.rules.model_dump(),
+        reader_device=reader,
+        shoe_device=shoe,
+        shuffler_device=first_device(families, "card_shuffler"),
+        reader_exposes_value=bool(reader_profile.quirks.get("exposes_value")),
+        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+        **common,
+    )
+
+
+DEFINITION = GameDefinition(table=CardTableConfig, build_engine=_engine, check=_check)

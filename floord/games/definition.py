@@ -1,0 +1,117 @@
+"""What a game's definition holds, and the helpers the definitions share.
+
+A `GameDefinition` is all that floord outside the engine knows of a game: the table's
+config model (its `game` names are the config's discriminator), the checks `floord check`
+runs on its rules and device slots, how its engine is built, the options its drivers
+derive from its rules, and for a wheel game how its wheel is reported on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, get_args
+
+from floord.analytics.report import WheelSetup
+from floord.games.table_model import GameTable
+from floord.profiles import DeviceProfile, ProfileError, load_profile
+from floord.table.runner import TableEngine
+
+# A table's devices by family: (device id, profile) in the config's order.
+Families = dict[str, list[tuple[str, DeviceProfile]]]
+
+
+def devices_by_family(table: GameTable, *, skip_unloadable: bool = False) -> Families:
+    """The table's devices grouped by their profile's family. `floord check` skips a
+    profile it cannot load (it reported it already); the daemon's config is checked."""
+    found: Families = {}
+    for device in table.devices:
+        try:
+            profile = load_profile(device.profile)
+        except ProfileError:
+            if skip_unloadable:
+                continue
+            raise
+        found.setdefault(profile.family, []).append((device.id, profile))
+    return found
+
+
+def slot_problems(
+    families: Families, wanted: dict[str, int | None], where: str, why: str
+) -> list[str]:
+    """A problem for each family whose device count is not the one the rules need
+    (None: any number)."""
+    problems = []
+    for family, count in wanted.items():
+        found = len(families.get(family, []))
+        if count is not None and found != count:
+            problems.append(
+                f"{where}.devices: {count} {family.replace('_', ' ')} device(s) expected "
+                f"for {why}, found {found}"
+            )
+    return problems
+
+
+def first_device(families: Families, family: str) -> str | None:
+    """The id of the table's device of that family, None when it has none."""
+    devices = families.get(family, [])
+    return devices[0][0] if devices else None
+
+
+class SurveillanceSettings(Protocol):
+    """What the live wheel tests read of the config's `surveillance:` section."""
+
+    @property
+    def window(self) -> int: ...
+    @property
+    def level(self) -> float: ...
+    @property
+    def dealer_window(self) -> int: ...
+    @property
+    def dealer_bins(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Wheel:
+    """A wheel game's statistics: its setup from the table's rules (window, level,
+    sectors or None for the game's default, dealer window and bins), and which setting
+    of `surveillance:` gives the sectors of its live tests."""
+
+    setup: Callable[[Any, int, float, int | None, int, int], WheelSetup]
+    sectors_setting: str
+
+
+def _no_check(table: Any, where: str, families: Families) -> list[str]:
+    return []
+
+
+def _no_device_check(profile: DeviceProfile) -> str | None:
+    return None
+
+
+def _no_options(table: Any, family: str) -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True)
+class GameDefinition:
+    """One game (or family of games sharing an engine and a config model)."""
+
+    # The table's config model: `game` a Literal of the names it plays, `rules` its options.
+    table: type[GameTable]
+    # Its engine from the table, its devices by family, and the arguments every engine
+    # takes (required_devices, gaming_day_starts, timezone, snapshot).
+    build_engine: Callable[[Any, Families, dict[str, Any]], TableEngine]
+    # `floord check`: the rules and device slots, after each field is valid. Problems
+    # start with `where` (`FILE: tables.N`).
+    check: Callable[[Any, str, Families], list[str]] = _no_check
+    # A device whose profile does not fit the game, said as "X expected, found Y".
+    device_check: Callable[[DeviceProfile], str | None] = _no_device_check
+    # What a driver of that family must know of the table's rules to judge its bytes.
+    driver_options: Callable[[Any, str], dict[str, Any]] = _no_options
+    wheel: Wheel | None = field(default=None)
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The `game:` values this definition plays, from its model's Literal."""
+        return tuple(get_args(self.table.model_fields["game"].annotation))

@@ -1,0 +1,82 @@
+"""Roulette (58 Pa. Code ch. 531): one wheel, its kind in the rules, live wheel tests."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from floord.analytics.report import WheelSetup
+from floord.analytics.wheel_watch import roulette_order
+from floord.engine.roulette.engine import RouletteEngine
+from floord.engine.roulette.layout import wheel_spec
+from floord.games.definition import Families, GameDefinition, Wheel
+from floord.games.table_model import DeviceConfig, GameTable, StrictModel
+from floord.profiles import DeviceProfile
+from floord.table.runner import TableEngine
+
+WHEEL = "roulette_wheel"
+
+
+class RouletteRules(StrictModel):
+    """Rules Submission options of a Roulette table (58 Pa. Code § 521.2, ch. 531)."""
+
+    wheel: Literal["single_zero", "double_zero", "double_zero_as_single"]
+
+
+class RouletteTableConfig(GameTable):
+    game: Literal["roulette"]
+    rules: RouletteRules
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+def _check(table: RouletteTableConfig, where: str, families: Families) -> list[str]:
+    wheels = len(families.get(WHEEL, []))
+    if wheels != 1:
+        return [f"{where}.devices: exactly one roulette wheel device expected, found {wheels}"]
+    return []
+
+
+def _device_check(profile: DeviceProfile) -> str | None:
+    if profile.family == WHEEL:
+        return None
+    return (
+        f"a roulette wheel's profile on a roulette table expected, "
+        f"found {profile.model!r} ({profile.family})"
+    )
+
+
+def _engine(table: RouletteTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    [(wheel, _)] = families[WHEEL]
+    return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
+
+
+def _driver_options(table: RouletteTableConfig, family: str) -> dict[str, Any]:
+    """The wheel's driver refuses a pocket count other than the wheel kind's."""
+    if family == WHEEL:
+        return {"pockets": len(wheel_spec(table.rules.wheel).order)}
+    return {}
+
+
+def _wheel_setup(
+    table: RouletteTableConfig,
+    window: int,
+    level: float,
+    sectors: int | None,
+    dealer_window: int,
+    dealer_bins: int,
+) -> WheelSetup:
+    kind = table.rules.wheel
+    return WheelSetup(kind, tuple(roulette_order(kind)), window, level,
+                      8 if sectors is None else sectors,
+                      dealer_window=dealer_window, dealer_bins=dealer_bins)  # fmt: skip
+
+
+DEFINITION = GameDefinition(
+    table=RouletteTableConfig,
+    build_engine=_engine,
+    check=_check,
+    device_check=_device_check,
+    driver_options=_driver_options,
+    wheel=Wheel(setup=_wheel_setup, sectors_setting="roulette_sectors"),
+)

@@ -1,0 +1,78 @@
+"""Mississippi Stud (58 Pa. Code ch. 571): dealt from the hand or a shoe, shuffled by
+hand or by a counting or non-counting shuffler."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from floord.engine.stud.engine import StudEngine
+from floord.engine.stud.rules import DEFAULTS, MAX_BOXES, MIN_AGGREGATE_LIMIT, read_rules
+from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.table_model import DeviceConfig, GameTable, StrictModel
+from floord.table.runner import TableEngine
+
+
+class StudRules(StrictModel):
+    """Rules Submission options of a Mississippi Stud table (ch. 571).
+
+    The defaults are the engine's (`floord.engine.stud.rules.DEFAULTS`). Which
+    combinations chapter 571 allows (cards dealt from the hand need a shuffler,
+    § 571.9(a)(1); two decks need two back colours, § 571.3(b)) is checked by the
+    engine's own rule table in `_check`.
+    """
+
+    dealing: Literal["hand", "manual_shoe", "automated_shoe"] = DEFAULTS["dealing"]  # § 571.8-10
+    shuffler: Literal["none", "counting", "non_counting"] = DEFAULTS["shuffler"]
+    decks: Literal[1, 2] = DEFAULTS["decks"]
+    deck_backs: list[str] | None = None
+    boxes: int = Field(default=DEFAULTS["boxes"], ge=1, le=MAX_BOXES)  # § 571.2(a)
+    aggregate_payout_limit: int = Field(
+        default=DEFAULTS["aggregate_payout_limit"], ge=MIN_AGGREGATE_LIMIT
+    )  # § 571.12(b)
+    deck_change_warn_minutes: int = Field(
+        default=DEFAULTS["deck_change_warn_minutes"], ge=0, le=240
+    )
+
+
+class StudTableConfig(GameTable):
+    game: Literal["mississippi_stud"]
+    rules: StudRules = StudRules()
+    devices: list[DeviceConfig] = Field(default_factory=list)
+
+
+def _check(table: StudTableConfig, where: str, families: Families) -> list[str]:
+    """A shoe when dealt from one, a shuffler unless `shuffler: none`; then the rules
+    against the engine's rule table."""
+    rules = table.rules
+    wanted: dict[str, int | None] = {
+        "dealing_shoe": 0 if rules.dealing == "hand" else 1,
+        "card_shuffler": 0 if rules.shuffler == "none" else 1,
+        "card_reader": 0,
+        "roulette_wheel": 0,
+        "big_six_wheel": 0,
+    }
+    why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
+    problems = slot_problems(families, wanted, where, why)
+    try:
+        read_rules(table.rules.model_dump())
+    except ValueError as exc:
+        problems.append(f"{where}.rules: {exc}")
+    return problems
+
+
+def _engine(table: StudTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    shoes = families.get("dealing_shoe", [])
+    return StudEngine(
+        table.id,
+        game=table.game,
+        rules=table.rules.model_dump(),
+        shoe_device=first_device(families, "dealing_shoe"),
+        shuffler_device=first_device(families, "card_shuffler"),
+        shoe_reports_cards=bool(shoes and shoes[0][1].quirks.get("recognition")),
+        **common,
+    )
+
+
+DEFINITION = GameDefinition(table=StudTableConfig, build_engine=_engine, check=_check)

@@ -1,0 +1,57 @@
+"""The models every table's config is made of: strict, frozen, and a table's devices.
+
+Each game's table model (`floord/games/<game>.py`) is a `GameTable` with its own `game`
+names, `rules` and device slots; the box's config (`floord/config/`) holds a list of them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+
+class StrictModel(BaseModel):
+    """Every config model: an unknown key is an error, and a loaded config is frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DeviceConfig(StrictModel):
+    """A device of a table: on a port this box opens, or `adapter: remote` when its
+    adapter runs as its own process (`floord adapter`) and reaches the daemon over MQTT.
+    The profile is named either way: the engine needs the device's family and quirks."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    profile: str
+    port: str | None = Field(default=None, min_length=1)
+    adapter: Literal["remote"] | None = None
+    required: bool = True
+    # The USB identity `floord udev` matches to name the port /dev/floord/<table>-<device>
+    # (docs/deployment.md, "udev"): the serial number, and optionally the hex ids.
+    usb_serial: str | None = Field(default=None, pattern=r"^[A-Za-z0-9._:+-]{1,126}$")
+    usb_vid: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{4}$")
+    usb_pid: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{4}$")
+
+    @model_validator(mode="after")
+    def _port_or_remote(self) -> DeviceConfig:
+        if (self.port is None) == (self.adapter is None):
+            found = "both" if self.port is not None else "neither"
+            raise ValueError(f"exactly one of port or adapter: remote expected, found {found}")
+        return self
+
+    @property
+    def remote(self) -> bool:
+        return self.adapter == "remote"
+
+
+class GameTable(StrictModel):
+    """What every table has, whatever its game; a game's model narrows `game` to its
+    names (the config's discriminator) and `rules` to its options."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    game: str
+    rules: BaseModel
+    devices: list[DeviceConfig]

@@ -1,0 +1,132 @@
+"""The game registry: every game the config accepts has one definition, and each builds
+its engine from a minimal config; the defaults of a game's rules are its engine's."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from floord.config.load import ConfigError, FloordConfig, load_config
+from floord.engine.baccarat import rules as baccarat_rules
+from floord.engine.blackjack import rules as blackjack_rules
+from floord.engine.blackjack.engine import GAMES as BLACKJACK_GAMES
+from floord.engine.carnival import rules as carnival_rules
+from floord.engine.stud import rules as stud_rules
+from floord.games import baccarat, blackjack, carnival, stud
+from floord.games.registry import BY_GAME, DEFINITIONS, GAMES, driver_options, setup_for_table
+from floord.journal.store import Journal
+from floord.processes.daemon import build_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
+BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB1"}
+READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB2"}
+SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB3"}
+SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-csm", "port": "/dev/ttyUSB4"}
+
+# The least a table of each game needs: the rules without a default, and the devices
+# its default rules ask for.
+MINIMAL: dict[str, dict[str, Any]] = {
+    "roulette": {"rules": {"wheel": "double_zero"}, "devices": [WHEEL]},
+    "big_six": {"devices": [BIG_SIX]},
+    "blackjack": {"rules": {"decks": 6}, "devices": [READER, SHOE]},
+    "spanish21": {"rules": {"decks": 8}, "devices": [READER, SHOE]},
+    **{g: {"devices": [SHOE]} for g in baccarat_rules.GAMES},
+    "mississippi_stud": {"devices": [SHUFFLER]},
+    **{g: {"devices": [SHUFFLER]} for g in carnival_rules.GAMES},
+}
+
+
+def _load(tmp_path: Path, tables: list[dict[str, Any]]) -> Any:
+    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db"}
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump({**config, "tables": tables}))
+    return load_config(path)
+
+
+def test_the_registry_covers_every_game_the_config_accepts() -> None:
+    schema = FloordConfig.model_json_schema()
+    accepted = set(schema["properties"]["tables"]["items"]["discriminator"]["mapping"])
+    assert accepted == set(BY_GAME) == set(GAMES) == set(MINIMAL)
+    assert len(GAMES) == sum(len(d.games) for d in DEFINITIONS), "a game defined twice"
+    # The engines name the games they play; the registry plays exactly those.
+    engines = {"roulette", "big_six", *BLACKJACK_GAMES, *baccarat_rules.GAMES,
+               *stud_rules.GAMES, *carnival_rules.GAMES}  # fmt: skip
+    assert engines == set(GAMES)
+
+
+def test_every_engine_package_has_its_definition() -> None:
+    packages = {
+        p.name for p in (ROOT / "floord" / "engine").iterdir() if (p / "engine.py").is_file()
+    }
+    assert packages == {"roulette", "big_six", "blackjack", "baccarat", "stud", "carnival"}
+    for name in packages:
+        module = importlib.import_module(f"floord.games.{name}")
+        assert module.DEFINITION in DEFINITIONS, f"floord/games/{name}.py is not registered"
+
+
+def test_an_unknown_game_is_refused_naming_the_registrys_games(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, [{"id": "X", "game": "faro", "devices": [SHOE]}])
+    text = "\n".join(caught.value.problems)
+    assert "faro" in text and all(repr(g) in text for g in GAMES)
+
+
+@pytest.mark.parametrize("game", sorted(MINIMAL))
+def test_each_definition_builds_its_engine_from_a_minimal_config(tmp_path: Path, game: str) -> None:
+    loaded = _load(tmp_path, [{"id": "T1", "game": game, **MINIMAL[game]}])
+    [table] = loaded.config.tables
+    journal = Journal(loaded.journal_path)
+    try:
+        engine = build_engine(table, loaded, journal.load_snapshot(table.id))
+    finally:
+        journal.close()
+    package = BY_GAME[game].build_engine.__module__.rsplit(".", 1)[1]
+    assert type(engine).__module__ == f"floord.engine.{package}.engine"
+    state = engine.public_state()
+    assert state["state"] == "closed"
+    assert build_engine(table, loaded, engine.snapshot()).snapshot() == engine.snapshot()
+
+
+def test_a_stud_table_without_a_shuffler_setting_gets_a_counting_shuffler(
+    tmp_path: Path,
+) -> None:
+    """The default every release has used (the config's); the engine now says the same."""
+    loaded = _load(tmp_path, [{"id": "MS", "game": "mississippi_stud", "devices": [SHUFFLER]}])
+    [table] = loaded.config.tables
+    assert table.rules.shuffler == "counting"
+    assert build_engine(table, loaded, None).rules.shuffler == "counting"
+    assert stud_rules.read_rules({"dealing": "manual_shoe"}).shuffler == "counting"
+
+
+@pytest.mark.parametrize(
+    ("model", "defaults"),
+    [
+        (stud.StudRules, stud_rules.DEFAULTS),
+        (carnival.CarnivalRules, carnival_rules.DEFAULTS),
+        (baccarat.BaccaratRules, baccarat_rules.DEFAULTS),
+        (blackjack.CardTableRules, blackjack_rules.CARD_DEFAULTS),
+    ],
+)
+def test_a_games_config_defaults_are_its_engines(model: Any, defaults: dict[str, Any]) -> None:
+    fields = model.model_fields
+    assert {k: fields[k].default for k in defaults} == defaults
+
+
+def test_driver_options_and_wheels_come_from_the_game(tmp_path: Path) -> None:
+    kinds = ["single_zero", "double_zero", "double_zero_as_single"]
+    wheels = [{"id": f"R{n}", "game": "roulette", "rules": {"wheel": kind}, "devices": [WHEEL]}
+              for n, kind in enumerate(kinds)]  # fmt: skip
+    card = {"id": "BJ", "game": "blackjack", **MINIMAL["blackjack"]}
+    loaded = _load(tmp_path, [*wheels, card])
+    *roulettes, blackjack_table = loaded.config.tables
+    pockets = [driver_options(t, "roulette_wheel") for t in roulettes]
+    assert pockets == [{"pockets": 37}, {"pockets": 38}, {"pockets": 38}]
+    assert driver_options(blackjack_table, "dealing_shoe") == {}
+    assert setup_for_table(roulettes[0], 1000, 0.001, None).sectors == 8
+    with pytest.raises(ValueError, match="it has no wheel to report on"):
+        setup_for_table(blackjack_table, 1000, 0.001, None)
