@@ -66,8 +66,9 @@ class CardTableRules(StrictModel):
     shuffler: Literal["none", "batch", "continuous"] = "none"
     # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
     batch_backs: list[str] | None = None
-    boxes: int = Field(default=7, ge=1, le=9)
-    max_adjacent_boxes: int = Field(default=2, ge=1, le=9, description="§ 549.14")
+    # § 549.2(b)(2), § 551.2(b)(2): no more than seven betting areas (player positions).
+    boxes: int = Field(default=7, ge=1, le=7)
+    max_adjacent_boxes: int = Field(default=2, ge=1, le=7, description="§ 549.14")
     deck_change_warn_minutes: int = Field(default=60, ge=0, le=24 * 60)
 
 
@@ -115,7 +116,10 @@ class StudRules(StrictModel):
     decks: Literal[1, 2] = 1
     deck_backs: list[str] | None = None
     boxes: int = Field(default=6, ge=1, le=6)  # § 571.2(a)
-    aggregate_payout_limit: int = Field(default=50_000, ge=50_000)  # § 571.12(b)
+    # § 571.12(b): at most $50,000 or the most one patron could win per round betting the
+    # minimum wager, whichever is greater; the engine's rule table computes the ceiling.
+    aggregate_payout_limit: int = Field(default=50_000, ge=1)
+    minimum_ante: int | None = Field(default=None, ge=1)
     deck_change_warn_minutes: int = Field(default=30, ge=0, le=240)
 
 

@@ -19,7 +19,7 @@ from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack.commands import BlackjackCommands
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.devices import BlackjackDevices
-from floord.engine.blackjack.rules import GameRules, blackjack_inspection
+from floord.engine.blackjack.rules import GameRules, blackjack_inspection, boxes_problem
 from floord.engine.blackjack.shoe import ShoeBook
 from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.gaming_day import require_utc
@@ -71,6 +71,8 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             )
         if game == "spanish21" and rules.get("shoe") == "double":
             raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
+        if (problem := boxes_problem(self.rules, rules.get("boxes", 7))) is not None:
+            raise ValueError(problem)
         if rules.get("shuffler", "none") != "none" and not shuffler_device:
             raise ValueError(f"a {rules.get('shuffler')} shuffler needs a shuffler device")
         self.game = game

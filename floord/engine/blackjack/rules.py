@@ -18,6 +18,7 @@ from floord.engine.core.inspection import InspectionSpec
 
 # key -> (chapter 549 section, chapter 551 section or None when not in floord's sources)
 SECTIONS: dict[str, tuple[str, str | None]] = {
+    "betting_areas": ("549.2(b)(2)", "551.2(b)(2)"),
     "reader_inspection": ("549.2(e)", "551.2(e)"),
     "cards_inspected": ("549.5(a)", "551.4(a)"),
     "values": ("549.3(b)", "551.3(b)"),
@@ -63,6 +64,8 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "peek_hidden": ("549.16(j)(2)", None),
     "reader_malfunction": ("549.16(k)", None),
 }
+# § 549.2(b)(2), § 551.2(b)(2): "No more than seven" betting areas (player positions).
+MAX_BOXES = 7
 # Spanish 21 rules that are in floord's sources and differ from chapter 549: no rule
 # to cite where chapter 551 does not restrict (split aces, § 551.12(c)).
 NOT_IN_SPANISH21 = frozenset({"split_aces", "determinant", "wrong_side"})
@@ -104,6 +107,16 @@ class GameRules:
                 )
             }
         return {}
+
+
+def boxes_problem(rules: GameRules, boxes: object) -> str | None:
+    """Why `boxes` (the table's betting areas) breaks § 549.2(b)(2) / § 551.2(b)(2)."""
+    if not isinstance(boxes, int) or isinstance(boxes, bool) or not 1 <= boxes <= MAX_BOXES:
+        return (
+            f"boxes must be 1..{MAX_BOXES}: the layout has no more than seven betting areas "
+            f"({rules.cite('betting_areas')}), found {boxes!r}"
+        )
+    return None
 
 
 def blackjack_inspection(rules: GameRules) -> InspectionSpec:
