@@ -22,7 +22,6 @@ from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.engine.roulette.irregularities import (
     DOUBLE_ZERO_ON_SINGLE,
-    SUSPECT_SPIN,
     NoSpin,
     no_spin_for_warning,
 )
@@ -58,6 +57,19 @@ SUPERSEDED_POLICY = (
 IDLE_POLICY = (
     "floord policy, not a regulation: a round whose wheel went idle without reporting a "
     "number is void"
+)
+SIGNALS_POLICY = (
+    'floord policy, not a regulation: a launch or "no more bets" signal floord did not '
+    "see is recorded for review; it voids nothing, as § 531.7(b) voids only a ball that "
+    "did not complete four revolutions"
+)
+NO_ROUND_POLICY = (
+    "floord policy, not a regulation: a number for which no round was in play (floord saw "
+    "neither the game start nor the launch) is no result"
+)
+OTHER_SPIN_POLICY = (
+    "floord policy, not a regulation: a round whose wheel reports the number of another "
+    "spin is void"
 )
 VOIDED_SPIN_POLICY = (
     "floord policy, not a regulation: a spin declared void stays void (its launch opens no "
@@ -389,23 +401,54 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
                     voided_round=self.voided["round"],
                     detail="the spin was already declared void; its number is no result",
                 )
-            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=["round"])
+            return self._violation(
+                "number_without_round",
+                policy=NO_ROUND_POLICY,
+                number=number,
+                spin=spin,
+                detail="no round was in play for this number: it is no result",
+            )
+        if current.get("spin") is not None and spin != current.get("spin"):
+            return self._void_under_policy(
+                "other_spin",
+                f"the wheel reported a number for spin {spin!r}; the round follows spin "
+                f"{current.get('spin')!r}",
+                OTHER_SPIN_POLICY,
+            )
+        if (short := short_spin(current)) is not None:
+            return self._no_spin(
+                short, spin, number=number, revolutions=current["ball_revolutions"]
+            )
+        out = self._signals_not_seen(current, number, spin)
+        if number == "00" and self.wheel.kind == "double_zero_as_single":
+            out.extend(self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number))
+        else:
+            out.extend(self._result(number, data, now))
+        return out
+
+    def _signals_not_seen(self, current: dict[str, Any], number: str, spin: Any) -> EngineOutput:
+        """floord's own observation, not a ruling: the launch or "no more bets" of the
+        round was not seen. § 531.7(b) voids a ball that made fewer than four revolutions,
+        which the revolution count (when the wheel reports one) or the wheel's own
+        `failed_launch` shows; a signal floord missed shows neither, so the number stands."""
         missing = []
         if current["launches"] < 1:
             missing.append(EventType.WHEEL_BALL_LAUNCHED.value)
         if not current["no_more_bets"]:
             missing.append(EventType.WHEEL_NO_MORE_BETS.value)
-        if current.get("spin") is not None and spin != current.get("spin"):
-            missing.append(f"spin {spin!r} (the round follows spin {current.get('spin')!r})")
-        if missing:
-            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=missing)
-        if (short := short_spin(current)) is not None:
-            return self._no_spin(
-                short, spin, number=number, revolutions=current["ball_revolutions"]
-            )
-        if number == "00" and self.wheel.kind == "double_zero_as_single":
-            return self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number)
-        return self._result(number, data, now)
+        if not missing:
+            return EngineOutput()
+        body = {
+            "what": "signals_not_seen",
+            "missing": missing,
+            "spin": spin,
+            "number": number,
+            "detail": "floord did not see "
+            + " or ".join(missing)
+            + " for this spin; the number stands: review the spin from video",
+            "policy": SIGNALS_POLICY,
+        }
+        return EngineOutput([Decision(EventType.TABLE_WARNING, body, None, self.rounds.current_id)])
 
     def _result(self, number: str, data: dict[str, Any], now: datetime) -> EngineOutput:
         rnd = self.rounds.finish()

@@ -75,16 +75,6 @@ BALL_LEFT_WHEEL = NoSpin(
         }
     },
 )
-SUSPECT_SPIN = NoSpin(
-    "suspect_spin",
-    "531.7(b)",
-    respin=False,
-    inspect_ball=True,
-    detail=(
-        "a winning number for a spin whose launch and no-more-bets were not both seen: "
-        "four revolutions around the track are not shown"
-    ),
-)
 DOUBLE_ZERO_ON_SINGLE = NoSpin(
     "double_zero_on_single_zero",
     "531.5(c)(2)",
