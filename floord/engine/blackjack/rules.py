@@ -57,6 +57,8 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "dealer_no_effect": ("549.13(c)", None),
     "continuous": ("549.15", "551.15"),
     "face_up": ("549.16(a)", None),
+    "drawn_in_error": ("549.16(b)", None),
+    "drawn_in_error_exposed": ("549.16(c)", None),
     "dealer_17_card": ("549.16(d)", None),
     "insufficient_cards": ("549.16(f)", None),
     "wrong_side": ("549.16(h)", None),
