@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_engine_blackjack_support import make_table, of_type, types, violations
+from test_engine_blackjack_support import READER, make_table, of_type, types, violations
 
 from floord.contract import EventType, cite
 
@@ -118,3 +118,69 @@ def test_a_card_drawn_in_error_survives_a_snapshot_549_16_b() -> None:
     assert hit.ok, hit.error
     [hand] = of_type(hit.output, EventType.BLACKJACK_HAND)
     assert hand.data["cards"] == ["TS", "4C", "5H"]
+
+
+K = cite("549.16(k)")
+
+
+def _reader_fails_mid_round():
+    """Box 1 dealt 10 and 4, the dealer 6 up (no peek needed), 9 down; the reader faults."""
+    t = _dealt("TS", "6D", "4C", "9S")
+    out = t.reader(EventType.DEVICE_FAULT, {"code": 7, "text": "sensor", "origin": "x"})
+    assert types(out) == ["table.halted", "table.warning"]
+    return t, out
+
+
+def test_a_reader_malfunction_suspends_the_round_until_repaired_549_16_k() -> None:
+    """§ 549.16(k): "If a card reader device malfunctions, the dealer may not continue
+    dealing the game of Blackjack at that table until the card reader device is repaired
+    or replaced." Nothing in it voids the round in play (unlike (j)(1), "call all hands
+    dead ... and return each player's wager"): with a 6 up card that needs no peek, the
+    round waits; the dealer's commands are refused citing (k); once the reader is
+    replaced and the table resumed, the round goes on and ends with a result."""
+    t, out = _reader_fails_mid_round()
+    round_id = t.engine.current_round
+    assert round_id is not None and not of_type(out, EventType.ROUND_VOIDED)
+    suspended = of_type(out, EventType.TABLE_WARNING)[0]
+    assert suspended.rule == K and suspended.round == round_id
+    for name, args in (("decision", {"box": 1, "hand": 0, "action": "hit"}),
+                       ("dealer_turn", {}), ("round_end", {})):  # fmt: skip
+        refused = t.dealer(name, args)
+        assert not refused.ok and refused.rule == K
+    # The reader is replaced: its line goes, it comes back, identifies, passes a self-test.
+    t.reader(EventType.DEVICE_OFFLINE, {})
+    t.connect(READER, [])
+    t.reader(EventType.READER_SELF_TEST, {"passed": True, "code": 0, "text": "ok"})
+    assert t.command("resume", {"reason": "reader replaced"}).ok
+    assert t.engine.current_round == round_id
+    hit = t.decide(1, "hit")
+    assert hit.ok, hit.error
+    t.draw("5H")  # 19
+    assert t.decide(1, "stand").ok
+    assert t.dealer("dealer_turn").ok
+    t.draw("8C")  # the dealer's 15 draws: 23
+    out, hand = _end(t)
+    assert hand["outcome"] == "win" and out.events[-1].type == EventType.ROUND_ENDED
+    assert not of_type(out, EventType.ROUND_VOIDED)
+
+
+def test_a_suspended_round_is_void_under_policy_when_the_table_closes_549_16_k() -> None:
+    """§ 549.16(k) stops the dealing "until the card reader device is repaired or
+    replaced"; it says nothing of a table closed meanwhile. floord's close policy voids
+    the round then, citing nothing."""
+    t, _ = _reader_fails_mid_round()
+    closed = t.command("close")
+    assert closed.ok
+    [voided] = of_type(closed.output, EventType.ROUND_VOIDED)
+    assert voided.rule is None and "policy" in voided.data
+    assert t.engine.current_round is None
+
+
+def test_another_halt_voids_a_suspended_round_under_policy_549_16_k() -> None:
+    """§ 549.16(k) covers the reader only; a shoe lost while the round waits is floord's
+    fail-closed policy, which voids the round with no citation."""
+    t, _ = _reader_fails_mid_round()
+    out = t.device(EventType.DEVICE_OFFLINE, {})  # the shoe
+    [voided] = of_type(out, EventType.ROUND_VOIDED)
+    assert voided.rule is None and "fail closed" in voided.data["policy"]
+    assert t.engine.current_round is None

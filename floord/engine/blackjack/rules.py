@@ -23,7 +23,6 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "cards_inspected": ("549.5(a)", "551.4(a)"),
     "values": ("549.3(b)", "551.3(b)"),
     "no_tens": ("551.3(a)", "551.3(a)"),
-    "reader_kind": ("549.16(j)", None),
     "deck_change": ("549.3(e)", "551.3(c)"),
     "batches_equal": ("549.3(d)(1)", None),
     "batch_backs": ("549.3(d)(2)", None),
