@@ -173,6 +173,7 @@ def test_a_suspended_round_is_void_under_policy_when_the_table_closes_549_16_k()
     assert closed.ok
     [voided] = of_type(closed.output, EventType.ROUND_VOIDED)
     assert voided.rule is None and "policy" in voided.data
+    assert voided.data["phase"] == "players" and voided.data["peek_done"] is False
     assert t.engine.current_round is None
 
 

@@ -248,3 +248,4 @@ def test_three_laps_without_a_launch_seen_is_no_spin_531_7_b(wheel: str) -> None
     laps(t, 1, 3)
     no_spin = _assert_no_spin(pocket(t, 1, "17"), "too_few_revolutions", "b", inspect_ball=True)
     assert no_spin.data["revolutions"] == 3
+    assert no_spin.data["missing"] == ["wheel.ball_launched", "wheel.no_more_bets"]

@@ -319,17 +319,17 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     def _end_suspended(self, out: EngineOutput) -> EngineOutput:
         """A round suspended under § 549.16(k) that can no longer go on is void: the table
         was closed (floord's close policy) or another halt reason came (fail closed)."""
-        if self.rounds.current is None or self.table.is_open:
+        play = self._play()
+        if play is None or self.table.is_open:
             return out
+        where = {"phase": play.r["phase"], "peek_done": play.r["peek"] is not None}
         if self.table.underlying == "closed":
-            out.extend(self._void_under_policy("table_closed", "the table closed", CLOSE_POLICY))
+            closed = "the table closed"
+            out.events += self._void("table_closed", None, closed, CLOSE_POLICY, **where)
         elif not self._reader_halt_only():
             reason = self.table.halt_reasons[-1]
-            out.extend(
-                self._void_under_policy(
-                    "table_halted", f"{reason['code']}: {reason['detail']}", FAIL_CLOSED_POLICY
-                )
-            )
+            detail = f"{reason['code']}: {reason['detail']}"
+            out.events += self._void("table_halted", None, detail, FAIL_CLOSED_POLICY, **where)
         return out
 
     def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:

@@ -22,7 +22,11 @@ from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.engine.roulette.irregularities import (
     DOUBLE_ZERO_ON_SINGLE,
+    NO_ROUND_POLICY,
+    OTHER_SPIN_POLICY,
+    SIGNALS_POLICY,
     NoSpin,
+    missing_signals,
     no_spin_for_warning,
 )
 from floord.engine.roulette.layout import (
@@ -57,19 +61,6 @@ SUPERSEDED_POLICY = (
 IDLE_POLICY = (
     "floord policy, not a regulation: a round whose wheel went idle without reporting a "
     "number is void"
-)
-SIGNALS_POLICY = (
-    'floord policy, not a regulation: a launch or "no more bets" signal floord did not '
-    "see is recorded for review; it voids nothing, as § 531.7(b) voids only a ball that "
-    "did not complete four revolutions"
-)
-NO_ROUND_POLICY = (
-    "floord policy, not a regulation: a number for which no round was in play (floord saw "
-    "neither the game start nor the launch) is no result"
-)
-OTHER_SPIN_POLICY = (
-    "floord policy, not a regulation: a round whose wheel reports the number of another "
-    "spin is void"
 )
 VOIDED_SPIN_POLICY = (
     "floord policy, not a regulation: a spin declared void stays void (its launch opens no "
@@ -415,27 +406,26 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
                 f"{current.get('spin')!r}",
                 OTHER_SPIN_POLICY,
             )
+        missing = missing_signals(current)
         if (short := short_spin(current)) is not None:
+            more = {"missing": missing} if missing else {}
             return self._no_spin(
-                short, spin, number=number, revolutions=current["ball_revolutions"]
+                short, spin, number=number, revolutions=current["ball_revolutions"], **more
             )
-        out = self._signals_not_seen(current, number, spin)
+        out = self._signals_not_seen(current, missing, number, spin)
         if number == "00" and self.wheel.kind == "double_zero_as_single":
             out.extend(self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number))
         else:
             out.extend(self._result(number, data, now))
         return out
 
-    def _signals_not_seen(self, current: dict[str, Any], number: str, spin: Any) -> EngineOutput:
+    def _signals_not_seen(
+        self, current: dict[str, Any], missing: list[str], number: str, spin: Any
+    ) -> EngineOutput:
         """floord's own observation, not a ruling: the launch or "no more bets" of the
         round was not seen. § 531.7(b) voids a ball that made fewer than four revolutions,
         which the revolution count (when the wheel reports one) or the wheel's own
         `failed_launch` shows; a signal floord missed shows neither, so the number stands."""
-        missing = []
-        if current["launches"] < 1:
-            missing.append(EventType.WHEEL_BALL_LAUNCHED.value)
-        if not current["no_more_bets"]:
-            missing.append(EventType.WHEEL_NO_MORE_BETS.value)
         if not missing:
             return EngineOutput()
         body = {
