@@ -190,6 +190,14 @@ COMMAND_ARGS: dict[str, str] = {
     "recut": "reason=TEXT",
     "spin": "",
     "ack_alert": "alert=ID [note=TEXT]",
+    "decks_received": "preinspected_preshuffled=true|false [decks=N] [note=TEXT]",
+    "decks_inspected": "defects_found=true|false [note=TEXT]",
+    "wheel_adjusted": (
+        "part=TEXT description=TEXT licence=ID security_witness=NAME [security_licence=ID]"
+    ),
+    "wheel_part_replaced": (
+        "part=TEXT description=TEXT licence=ID [security_witness=NAME] [security_licence=ID]"
+    ),
 }
 
 

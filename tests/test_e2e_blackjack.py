@@ -1,9 +1,9 @@
 """End to end on a Blackjack table: simulated card reader and card-recognition shoe on
 real ptys, the daemon process, a real Mosquitto.
 
-A card reader fault mid-round halts the table (58 Pa. Code § 549.16(k)); no
-`round.started` is published until an authorised `resume`; the halt survives a daemon
-restart (SIGKILL).
+A card reader fault mid-round halts the table and suspends the round (58 Pa. Code
+§ 549.16(k)); no `round.started` is published until an authorised `resume`; the halt
+survives a daemon restart (SIGKILL), the suspended round does not (the restart rule).
 """
 
 from __future__ import annotations
@@ -98,8 +98,12 @@ def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
             started = await c.event("round.started")
             halted = await c.event("table.halted", timeout=30)
             assert halted["rule"] == "58 Pa. Code § 549.16(k)"
-            voided = await c.event("round.voided")
-            assert voided["round"] == started["round"]
+            # § 549.16(k) stops the dealing; it voids nothing: the round waits.
+            suspended = await c.event(
+                "table.warning", lambda b: b["data"].get("what") == "round_suspended"
+            )
+            assert suspended["round"] == started["round"]
+            assert suspended["rule"] == "58 Pa. Code § 549.16(k)"
             refused = await dealer(broker.url, "round_start", {"boxes": [1]})
             assert not refused["ok"]
             await asyncio.sleep(0.5)
@@ -115,6 +119,9 @@ def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
     async def second_run() -> None:
         async with collecting(broker.url, "BJ-01") as c:
             await c.event("daemon.started")
+            # The suspended round did not survive the restart: floord's restart rule.
+            voided = await c.event("round.voided")
+            assert voided["rule"] is None and voided["data"]["reason"] == "daemon_restart"
             await c.wait_for(
                 lambda tp, b: tp == t.state and b.get("state") == "halted", what="still halted"
             )

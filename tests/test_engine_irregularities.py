@@ -58,32 +58,55 @@ def test_ball_not_detected_is_no_spin_531_7_c_and_says_531_7_d_is_possible() -> 
     assert late.events[0].rule == "58 Pa. Code § 531.7(c)"
 
 
-def test_a_number_without_launch_and_no_more_bets_is_a_suspect_spin_531_7_b() -> None:
+def test_a_number_without_launch_and_no_more_bets_stands_and_the_gap_is_policy_531_7_b() -> None:
+    """§ 531.7(b): "If the Roulette ball does not complete four revolutions around the
+    track of the wheel, the dealer shall announce 'no spin.'" Only that voids. A launch
+    and "no more bets" floord did not see are its own observation: recorded as policy,
+    uncited, and the number stands (this test once asserted a § 531.7(b) void)."""
     t = make_table()
     t.open()
     t.device(EventType.WHEEL_GAME_STARTED, {"spin": 2, "state": 2})
     out = t.number("17", spin=2)
-    assert types(out) == ["roulette.no_spin", "round.voided"]
-    no_spin = out.events[0]
-    assert no_spin.rule == "58 Pa. Code § 531.7(b)" and no_spin.data["reason"] == "suspect_spin"
-    assert no_spin.data["missing"] == ["wheel.ball_launched", "wheel.no_more_bets"]
-    assert no_spin.data["number"] == "17" and no_spin.data["inspect_ball"] is True
-    assert t.engine.snapshot()["last_result"] is None
+    assert types(out) == ["table.warning", "roulette.result", "round.ended"]
+    warning = out.events[0]
+    assert warning.rule is None and "not a regulation" in warning.data["policy"]
+    assert warning.data["what"] == "signals_not_seen"
+    assert warning.data["missing"] == ["wheel.ball_launched", "wheel.no_more_bets"]
+    assert warning.data["number"] == "17" and warning.round == out.events[1].round
+    assert t.engine.snapshot()["last_result"]["number"] == "17"
 
 
-def test_a_number_without_no_more_bets_is_suspect() -> None:
+def test_a_number_without_no_more_bets_stands_531_7_b() -> None:
+    """§ 531.7(b) voids a ball that did "not complete four revolutions"; a "no more bets"
+    floord missed is not that (this test once asserted a void)."""
     t = _open_round()
     out = t.number("17")
-    assert types(out) == ["roulette.no_spin", "round.voided"]
+    assert types(out) == ["table.warning", "roulette.result", "round.ended"]
     assert out.events[0].data["missing"] == ["wheel.no_more_bets"]
+    assert all(e.type != "roulette.no_spin" for e in out.events)
 
 
-def test_a_number_with_no_round_at_all_is_suspect() -> None:
+def test_a_number_with_no_round_at_all_is_no_result_under_policy() -> None:
+    """No round was in play (floord saw no game start and no launch): nothing to settle.
+    That is floord's policy, not § 531.7(b), which speaks of revolutions only."""
     t = make_table()
     t.open()
     out = t.number("17", spin=3)
-    assert types(out) == ["roulette.no_spin"]
-    assert out.events[0].round is None and out.events[0].rule == "58 Pa. Code § 531.7(b)"
+    assert types(out) == ["procedure.violation"]
+    event = out.events[0]
+    assert event.round is None and event.rule is None
+    assert event.data["what"] == "number_without_round" and "policy" in event.data
+    assert t.engine.snapshot()["last_result"] is None
+
+
+def test_a_number_of_another_spin_voids_the_round_under_policy() -> None:
+    """A number for another spin than the round's is no result; floord's policy voids
+    the round without a citation (no paragraph of § 531.7 speaks of it)."""
+    t = _open_round()
+    t.device(EventType.WHEEL_NO_MORE_BETS, {"spin": 1})
+    out = t.number("17", spin=9)
+    assert types(out) == ["round.voided"]
+    assert out.events[0].rule is None and out.events[0].data["reason"] == "other_spin"
 
 
 def test_an_impossible_number_is_a_violation_and_voids_the_round() -> None:

@@ -219,3 +219,33 @@ def test_the_signed_in_dealer_and_the_release_pocket_go_on_the_result() -> None:
     assert result.data["dealer"] == "DL-7" and result.data["release_pocket"] == "27"
     assert restored.engine.snapshot()["dealer"] == "DL-7"
     assert not t.command("dealer_in", {"table": "x"}, by="DL-7", role="dealer").ok
+
+
+@pytest.mark.parametrize("wheel", WHEELS)
+def test_ten_laps_and_a_lost_no_more_bets_is_a_result_531_7_b(wheel: str) -> None:
+    """§ 531.7(b): "If the Roulette ball does not complete four revolutions around the
+    track of the wheel, the dealer shall announce 'no spin.'" Ten counted laps are a
+    valid spin: a "no more bets" frame floord lost is recorded as its own observation
+    (policy, no citation), and the number is the result."""
+    t = _table(wheel)
+    assert rotor(t, 1) == ["round.started"]
+    assert types(launch(t, 1)) == []
+    laps(t, 1, 10)
+    out = pocket(t, 1, "17")
+    assert types(out) == ["table.warning", "roulette.result", "round.ended"]
+    warning = out.events[0]
+    assert warning.rule is None and warning.data["missing"] == ["wheel.no_more_bets"]
+    assert only(out, W.ROULETTE_RESULT).data["number"] == "17"
+
+
+@pytest.mark.parametrize("wheel", WHEELS)
+def test_three_laps_without_a_launch_seen_is_no_spin_531_7_b(wheel: str) -> None:
+    """§ 531.7(b): "If the Roulette ball does not complete four revolutions around the
+    track of the wheel, the dealer shall announce 'no spin.'" Three counted laps void
+    the spin under (b) whatever else floord missed."""
+    t = _table(wheel)
+    assert rotor(t, 1) == ["round.started"]
+    laps(t, 1, 3)
+    no_spin = _assert_no_spin(pocket(t, 1, "17"), "too_few_revolutions", "b", inspect_ball=True)
+    assert no_spin.data["revolutions"] == 3
+    assert no_spin.data["missing"] == ["wheel.ball_launched", "wheel.no_more_bets"]

@@ -50,7 +50,11 @@ def test_payout_classes_571_12_a(hole, community, payout_class, outcome, odds) -
 
 
 def test_aggregate_payout_limit_is_applied_571_12_b() -> None:
-    t = make_table(aggregate_payout_limit=60000)
+    """§ 571.12(b): "the aggregate payout limit for any hand may not exceed $50,000 or the
+    maximum amount that one patron could win per round when betting the minimum wager,
+    whichever is greater." A $25 minimum Ante allows up to $125,000; a hand owed more
+    is paid the table's limit."""
+    t = make_table(aggregate_payout_limit=60000, minimum_ante=25)
     t.ready()
     out = t.play_round(
         {1: "AS KS", 2: "7C 7D"}, "QS JS TS", {1: "play3", 2: "play1"}, antes={"1": 25, "2": 25}
@@ -62,9 +66,38 @@ def test_aggregate_payout_limit_is_applied_571_12_b() -> None:
     assert boxes[2]["outcome"] == "push"  # a pair of sevens
 
 
-def test_a_limit_below_50000_is_refused_571_12_b() -> None:
-    with pytest.raises(ValueError, match=r"571\.12\(b\)"):
-        make_table(aggregate_payout_limit=49999)
+def test_a_limit_below_50000_is_accepted_and_applied_571_12_b() -> None:
+    """§ 571.12(b): the limit "may not exceed $50,000 or the maximum amount that one patron
+    could win per round when betting the minimum wager, whichever is greater": a ceiling,
+    not a floor. A $25,000 limit is allowed (this test once asserted the opposite)."""
+    t = make_table(aggregate_payout_limit=25000)
+    t.ready()
+    out = t.play_round({1: "AS KS"}, "QS JS TS", {1: "play3"}, antes={"1": 10})
+    box = _result(out)[1]
+    assert box["payout_due"] == 500 * 10 * 10
+    assert box["payout"] == 25000 and box["capped"] is True
+    assert box["cap_rule"] == cite("571.12(b)")
+
+
+@pytest.mark.parametrize(
+    ("minimum_ante", "ceiling"),
+    [(None, 50_000), (5, 50_000), (10, 50_000), (25, 125_000), (100, 500_000)],
+)
+def test_the_limit_may_not_exceed_the_ceiling_571_12_b(minimum_ante, ceiling) -> None:
+    """§ 571.12(b): "may not exceed $50,000 or the maximum amount that one patron could win
+    per round when betting the minimum wager, whichever is greater." The most won betting
+    the minimum: an Ante at the minimum, each Street Wager three times it (§ 571.1), all
+    paid 500 to 1 (a royal flush, § 571.12(a)): 5,000 times the minimum Ante. Without a
+    minimum Ante floord cannot compute that amount, so the ceiling is $50,000."""
+    over = {} if minimum_ante is None else {"minimum_ante": minimum_ante}
+    assert make_table(aggregate_payout_limit=ceiling, **over).engine.rules.aggregate_payout_limit
+    with pytest.raises(ValueError, match=rf"571\.12\(b\)'s ceiling of \${ceiling:,}") as caught:
+        make_table(aggregate_payout_limit=ceiling + 1, **over)
+    if minimum_ante is None:
+        assert "minimum_ante" in str(caught.value)
+    for bad in (0, -5, 1.5, True):
+        with pytest.raises(ValueError, match="aggregate_payout_limit must be a whole number"):
+            make_table(aggregate_payout_limit=bad, **over)
 
 
 def test_folds_lose_what_was_wagered_and_need_no_reveal() -> None:

@@ -79,7 +79,8 @@ async def open_card_table(c: Collector, url: str, table: str) -> None:
 
 
 async def fault_mid_round(url: str, table: str) -> list[dict[str, Any]]:
-    """Deal a round until the reader fails; the record from the fault to the void."""
+    """Deal a round until the reader fails; the record from the fault to the round's
+    suspension (§ 549.16(k))."""
     async with collecting(url, table) as c:
         await open_card_table(c, url, table)
         await c.event("shoe.card_drawn")  # the burn card after the shoe was loaded
@@ -89,13 +90,15 @@ async def fault_mid_round(url: str, table: str) -> list[dict[str, Any]]:
         fault = await c.event("device.fault", lambda b: b["source"] == "reader", timeout=30)
         halted = await c.event("table.halted")
         assert halted["rule"] == "58 Pa. Code § 549.16(k)"
-        voided = await c.event("round.voided")
-        assert voided["round"] == started["round"]
+        suspended = await c.event(
+            "table.warning", lambda b: b["data"].get("what") == "round_suspended"
+        )
+        assert suspended["round"] == started["round"]
         refused = await dealer(url, table, "round_start", {"boxes": [1]})
         assert not refused["ok"]
         events = c.events(c.table.events)
         assert [b["type"] for b in events].count("round.started") == 1
-        return [b for b in events if fault["seq"] <= b["seq"] <= voided["seq"]]
+        return [b for b in events if fault["seq"] <= b["seq"] <= suspended["seq"]]
 
 
 def same_table(events: list[dict[str, Any]], table: str) -> list[Any]:
@@ -108,7 +111,7 @@ def same_table(events: list[dict[str, Any]], table: str) -> list[Any]:
     return out
 
 
-def test_a_reader_fault_voids_the_round_the_same_with_the_reader_remote(
+def test_a_reader_fault_suspends_the_round_the_same_with_the_reader_remote(
     broker, tmp_path: Path
 ) -> None:
     reader_steps = [{"idle": 20}, {"fault": {"code": 11}}, {"idle": 6000}]

@@ -11,7 +11,8 @@ from floord.engine.baccarat.engine import BaccaratEngine
 from floord.engine.blackjack.engine import BlackjackEngine
 from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.table_state import PrimaryDevice, TableState
-from floord.engine.roulette.engine import RouletteEngine, roulette_inspection
+from floord.engine.roulette.engine import RouletteEngine
+from floord.engine.roulette.inspection import roulette_inspection
 from floord.engine.stud.engine import StudEngine
 
 __all__ = [

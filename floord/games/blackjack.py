@@ -28,9 +28,10 @@ class CardTableRules(StrictModel):
     shuffler: Literal["none", "batch", "continuous"] = CARD_DEFAULTS["shuffler"]
     # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
     batch_backs: list[str] | None = CARD_DEFAULTS["batch_backs"]
-    boxes: int = Field(default=CARD_DEFAULTS["boxes"], ge=1, le=9)
+    # § 549.2(b)(2), § 551.2(b)(2): no more than seven betting areas (player positions).
+    boxes: int = Field(default=CARD_DEFAULTS["boxes"], ge=1, le=7)
     max_adjacent_boxes: int = Field(
-        default=CARD_DEFAULTS["max_adjacent_boxes"], ge=1, le=9, description="§ 549.14"
+        default=CARD_DEFAULTS["max_adjacent_boxes"], ge=1, le=7, description="§ 549.14"
     )
     deck_change_warn_minutes: int = Field(
         default=CARD_DEFAULTS["deck_change_warn_minutes"], ge=0, le=24 * 60

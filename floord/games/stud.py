@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from floord.engine.stud.engine import StudEngine
-from floord.engine.stud.rules import DEFAULTS, MAX_BOXES, MIN_AGGREGATE_LIMIT, read_rules
+from floord.engine.stud.rules import DEFAULTS, MAX_BOXES, read_rules
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.runner import TableEngine
@@ -28,9 +28,10 @@ class StudRules(StrictModel):
     decks: Literal[1, 2] = DEFAULTS["decks"]
     deck_backs: list[str] | None = None
     boxes: int = Field(default=DEFAULTS["boxes"], ge=1, le=MAX_BOXES)  # § 571.2(a)
-    aggregate_payout_limit: int = Field(
-        default=DEFAULTS["aggregate_payout_limit"], ge=MIN_AGGREGATE_LIMIT
-    )  # § 571.12(b)
+    # § 571.12(b): at most $50,000 or the most one patron could win per round betting the
+    # minimum wager, whichever is greater; the engine's rule table computes the ceiling.
+    aggregate_payout_limit: int = Field(default=DEFAULTS["aggregate_payout_limit"], ge=1)
+    minimum_ante: int | None = Field(default=None, ge=1)
     deck_change_warn_minutes: int = Field(
         default=DEFAULTS["deck_change_warn_minutes"], ge=0, le=240
     )

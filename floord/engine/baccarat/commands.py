@@ -20,17 +20,22 @@ from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
     deal_refusal,
-    floor_reshuffle,
     needs_reason,
     unknown_args,
 )
-from floord.engine.core.rulings import ruled
+from floord.engine.core.rulings import policy_decision, ruled
 from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
     from floord.engine.baccarat.rules import BaccaratRules
     from floord.engine.baccarat.shoe import BaccaratShoe
 
+# §§ 541.5(c), 543.5(c) and 545.5(b) say who cuts the cards after a reshuffle; no
+# paragraph of chapters 541, 543 or 545 in the seeds lets a floorperson order one.
+FLOOR_RESHUFFLE_POLICY = (
+    "floord policy, not a regulation: a floorperson may order a reshuffle between coups; "
+    "the cards are then shuffled, cut and burned as after any shuffle"
+)
 CARD_COMMANDS = ("dealer_in", "round_start", "round_end", "reshuffle", "change_decks")
 
 
@@ -103,11 +108,17 @@ class BaccaratCommands(TableEngineBase):
         if problem := needs_reason(command):
             return CommandOutcome(False, problem)
         if self.rounds.current is not None:
-            return CommandOutcome(
-                False, "a reshuffle is ordered between coups", self.rules.cite("reshuffle")
-            )
+            return CommandOutcome(False, "a reshuffle is ordered between coups")
         self.shoe.reshuffle_ordered()
-        return accepted([floor_reshuffle(self.rules, command)])
+        order = policy_decision(
+            EventType.CARDS_SHUFFLE_REQUIRED,
+            FLOOR_RESHUFFLE_POLICY,
+            None,
+            reason="floorperson",
+            by=command.by,
+            note=command.args["reason"],
+        )
+        return accepted([order])
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if self.rounds.current is not None:

@@ -36,7 +36,6 @@ DEFAULTS: dict[str, Any] = {
 SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "inspection": ("541.4(a)", "543.4(a)", "545.4(a)"),
     "shuffle": ("541.5(a)", "543.5(a)", "545.5(a)"),
-    "reshuffle": ("541.5(c)", "543.5(c)", "545.5(b)"),
     "burn": ("541.5(g)", "543.5(g)", "545.5(f)"),
     "deal_order": ("541.9(c)", "543.9(c)", "545.9"),
     "third_order": ("541.10(c)", "543.10(c)", "545.10(c)"),

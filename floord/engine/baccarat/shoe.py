@@ -222,10 +222,10 @@ class BaccaratShoe:
                 (cite("cover_card"), "the cards are replaced with new decks (change_decks)")
             )
         if self.shuffle_required:
-            key = {"cover_card": "cover_card", "floorperson": "reshuffle"}.get(
-                self.shuffle_required, "shuffle"
-            )
-            rule = None if self.shuffle_required == "shoe_empty" else cite(key)
+            key = "cover_card" if self.shuffle_required == "cover_card" else "shuffle"
+            # A reshuffle the shoe running out or a floorperson called for is policy.
+            policy = self.shuffle_required in ("shoe_empty", "floorperson")
+            rule = None if policy else cite(key)
             problems.append(
                 (rule, f"the cards must be shuffled ({self.shuffle_required}) and loaded")
             )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from floord.contract import EventType, format_ts
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.play import ACTIONS, Step, new_round
-from floord.engine.blackjack.rules import CARD_DEFAULTS
+from floord.engine.blackjack.rules import CARD_DEFAULTS, MAX_BOXES
 from floord.engine.cards.deck_receipt import (
     VERIFY_POLICY,
     ReceiptRefused,
@@ -102,8 +102,12 @@ class BlackjackCommands(TableEngineBase):
         boxes = command.args.get("boxes")
         limit = int(self.card_rules.get("boxes", CARD_DEFAULTS["boxes"]))
         if not distinct_boxes(boxes, limit):
+            # Box 8 or 9 is no betting area of any Blackjack layout (§ 549.2(b)(2)).
+            beyond = isinstance(boxes, list) and any(whole(b) and b > MAX_BOXES for b in boxes)
             return CommandOutcome(
-                False, f"boxes must be a non-empty list of distinct box numbers 1..{limit}"
+                False,
+                f"boxes must be a non-empty list of distinct box numbers 1..{limit}",
+                self.rules.cite("betting_areas") if beyond else None,
             )
         if problem := self._boxes_per_player(boxes, command.args.get("players")):
             return CommandOutcome(False, problem, self.rules.cite("boxes_per_player"))

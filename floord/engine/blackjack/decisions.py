@@ -14,8 +14,9 @@ from typing import Any
 from floord.contract import EventType
 from floord.engine.blackjack.play import MAX_HANDS_PER_BOX, Play, Step, new_hand
 from floord.engine.blackjack.settle import hand_count, is_live, settle_round
-from floord.engine.cards.card import count_hand, is_ace, same_value
+from floord.engine.cards.card import HandCount, count_hand, dealer_must_stand, is_ace, same_value
 from floord.engine.core.rulings import ruled, violation
+from floord.engine.core.types import Decision
 
 
 class Round(Play):
@@ -60,7 +61,7 @@ class Round(Play):
         handler(hand)
         hand["decided"] = True
         self.r["last_named"] = [box, index]
-        return Step()
+        return Step(self.serve_held())
 
     def _refusal(self, hand: dict[str, Any], action: str) -> Step | None:
         cite = self.rules.cite
@@ -174,9 +175,44 @@ class Round(Play):
         self.r["phase"] = "dealer"
         for hand in self.r["hands"]:
             hand["stood"] = hand["stood"] or not hand["surrendered"]
-        if not self.recognition or None in self.r["dealer"]["cards"]:
-            return Step()
-        return Step([self._dealer_event(revealed=True)])
+        out = []
+        if self.recognition and None not in self.r["dealer"]["cards"]:
+            out.append(self._dealer_event(revealed=True))
+        return Step(out + self._held_to_dealer())
+
+    def _held_to_dealer(self) -> list[Decision]:
+        """§ 549.16(c): a card drawn in error that no player took goes to the dealer as
+        the next card when the dealer must draw; "If the card is refused by the players and
+        the dealer cannot use the card, the card shall be placed in the discard rack." A
+        dealer whose cards are not known (a manual shoe) is not given it."""
+        out: list[Decision] = []
+        held = self.r.get("held") or []
+        while held:
+            card = held.pop(0)
+            dealer = self.r["dealer"]["cards"]
+            known = card is not None and None not in dealer
+            if known and self._dealer_draws(count_hand(dealer)):
+                dealer.append(card)
+                out.append(self._dealer_event(revealed=True))
+                continue
+            self.r["dealer"]["not_counted"].append(card)
+            out.append(
+                violation(
+                    self.rules,
+                    "drawn_in_error_exposed",
+                    "card_drawn_in_error_discarded",
+                    self.id,
+                    card=card,
+                    detail="no player took the card drawn in error and the dealer cannot use "
+                    "it: it is placed in the discard rack",
+                )
+            )
+        return out
+
+    def _dealer_draws(self, count: HandCount) -> bool:
+        """The dealer must draw: under 17 (§ 549.13(b)) with a hand the draw can change."""
+        live = any(is_live(h) for h in self.r["hands"])
+        return live and not self.dealer_blackjack() and not dealer_must_stand(count)
 
     def finish(self) -> Step:
         """`round_end`: the result of each hand, once the dealer's turn is done."""

@@ -110,6 +110,16 @@ class BlackjackDevices(TableEngineBase):
         if play is None:
             out.events.append(self._card_outside_round(card, now))
             return out
+        if not self.table.is_open:
+            # The round is suspended under § 549.16(k): a card dealt now breaks it; the
+            # record still follows the card, as the players saw it dealt.
+            detail = "the card reader is out of order: no card is dealt until it is repaired"
+            out.events.append(
+                violation(
+                    self.rules, "reader_malfunction", "card_while_reader_out", play.id,
+                    card=card, detail=detail,
+                )
+            )  # fmt: skip
         out.events += play.card(card, data.get("side"))
         return out
 

@@ -19,9 +19,20 @@ from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack.commands import BlackjackCommands
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.devices import BlackjackDevices
-from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules, blackjack_inspection
+from floord.engine.blackjack.rules import (
+    CARD_DEFAULTS,
+    GameRules,
+    blackjack_inspection,
+    boxes_problem,
+)
 from floord.engine.blackjack.shoe import ShoeBook
-from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
+from floord.engine.core.base import (
+    CLOSE_POLICY,
+    SHOE_EVENTS,
+    SHUFFLER_EVENTS,
+    TableEngineBase,
+    restart_policy,
+)
 from floord.engine.core.gaming_day import require_utc
 from floord.engine.core.rulings import STRICT_POLICY
 from floord.engine.core.snapshots import check_header, json_copy
@@ -31,12 +42,19 @@ from floord.engine.core.table_state import (
     PrimaryDevice,
     protocol_trouble_reason,
 )
-from floord.engine.core.types import Decision, EngineOutput
+from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.events import DeviceCommand
 
 SNAPSHOT_VERSION = 1
 GAMES = ("blackjack", "spanish21")
 RESTART_POLICY = restart_policy("end")
+READER_KIND_POLICY = (
+    "floord policy, not a regulation: a card reader of another kind than configured halts "
+    "the table, as the engine would judge a wrong peek by the wrong kind (§ 549.16(j)(1) "
+    "or (2))"
+)
+# The dealer's commands that continue a round: refused while it is suspended (§ 549.16(k)).
+SUSPENDED_COMMANDS = frozenset({"decision", "dealer_turn", "round_end"})
 READER_EVENTS = frozenset({EventType.READER_PEEK, EventType.READER_SELF_TEST})
 
 
@@ -71,6 +89,10 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             )
         if game == "spanish21" and rules.get("shoe") == "double":
             raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
+        if (
+            problem := boxes_problem(self.rules, rules.get("boxes", CARD_DEFAULTS["boxes"]))
+        ) is not None:
+            raise ValueError(problem)
         if rules.get("shuffler", CARD_DEFAULTS["shuffler"]) != "none" and not shuffler_device:
             raise ValueError(f"a {rules.get('shuffler')} shuffler needs a shuffler device")
         self.game = game
@@ -87,7 +109,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
                 reader_device,
                 self._identity_problem,
                 "reader_mismatch",
-                self.rules.cite("reader_kind"),
+                None,  # floord's policy (READER_KIND_POLICY), not § 549.16(j)
             ),
             required_devices=required_devices,
             gaming_day_starts=gaming_day_starts,
@@ -117,7 +139,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             handled.device_commands.extend(self._self_test_due(now))
         if device == self.shoe_device and type in PROTOCOL_TROUBLE:
             handled.events.extend(self._shoe_data_doubt(data))
-        return handled
+        return self._end_suspended(handled)
 
     def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
@@ -196,8 +218,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             said = "can" if "exposes_value" in caps else "cannot"
             return (
                 f"the card reader says it {said} show the hole card's value; the table is "
-                f"configured with reader_exposes_value={self.exposes}, and § 549.16(j) "
-                "treats a wrong peek differently for the two kinds"
+                f"configured with reader_exposes_value={self.exposes}: {READER_KIND_POLICY}"
             )
         return None
 
@@ -273,23 +294,73 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         return EngineOutput(self._void(reason, None, detail, policy))
 
     def _void_on_halt(self, code: str, detail: str) -> EngineOutput:
-        """A halt for the card reader's trouble voids under § 549.16(k); others fail closed."""
-        reason = self.table.halt_reasons[-1] if self.table.halt_reasons else {}
-        if reason.get("device") == self.reader:
-            play = self._play()
-            assert play is not None
-            return EngineOutput(
-                self._void(
-                    code,
-                    self.rules.cite("reader_malfunction"),
-                    f"{detail}: the dealer may not continue dealing until the card reader is "
-                    "repaired or replaced, so the round cannot be completed; every wager is "
-                    "returned",
-                    phase=play.r["phase"],
-                    peek_done=play.r["peek"] is not None,
-                )
+        """A halt for the card reader's malfunction suspends the round; others void it.
+
+        § 549.16(k): "the dealer may not continue dealing the game of Blackjack at that
+        table until the card reader device is repaired or replaced." It stops the dealing
+        and voids nothing (unlike (j)(1)): the round in play waits, and goes on once the
+        table is resumed. What (k) does not cover, a close or another device's halt while
+        it waits, voids it under floord's policies (`_end_suspended`).
+        """
+        if self._reader_halt_only():
+            body = {
+                "what": "round_suspended",
+                "detail": f"{detail}: no card is dealt until the card reader is repaired or "
+                "replaced and the table resumed; the round then goes on",
+            }
+            decision = Decision(
+                EventType.TABLE_WARNING,
+                body,
+                self.rules.cite("reader_malfunction"),
+                self.current_round,
             )
+            return EngineOutput([decision])
         return super()._void_on_halt(code, detail)
+
+    def _reader_halt_only(self) -> bool:
+        """Every latched halt reason is the card reader's malfunction (§ 549.16(k))."""
+        rule = self.rules.cite("reader_malfunction")
+        reasons = self.table.halt_reasons
+        return bool(reasons) and all(
+            r["device"] == self.reader and r["rule"] == rule for r in reasons
+        )
+
+    def _end_suspended(self, out: EngineOutput) -> EngineOutput:
+        """A round suspended under § 549.16(k) that can no longer go on is void: the table
+        was closed (floord's close policy) or another halt reason came (fail closed)."""
+        play = self._play()
+        if play is None or self.table.is_open:
+            return out
+        where = {"phase": play.r["phase"], "peek_done": play.r["peek"] is not None}
+        if self.table.underlying == "closed":
+            closed = "the table closed"
+            out.events += self._void("table_closed", None, closed, CLOSE_POLICY, **where)
+        elif not self._reader_halt_only():
+            reason = self.table.halt_reasons[-1]
+            detail = f"{reason['code']}: {reason['detail']}"
+            out.events += self._void("table_halted", None, detail, FAIL_CLOSED_POLICY, **where)
+        return out
+
+    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput:
+        return self._end_suspended(super().halt(code, detail, now))
+
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer's round commands wait while the reader is out (§ 549.16(k))."""
+        if (
+            command.name in SUSPENDED_COMMANDS
+            and self.rounds.current is not None
+            and self._reader_halt_only()
+        ):
+            return CommandOutcome(
+                False,
+                "the card reader is out of order: the dealer may not continue dealing until "
+                "it is repaired or replaced and the table resumed",
+                self.rules.cite("reader_malfunction"),
+            )
+        outcome = super().on_command(command, now)
+        if outcome.ok:
+            self._end_suspended(outcome.output)
+        return outcome
 
     # ----- restore ----------------------------------------------------------------
 

@@ -56,6 +56,7 @@ def new_round(boxes: list[int], *, recognition: bool, double: bool) -> dict[str,
         "insurance": [],
         "reload": False,
         "unassigned": [],
+        "held": [],  # cards drawn in error, used as the next cards (§ 549.16(b), (c))
     }
 
 
@@ -222,10 +223,10 @@ class Play:
         named = self.r["last_named"]
         hand = self.hand(*named) if named else None
         key, why = self._why_no_card(hand)
-        if hand is not None:
-            hand["not_counted"].append(card)
-        else:
-            self.r["unassigned"].append(card)
+        # § 549.16(b), (c): a card drawn in error is used as though it were the next card
+        # from the shoe: held for the next hand that draws, else the dealer, else the
+        # discard rack (`serve_held`, `Round.dealer_turn`).
+        self.r.setdefault("held", []).append(card)
         where = {"box": hand["box"], "hand": hand["hand"]} if hand else {}
         return [
             violation(
@@ -235,10 +236,26 @@ class Play:
                 self.id,
                 card=card,
                 **where,
-                detail=why,
+                detail=f"{why}: the card is drawn in error and used as the next card",
                 counted=False,
+                used_as="next_card",
+                used_as_rule=self.rules.cite("drawn_in_error"),
             )
         ]
+
+    def serve_held(self) -> list[Decision]:
+        """Give the cards drawn in error, oldest first, to the hands now owed a card, as
+        though each were the next card from the shoe (§ 549.16(b), (c))."""
+        out: list[Decision] = []
+        held = self.r.get("held") or []
+        while held:
+            target = next((h for h in self.r["hands"] if h["owed"] > 0), None)
+            if target is None:
+                break
+            target["owed"] -= 1
+            target["cards"].append(held.pop(0))
+            out += self._hand_event(target)
+        return out
 
     def _why_no_card(self, hand: dict[str, Any] | None) -> tuple[str, str]:
         if hand is None:

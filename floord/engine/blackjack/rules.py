@@ -31,13 +31,13 @@ CARD_DEFAULTS: dict[str, Any] = {
 
 # key -> (chapter 549 section, chapter 551 section or None when not in floord's sources)
 SECTIONS: dict[str, tuple[str, str | None]] = {
+    "betting_areas": ("549.2(b)(2)", "551.2(b)(2)"),
     "reader_inspection": ("549.2(e)", "551.2(e)"),
     "cards_inspected": ("549.5(a)", "551.4(a)"),
     "cards_verified": ("549.5(a)", "551.4(b)"),
     "preinspected": ("549.5(f)", "551.4(d)"),
     "values": ("549.3(b)", "551.3(b)"),
     "no_tens": ("551.3(a)", "551.3(a)"),
-    "reader_kind": ("549.16(j)", None),
     "deck_change": ("549.3(e)", "551.3(c)"),
     "batches_equal": ("549.3(d)(1)", None),
     "batch_backs": ("549.3(d)(2)", None),
@@ -71,6 +71,8 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "dealer_no_effect": ("549.13(c)", None),
     "continuous": ("549.15", "551.15"),
     "face_up": ("549.16(a)", None),
+    "drawn_in_error": ("549.16(b)", None),
+    "drawn_in_error_exposed": ("549.16(c)", None),
     "dealer_17_card": ("549.16(d)", None),
     "insufficient_cards": ("549.16(f)", None),
     "wrong_side": ("549.16(h)", None),
@@ -78,6 +80,8 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "peek_hidden": ("549.16(j)(2)", None),
     "reader_malfunction": ("549.16(k)", None),
 }
+# § 549.2(b)(2), § 551.2(b)(2): "No more than seven" betting areas (player positions).
+MAX_BOXES = 7
 # Spanish 21 rules that are in floord's sources and differ from chapter 549: no rule
 # to cite where chapter 551 does not restrict (split aces, § 551.12(c)).
 NOT_IN_SPANISH21 = frozenset({"split_aces", "determinant", "wrong_side"})
@@ -119,6 +123,16 @@ class GameRules:
                 )
             }
         return {}
+
+
+def boxes_problem(rules: GameRules, boxes: object) -> str | None:
+    """Why `boxes` (the table's betting areas) breaks § 549.2(b)(2) / § 551.2(b)(2)."""
+    if not isinstance(boxes, int) or isinstance(boxes, bool) or not 1 <= boxes <= MAX_BOXES:
+        return (
+            f"boxes must be 1..{MAX_BOXES}: the layout has no more than seven betting areas "
+            f"({rules.cite('betting_areas')}), found {boxes!r}"
+        )
+    return None
 
 
 def blackjack_inspection(rules: GameRules) -> InspectionSpec:

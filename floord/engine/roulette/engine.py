@@ -17,14 +17,17 @@ from typing import Any
 from floord.contract import EventType, cite, format_ts
 from floord.engine.core.base import TableEngineBase, restart_policy
 from floord.engine.core.gaming_day import require_utc
-from floord.engine.core.inspection import InspectionSpec
 from floord.engine.core.snapshots import check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.roulette.inspection import roulette_inspection
 from floord.engine.roulette.irregularities import (
     DOUBLE_ZERO_ON_SINGLE,
-    SUSPECT_SPIN,
+    NO_ROUND_POLICY,
+    OTHER_SPIN_POLICY,
+    SIGNALS_POLICY,
     NoSpin,
+    missing_signals,
     no_spin_for_warning,
 )
 from floord.engine.roulette.layout import (
@@ -66,21 +69,6 @@ VOIDED_SPIN_POLICY = (
     "round, its number is no result) unless its void called for the same spin to be spun "
     "again; the wheel's next game is the next round"
 )
-
-
-def roulette_inspection(wheel: str) -> InspectionSpec:
-    """The § 531.3(a) checklist; item (5) applies to a double zero wheel used as single."""
-    items = {
-        "no_magnet_or_contrivance": cite("531.3(a)(1)"),
-        "wheel_level_and_free": cite("531.3(a)(2)"),
-        "parts_secure": cite("531.3(a)(3)"),
-        "ball_nonmagnetic": cite("531.3(a)(4)"),
-    }
-    if wheel == "double_zero_as_single":
-        items["layout_and_signage"] = cite("531.3(a)(5)")
-    # Every opening is preceded by an inspection: a table closed (its wheel covered and
-    # locked, § 531.3(f)) and reopened the same gaming day is inspected again.
-    return InspectionSpec(items=items, rule=cite("531.3(a)"), per_opening=cite("531.3(f)"))
 
 
 class RouletteEngine(SensorJudgements, TableEngineBase):
@@ -407,23 +395,53 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
                     voided_round=self.voided["round"],
                     detail="the spin was already declared void; its number is no result",
                 )
-            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=["round"])
-        missing = []
-        if current["launches"] < 1:
-            missing.append(EventType.WHEEL_BALL_LAUNCHED.value)
-        if not current["no_more_bets"]:
-            missing.append(EventType.WHEEL_NO_MORE_BETS.value)
-        if current.get("spin") is not None and spin != current.get("spin"):
-            missing.append(f"spin {spin!r} (the round follows spin {current.get('spin')!r})")
-        if missing:
-            return self._no_spin(SUSPECT_SPIN, spin, number=number, missing=missing)
-        if (short := short_spin(current)) is not None:
-            return self._no_spin(
-                short, spin, number=number, revolutions=current["ball_revolutions"]
+            return self._violation(
+                "number_without_round",
+                policy=NO_ROUND_POLICY,
+                number=number,
+                spin=spin,
+                detail="no round was in play for this number: it is no result",
             )
+        if current.get("spin") is not None and spin != current.get("spin"):
+            return self._void_under_policy(
+                "other_spin",
+                f"the wheel reported a number for spin {spin!r}; the round follows spin "
+                f"{current.get('spin')!r}",
+                OTHER_SPIN_POLICY,
+            )
+        missing = missing_signals(current)
+        if (short := short_spin(current)) is not None:
+            more = {"missing": missing} if missing else {}
+            return self._no_spin(
+                short, spin, number=number, revolutions=current["ball_revolutions"], **more
+            )
+        out = self._signals_not_seen(current, missing, number, spin)
         if number == "00" and self.wheel.kind == "double_zero_as_single":
-            return self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number)
-        return self._result(number, data, now)
+            out.extend(self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number))
+        else:
+            out.extend(self._result(number, data, now))
+        return out
+
+    def _signals_not_seen(
+        self, current: dict[str, Any], missing: list[str], number: str, spin: Any
+    ) -> EngineOutput:
+        """floord's own observation, not a ruling: the launch or "no more bets" of the
+        round was not seen. § 531.7(b) voids a ball that made fewer than four revolutions,
+        which the revolution count (when the wheel reports one) or the wheel's own
+        `failed_launch` shows; a signal floord missed shows neither, so the number stands."""
+        if not missing:
+            return EngineOutput()
+        body = {
+            "what": "signals_not_seen",
+            "missing": missing,
+            "spin": spin,
+            "number": number,
+            "detail": "floord did not see "
+            + " or ".join(missing)
+            + " for this spin; the number stands: review the spin from video",
+            "policy": SIGNALS_POLICY,
+        }
+        return EngineOutput([Decision(EventType.TABLE_WARNING, body, None, self.rounds.current_id)])
 
     def _result(self, number: str, data: dict[str, Any], now: datetime) -> EngineOutput:
         rnd = self.rounds.finish()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from floord.contract import cite
+from floord.contract import EventType, cite
 
 
 @dataclass(frozen=True)
@@ -75,16 +75,6 @@ BALL_LEFT_WHEEL = NoSpin(
         }
     },
 )
-SUSPECT_SPIN = NoSpin(
-    "suspect_spin",
-    "531.7(b)",
-    respin=False,
-    inspect_ball=True,
-    detail=(
-        "a winning number for a spin whose launch and no-more-bets were not both seen: "
-        "four revolutions around the track are not shown"
-    ),
-)
 DOUBLE_ZERO_ON_SINGLE = NoSpin(
     "double_zero_on_single_zero",
     "531.5(c)(2)",
@@ -113,3 +103,29 @@ def no_spin_for_warning(data: dict[str, Any]) -> NoSpin | None:
         if flag in flags:
             return no_spin
     return None
+
+
+# What floord saw, or missed, is its own observation and no § 531.7 ruling.
+SIGNALS_POLICY = (
+    'floord policy, not a regulation: a launch or "no more bets" signal floord did not '
+    "see is recorded for review; it voids nothing, as § 531.7(b) voids only a ball that "
+    "did not complete four revolutions"
+)
+NO_ROUND_POLICY = (
+    "floord policy, not a regulation: a number for which no round was in play (floord saw "
+    "neither the game start nor the launch) is no result"
+)
+OTHER_SPIN_POLICY = (
+    "floord policy, not a regulation: a round whose wheel reports the number of another "
+    "spin is void"
+)
+
+
+def missing_signals(current: dict[str, Any]) -> list[str]:
+    """The launch and "no more bets" signals of the round floord did not see."""
+    missing = []
+    if current["launches"] < 1:
+        missing.append(EventType.WHEEL_BALL_LAUNCHED.value)
+    if not current["no_more_bets"]:
+        missing.append(EventType.WHEEL_NO_MORE_BETS.value)
+    return missing

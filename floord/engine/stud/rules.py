@@ -20,7 +20,8 @@ DEALING = ("hand", "manual_shoe", "automated_shoe")
 SHUFFLERS = ("none", "counting", "non_counting")
 DECK_SIZE = 52  # § 571.3(a)
 MAX_BOXES = 6  # § 571.2(a)
-MIN_AGGREGATE_LIMIT = 50_000  # § 571.12(b)
+LIMIT_FLOOR = 50_000  # § 571.12(b): "$50,000 or ..., whichever is greater"
+MAX_STREET_MULTIPLE = 3  # § 571.1: each Street Wager is one, two or three times the Ante
 # A rule a table's config leaves out: these, here and in the config's model
 # (`floord/games/stud.py`), so the two can never disagree.
 DEFAULTS: dict[str, Any] = {
@@ -28,7 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "shuffler": "counting",
     "decks": 1,
     "boxes": MAX_BOXES,
-    "aggregate_payout_limit": MIN_AGGREGATE_LIMIT,
+    "aggregate_payout_limit": LIMIT_FLOOR,
     "deck_change_warn_minutes": 30,
 }
 ACTIONS = {"play1": 1, "play2": 2, "play3": 3, "fold": 0}  # § 571.11(a), (c), (e)
@@ -78,6 +79,7 @@ class StudRules:
     boxes: int
     aggregate_payout_limit: int
     deck_change_warn_minutes: int
+    minimum_ante: int | None = None
 
     def cite(self, key: str) -> str:
         return cite(BY_PROCEDURE[key][PROCEDURE_INDEX[self.dealing]])
@@ -125,6 +127,7 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
         "boxes",
         "aggregate_payout_limit",
         "deck_change_warn_minutes",
+        "minimum_ante",
     }
     unknown = sorted(set(map(str, rules)) - known)
     if unknown:
@@ -160,12 +163,18 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
     boxes = rules.get("boxes", DEFAULTS["boxes"])
     if not _whole(boxes) or not 1 <= boxes <= MAX_BOXES:
         raise ValueError(f"boxes must be 1..{MAX_BOXES} (§ 571.2(a)), found {boxes!r}")
-    limit = rules.get("aggregate_payout_limit", DEFAULTS["aggregate_payout_limit"])
-    if not _whole(limit) or limit < MIN_AGGREGATE_LIMIT:
+    minimum_ante = rules.get("minimum_ante")
+    if minimum_ante is not None and (not _whole(minimum_ante) or minimum_ante < 1):
         raise ValueError(
-            f"aggregate_payout_limit must be a whole number of dollars >= {MIN_AGGREGATE_LIMIT} "
-            f"(§ 571.12(b)), found {limit!r}"
+            f"minimum_ante must be a whole number of dollars >= 1, found {minimum_ante!r}"
         )
+    limit = rules.get("aggregate_payout_limit", DEFAULTS["aggregate_payout_limit"])
+    if not _whole(limit) or limit < 1:
+        raise ValueError(
+            f"aggregate_payout_limit must be a whole number of dollars >= 1, found {limit!r}"
+        )
+    if (problem := limit_problem(limit, minimum_ante)) is not None:
+        raise ValueError(problem)
     warn = rules.get("deck_change_warn_minutes", DEFAULTS["deck_change_warn_minutes"])
     if not _whole(warn) or not 0 <= warn <= 240:
         raise ValueError(f"deck_change_warn_minutes must be 0..240, found {warn!r}")
@@ -177,7 +186,48 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
         boxes=boxes,
         aggregate_payout_limit=limit,
         deck_change_warn_minutes=warn,
+        minimum_ante=minimum_ante,
     )
+
+
+def most_won_at_minimum(minimum_ante: int) -> int:
+    """The most one patron could win in a round betting the minimum wager (§ 571.12(b)).
+
+    floord reads "betting the minimum wager" as an Ante Wager at the table minimum: the
+    patron may still make each Street Wager three times the Ante (§ 571.1), and every
+    wager wins at the best odds of § 571.12(a) (a royal flush). One patron plays one
+    position (§ 571.7(e)), so a round is one hand.
+    """
+    wagers = minimum_ante * (1 + MAX_STREET_MULTIPLE * len(STREET_RULES))
+    return wagers * max(PAYOUT_ODDS.values())
+
+
+def limit_ceiling(minimum_ante: int | None) -> int:
+    """§ 571.12(b): the limit "may not exceed $50,000 or the maximum amount that one patron
+    could win per round when betting the minimum wager, whichever is greater". Without
+    the table's minimum Ante floord cannot compute the second amount: $50,000."""
+    if minimum_ante is None:
+        return LIMIT_FLOOR
+    return max(LIMIT_FLOOR, most_won_at_minimum(minimum_ante))
+
+
+def limit_problem(limit: int, minimum_ante: int | None) -> str | None:
+    """Why `limit` exceeds § 571.12(b)'s ceiling; None when it is at or below it."""
+    ceiling = limit_ceiling(minimum_ante)
+    if limit <= ceiling:
+        return None
+    if minimum_ante is None:
+        why = (
+            "without minimum_ante (the table's minimum Ante Wager, in dollars) the "
+            f"ceiling is ${LIMIT_FLOOR:,}"
+        )
+    else:
+        won = most_won_at_minimum(minimum_ante)
+        why = (
+            f"the ceiling is the greater of ${LIMIT_FLOOR:,} and ${won:,}, the most one "
+            f"patron could win per round betting the ${minimum_ante:,} minimum"
+        )
+    return f"aggregate_payout_limit ${limit:,} exceeds § 571.12(b)'s ceiling of ${ceiling:,}: {why}"
 
 
 def _whole(value: Any) -> bool:
