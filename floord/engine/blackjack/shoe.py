@@ -36,7 +36,7 @@ class ShoeBook:
     def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
         self.rules = rules
         self.double = card_rules.get("shoe", "single") == "double"
-        self.shuffler = card_rules.get("shuffler", "none")
+        self.shuffler: str = card_rules.get("shuffler", "none")
         self.backs = list(card_rules.get("batch_backs") or [])
         self.decks = int(card_rules["decks"])
         self.warn = timedelta(minutes=int(card_rules.get("deck_change_warn_minutes", 60)))
