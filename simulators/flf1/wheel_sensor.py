@@ -61,6 +61,7 @@ class WheelSensorSimulator(CardDevice):
     DEFAULT_IDENTITY = ("WS-000531", "1.0.0")
     FAULTS = FAULTS
     TAMPERS = TAMPERS
+    scenario: WheelSensorScenario  # the base class checks it is a SCENARIO
 
     def capability_words(self) -> list[str]:
         return []  # the wheel word is the scenario's: see `identity_fields`
