@@ -23,7 +23,7 @@ from drivers.flf1.fields import (
 )
 from drivers.flf1.framed import FramedDriver
 from floord.contract import EventType
-from floord.events import DeviceEvent
+from floord.events import DeviceEvent, Driver
 
 _BATCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 
@@ -108,4 +108,4 @@ class CardShufflerDriver(FramedDriver):
         return [DeviceEvent(EventType.SHUFFLER_MODE, {"continuous": value == "C"})]
 
 
-DRIVER = CardShufflerDriver
+DRIVER: type[Driver] = CardShufflerDriver  # mypy checks it is a Driver

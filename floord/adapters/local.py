@@ -25,7 +25,7 @@ import structlog
 from drivers import module_name as driver_module
 from floord.adapters.protocol_limiter import ProtocolErrorLimiter
 from floord.contract import Envelope, EventType, format_ts
-from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Outgoing, Request
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing, Request
 from floord.journal.store import Journal, JournalError
 from floord.profiles import DeviceProfile
 from floord.transport.base import Transport
@@ -51,10 +51,11 @@ Sink = Callable[[Received], None]
 REFUSALS = frozenset({"NO", "NAK"})
 
 
-def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Any:
+def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Driver:
     """The driver named by the profile (`drivers/<driver>.py`, class `DRIVER`)."""
     module = importlib.import_module(driver_module(profile.driver))
-    return module.DRIVER(profile, **options)
+    driver: Driver = module.DRIVER(profile, **options)
+    return driver
 
 
 class DeviceAdapter:

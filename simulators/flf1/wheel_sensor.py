@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 
+from floord.events import Simulator
 from simulators.flf1.card_device import Action, CardDevice, DeviceState, Send, Wait
 from simulators.flf1.wheel_sensor_scenarios import Spin, WheelSensorScenario, WheelSensorStep
 
@@ -89,4 +90,4 @@ class WheelSensorSimulator(CardDevice):
         return spin_actions(step.spin)
 
 
-SIMULATOR = WheelSensorSimulator
+SIMULATOR: type[Simulator] = WheelSensorSimulator  # mypy checks it is a Simulator
