@@ -20,6 +20,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	bash scripts/ensure-test-tools.sh

@@ -37,7 +37,8 @@ class SerialSettings(_Strict):
     baudrate: int = Field(gt=0)
     bytesize: Literal[5, 6, 7, 8] = 8
     parity: Literal["N", "E", "O", "M", "S"] = "N"
-    stopbits: Literal[1, 1.5, 2] = 1
+    # pydantic checks a float in a Literal; the typing spec allows none, hence the ignore.
+    stopbits: Literal[1, 1.5, 2] = 1  # type: ignore[valid-type]
     flow_control: Literal["none", "rtscts", "xonxoff"] = "none"
 
 

@@ -178,8 +178,8 @@ class _CardControl:
         self.sim = sim
         self.scenario_model = type(sim.scenario)
         self.step_fields = step_fields(self.scenario_model)
-        fields = self.scenario_model.model_fields
-        self.context = {"pockets": sim.scenario.pockets} if "pockets" in fields else {}
+        # What a step is checked against beside itself: a wheel sensor's pockets.
+        self.context = sim.scenario.model_dump(include={"pockets"})
         self._running: set[asyncio.Task[None]] = set()
 
     def codes(self) -> str:

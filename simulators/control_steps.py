@@ -19,6 +19,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from floord.profiles import validation_problems
+from simulators.flf1.card_scenarios import CardScenario
+from simulators.scenario import Scenario
 
 _PAIR = re.compile(r"""(\w+)=("(?:[^"\\]|\\.)*"|'[^']*'|\S+)""")
 
@@ -75,7 +77,10 @@ def _yaml_value(text: str) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ControlError(f"readable YAML expected, found {text!r} ({exc.problem})") from exc
+        # Only a marked error (a syntax error) has a `problem`; a character YAML does not
+        # read (a control byte) is a ReaderError, which says what it is in its text.
+        problem = exc.problem if isinstance(exc, yaml.MarkedYAMLError) else str(exc)
+        raise ControlError(f"readable YAML expected, found {text!r} ({problem})") from exc
 
 
 def read_command(line: str, step_fields: dict[str, Any]) -> dict[str, Any]:
@@ -110,7 +115,9 @@ def step_fields(scenario_model: type[BaseModel]) -> dict[str, Any]:
     return dict(step_model.model_fields)
 
 
-def validate_step(model: type[BaseModel], context: dict[str, Any], step: dict[str, Any]) -> Any:
+def validate_step(
+    model: type[Scenario] | type[CardScenario], context: dict[str, Any], step: dict[str, Any]
+) -> Any:
     """Check one step with the simulator's scenario model (the scenario file's own checks)."""
     try:
         scenario = model.model_validate({**context, "steps": [step]})

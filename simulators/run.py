@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from floord.events import Simulator
 from floord.profiles import DeviceProfile, ProfileError, load_profile
 from simulators import module_name
 from simulators.control import open_control, parse_control
@@ -22,7 +23,7 @@ from simulators.link import PtyLink, TcpLink, open_pty_link, serve_tcp
 from simulators.scenario import ScenarioError, load_scenario
 
 
-def load_simulator(profile: DeviceProfile) -> Any:
+def load_simulator(profile: DeviceProfile) -> Callable[..., Simulator]:
     """The simulator class named by a profile: `simulators.<profile.simulator>.SIMULATOR`."""
     name = profile.simulator
     try:
@@ -33,7 +34,7 @@ def load_simulator(profile: DeviceProfile) -> Any:
         module = importlib.import_module(module_path)
     except ModuleNotFoundError as exc:
         raise ValueError(f"profile {profile.model}: no simulator module {name!r}") from exc
-    simulator = getattr(module, "SIMULATOR", None)
+    simulator: Callable[..., Simulator] | None = getattr(module, "SIMULATOR", None)
     if simulator is None:
         raise ValueError(f"{module_path} has no SIMULATOR")
     return simulator

@@ -223,6 +223,14 @@ def test_command_forms_read_as_scenario_steps() -> None:
         read_command("{fault: {code: 5}, cut: true}", fields)
 
 
+@pytest.mark.parametrize("line", ["{fault: \x01}", "silence \x07", "spin number=\x00"])
+def test_a_control_character_is_refused_not_raised(line: str) -> None:
+    """YAML's reader refuses control characters with a ReaderError, which has no
+    `problem`: the line is refused as unreadable, and the channel keeps serving."""
+    with pytest.raises(ControlError, match=r"readable YAML expected, found .*unacceptable"):
+        read_command(line, step_fields(Scenario))
+
+
 @pytest.mark.parametrize(
     ("spec", "problem"),
     [

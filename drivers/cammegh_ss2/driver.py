@@ -30,7 +30,7 @@ from drivers.cammegh_ss2.protocol import (
     wheel_labels,
 )
 from floord.contract import EventType
-from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Request
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Request
 from floord.profiles import DeviceProfile
 
 Output = DeviceEvent | DeviceReply
@@ -204,4 +204,4 @@ def _identity_error(reason: str, text: str) -> DeviceEvent:
     return DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, {"reason": reason, "raw": raw})
 
 
-DRIVER = Ss2Driver
+DRIVER: type[Driver] = Ss2Driver  # mypy checks it is a Driver

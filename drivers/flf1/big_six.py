@@ -25,7 +25,7 @@ from drivers.flf1.codec import Frame, FrameError, protocol_error
 from drivers.flf1.fields import Output, expect_fields, parse_int, self_test_reply
 from drivers.flf1.framed import FramedDriver
 from floord.contract import EventType
-from floord.events import DeviceEvent, DeviceReply
+from floord.events import DeviceEvent, DeviceReply, Driver
 from floord.profiles import DeviceProfile
 
 SECTIONS = 54  # 58 Pa. Code § 533.1(a)
@@ -176,4 +176,4 @@ class BigSixDriver(FramedDriver):
         return [DeviceEvent(EventType.DEVICE_FAULT, data)]
 
 
-DRIVER = BigSixDriver
+DRIVER: type[Driver] = BigSixDriver  # mypy checks it is a Driver

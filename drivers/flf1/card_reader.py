@@ -21,7 +21,7 @@ from drivers.flf1.fields import (
 )
 from drivers.flf1.framed import FramedDriver
 from floord.contract import EventType
-from floord.events import DeviceEvent, DeviceReply
+from floord.events import DeviceEvent, DeviceReply, Driver
 
 BLACKJACK_HOLE_RANKS = frozenset("ATJQK")
 
@@ -75,4 +75,4 @@ class CardReaderDriver(FramedDriver):
         return DeviceEvent(EventType.READER_PEEK, {"blackjack": answer == "Y", "hole_card": hole})
 
 
-DRIVER = CardReaderDriver
+DRIVER: type[Driver] = CardReaderDriver  # mypy checks it is a Driver

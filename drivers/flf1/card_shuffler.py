@@ -23,7 +23,7 @@ from drivers.flf1.fields import (
 )
 from drivers.flf1.framed import FramedDriver
 from floord.contract import EventType
-from floord.events import DeviceEvent
+from floord.events import DeviceEvent, Driver
 
 _BATCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 
@@ -80,13 +80,13 @@ class CardShufflerDriver(FramedDriver):
             return [DeviceEvent(event, data)]
         if kind == "JAM":
             raw_batch, raw_code, text = expect_fields(frame, "batch or -", "code", "text")
-            batch = None if raw_batch == NO_VALUE else parse_batch(raw_batch, "JAM batch")
+            in_batch = None if raw_batch == NO_VALUE else parse_batch(raw_batch, "JAM batch")
             code = parse_int(raw_code, "JAM code")
             if code == 0:
                 raise FrameError("JAM: a jam code (not 0) expected, found 0")
             text = code_text(code, parse_text(text, "JAM text"), self.quirks.fault_codes)
             return [
-                DeviceEvent(EventType.SHUFFLER_JAM, {"batch": batch, "code": code, "text": text})
+                DeviceEvent(EventType.SHUFFLER_JAM, {"batch": in_batch, "code": code, "text": text})
             ]
         if kind == "OOO":
             raw_code, text = expect_fields(frame, "code", "text")
@@ -108,4 +108,4 @@ class CardShufflerDriver(FramedDriver):
         return [DeviceEvent(EventType.SHUFFLER_MODE, {"continuous": value == "C"})]
 
 
-DRIVER = CardShufflerDriver
+DRIVER: type[Driver] = CardShufflerDriver  # mypy checks it is a Driver

@@ -22,7 +22,7 @@ from drivers.flf1.fields import (
 )
 from drivers.flf1.framed import FramedDriver
 from floord.contract import EventType
-from floord.events import DeviceEvent
+from floord.events import DeviceEvent, Driver
 
 SIDES = {"L": "left", "R": "right"}
 
@@ -114,4 +114,4 @@ class DealingShoeDriver(FramedDriver):
         return [protocol_error(reason, frame.raw)]
 
 
-DRIVER = DealingShoeDriver
+DRIVER: type[Driver] = DealingShoeDriver  # mypy checks it is a Driver

@@ -18,7 +18,7 @@ from drivers.flf1.codec import Frame, FrameError, protocol_error
 from drivers.flf1.fields import Output, expect_fields, parse_int, self_test_reply
 from drivers.flf1.framed import FramedDriver
 from floord.contract import EventType
-from floord.events import DeviceEvent, DeviceReply
+from floord.events import DeviceEvent, DeviceReply, Driver
 from floord.profiles import DeviceProfile
 
 DIRECTIONS = ("cw", "ccw")
@@ -159,4 +159,4 @@ class WheelSensorDriver(FramedDriver):
         )
 
 
-DRIVER = WheelSensorDriver
+DRIVER: type[Driver] = WheelSensorDriver  # mypy checks it is a Driver

@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 from drivers.flf1.codec import escape_raw
 from floord.contract import EventType
-from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Request
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Request
 from floord.profiles import DeviceProfile
 
 Output = DeviceEvent | DeviceReply
@@ -423,4 +423,4 @@ class HidWedgeShoeDriver:
         return None
 
 
-DRIVER = HidWedgeShoeDriver
+DRIVER: type[Driver] = HidWedgeShoeDriver  # mypy checks it is a Driver

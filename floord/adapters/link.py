@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any
 
@@ -102,7 +102,7 @@ class AdapterLink:
         topics: Topics,
         device: str,
         journal: Journal,
-        on_command: Callable[[DeviceCommand], Awaitable[Any]],
+        on_command: Callable[[DeviceCommand], Coroutine[Any, Any, Any]],
         announce: Callable[[], bool],
         device_online: Callable[[], bool],
         heartbeat_s: float,

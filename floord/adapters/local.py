@@ -25,10 +25,11 @@ import structlog
 from drivers import module_name as driver_module
 from floord.adapters.protocol_limiter import ProtocolErrorLimiter
 from floord.contract import Envelope, EventType, format_ts
-from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Outgoing, Request
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing, Request
 from floord.journal.store import Journal, JournalError
 from floord.profiles import DeviceProfile
-from floord.transport.stream import StreamTransport, TransportError, open_transport
+from floord.transport.base import Transport
+from floord.transport.stream import TransportError, open_transport
 
 Clock = Callable[[], datetime]
 
@@ -50,10 +51,11 @@ Sink = Callable[[Received], None]
 REFUSALS = frozenset({"NO", "NAK"})
 
 
-def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Any:
+def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Driver:
     """The driver named by the profile (`drivers/<driver>.py`, class `DRIVER`)."""
     module = importlib.import_module(driver_module(profile.driver))
-    return module.DRIVER(profile, **options)
+    driver: Driver = module.DRIVER(profile, **options)
+    return driver
 
 
 class DeviceAdapter:
@@ -87,7 +89,7 @@ class DeviceAdapter:
         self._limiter = ProtocolErrorLimiter(profile.protocol_errors)
         self._limiter_timer: asyncio.TimerHandle | None = None
         self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
-        self._transport: StreamTransport | None = None
+        self._transport: Transport | None = None
         self._write_lock = asyncio.Lock()
         self._pending: list[tuple[Request, asyncio.Future[DeviceReply]]] = []
         self.online = False
@@ -285,20 +287,22 @@ class DeviceAdapter:
 
     async def _attempt(self) -> bool:
         """One connection: open the port, run a session, close; True if the device spoke."""
-        self._transport = await open_transport(
+        # A serial or socket port, or a USB wedge: the adapter holds only the protocol.
+        transport = await open_transport(
             self.port, self.profile.serial, self.profile.timeouts.connect_s
         )
+        self._transport = transport
         try:
             self._driver.reset()
-            return await self._session(self._transport)
+            return await self._session(transport)
         finally:
-            await self._transport.close()
+            await transport.close()
             self._transport = None
             for _, future in self._pending:
                 if not future.done():
                     future.cancel()
 
-    async def _session(self, transport: StreamTransport) -> bool:
+    async def _session(self, transport: Transport) -> bool:
         """Read until the link breaks or goes silent; True if the device said anything."""
         timeouts = self.profile.timeouts
         first_wait = timeouts.power_on_quiet_s + timeouts.silence_s

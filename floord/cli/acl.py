@@ -24,7 +24,7 @@ ACL_NAME = "floord.acl"
 PASSWD_NAME = "floord.passwd"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     acl = sub.add_parser(
         "acl",
         help="write the broker's ACL and password files from the floor's configs",

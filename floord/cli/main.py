@@ -200,7 +200,7 @@ def _cmd(ns: argparse.Namespace) -> int:
 def _sim(ns: argparse.Namespace) -> int:
     link = importlib.import_module("simulators.run")
     try:
-        return asyncio.run(
+        code: int = asyncio.run(
             link.run_simulator(
                 ns.profile,
                 pty=ns.pty,
@@ -211,6 +211,7 @@ def _sim(ns: argparse.Namespace) -> int:
                 control=None if ns.control in (None, "none") else ns.control,
             )
         )
+        return code
     except KeyboardInterrupt:
         return 0
 

@@ -83,9 +83,9 @@ def _table_lines(table: TableStatus, box: BoxStatus) -> list[str]:
     for reason in state["halt_reasons"]:
         if not isinstance(reason, dict):
             continue
-        device = f" [{reason.get('device')}]" if reason.get("device") else ""
+        where = f" [{reason.get('device')}]" if reason.get("device") else ""
         since = f" since {reason.get('since')}" if reason.get("since") else ""
-        lines.append(f"  halt: {reason.get('code')}{device}: {reason.get('detail')}{since}")
+        lines.append(f"  halt: {reason.get('code')}{where}: {reason.get('detail')}{since}")
     if table.backlog is not None:
         lines.append(f"  backlog: {table.backlog} event(s) not yet acknowledged by the broker")
     for device in table.devices:

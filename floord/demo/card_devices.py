@@ -107,11 +107,12 @@ def scenario_bodies(table: CardTable, pace: float) -> tuple[Timeline, dict[str, 
 def build_simulators(table: CardTable, pace: float) -> dict[str, Any]:
     """The table's simulators, their scenarios validated and dry-run against the profiles."""
     from floord.profiles import load_profile
+    from simulators.flf1.card_device import CardDevice
     from simulators.flf1.card_reader import CardReaderSimulator
     from simulators.flf1.card_shuffler import CardShufflerSimulator
     from simulators.flf1.dealing_shoe import DealingShoeSimulator
 
-    kinds = {
+    kinds: dict[str, type[CardDevice]] = {
         "reader": CardReaderSimulator,
         "shoe": DealingShoeSimulator,
         "shuffler": CardShufflerSimulator,

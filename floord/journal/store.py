@@ -425,7 +425,7 @@ class Journal:
             f"SELECT COUNT(*) FROM events WHERE published = 0 AND stream IN ({marks})",
             tuple(streams),
         )
-        return rows[0][0]
+        return int(rows[0][0])
 
     def read_range(self, stream: str, from_seq: int, to_seq: int) -> list[str]:
         """The stored JSON of seqs from_seq..to_seq (both included), unchanged, in order."""

@@ -50,7 +50,6 @@ def make_client(
     window: int | None = None,
 ) -> aiomqtt.Client:
     """An aiomqtt client; with `window`, that many QoS 1 messages may be in flight."""
-    extra = {} if window is None else {"max_inflight_messages": window}
     client = aiomqtt.Client(
         host,
         port,
@@ -63,7 +62,7 @@ def make_client(
         timeout=timeout,
         tls_context=tls_context,
         tls_params=aiomqtt.TLSParameters() if tls and tls_context is None else None,
-        **extra,
+        max_inflight_messages=window,  # None: paho-mqtt's own window
     )
     if window is not None:
         # aiomqtt warns above this many outstanding calls; a full window is expected.

@@ -352,8 +352,8 @@ class TableLink:
     async def _publish_state(self, client: aiomqtt.Client) -> None:
         """Retained `P/state` and `P/devices/<id>`, each only if its body changed."""
         bodies = {self._topics.state: compact(self._state())}
-        for device_id, body in self._devices().items():
-            bodies[self._topics.device(device_id)] = compact(body)
+        for device_id, device in self._devices().items():
+            bodies[self._topics.device(device_id)] = compact(device)
         for topic, body in bodies.items():
             if self._sent_state.get(topic) == body:
                 continue

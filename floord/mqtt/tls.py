@@ -49,7 +49,7 @@ class _ServerNameContext(ssl.SSLContext):
 
     server_name: str = ""
 
-    def wrap_socket(self, sock: Any, *args: Any, **kwargs: Any) -> ssl.SSLSocket:  # type: ignore[override]
+    def wrap_socket(self, sock: Any, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
         kwargs["server_hostname"] = self.server_name
         return super().wrap_socket(sock, *args, **kwargs)
 

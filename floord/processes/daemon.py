@@ -52,7 +52,7 @@ def build_engine(
 ) -> TableEngine:
     """The game engine a table's config asks for, restored from its last snapshot."""
     day = loaded.config.gaming_day
-    common = {
+    common: dict[str, Any] = {  # what every engine takes
         "required_devices": [d.id for d in table.devices if d.required],
         "gaming_day_starts": day.starts,
         "timezone": day.timezone,
@@ -284,9 +284,10 @@ class Daemon:
         waits = [asyncio.create_task(a.tried.wait()) for a in adapters]
         stop = asyncio.create_task(self._stop.wait())
         all_tried = asyncio.gather(*waits)
+        either: set[asyncio.Future[Any]] = {all_tried, stop}
         try:
             first = asyncio.FIRST_COMPLETED
-            await asyncio.wait({all_tried, stop}, timeout=bound, return_when=first)
+            await asyncio.wait(either, timeout=bound, return_when=first)
         finally:
             for task in [*waits, stop]:
                 task.cancel()

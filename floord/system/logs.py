@@ -28,7 +28,8 @@ def configure_logging(level: str = "info", *, json_lines: bool | None = None) ->
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),
+        # structlog asks for a TextIO but only writes and flushes, all _CurrentStderr does.
+        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
 

@@ -29,6 +29,7 @@ import structlog
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
 from floord.contract import REPLAY_MAX_EVENTS, Envelope, EventType, format_ts
+from floord.engine.core.command_checks import whole
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal.store import Journal, JournalError
 from floord.operator.commands import MAX_ID_LENGTH, Operators, Refusal, check_command
@@ -117,22 +118,26 @@ class TableRunner:
         return snap
 
     def _builders(self, items: list[Pending], ts: str) -> list[Callable[[int], Envelope]]:
-        return [
-            (
-                lambda seq, s=source, t=etype, d=data, r=rule, rd=rnd: Envelope(
-                    site=self.site,
-                    table=self.table,
-                    seq=seq,
-                    ts=ts,
-                    type=t,
-                    source=s,
-                    data=d,
-                    rule=r,
-                    round=rd,
-                )
+        return [self._builder(item, ts) for item in items]
+
+    def _builder(self, item: Pending, ts: str) -> Callable[[int], Envelope]:
+        """The envelope of `item` once the journal gives it its `seq`."""
+        source, etype, data, rule, rnd = item
+
+        def build(seq: int) -> Envelope:
+            return Envelope(
+                site=self.site,
+                table=self.table,
+                seq=seq,
+                ts=ts,
+                type=etype,
+                source=source,
+                data=data,
+                rule=rule,
+                round=rnd,
             )
-            for source, etype, data, rule, rnd in items
-        ]
+
+        return build
 
     def _record(
         self, items: list[Pending], now: datetime, unrecorded: dict[str, Any] | None = None
@@ -351,19 +356,13 @@ class TableRunner:
         self, command: VerifiedCommand, described: dict[str, Any], now: datetime
     ) -> None:
         args = command.args
-        first, last = args.get("from_seq"), args.get("to_seq")
-        problem = None
-        if not isinstance(first, int) or not isinstance(last, int) or isinstance(first, bool):
-            problem = "replay needs integer from_seq and to_seq"
-        elif first < 1 or last < first:
-            problem = "replay needs 1 <= from_seq <= to_seq"
-        elif last - first + 1 > REPLAY_MAX_EVENTS:
-            problem = f"replay is limited to {REPLAY_MAX_EVENTS} events per request"
-        if problem:
+        asked = replay_range(args)
+        if isinstance(asked, str):
             await self._refuse(
-                Refusal("bad_args", problem, command.id, command.name, command.by), now
+                Refusal("bad_args", asked, command.id, command.name, command.by), now
             )
             return
+        first, last = asked
         self._record(
             [
                 (
@@ -466,3 +465,18 @@ def _command_id(payload: bytes) -> str | None:
         return None
     found = body.get("id") if isinstance(body, dict) else None
     return escape_text(found, MAX_ID_LENGTH) if isinstance(found, str) else None
+
+
+def replay_range(args: dict[str, Any]) -> tuple[int, int] | str:
+    """The journal range a `replay` command asks for, or why it is refused.
+
+    Both ends are whole numbers: JSON's true is not sequence number 1.
+    """
+    first, last = args.get("from_seq"), args.get("to_seq")
+    if not whole(first) or not whole(last):
+        return "replay needs integer from_seq and to_seq"
+    if first < 1 or last < first:
+        return "replay needs 1 <= from_seq <= to_seq"
+    if last - first + 1 > REPLAY_MAX_EVENTS:
+        return f"replay is limited to {REPLAY_MAX_EVENTS} events per request"
+    return first, last

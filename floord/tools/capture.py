@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from floord.profiles import SerialSettings
+from floord.transport.base import Transport
 from floord.transport.stream import TransportError, open_transport
 
 CAPTURE_VERSION = 1
@@ -99,9 +100,9 @@ async def capture(
     started = loop.time()
     chunks = total = 0
     try:
-        for data in send:
-            await transport.write(data)
-            out.write(Chunk(loop.time() - started, data, "out").to_json() + "\n")
+        for sent in send:
+            await transport.write(sent)
+            out.write(Chunk(loop.time() - started, sent, "out").to_json() + "\n")
         out.flush()
         while not stop.is_set():
             remaining = started + seconds - loop.time()
@@ -123,7 +124,7 @@ async def capture(
     return chunks, total
 
 
-async def _read_or_stop(transport: Any, stop: asyncio.Event, timeout: float) -> bytes | None:
+async def _read_or_stop(transport: Transport, stop: asyncio.Event, timeout: float) -> bytes | None:
     """The next read, or None when the time is up or a stop was asked for."""
     reading = asyncio.ensure_future(transport.read())
     stopping = asyncio.ensure_future(stop.wait())

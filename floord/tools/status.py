@@ -200,7 +200,7 @@ async def _collect(
         if topic not in wanted or not message.payload:
             continue
         try:
-            body = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+            body = json.loads(bytes(message.payload))
         except (TypeError, ValueError):
             continue
         if not isinstance(body, dict):

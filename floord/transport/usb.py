@@ -106,7 +106,7 @@ class UsbTransport:
     async def read(self) -> bytes:
         """What the device sent since the last read (whole reports); b"" once closed."""
         item = await self._queue.get()
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             if isinstance(item, Exception):
                 if chunks:  # hand over what came before the error first

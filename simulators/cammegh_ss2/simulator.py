@@ -42,6 +42,7 @@ import random
 from collections import Counter
 from collections.abc import Callable
 
+from floord.events import Simulator
 from floord.profiles import DeviceProfile
 from simulators.cammegh_ss2.host import Ss2HostCommands
 from simulators.cammegh_ss2.wire import (
@@ -428,4 +429,4 @@ class Ss2Simulator(Ss2HostCommands):
             await self._send(reply(text))
 
 
-SIMULATOR = Ss2Simulator
+SIMULATOR: type[Simulator] = Ss2Simulator  # mypy checks it is a Simulator

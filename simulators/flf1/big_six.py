@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from floord.events import Simulator
 from simulators.flf1.big_six_scenarios import SECTIONS, BigSixScenario, BigSixStep, Spin
 from simulators.flf1.card_device import Action, CardDevice, DeviceState, Send, Wait, quirk_flag
 
@@ -132,4 +133,4 @@ class BigSixSimulator(CardDevice):
         return actions
 
 
-SIMULATOR = BigSixSimulator
+SIMULATOR: type[Simulator] = BigSixSimulator  # mypy checks it is a Simulator

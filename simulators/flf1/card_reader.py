@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from floord.events import Simulator
 from simulators.flf1.card_device import Action, CardDevice, DeviceState, Reply, Send, quirk_flag
 from simulators.flf1.card_scenarios import ReaderScenario, ReaderStep, SelfTest
 
@@ -86,4 +87,4 @@ class CardReaderSimulator(CardDevice):
         return [("TSR", state.test)]
 
 
-SIMULATOR = CardReaderSimulator
+SIMULATOR: type[Simulator] = CardReaderSimulator  # mypy checks it is a Simulator

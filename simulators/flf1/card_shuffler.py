@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from floord.events import Simulator
 from simulators.flf1.card_device import Action, CardDevice, DeviceState, Send, Wait
 from simulators.flf1.card_scenarios import ShufflerScenario, ShufflerStep
 
@@ -109,4 +110,4 @@ class CardShufflerSimulator(CardDevice):
         raise ValueError(f"not a card shuffler step: {step.kind}")
 
 
-SIMULATOR = CardShufflerSimulator
+SIMULATOR: type[Simulator] = CardShufflerSimulator  # mypy checks it is a Simulator

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from floord.events import Simulator
 from simulators.flf1.card_device import Action, CardDevice, DeviceState, Send, Wait, quirk_flag
 from simulators.flf1.card_scenarios import ShoeScenario, ShoeStep
 
@@ -107,4 +108,4 @@ class DealingShoeSimulator(CardDevice):
         return actions
 
 
-SIMULATOR = DealingShoeSimulator
+SIMULATOR: type[Simulator] = DealingShoeSimulator  # mypy checks it is a Simulator

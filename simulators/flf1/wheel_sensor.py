@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 
+from floord.events import Simulator
 from simulators.flf1.card_device import Action, CardDevice, DeviceState, Send, Wait
 from simulators.flf1.wheel_sensor_scenarios import Spin, WheelSensorScenario, WheelSensorStep
 
@@ -61,6 +62,7 @@ class WheelSensorSimulator(CardDevice):
     DEFAULT_IDENTITY = ("WS-000531", "1.0.0")
     FAULTS = FAULTS
     TAMPERS = TAMPERS
+    scenario: WheelSensorScenario  # the base class checks it is a SCENARIO
 
     def capability_words(self) -> list[str]:
         return []  # the wheel word is the scenario's: see `identity_fields`
@@ -88,4 +90,4 @@ class WheelSensorSimulator(CardDevice):
         return spin_actions(step.spin)
 
 
-SIMULATOR = WheelSensorSimulator
+SIMULATOR: type[Simulator] = WheelSensorSimulator  # mypy checks it is a Simulator

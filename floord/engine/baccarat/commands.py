@@ -60,7 +60,9 @@ class BaccaratCommands(TableEngineBase):
             return refused
         if problem := unknown_args(command, ("reason",) if command.name == "reshuffle" else ()):
             return CommandOutcome(False, problem)
-        return getattr(self, f"_cmd_{command.name}")(command, now)
+        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
+        handler = getattr(self, f"_cmd_{command.name}")
+        return handler(command, now)
 
     # ----- dealer -----------------------------------------------------------------
 

@@ -78,7 +78,7 @@ class Coup:
 
     @property
     def id(self) -> str:
-        return self.r["id"]
+        return str(self.r["id"])
 
     def card(self, card: str | None) -> list[Decision]:
         """A card dealt from the shoe during the coup."""

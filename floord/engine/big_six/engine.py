@@ -255,10 +255,11 @@ class BigSixEngine(TableEngineBase):
             )  # fmt: skip
             return out
         if not current["spun"]:
+            detail = "the wheel reported a rest without reporting a spin"
             body = {"reason": "spin_not_seen", "respin": True, "policy": NO_SPIN_POLICY,
-                    "detail": "the wheel reported a rest without reporting a spin"}  # fmt: skip
+                    "detail": detail}  # fmt: skip
             out = EngineOutput([Decision(EventType.BIGSIX_NO_SPIN, body, None, current["id"])])
-            out.events.append(self._void("spin_not_seen", None, body["detail"], NO_SPIN_POLICY))
+            out.events.append(self._void("spin_not_seen", None, detail, NO_SPIN_POLICY))
             return out
         return None
 

@@ -81,7 +81,9 @@ class BlackjackCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        return getattr(self, f"_cmd_{command.name}")(command, now)
+        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
+        handler = getattr(self, f"_cmd_{command.name}")
+        return handler(command, now)
 
     # ----- dealer -----------------------------------------------------------------
 

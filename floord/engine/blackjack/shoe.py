@@ -37,7 +37,7 @@ class ShoeBook:
     def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
         self.rules = rules
         self.double = card_rules.get("shoe", CARD_DEFAULTS["shoe"]) == "double"
-        self.shuffler = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
+        self.shuffler: str = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
         self.backs = list(card_rules.get("batch_backs") or [])
         self.decks = int(card_rules["decks"])
         warn = card_rules.get("deck_change_warn_minutes", CARD_DEFAULTS["deck_change_warn_minutes"])

@@ -48,7 +48,7 @@ class ShufflerBook:
 
     def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
         self.rules = rules
-        self.shuffler = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
+        self.shuffler: str = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
         self.backs = list(card_rules.get("batch_backs") or [])
         self.decks = int(card_rules["decks"])
         self.batches: dict[str, str] = {}

@@ -36,10 +36,18 @@ DOOR_POLICY = "floord policy, not a regulation: an open shuffler door is reporte
 class DeckRules(Protocol):
     """What `DeckBook` reads of a game's rules (`StudRules`, `CarnivalRules`)."""
 
-    shuffler: str
-    decks: int
-    deck_backs: tuple[str, ...]
-    deck_change_warn_minutes: int
+    # Read-only: the rules are frozen models, and the book never changes them.
+    @property
+    def shuffler(self) -> str: ...
+
+    @property
+    def decks(self) -> int: ...
+
+    @property
+    def deck_backs(self) -> tuple[str, ...]: ...
+
+    @property
+    def deck_change_warn_minutes(self) -> int: ...
 
     @property
     def deck_size(self) -> int: ...

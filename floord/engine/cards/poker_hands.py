@@ -83,6 +83,7 @@ def _five(cards: tuple[str, ...]) -> PokerHand:
     groups = sorted(Counter(values).items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     sizes = [n for _, n in groups]
     by_group = tuple(v for v, _ in groups)
+    ranks: tuple[int, ...]
     if top is not None and flush:
         cls, ranks = ("royal_flush" if top == 14 else "straight_flush"), (top,)
     elif sizes[0] == 4:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 ABOVE_FLOOR = ("floorperson", "supervisor")
 DECKS_POLICY = "floord policy: the chapters' deck rules (§ 55x.3) are not in our seeds"
 FLOOR_POLICY = "a floorperson's call (floord records it; the chapter names no cause)"
-COMMANDS = ("round_start", "round_end", "shuffle", "cut", "recut", "reshuffle")
+COMMANDS: tuple[str, ...] = ("round_start", "round_end", "shuffle", "cut", "recut", "reshuffle")
 COMMANDS += ("remove_deck", "change_decks")
 ARGS = {
     "round_start": ("boxes",),
@@ -75,7 +75,9 @@ class CarnivalCommands(TableEngineBase):
         if command.name not in ("round_end", "remove_deck") and in_play is not None:
             rule = self._cite("shuffle") if command.name in ("shuffle", "reshuffle") else None
             return CommandOutcome(False, f"round {in_play} is in play: wait for its end", rule)
-        return getattr(self, f"_cmd_{command.name}")(command, now)
+        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
+        handler = getattr(self, f"_cmd_{command.name}")
+        return handler(command, now)
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         boxes, limit = command.args.get("boxes"), self.rules.boxes

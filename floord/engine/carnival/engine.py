@@ -92,8 +92,12 @@ class CarnivalEngine(CarnivalCommands, TableEngineBase):
             return self._violation("event_from_other_device", device=device, event=type)
         rnd = self.current_round
         stack = self.stack
-        restarted = type == EventType.SHUFFLER_SHUFFLE_STARTED and stack is not None
-        if restarted and (self.rules.decks == 1 or stack["deck"] in (None, data.get("batch"))):
+        restarted = type == EventType.SHUFFLER_SHUFFLE_STARTED
+        if (
+            restarted
+            and stack is not None
+            and (self.rules.decks == 1 or stack["deck"] in (None, data.get("batch")))
+        ):
             self.stack = None  # the device shuffles it again: no hand shuffle stands
         return EngineOutput([self._pai_gow(d) for d in self.decks.shuffler_event(type, data, rnd)])
 

@@ -8,14 +8,14 @@ once, and not while the devices' or decks' books say it may not (`deal_refusal`)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from floord.contract import EventType
 from floord.engine.core.rulings import CitingRules, ruled
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 
 
-def whole(value: Any) -> bool:
+def whole(value: Any) -> TypeGuard[int]:
     """A whole number (JSON's true and false are not numbers here)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -51,7 +51,7 @@ def floor_reshuffle(rules: CitingRules, command: VerifiedCommand) -> Decision:
     )
 
 
-def distinct_boxes(boxes: Any, limit: int) -> bool:
+def distinct_boxes(boxes: Any, limit: int) -> TypeGuard[list[int]]:
     """A non-empty list of distinct box numbers 1..`limit`."""
     return (
         isinstance(boxes, list)

@@ -372,7 +372,12 @@ class TableState:
         was_open = self.is_open
         came_from = self.state
         self.underlying = "closed"
-        data = {"by": command.by, "role": command.role, "from": came_from, "state": self.state}
+        data: dict[str, Any] = {
+            "by": command.by,
+            "role": command.role,
+            "from": came_from,
+            "state": self.state,
+        }
         rule = None
         if self.spec.per_opening is not None:
             # The wheel is covered and locked (§ 531.3(f)); the next opening is preceded

@@ -366,7 +366,7 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             return EngineOutput()
         number, spin = data.get("number"), data.get("spin")
         current = self.rounds.current
-        if not on_wheel(self.wheel.kind, number):
+        if not isinstance(number, str) or not on_wheel(self.wheel.kind, number):
             out = self._violation(
                 "impossible_number",
                 rule=cite(self.wheel.layout_section),

@@ -73,7 +73,7 @@ def service_command(table: TableState, command: VerifiedCommand, now: datetime) 
     allowed = tuple(TEXT_LIMITS)
     if problem := unknown_args(command, allowed):
         return CommandOutcome(False, problem)
-    required = ("part", "description", "licence")
+    required: tuple[str, ...] = ("part", "description", "licence")
     if adjustment:
         required += ("security_witness",)
     if problem := _text_args(command, required):

@@ -71,7 +71,9 @@ class StudCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        return getattr(self, f"_cmd_{command.name}")(command, now)
+        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
+        handler = getattr(self, f"_cmd_{command.name}")
+        return handler(command, now)
 
     def _step(self, play: StudPlay, step: Step) -> CommandOutcome:
         if step.error:

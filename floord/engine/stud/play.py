@@ -61,7 +61,7 @@ class StudPlay:
 
     @property
     def id(self) -> str:
-        return self.r["id"]
+        return str(self.r["id"])
 
     def hand(self, box: int) -> dict[str, Any] | None:
         return next((h for h in self.r["hands"] if h["box"] == box), None)
@@ -77,7 +77,8 @@ class StudPlay:
 
     @property
     def dealt(self) -> bool:
-        return self.r["drawn"] >= self.expected_observed
+        drawn: int = self.r["drawn"]
+        return drawn >= self.expected_observed
 
     def _cards_in_round(self) -> list[str]:
         cards = [c for h in self.r["hands"] for c in h["cards"] if c]
