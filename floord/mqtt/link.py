@@ -20,17 +20,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import ssl
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiomqtt
+import structlog
 
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
-from floord.journal.store import Journal
+from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import make_client
 from floord.mqtt.jobs import SessionStopped, run_session
@@ -111,7 +112,13 @@ class TableLink:
         self._on_command = on_command
         self._keepalive = keepalive
         self._client_id = client_id
-        self._log = log if log is not None else logging.getLogger("floord.mqtt")
+        self._log = (
+            log if log is not None else structlog.get_logger("floord.mqtt").bind(table=topics.table)
+        )
+        # For the operator's lines: broker connected, lost, back (with the backlog).
+        self._ever_connected = False
+        self._down_since: float | None = None
+        self._failures = 0
         self._backoff = backoff if backoff is not None else Backoff()
         self._window = window
         self._ack_timeout = max(10.0, 3.0 * keepalive)
@@ -146,8 +153,9 @@ class TableLink:
         client = self._client
         if client is None:
             self._log.warning(
-                f"mqtt {self._topics.base}: not connected, command result dropped: "
-                f"{compact(payload)[:200]}"
+                "broker not connected: command result dropped",
+                id=payload.get("id"),
+                ok=payload.get("ok"),
             )
             return
         try:
@@ -155,23 +163,20 @@ class TableLink:
                 self._topics.cmd_result, compact(payload), qos=1, timeout=self._ack_timeout
             )
         except aiomqtt.MqttError as exc:
-            self._log.warning(f"mqtt {self._topics.base}: command result not delivered: {exc}")
+            self._log.warning("command result not delivered", error=str(exc))
 
     async def publish_replay(self, payloads: list[str]) -> None:
         """Send stored events on `P/replay` (QoS 1), unchanged and in order."""
         client = self._client
         if client is None:
-            self._log.warning(
-                f"mqtt {self._topics.base}: not connected, replay of {len(payloads)} "
-                "event(s) dropped"
-            )
+            self._log.warning("broker not connected: replay dropped", events=len(payloads))
             return
         items = [(self._topics.replay, body) for body in payloads]
         try:
             for start in range(0, len(items), self._window):
                 await self._publish_in_order(client, items[start : start + self._window])
         except aiomqtt.MqttError as exc:
-            self._log.warning(f"mqtt {self._topics.base}: replay not fully delivered: {exc}")
+            self._log.warning("replay not fully delivered", error=str(exc))
 
     async def stop(self) -> None:
         """Say `online: false` (clean stop), disconnect cleanly and end run()."""
@@ -193,7 +198,7 @@ class TableLink:
                 try:
                     await self._connect_once()
                 except aiomqtt.MqttError as exc:
-                    self._log.warning(f"mqtt {self._topics.base}: connection failed or lost: {exc}")
+                    self._connection_failed(exc)
                 if self._stop.is_set():
                     break
                 delay = self._backoff.next()
@@ -231,7 +236,7 @@ class TableLink:
         async with client:
             self._backoff.reset()
             self._client = client
-            self._log.info(f"mqtt {self._topics.base}: connected to {self._host}:{self._port}")
+            self._connected()
             try:
                 await self._serve(client)
             except asyncio.CancelledError:
@@ -249,6 +254,42 @@ class TableLink:
             finally:
                 self._client = None
 
+    def _connected(self) -> None:
+        """One line when the link comes up: the first time, or back after a loss."""
+        where = f"{self._host}:{self._port}"
+        if not self._ever_connected:
+            self._log.info("broker connected", broker=where)
+        else:
+            down_s = time.monotonic() - self._down_since if self._down_since else None
+            try:
+                backlog: int | None = self._journal.backlog(list(self._streams))
+            except JournalError:
+                backlog = None  # the runner halts the table and says why
+            self._log.info(
+                "broker connection back",
+                broker=where,
+                backlog=backlog,
+                down_s=round(down_s, 1) if down_s is not None else None,
+            )
+        self._ever_connected = True
+        self._down_since = None
+        self._failures = 0
+
+    def _connection_failed(self, exc: aiomqtt.MqttError) -> None:
+        """One warning when the link goes (or cannot come up at all); the retries after it
+        are debug lines, so a broker away for an hour does not fill the log."""
+        self._failures += 1
+        where = f"{self._host}:{self._port}"
+        if self._failures > 1:
+            self._log.debug("broker still unreachable", broker=where, error=str(exc),
+                            attempts=self._failures)  # fmt: skip
+            return
+        self._down_since = time.monotonic()
+        if self._ever_connected:
+            self._log.warning("broker connection lost", broker=where, error=str(exc))
+        else:
+            self._log.warning("broker unreachable", broker=where, error=str(exc))
+
     async def _say_offline(self, client: aiomqtt.Client, reason: str, timeout: float) -> None:
         try:
             await client.publish(
@@ -259,7 +300,7 @@ class TableLink:
                 timeout=timeout,
             )
         except aiomqtt.MqttError as exc:
-            self._log.warning(f"mqtt {self._topics.base}: offline status not delivered: {exc}")
+            self._log.warning("offline status not delivered", error=str(exc))
 
     async def _serve(self, client: aiomqtt.Client) -> None:
         """Run one connection's jobs until one of them ends it; then end them all."""
@@ -307,7 +348,7 @@ class TableLink:
             try:
                 await self._on_command(raw, replay_only)
             except Exception:
-                self._log.exception(f"mqtt {self._topics.base}: command handler failed")
+                self._log.exception("command handler failed")
 
     async def _stop_watch(self, client: aiomqtt.Client) -> None:
         await self._stop.wait()
