@@ -51,6 +51,11 @@ LINES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     EventType.JOURNAL_INTEGRITY: ("error", "journal integrity", ("breaks",)),
 }
 
+# Types whose line names the rule even when there is none (floord's policy, not a rule).
+_RULED = frozenset(
+    {EventType.TABLE_HALTED, EventType.TABLE_RESUMED, EventType.OPERATOR_COMMAND_REFUSED}
+)
+
 
 def state_line(envelope: Envelope) -> tuple[str, str, dict[str, Any]] | None:
     """(level, message, fields) of the line `envelope` makes, or None for no line."""
@@ -66,7 +71,8 @@ def state_line(envelope: Envelope) -> tuple[str, str, dict[str, Any]] | None:
     if envelope.type == EventType.TABLE_RESUMED:
         cleared = data.get("cleared") or []
         fields["cleared"] = [r.get("code") for r in cleared if isinstance(r, dict)]
-    if envelope.rule:
+    if envelope.rule or envelope.type in _RULED:
+        # A halt, resume or refusal always says its rule; null: floord's own policy.
         fields["rule"] = envelope.rule
     if envelope.round:
         fields["round"] = envelope.round
