@@ -223,7 +223,7 @@ class _ListLog:
     def _add(self, msg: str, *args: object, **kw: object) -> None:
         self.lines.append(msg)
 
-    info = warning = error = exception = _add
+    debug = info = warning = error = exception = _add
 
 
 def run(coro: Callable[[], Awaitable[None]]) -> None:

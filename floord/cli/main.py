@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from floord import __version__
 from floord.contract import commands_help
+from floord.system.failures import broker_errors, broker_problem, expected_failures
 from floord.system.logs import configure_logging
 
 if TYPE_CHECKING:
@@ -39,7 +40,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"floord {__version__}")
     parser.add_argument(
-        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+        "--log-level",
+        default=None,
+        choices=["debug", "info", "warning", "error"],
+        help="default info; error for demo, whose live view shows what the log would",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -179,20 +183,25 @@ def _cmd(ns: argparse.Namespace) -> int:
         print(f"floord cmd: {exc}", file=sys.stderr)
         return 1
     broker = loaded.config.broker
-    result = asyncio.run(
-        send_command(
-            url=broker.url,
-            username=broker.username,
-            password=loaded.broker_password(),
-            topics=Topics(broker.topic_prefix, loaded.config.site, ns.table),
-            name=ns.name,
-            by=ns.operator,
-            key=key,
-            args=args,
-            timeout_s=ns.timeout,
-            tls_context=tls_context,
+    try:
+        result = asyncio.run(
+            send_command(
+                url=broker.url,
+                username=broker.username,
+                password=loaded.broker_password(),
+                topics=Topics(broker.topic_prefix, loaded.config.site, ns.table),
+                name=ns.name,
+                by=ns.operator,
+                key=key,
+                args=args,
+                timeout_s=ns.timeout,
+                tls_context=tls_context,
+            )
         )
-    )
+    except broker_errors() as exc:
+        problem = broker_problem(exc)
+        print(f"floord cmd: cannot use the broker {broker.url}: {problem}", file=sys.stderr)
+        return 1
     print(json.dumps(result))
     return 0 if result.get("ok") is True else 1
 
@@ -255,7 +264,13 @@ def _report(ns: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ns = _parser().parse_args(argv)
-    configure_logging(ns.log_level)
+    configure_logging(ns.log_level or ("error" if ns.command == "demo" else "info"))
+    with expected_failures(f"floord {ns.command}") as outcome:
+        outcome.code = _dispatch(ns)
+    return outcome.code
+
+
+def _dispatch(ns: argparse.Namespace) -> int:
     handler = getattr(ns, "handler", None)
     if handler is not None:
         return int(handler(ns))

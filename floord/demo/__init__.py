@@ -62,6 +62,7 @@ from floord.demo.sensor_wheel import FAVOURED, SURVEILLANCE, time_lapse_wheel
 from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
 from floord.demo.sensor_wheel import WHEEL as SENSOR_WHEEL
 from floord.demo.sensor_wheel import table_config as sensor_config
+from floord.demo.stop_signals import StopSignals
 from floord.demo.view import LiveView
 from floord.operator.client import client_args
 from floord.processes.daemon import Daemon
@@ -234,7 +235,8 @@ async def run_demo(
     wheel_tables = [SENSOR_TABLE, BIG_SIX_TABLE]
     tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES] + wheel_tables
     stopping: float | None = None
-    with _work_directory() as tmp:
+    signals = StopSignals()
+    with signals.installed(), _work_directory() as tmp:
         async with demo_broker(broker_url) as (url, what):
             cards = CardFloor(pace_for(speed))
             lapse = EMBEDDED_TIME_LAPSE if "embedded" in what else 1.0
@@ -287,13 +289,15 @@ async def run_demo(
                 ]
                 runner = asyncio.create_task(daemon.run())
                 await asyncio.sleep(0.2)  # the drivers open their ports
+                signals.install()  # over the daemon's own: the demo stops it, in order
                 cards.start()
                 for device in devices:
                     device.start()
                 while seconds is None or time.monotonic() - started < seconds:
                     view.render(time.monotonic() - started)
-                    await asyncio.sleep(0.5)
-                    if runner.done():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(signals.requested.wait(), 0.5)
+                    if runner.done() or signals.requested.is_set():
                         break
             finally:
                 stopping = time.monotonic()

@@ -57,12 +57,16 @@ async def private_mosquitto(binary: str) -> AsyncIterator[str]:
             f"listener {port} 127.0.0.1\nallow_anonymous true\n"
             "max_queued_messages 100000\npersistence false\nlog_dest none\n"
         )
+        # Its own session (process group): Ctrl-C on the terminal signals the demo's
+        # group, and the broker must not die before the daemon and the floor's clients
+        # have stopped; the demo stops it last, below.
         proc = await asyncio.create_subprocess_exec(
             binary,
             "-c",
             str(conf),
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             await _wait_listening(port)

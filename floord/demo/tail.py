@@ -6,12 +6,12 @@ For a machine without mosquitto_sub: one line per message, topic then payload.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
 
 import aiomqtt
 
 from floord.operator.client import client_args
+from floord.system.failures import CLOSED_PIPE, broker_errors, broker_problem, silence_stdout
 
 
 async def tail(url: str, topic: str) -> None:
@@ -22,11 +22,26 @@ async def tail(url: str, topic: str) -> None:
 
 
 def main() -> int:
+    """Print until Ctrl-C; a closed pipe (`... | head`) ends it quietly, a broker that
+    cannot be used in one line, and a broker URL that is not one in its usage line."""
     if len(sys.argv) < 2:
         print("usage: python -m floord.demo.tail mqtt://HOST:PORT [TOPIC]", file=sys.stderr)
         return 2
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(tail(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "floor/v1/#"))
+    url = sys.argv[1]
+    try:
+        asyncio.run(tail(url, sys.argv[2] if len(sys.argv) > 2 else "floor/v1/#"))
+    except KeyboardInterrupt:
+        return 0
+    except BrokenPipeError:
+        silence_stdout()
+        return CLOSED_PIPE
+    except ValueError as exc:
+        print(f"floord.demo.tail: {exc}", file=sys.stderr)
+        return 2
+    except broker_errors() as exc:
+        print(f"floord.demo.tail: cannot use the broker {url}: {broker_problem(exc)}",
+              file=sys.stderr)  # fmt: skip
+        return 1
     return 0
 
 

@@ -28,7 +28,7 @@ import aiomqtt
 import structlog
 
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
-from floord.journal.store import Journal
+from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
@@ -95,7 +95,7 @@ class TableLink:
         self._devices = devices
         self._on_command = on_command
         self._log = (
-            log if log is not None else structlog.get_logger("floord.mqtt").bind(link=topics.base)
+            log if log is not None else structlog.get_logger("floord.mqtt").bind(table=topics.table)
         )
         self._window = window
         self._ack_timeout = max(10.0, 3.0 * keepalive)
@@ -106,6 +106,7 @@ class TableLink:
             broker=self._broker.where,
             log=self._log,
             backoff=backoff,
+            backlog=self._backlog,
         )
         self._wake = asyncio.Event()
         self._state_dirty = asyncio.Event()
@@ -135,8 +136,9 @@ class TableLink:
         client = self._client
         if client is None:
             self._log.warning(
-                f"mqtt {self._topics.base}: not connected, command result dropped: "
-                f"{compact(payload)[:200]}"
+                "broker not connected: command result dropped",
+                id=payload.get("id"),
+                ok=payload.get("ok"),
             )
             return
         try:
@@ -144,23 +146,20 @@ class TableLink:
                 self._topics.cmd_result, compact(payload), qos=1, timeout=self._ack_timeout
             )
         except aiomqtt.MqttError as exc:
-            self._log.warning(f"mqtt {self._topics.base}: command result not delivered: {exc}")
+            self._log.warning("command result not delivered", error=str(exc))
 
     async def publish_replay(self, payloads: list[str]) -> None:
         """Send stored events on `P/replay` (QoS 1), unchanged and in order."""
         client = self._client
         if client is None:
-            self._log.warning(
-                f"mqtt {self._topics.base}: not connected, replay of {len(payloads)} "
-                "event(s) dropped"
-            )
+            self._log.warning("broker not connected: replay dropped", events=len(payloads))
             return
         items = [(self._topics.replay, body) for body in payloads]
         try:
             for start in range(0, len(items), self._window):
                 await self._publish_in_order(client, items[start : start + self._window])
         except aiomqtt.MqttError as exc:
-            self._log.warning(f"mqtt {self._topics.base}: replay not fully delivered: {exc}")
+            self._log.warning("replay not fully delivered", error=str(exc))
 
     async def stop(self) -> None:
         """Say `online: false` (clean stop), disconnect cleanly and end run()."""
@@ -194,6 +193,13 @@ class TableLink:
         )
         return self._broker.client(will=will, window=self._window)
 
+    def _backlog(self) -> int | None:
+        """The events still to publish, for the `broker connection back` line."""
+        try:
+            return self._journal.backlog(list(self._streams))
+        except JournalError:
+            return None  # the runner halts the table and says why
+
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
         """One connection's session (the client is connected): serve until it ends."""
         self._client = client
@@ -224,7 +230,7 @@ class TableLink:
                 timeout=timeout,
             )
         except aiomqtt.MqttError as exc:
-            self._log.warning(f"mqtt {self._topics.base}: offline status not delivered: {exc}")
+            self._log.warning("offline status not delivered", error=str(exc))
 
     async def _serve(self, client: aiomqtt.Client) -> None:
         """Run one connection's jobs until one of them ends it; then end them all."""
@@ -272,7 +278,7 @@ class TableLink:
             try:
                 await self._on_command(raw, replay_only)
             except Exception:
-                self._log.exception(f"mqtt {self._topics.base}: command handler failed")
+                self._log.exception("command handler failed")
 
     async def _goodbye(self, client: aiomqtt.Client) -> None:
         await client.publish(

@@ -7,9 +7,12 @@ What differs is only what one connection does (its session); this loop does the 
 - a fresh client for every connection (clean session, its last will registered anew):
   a client from a broken connection could otherwise resend half-finished messages;
 - after CONNACK the back-off starts over, and the session runs until it ends;
-- an MQTT failure, when connecting or later, is logged with the delay before the next
-  attempt (`floord.mqtt.backoff`); anything else ends run() with it, so a link whose
-  journal fails does not pretend to carry on;
+- the operator's lines (docs/deployment.md, "Logs"): `broker connected` the first time,
+  `broker connection lost` or `broker unreachable` once when it goes (with the delay
+  before the next attempt, `floord.mqtt.backoff`), the retries after it as debug lines,
+  and `broker connection back` with how long it was down and, where the client keeps a
+  backlog, how many events still wait; anything but an MQTT failure ends run() with it,
+  so a link whose journal fails does not pretend to carry on;
 - stop() ends a back-off wait at once and a session through the stop watch it runs among
   its jobs (`until_stopped`, which may say goodbye first, e.g. a retained `online: false`).
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
@@ -39,6 +43,7 @@ class SessionLoop:
         log: Any = None,
         backoff: Backoff | None = None,
         on_lost: Callable[[aiomqtt.MqttError], None] | None = None,
+        backlog: Callable[[], int | None] | None = None,
     ) -> None:
         self._make_client = make_client
         self._serve = serve
@@ -48,7 +53,12 @@ class SessionLoop:
         self._log = log
         self._backoff = backoff if backoff is not None else Backoff()
         self._on_lost = on_lost
+        self._backlog = backlog
         self._stop = asyncio.Event()
+        # For the operator's lines: connected once, then lost and back.
+        self._ever_connected = False
+        self._down_since: float | None = None
+        self._failures = 0
 
     def stop(self) -> None:
         """End run(): at once if it is waiting to reconnect, else through the stop watch."""
@@ -83,18 +93,46 @@ class SessionLoop:
         client = self._make_client()
         async with client:
             self._backoff.reset()
-            if self._log is not None:
-                self._log.info("mqtt connected", broker=self._broker)
+            self._connected()
             await self._serve(client)
 
+    def _connected(self) -> None:
+        """One line when the link comes up: the first time, or back after a loss."""
+        first = not self._ever_connected
+        down_s = time.monotonic() - self._down_since if self._down_since else None
+        self._ever_connected = True
+        self._down_since = None
+        self._failures = 0
+        if self._log is None:
+            return
+        if first:
+            self._log.info("broker connected", broker=self._broker)
+            return
+        self._log.info(
+            "broker connection back",
+            broker=self._broker,
+            backlog=self._backlog() if self._backlog is not None else None,
+            down_s=round(down_s, 1) if down_s is not None else None,
+        )
+
     def _lost(self, failure: aiomqtt.MqttError, delay: float | None) -> None:
-        """One line per failed attempt or lost connection, with the wait before the next."""
-        if self._log is not None:
-            self._log.warning(
-                "mqtt connection failed or lost",
-                broker=self._broker,
-                error=str(failure),
-                retry_in_s=delay,
-            )
+        """One warning when the link goes (or cannot come up at all), with the wait before
+        the next attempt; the retries after it are debug lines, so a broker away for an
+        hour does not fill the log."""
+        self._failures += 1
         if self._on_lost is not None:
             self._on_lost(failure)
+        if self._log is None:
+            return
+        if self._failures > 1:
+            self._log.debug(
+                "broker still unreachable",
+                broker=self._broker,
+                error=str(failure),
+                attempts=self._failures,
+                retry_in_s=delay,
+            )
+            return
+        self._down_since = time.monotonic()
+        what = "broker connection lost" if self._ever_connected else "broker unreachable"
+        self._log.warning(what, broker=self._broker, error=str(failure), retry_in_s=delay)

@@ -312,6 +312,12 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
+        self.log.info(
+            "floord starting",
+            version=floord.__version__,
+            journal=str(self.loaded.journal_path),
+            tables=list(self.tables),
+        )
         notify(f"STATUS=restoring {len(self.tables)} tables")
         self.restore()
         background: list[asyncio.Task[Any]] = [asyncio.create_task(self._ticks())]
@@ -336,7 +342,7 @@ class Daemon:
         await self._devices_tried()
         notify(f"READY=1\nSTATUS={self.status_line()}")
         background.append(asyncio.create_task(self._status_updates()))
-        self.log.info("floord running", tables=list(self.tables))
+        self.log.info("floord ready", status=self.status_line())
         try:
             await self._stop.wait()
         finally:

@@ -34,6 +34,7 @@ from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedComma
 from floord.journal.store import Journal, JournalError
 from floord.operator.commands import MAX_ID_LENGTH, Operators, Refusal, check_command
 from floord.table.bus import CommandArrived, TableBus, Tick
+from floord.table.state_lines import log_recorded
 from floord.table.surveillance import TableSurveillance
 from floord.table.unrecorded import Pending, Unrecorded, command_named
 from floord.untrusted import escape_text
@@ -171,8 +172,12 @@ class TableRunner:
         self._unrecorded_halt = []
         self._unrecorded.clear()
         if self.record_failure:
-            self._log.warning("recording again; the table stays halted until resumed")
+            self._log.warning(
+                "journal recording again; the table stays halted until resumed",
+                code=self.record_failure_code,
+            )
             self.record_failure = None
+        log_recorded(self._log, written)
         if self.link:
             self.link.notify()
             self.link.state_changed()
@@ -197,7 +202,8 @@ class TableRunner:
         self.record_failure = reason
         if first:
             self.record_failure_code = code
-            self._log.critical("cannot record events: table halted", code=code, error=reason)
+            what = "journal disk full" if code == "journal_disk_full" else "journal failure"
+            self._log.critical(f"{what}: table halted", code=code, error=reason)
             # The engine halts too; the halt goes on the record as soon as it can, and is
             # latched like any other until a floorperson resumes the table. The halted
             # state is what a later failed append puts back.
