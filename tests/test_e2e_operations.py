@@ -142,7 +142,9 @@ def test_cmd_cli_socket_port_and_refusals(broker, tmp_path: Path) -> None:
 
 
 def test_silent_wheel_halts_the_table_until_resumed(broker, tmp_path: Path) -> None:
-    scenario = {"pockets": 37, "steps": [{"idle": 40}, {"silence": 40}, {"idle": 60000}]}
+    # 10 s of wheel talk first: two `floord cmd` runs (inspect, open) fit before the
+    # silence even on a loaded machine.
+    scenario = {"pockets": 37, "steps": [{"idle": 100}, {"silence": 40}, {"idle": 60000}]}
     sim, pty = start_sim(tmp_path, scenario, 10.0)
     config = write_config(tmp_path, broker.url, pty)
     daemon = start_daemon(config)
