@@ -22,7 +22,11 @@ class StrictModel(BaseModel):
 class DeviceConfig(StrictModel):
     """A device of a table: on a port this box opens, or `adapter: remote` when its
     adapter runs as its own process (`floord adapter`) and reaches the daemon over MQTT.
-    The profile is named either way: the engine needs the device's family and quirks."""
+    The profile is named either way: the engine needs the device's family and quirks.
+
+    A remote device may also name its `port`: the port its adapter process opens on the
+    adapter's host, so `floord adapter` (and the shipped `floord-adapter@.service`) runs
+    from the same config the daemon reads. The daemon itself never opens it."""
 
     id: str = Field(pattern=ID_PATTERN)
     profile: str
@@ -37,9 +41,8 @@ class DeviceConfig(StrictModel):
 
     @model_validator(mode="after")
     def _port_or_remote(self) -> DeviceConfig:
-        if (self.port is None) == (self.adapter is None):
-            found = "both" if self.port is not None else "neither"
-            raise ValueError(f"exactly one of port or adapter: remote expected, found {found}")
+        if self.port is None and self.adapter is None:
+            raise ValueError("a port, or adapter: remote, expected, found neither")
         return self
 
     @property

@@ -110,7 +110,7 @@ class Daemon:
         adapters: dict[str, TableDevice] = {}
         for device in table.devices:
             profile = load_profile(device.profile)
-            if device.port is None:  # adapter: remote, a `floord adapter` process
+            if device.remote:  # adapter: remote, a `floord adapter` process (its port is its own)
                 adapters[device.id] = self._remote(
                     table.id, device.id, profile, topics, sink, recorded
                 )
