@@ -118,3 +118,57 @@ def test_cmd_help_lists_every_command_with_its_arguments_and_roles(
     contract = (ROOT / "docs" / "contract.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_]+)` \| `\{", contract, re.M))
     assert documented and documented <= set(COMMAND_ROLES)
+
+
+_YAML_BLOCK = re.compile(r"^( *)```yaml\n(.*?)^\1```", re.S | re.M)
+_BOX_PATH = re.compile(r"^/(etc|var/lib)/floord/")
+SECRET_KEYS = {"key_file", "password_file", "previous_key_file"}
+
+
+def doc_configs() -> list[tuple[str, str]]:
+    """(where, text) for every whole box config (it has `site` and `tables`) in the docs."""
+    found = []
+    for doc in DOCS:
+        for block in _YAML_BLOCK.finditer(doc.read_text(encoding="utf-8")):
+            body = yaml.safe_load(block.group(2))
+            if isinstance(body, dict) and {"site", "tables"} <= set(body):
+                found.append((doc.name, block.group(2)))
+    return found
+
+
+CONFIGS = doc_configs()
+
+
+def test_the_docs_have_a_whole_config() -> None:
+    assert any(where == "contract.md" for where, _ in CONFIGS)
+
+
+@pytest.mark.parametrize(
+    ("doc", "text"), CONFIGS, ids=[f"{d}:{i}" for i, (d, _) in enumerate(CONFIGS)]
+)
+def test_a_doc_config_passes_check(doc: str, text: str, tmp_path: Path) -> None:
+    """A reader who copies the docs' config onto a box, with the files it names in place
+    (here under a temporary root), gets a config `floord check` accepts as it stands."""
+
+    def secret(where: Path) -> None:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        where.write_text("a secret of the docs' example\n")
+
+    def moved(value: object, key: str = "") -> object:
+        if isinstance(value, str) and _BOX_PATH.match(value):
+            target = tmp_path / value.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not value.endswith(".db"):
+                secret(target)
+            return str(target)
+        if isinstance(value, str) and key in SECRET_KEYS and not value.startswith("/"):
+            secret(tmp_path / value)  # relative to the config's folder
+        if isinstance(value, dict):
+            return {k: moved(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [moved(v, key) for v in value]
+        return value
+
+    config = tmp_path / "floord.yaml"
+    config.write_text(yaml.safe_dump(moved(yaml.safe_load(text))))
+    assert main(["check", "-c", str(config)]) == 0, f"{doc}'s config fails floord check"
