@@ -7,8 +7,13 @@ came out before the cutting card; floord checks both against the table's decks.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+import pytest
+from pydantic import ValidationError
 from test_engine_blackjack_support import make_table, of_type, violations
 
+from floord.config.tables import CardTableRules
 from floord.contract import EventType, cite
 
 SIX_DECKS = 6 * 52
@@ -168,3 +173,49 @@ def test_spanish21_shoe_without_cutting_card_cites_551_3_a() -> None:
     t.ready()
     v = violations(t.device(EventType.SHOE_EMPTY, {"side": None}))
     assert v[0].rule == cite("551.3(a)")
+
+
+def test_no_gaming_activity_past_the_idle_time_requires_a_reshuffle_549_6_h() -> None:
+    """§ 549.6(h): "If there is no gaming activity at a Blackjack table which is open for
+    gaming, the cards shall be removed from the dealing shoe and the discard rack, and
+    spread out on the table for inspection, either face up or face down." and (h)(1)
+    "... stacked, then shuffled and cut in accordance with this section." """
+    t = make_table(idle_minutes=20)
+    t.ready()
+    _round(t)
+    t.clock.now += timedelta(minutes=10)
+    assert of_type(t.engine.tick(t.clock.now), EventType.CARDS_SHUFFLE_REQUIRED) == []
+    t.clock.now += timedelta(minutes=11)
+    out = t.engine.tick(t.clock.now)
+    (shuffle,) = of_type(out, EventType.CARDS_SHUFFLE_REQUIRED)
+    assert shuffle.rule == cite("549.6(h)") and shuffle.data["reason"] == "no_gaming_activity"
+    assert shuffle.data["idle_minutes"] == 20
+    assert t.engine.tick(t.clock.now).events == []  # said once
+    refused = t.start(1)
+    assert not refused.ok and refused.rule == cite("549.6(h)")
+    t.load()  # spread, inspected, shuffled, cut and loaded again; burned
+    assert t.start(1).ok
+
+
+def test_spanish21_idle_table_cites_551_5_h_and_no_option_means_not_watched() -> None:
+    """§ 551.5(h): "If there is no gaming activity at a Spanish 21 table which is open for
+    gaming, the cards shall be removed from the dealing shoe and the discard rack ..." """
+    t = make_table("spanish21", decks=6, idle_minutes=5)
+    t.ready()
+    t.clock.now += timedelta(minutes=6)
+    assert of_type(t.engine.tick(t.clock.now), EventType.CARDS_SHUFFLE_REQUIRED)[0].rule == cite(
+        "551.5(h)"
+    )
+    t = make_table()
+    t.ready()
+    t.clock.now += timedelta(hours=3)
+    assert of_type(t.engine.tick(t.clock.now), EventType.CARDS_SHUFFLE_REQUIRED) == []
+
+
+def test_check_validates_idle_minutes() -> None:
+    """The idle time is a Rules Submission option: whole minutes, 1 to 1440, or unset."""
+    assert CardTableRules(decks=6, idle_minutes=30).idle_minutes == 30
+    assert CardTableRules(decks=6).idle_minutes is None
+    for bad in (0, -5, 1441, "ten"):
+        with pytest.raises(ValidationError):
+            CardTableRules(decks=6, idle_minutes=bad)

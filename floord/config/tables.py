@@ -69,6 +69,9 @@ class CardTableRules(StrictModel):
     boxes: int = Field(default=7, ge=1, le=9)
     max_adjacent_boxes: int = Field(default=2, ge=1, le=9, description="§ 549.14")
     deck_change_warn_minutes: int = Field(default=60, ge=0, le=24 * 60)
+    # § 549.6(h), § 551.5(h): minutes without a round after which the cards are spread,
+    # inspected and reshuffled before the next round; null: not watched.
+    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
 
 
 class RouletteTableConfig(StrictModel):

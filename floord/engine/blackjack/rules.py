@@ -35,6 +35,7 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "wagers_push": ("549.4(c)", None),
     "shuffle_after_shoe": ("549.6(a)", "551.5(a)"),
     "cut_quarter": ("549.6(e)", "551.5(e)"),
+    "no_gaming_activity": ("549.6(h)", "551.5(h)"),
     "cutting_card_used": ("549.3(a)", "551.3(a)"),
     "cutting_card_each_side": ("549.3(c)", None),
     "no_cards_missing": ("549.7(k)(2)", "551.8(j)(2)"),

@@ -245,6 +245,29 @@ class ShoeBook:
                 )
         return out
 
+    def idle(self, since: str, minutes: int) -> list[Decision]:
+        """No gaming activity since `since` (§ 549.6(h)): every side is reshuffled and loaded
+        again before the next round; a continuous shuffler has no shoe stack to take out."""
+        sides = [k for k, st in self.sides.items() if st["loaded"] and not st["shuffle_required"]]
+        if self.continuous or not sides:
+            return []
+        for side in sides:
+            self.sides[side]["shuffle_required"] = "no_gaming_activity"
+            self.sides[side]["cutting_pending"] = False
+        return [
+            ruled(
+                self.rules,
+                EventType.CARDS_SHUFFLE_REQUIRED,
+                "no_gaming_activity",
+                None,
+                reason="no_gaming_activity",
+                since=since,
+                idle_minutes=minutes,
+                detail="the cards are taken from the shoe and the discard rack, spread for "
+                "inspection, and shuffled and cut before the next round",
+            )
+        ]
+
     def reshuffle_ordered(self) -> None:
         for state in self.sides.values():
             state["shuffle_required"] = "floorperson"
@@ -322,11 +345,10 @@ class ShoeBook:
             for side, state in self.sides.items():
                 where = "the shoe" if side == "shoe" else f"the {side} side of the shoe"
                 if state["shuffle_required"]:
-                    key = (
-                        "reshuffle"
-                        if state["shuffle_required"] != "shoe_dealt"
-                        else "shuffle_after_shoe"
-                    )
+                    key = {
+                        "shoe_dealt": "shuffle_after_shoe",
+                        "no_gaming_activity": "no_gaming_activity",
+                    }.get(state["shuffle_required"], "reshuffle")
                     problems.append(
                         (
                             rule(key),
