@@ -36,6 +36,9 @@ class CardTableRules(StrictModel):
     deck_change_warn_minutes: int = Field(
         default=CARD_DEFAULTS["deck_change_warn_minutes"], ge=0, le=24 * 60
     )
+    # § 549.6(h), § 551.5(h): minutes without a round after which the cards are spread,
+    # inspected and reshuffled before the next round; null: not watched.
+    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
 
 
 class CardTableConfig(GameTable):

@@ -110,7 +110,8 @@ class Daemon:
         adapters: dict[str, TableDevice] = {}
         for device in table.devices:
             profile = load_profile(device.profile)
-            if device.remote:  # adapter: remote, a `floord adapter` process (its port is its own)
+            # adapter: remote is a `floord adapter` process; a port it names is its own.
+            if device.remote or device.port is None:
                 adapters[device.id] = self._remote(
                     table.id, device.id, profile, topics, sink, recorded
                 )

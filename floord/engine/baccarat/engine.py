@@ -106,10 +106,10 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
             out = EngineOutput()
             if rnd is not None:
                 out = self._violation("shoe_loaded_mid_round")
-            out.events += self.shoe.stack_loaded()
+            out.events += self.shoe.stack_loaded(data.get("cards"))
             return out
         if type == EventType.SHOE_CUTTING_CARD:
-            return EngineOutput(self.shoe.cutting_card(rnd))
+            return EngineOutput(self.shoe.cutting_card(rnd, data.get("count")))
         if type == EventType.SHOE_EMPTY:
             return EngineOutput(self.shoe.empty(round_id))
         card, bad = self._card(data)

@@ -37,6 +37,7 @@ SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "inspection": ("541.4(a)", "543.4(a)", "545.4(a)"),
     "shuffle": ("541.5(a)", "543.5(a)", "545.5(a)"),
     "burn": ("541.5(g)", "543.5(g)", "545.5(f)"),
+    "cover_position": ("541.5(e)", "543.5(e)", "545.5(d)"),
     "deal_order": ("541.9(c)", "543.9(c)", "545.9"),
     "third_order": ("541.10(c)", "543.10(c)", "545.10(c)"),
     "one_more_card": ("541.10(d)", "543.10(d)", "545.10(d)"),

@@ -9,7 +9,9 @@
   of one: that hand is completed, "last hand" is announced at its end, one more hand is
   dealt, and then the cards are reshuffled (Minibaccarat, § 541.10(e)) or replaced with
   new decks (Midibaccarat and Baccarat, § 543.10(e), § 545.10(e)). A second cover card
-  (the one at the bottom of the stack, § 541.5(e)) changes nothing.
+  (the one at the bottom of the stack, § 541.5(e)) changes nothing. The first cover card
+  out of a stack is the one inserted at least 14 cards above the bottom (§ 541.5(e),
+  § 543.5(e), § 545.5(d)): its count against the stack (the shoe's, else the decks) shows it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from floord.engine.core.rulings import STRICT_POLICY, policy_decision, ruled, vi
 from floord.engine.core.types import Decision
 
 MAX_BURN = 11  # a ten-value first card and ten more
+COVER_ABOVE_BOTTOM = 14  # § 541.5(e), § 543.5(e), § 545.5(d)
 EMPTY_POLICY = (
     "floord policy, not a regulation: a shoe that runs out is reshuffled and loaded again "
     "before the next coup"
@@ -39,6 +42,7 @@ class BaccaratShoe:
         "cover_cards",
         "shuffle_required",
         "new_decks_required",
+        "stack",
     )
 
     def __init__(self, rules: BaccaratRules) -> None:
@@ -51,11 +55,15 @@ class BaccaratShoe:
         self.cover_cards = 0
         self.shuffle_required: str | None = None
         self.new_decks_required = False
+        # The cards loaded: the shoe's count, else the table's decks.
+        self.stack: int | None = None
 
     # ----- device events ----------------------------------------------------------
 
-    def stack_loaded(self) -> list[Decision]:
+    def stack_loaded(self, cards: object = None) -> list[Decision]:
         out: list[Decision] = []
+        counted = isinstance(cards, int) and not isinstance(cards, bool)
+        self.stack = cards if isinstance(cards, int) and counted else self.rules.decks * 52
         if self.new_decks_required:
             out.append(
                 violation(
@@ -110,7 +118,7 @@ class BaccaratShoe:
             )
         return out
 
-    def cutting_card(self, rnd: dict[str, Any] | None) -> list[Decision]:
+    def cutting_card(self, rnd: dict[str, Any] | None, count: object = None) -> list[Decision]:
         if not self.loaded:
             return [
                 policy_decision(
@@ -121,8 +129,9 @@ class BaccaratShoe:
                 )
             ]
         self.cover_cards += 1
+        out = self._cover_position(rnd, count) if self.cover_cards == 1 else []
         if self.cover is not None:
-            return []
+            return out
         if rnd is not None and not rnd["last_hand"]:
             rnd["cover_card"] = True
             self.cover = "in_round"
@@ -130,7 +139,31 @@ class BaccaratShoe:
             self.cover = "last_round"  # already the last hand: it ends the shoe as planned
         else:
             self.cover = "pending"
-        return []
+        return out
+
+    def _cover_position(self, rnd: dict[str, Any] | None, count: object) -> list[Decision]:
+        """The stack's first cover card: the one the dealer put at least 14 cards above the
+        bottom (§ 541.5(e), § 543.5(e), § 545.5(d)); `count` cards came out before it."""
+        if not isinstance(count, int) or isinstance(count, bool) or self.stack is None:
+            return []
+        behind = self.stack - count
+        if behind >= COVER_ABOVE_BOTTOM:
+            return []
+        return [
+            violation(
+                self.rules,
+                "cover_position",
+                "cover_card_too_deep",
+                rnd["id"] if rnd else None,
+                count=count,
+                stack=self.stack,
+                behind=behind,
+                least=COVER_ABOVE_BOTTOM,
+                detail=f"the cover card came out after {count} of {self.stack} cards, "
+                f"{behind} above the bottom; it is inserted at least "
+                f"{COVER_ABOVE_BOTTOM} cards above the bottom",
+            )
+        ]
 
     def empty(self, round_id: str | None) -> list[Decision]:
         self.loaded = False

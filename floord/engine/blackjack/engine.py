@@ -12,7 +12,7 @@ The engine is pure: every input carries its `now`, and nothing here reads a cloc
 
 from __future__ import annotations
 
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
@@ -120,6 +120,8 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         self.shoe = ShoeBook(self.rules, rules)
         self.self_test: dict[str, Any] | None = None  # the reader's last self-test
         self.tampered_at: str | None = None  # the reader's last tamper report
+        # § 549.6(h): the last gaming activity (a round in play, a stack loaded).
+        self.active_at: str | None = None
         if snapshot is not None:
             self._restore(snapshot)
 
@@ -130,6 +132,11 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     ) -> EngineOutput:
         if device == self.reader and type == EventType.DEVICE_TAMPER:
             self.tampered_at = format_ts(require_utc(now))
+        if device == self.shoe_device and type in (
+            EventType.SHOE_LOADED,
+            EventType.SHOE_CARD_DRAWN,
+        ):
+            self.active_at = format_ts(require_utc(now))
         return super().on_device_event(device, type, data, now)
 
     def _table_event(
@@ -167,7 +174,22 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current and warn ahead of the 24-hour deck change."""
         now = self._touch(now)
-        return EngineOutput(self.shoe.tick(now))
+        return EngineOutput(self.shoe.tick(now) + self._idle(now))
+
+    def _idle(self, now: datetime) -> list[Decision]:
+        """No gaming activity past the table's `idle_minutes`: the cards come out of the
+        shoe and the rack, are spread, inspected and reshuffled before the next round
+        (§ 549.6(h), § 551.5(h)); floord requires the shoe loaded again."""
+        if self.rounds.current is not None:
+            self.active_at = format_ts(now)
+            return []
+        minutes = self.card_rules.get("idle_minutes")
+        if not minutes or self.active_at is None or not self.table.is_open:
+            return []
+        if now - parse_ts(self.active_at) < timedelta(minutes=int(minutes)):
+            return []
+        since, self.active_at = self.active_at, None
+        return self.shoe.idle(since, int(minutes))
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -175,6 +197,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             "shoe": self.shoe.snapshot(),
             "reader_self_test": json_copy(self.self_test),
             "reader_tampered_at": self.tampered_at,
+            "active_at": self.active_at,
         }
 
     def public_state(self) -> dict[str, Any]:
@@ -369,3 +392,4 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         self._restore_table(snap, shoe=self.shoe)
         self.self_test = json_copy(snap.get("reader_self_test"))
         self.tampered_at = snap.get("reader_tampered_at")
+        self.active_at = snap.get("active_at")

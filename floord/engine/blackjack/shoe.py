@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
+from floord.engine.blackjack import cut_counts
 from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
 from floord.engine.blackjack.shuffler import COVER_POLICY, ShufflerBook
 from floord.engine.cards.deck_receipt import receipt_problem
@@ -28,7 +29,16 @@ DECK_LIFETIME = timedelta(hours=24)
 
 
 def _new_side() -> dict[str, Any]:
-    return {"loaded": False, "drawn": 0, "cutting_pending": False, "shuffle_required": None}
+    # `cards`: the stack as loaded (the shoe's count, else the table's decks; None after a
+    # § 549.16(f) reload of unknown size); `cut`: whether its cutting card came out.
+    return {
+        "loaded": False,
+        "drawn": 0,
+        "cutting_pending": False,
+        "shuffle_required": None,
+        "cards": None,
+        "cut": False,
+    }
 
 
 class ShoeBook:
@@ -103,7 +113,14 @@ class ShoeBook:
                 )
             )
         state = self.sides[side]
-        state.update(_new_side(), loaded=True)
+        expected = cut_counts.expected_stack(self.rules, self.decks, self.double, self.shuffler)
+        cards = data.get("cards")
+        if not reload:
+            after_cut = state.get("shuffle_required") == "cutting_card"
+            out += cut_counts.load_count(self.rules, side, cards, expected, after_cut, round_id)
+        counted = isinstance(cards, int) and not isinstance(cards, bool)
+        stack = cards if counted else (None if reload else expected)
+        state.update(_new_side(), loaded=True, cards=stack)
         if reload:
             self.burn_due = "insufficient_cards"
         elif self.has_burn:
@@ -142,7 +159,13 @@ class ShoeBook:
         side = self.side_of(data)
         if side is None:
             return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
-        self.sides[side]["cutting_pending"] = True
+        state = self.sides[side]
+        state["cutting_pending"] = True
+        first = not state.get("cut")
+        state["cut"] = True
+        count, stack = data.get("count"), state.get("cards")
+        if first and isinstance(count, int) and isinstance(stack, int):
+            return cut_counts.cut_position(self.rules, side, count, stack, round_id)
         return []
 
     def empty(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
@@ -151,8 +174,12 @@ class ShoeBook:
             return [strict("shoe_side_unknown", round_id, side=data.get("side"))]
         state = self.sides[side]
         state["loaded"] = False
+        uncut: list[Decision] = []
+        if not self.continuous and not state.get("cut"):
+            uncut = cut_counts.ran_out_uncut(self.rules, side, round_id)
         if round_id is not None:
             return [
+                *uncut,
                 ruled(
                     self.rules,
                     EventType.CARDS_SHUFFLE_REQUIRED,
@@ -164,10 +191,11 @@ class ShoeBook:
                     burn_after_shuffle=True,
                     detail="the discards are shuffled and cut, the first card is burned, "
                     "and the round is completed",
-                )
+                ),
             ]
         state["shuffle_required"] = "shoe_dealt"
         return [
+            *uncut,
             ruled(
                 self.rules,
                 EventType.CARDS_SHUFFLE_REQUIRED,
@@ -175,7 +203,7 @@ class ShoeBook:
                 None,
                 side=None if side == "shoe" else side,
                 reason="shoe_dealt",
-            )
+            ),
         ]
 
     def face_up_found(
@@ -201,6 +229,9 @@ class ShoeBook:
             if state["cutting_pending"]:
                 state["cutting_pending"] = False
                 state["shuffle_required"] = "cutting_card"
+                stack = state.get("cards")
+                # § 549.7(k)(2): what the dealer takes out of the shoe to the rack.
+                remaining = stack - state["drawn"] if isinstance(stack, int) else None
                 out.append(
                     ruled(
                         self.rules,
@@ -210,9 +241,33 @@ class ShoeBook:
                         side=None if side == "shoe" else side,
                         reason="cutting_card",
                         also=self.rules.cite("reshuffle"),
+                        remaining=remaining,
                     )
                 )
         return out
+
+    def idle(self, since: str, minutes: int) -> list[Decision]:
+        """No gaming activity since `since` (§ 549.6(h)): every side is reshuffled and loaded
+        again before the next round; a continuous shuffler has no shoe stack to take out."""
+        sides = [k for k, st in self.sides.items() if st["loaded"] and not st["shuffle_required"]]
+        if self.continuous or not sides:
+            return []
+        for side in sides:
+            self.sides[side]["shuffle_required"] = "no_gaming_activity"
+            self.sides[side]["cutting_pending"] = False
+        return [
+            ruled(
+                self.rules,
+                EventType.CARDS_SHUFFLE_REQUIRED,
+                "no_gaming_activity",
+                None,
+                reason="no_gaming_activity",
+                since=since,
+                idle_minutes=minutes,
+                detail="the cards are taken from the shoe and the discard rack, spread for "
+                "inspection, and shuffled and cut before the next round",
+            )
+        ]
 
     def reshuffle_ordered(self) -> None:
         for state in self.sides.values():
@@ -291,11 +346,10 @@ class ShoeBook:
             for side, state in self.sides.items():
                 where = "the shoe" if side == "shoe" else f"the {side} side of the shoe"
                 if state["shuffle_required"]:
-                    key = (
-                        "reshuffle"
-                        if state["shuffle_required"] != "shoe_dealt"
-                        else "shuffle_after_shoe"
-                    )
+                    key = {
+                        "shoe_dealt": "shuffle_after_shoe",
+                        "no_gaming_activity": "no_gaming_activity",
+                    }.get(state["shuffle_required"], "reshuffle")
                     problems.append(
                         (
                             rule(key),
