@@ -18,6 +18,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from floord.config.broker import BrokerConfig, OperatorConfig
+from floord.config.floor_rules import same_vigorish_problems
 from floord.config.journal_path import journal_problems
 from floord.config.ports import port_problems
 from floord.config.problems import config_problems
@@ -223,6 +224,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 problems.append(f"{path}: tables.{t}.rules: {exc}")
         if isinstance(table, BigSixTableConfig):
             problems += _big_six_checks(table, f"{path}: tables.{t}")
+    problems += same_vigorish_problems(cfg, path)
     return problems + _surveillance_checks(cfg, path)
 
 

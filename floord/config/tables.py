@@ -93,6 +93,8 @@ class BaccaratRules(StrictModel):
     ez_baccarat: bool = False  # § 545.8, § 545.13(d): the Dragon 7
     dragon_bonus_table: Literal["A", "B", "C"] | None = None  # § 541.13(d)
     tie_pays: int = Field(default=8, ge=8)  # § 545.13(b): at least 8 to 1
+    # § 545.13(f): vigorish collected with the payout, or deferred (collected before a new shoe).
+    vigorish_collection: Literal["at_payout", "deferred"] = "at_payout"
 
 
 class BaccaratTableConfig(StrictModel):
