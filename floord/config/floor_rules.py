@@ -11,20 +11,17 @@ no such paragraph in floord's sources, so their tables are not compared.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from floord.config.tables import BaccaratTableConfig
-
-if TYPE_CHECKING:
-    from floord.config.load import FloordConfig
+from floord.config.tables import BaccaratTableConfig, TableConfig
 
 
-def same_vigorish_problems(cfg: FloordConfig, path: Path) -> list[str]:
+def same_vigorish_problems(tables: Sequence[TableConfig], path: Path) -> list[str]:
     """One line per Baccarat table whose vigorish differs from the first one's."""
     first: tuple[int, str, int] | None = None  # (index, table id, percent)
     problems: list[str] = []
-    for t, table in enumerate(cfg.tables):
+    for t, table in enumerate(tables):
         if not isinstance(table, BaccaratTableConfig):
             continue
         if table.game != "baccarat" or table.rules.ez_baccarat:
