@@ -38,6 +38,7 @@ from floord.config.tables import (
 from floord.config.text import text_problems
 from floord.engine.baccarat.rules import BaccaratRules as BaccaratGameRules
 from floord.engine.big_six.layout import read_layout as read_big_six_layout
+from floord.engine.blackjack.spanish21 import pay_table_problems
 from floord.engine.carnival.rules import read_rules as read_carnival_rules
 from floord.engine.stud.rules import read_rules as read_stud_rules
 from floord.operator.commands import OperatorKeys
@@ -224,7 +225,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 problems.append(f"{path}: tables.{t}.rules: {exc}")
         if isinstance(table, BigSixTableConfig):
             problems += _big_six_checks(table, f"{path}: tables.{t}")
-    problems += same_vigorish_problems(cfg, path)
+    problems += same_vigorish_problems(cfg.tables, path)
     return problems + _surveillance_checks(cfg, path)
 
 
@@ -343,6 +344,10 @@ def _card_table_checks(table: CardTableConfig, where: str) -> list[str]:
             f"{where}.rules.decks: 6 or 8 decks for Spanish 21 (58 Pa. Code § 551.3(a)) "
             f"expected, found {rules.decks}"
         )
+    problems += [
+        f"{where}.rules.spanish21_payouts{key}: {said}"
+        for key, said in pay_table_problems(table.game, rules.spanish21_payouts)
+    ]
     if rules.shuffler == "batch":
         backs = rules.batch_backs or []
         if len(backs) != 2 or len(set(backs)) != 2:

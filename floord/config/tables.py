@@ -6,7 +6,7 @@ that need several fields or the device profiles stay in `config.py`'s cross-chec
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -69,6 +69,10 @@ class CardTableRules(StrictModel):
     boxes: int = Field(default=7, ge=1, le=9)
     max_adjacent_boxes: int = Field(default=2, ge=1, le=9, description="§ 549.14")
     deck_change_warn_minutes: int = Field(default=60, ge=0, le=24 * 60)
+    # Spanish 21's additional payouts (§ 551.6(g), (h): not in floord's sources), each
+    # {name, paragraph, odds, cards | min_cards | ranks, suits}; checked by the engine's
+    # `spanish21.pay_table_problems` in `_cross_checks`.
+    spanish21_payouts: list[dict[str, Any]] | None = None
 
 
 class RouletteTableConfig(StrictModel):

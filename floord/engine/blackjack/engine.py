@@ -21,6 +21,7 @@ from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.devices import BlackjackDevices
 from floord.engine.blackjack.rules import GameRules, blackjack_inspection
 from floord.engine.blackjack.shoe import ShoeBook
+from floord.engine.blackjack.spanish21 import read_pay_table
 from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.gaming_day import require_utc
 from floord.engine.core.rulings import STRICT_POLICY
@@ -64,7 +65,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     ) -> None:
         if game not in GAMES:
             raise ValueError(f"game blackjack or spanish21 expected, found {game!r}")
-        self.rules = GameRules(game)
+        self.rules = GameRules(game, read_pay_table(game, rules.get("spanish21_payouts")))
         if game == "spanish21" and rules.get("decks") not in (6, 8):
             raise ValueError(
                 f"Spanish 21 is played with 6 or 8 decks (§ 551.3(a)), found {rules.get('decks')!r}"
