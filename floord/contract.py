@@ -142,6 +142,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "dealer_turn": frozenset({Role.DEALER}),
     "round_end": frozenset({Role.DEALER}),
     "no_more_bets": frozenset({Role.DEALER}),
+    # Baccarat: deferred vigorish collected (58 Pa. Code § 545.13(f)).
+    "vigorish_collected": frozenset({Role.DEALER}),
     "reveal": frozenset({Role.DEALER}),
     "stub_count": frozenset({Role.DEALER}),
     "shuffle": frozenset({Role.DEALER}),
@@ -179,6 +181,7 @@ COMMAND_ARGS: dict[str, str] = {
     "dealer_turn": "",
     "round_end": "",
     "no_more_bets": "",
+    "vigorish_collected": "",
     "reveal": "card=N",
     "stub_count": "cards=N misdealt=true|false",
     "shuffle": "[deck=BACK]",

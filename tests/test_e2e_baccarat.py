@@ -108,6 +108,9 @@ def test_a_coup_is_called_live_from_the_usb_shoe(broker, tmp_path: Path) -> None
             await c.event("shoe.card_drawn", lambda b: b["data"]["card"] == "7C")
             reply = await dealer(broker.url, "round_start", {})
             assert reply["ok"], reply
+            # § 545.8(c): "no more bets" on the record before the coup's first card.
+            reply = await dealer(broker.url, "no_more_bets", {})
+            assert reply["ok"], reply
             extra = await c.event(
                 "procedure.violation", lambda b: b["data"].get("what") == "third_card_not_allowed"
             )
@@ -118,6 +121,7 @@ def test_a_coup_is_called_live_from_the_usb_shoe(broker, tmp_path: Path) -> None
             assert reply["ok"], reply
             result = await c.event("baccarat.result")
             assert result["data"]["winner"] == "banker", result
+            assert result["data"]["irregularities"] == ["third_card_not_allowed"], result
             assert result["rule"], result
 
     try:

@@ -73,8 +73,13 @@ class Table(OperatorCommands):
             out.extend(self.draw(c))
         return out
 
-    def start(self) -> CommandOutcome:
-        return self.dealer("round_start")
+    def start(self, *, announce: bool = True) -> CommandOutcome:
+        """`round_start`, then (`announce`) the dealer's "no more bets" before any card."""
+        started = self.dealer("round_start")
+        if started.ok and announce:
+            called = self.dealer("no_more_bets")
+            assert called.ok, called.error
+        return started
 
     def end(self) -> CommandOutcome:
         return self.dealer("round_end")

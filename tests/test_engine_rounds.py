@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from test_engine_support import TABLE, WHEEL, Clock, make_table, only, types
 
 from floord.contract import EventType
-from floord.engine.roulette.layout import winning_wagers
+from floord.engine.roulette.layout import offered_wagers, winning_wagers
 
 
 def test_a_round_opens_on_game_started_and_ends_on_the_number() -> None:
@@ -146,3 +146,25 @@ def test_spins_while_halted_produce_no_round_and_no_result() -> None:
     assert out.events[0].data["state"] == "halted" and out.events[0].rule is None
     assert out.events[0].data["policy"]
     assert t.engine.current_round is None
+
+
+def test_losing_wagers_are_collected_before_winners_are_paid_531_6_d() -> None:
+    """58 Pa. Code § 531.6(d): "After placing the point marker on the layout, the dealer
+    shall first collect all losing wagers and then pay off all winning wagers."
+
+    The result carries that order: step 1 collects every losing wager position of the
+    layout, step 2 pays the winners the result lists.
+    """
+    for wheel, number in (("single_zero", "17"), ("double_zero", "00"), ("single_zero", "0")):
+        t = make_table(wheel)
+        t.open()
+        result = only(t.spin(number), EventType.ROULETTE_RESULT)
+        collect, pay = result.data["settlement"]
+        assert [(s["step"], s["action"], s["of"]) for s in (collect, pay)] == [
+            (1, "collect", "losing_wagers"),
+            (2, "pay", "winning_wagers"),
+        ]
+        winners = len(result.data["winning_wagers"])
+        assert pay["count"] == winners > 0
+        assert collect["count"] == len(offered_wagers(wheel)) - winners > 0
+        assert result.data["settlement_rule"] == "58 Pa. Code § 531.6(d)"

@@ -18,6 +18,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from floord.config.broker import BrokerConfig, OperatorConfig
+from floord.config.floor_rules import same_vigorish_problems
 from floord.config.journal_path import journal_problems
 from floord.config.ports import port_problems
 from floord.config.problems import config_problems
@@ -180,6 +181,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
         families = devices_by_family(table, skip_unloadable=True)
         problems += game.check(table, f"{path}: tables.{t}", families)
+    problems += same_vigorish_problems(cfg.tables, path)
     return problems + _surveillance_checks(cfg, path)
 
 

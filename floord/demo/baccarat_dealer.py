@@ -2,8 +2,9 @@
 
 The shoe reads every card, so floord calls the coup itself (58 Pa. Code § 545.9 to
 § 545.11); the dealer only tells floord what no device sees: that a coup starts
-(`round_start`, once the shoe is loaded and its burn complete, § 545.5(f)) and that it
-is over (`round_end`). The dealer follows the tableau as the cards come out of the shoe
+(`round_start`, once the shoe is loaded and its burn complete, § 545.5(f)), that no
+more bets are taken before the first card (`no_more_bets`, § 545.8(c)) and that it is
+over (`round_end`). The dealer follows the tableau as the cards come out of the shoe
 (`next_card`); when no further card is due it waits a moment before ending the coup,
 so a card it draws in error (a third card the tableau forbids) falls inside the coup,
 where floord records it as a `procedure.violation`.
@@ -76,6 +77,9 @@ class BaccaratSeat:
             self.in_play = True
             if not await self.command("round_start"):
                 self.in_play = False
+                return
+            # § 545.8(c): "no more bets" is announced, on the record, before any card.
+            await self.command("no_more_bets")
 
     async def on_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")

@@ -24,6 +24,8 @@ class BaccaratRules(StrictModel):
     # § 541.13(d)
     dragon_bonus_table: Literal["A", "B", "C"] | None = DEFAULTS["dragon_bonus_table"]
     tie_pays: int = Field(default=DEFAULTS["tie_pays"], ge=8)  # § 545.13(b): at least 8 to 1
+    # § 545.13(f): vigorish collected with the payout, or deferred (collected before a new shoe).
+    vigorish_collection: Literal["at_payout", "deferred"] = DEFAULTS["vigorish_collection"]
 
 
 class BaccaratTableConfig(GameTable):

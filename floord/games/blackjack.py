@@ -9,6 +9,7 @@ from pydantic import Field
 
 from floord.engine.blackjack.engine import BlackjackEngine
 from floord.engine.blackjack.rules import CARD_DEFAULTS
+from floord.engine.blackjack.spanish21 import pay_table_problems
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.runner import TableEngine
@@ -36,6 +37,10 @@ class CardTableRules(StrictModel):
     deck_change_warn_minutes: int = Field(
         default=CARD_DEFAULTS["deck_change_warn_minutes"], ge=0, le=24 * 60
     )
+    # Spanish 21's additional payouts (§ 551.6(g), (h): not in floord's sources), each
+    # {name, paragraph, odds, cards | min_cards | ranks, suits}; checked by the engine's
+    # `spanish21.pay_table_problems` in `_check`.
+    spanish21_payouts: list[dict[str, Any]] | None = None
     # § 549.6(h), § 551.5(h): minutes without a round after which the cards are spread,
     # inspected and reshuffled before the next round; null: not watched.
     idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
@@ -56,6 +61,10 @@ def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
             f"{where}.rules.decks: 6 or 8 decks for Spanish 21 (58 Pa. Code § 551.3(a)) "
             f"expected, found {rules.decks}"
         )
+    problems += [
+        f"{where}.rules.spanish21_payouts{key}: {said}"
+        for key, said in pay_table_problems(table.game, rules.spanish21_payouts)
+    ]
     if rules.shuffler == "batch":
         backs = rules.batch_backs or []
         if len(backs) != 2 or len(set(backs)) != 2:

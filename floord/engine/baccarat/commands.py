@@ -29,6 +29,7 @@ from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 if TYPE_CHECKING:
     from floord.engine.baccarat.rules import BaccaratRules
     from floord.engine.baccarat.shoe import BaccaratShoe
+    from floord.engine.baccarat.vigorish import VigorishBook
 
 # §§ 541.5(c), 543.5(c) and 545.5(b) say who cuts the cards after a reshuffle; no
 # paragraph of chapters 541, 543 or 545 in the seeds lets a floorperson order one.
@@ -36,7 +37,15 @@ FLOOR_RESHUFFLE_POLICY = (
     "floord policy, not a regulation: a floorperson may order a reshuffle between coups; "
     "the cards are then shuffled, cut and burned as after any shuffle"
 )
-CARD_COMMANDS = ("dealer_in", "round_start", "round_end", "reshuffle", "change_decks")
+CARD_COMMANDS = (
+    "dealer_in",
+    "round_start",
+    "no_more_bets",
+    "round_end",
+    "vigorish_collected",
+    "reshuffle",
+    "change_decks",
+)
 
 
 class BaccaratCommands(TableEngineBase):
@@ -44,6 +53,7 @@ class BaccaratCommands(TableEngineBase):
 
     rules: BaccaratRules
     shoe: BaccaratShoe
+    vigorish: VigorishBook
     recognition: bool
     _coup: Callable[[], Coup | None]
 
@@ -75,6 +85,8 @@ class BaccaratCommands(TableEngineBase):
         if (refused := self._start_refusal()) is not None:
             return refused
         problems = self.shoe.start_problems()
+        if (owed := self.vigorish.start_problem()) is not None:
+            problems.append(owed)
         if problems:
             return deal_refusal(problems, "no coup")
         assert self.gaming_day is not None
@@ -96,6 +108,9 @@ class BaccaratCommands(TableEngineBase):
         if coup is None:
             return CommandOutcome(False, "no round is in play")
         outcome, events = coup.finish()
+        for decision in events:
+            if decision.type == EventType.BACCARAT_RESULT:
+                self.vigorish.settled(decision.data)
         rnd = self.rounds.finish()
         ended: dict[str, Any] = {"outcome": outcome, "cards": rnd["dealt"]}
         if outcome == "not_called":
@@ -103,6 +118,28 @@ class BaccaratCommands(TableEngineBase):
         events.append(Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]))
         events += self.shoe.round_finished(rnd)
         return accepted(events)
+
+    def _cmd_no_more_bets(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer calling the game announces "no more bets" before any card is dealt
+        (§ 543.9(b), § 545.8(c)); the accepted command is the record of it."""
+        coup = self._coup()
+        if coup is None:
+            return CommandOutcome(False, "no coup is in play (round_start first)")
+        problem = coup.no_more_bets(command.by, format_ts(now))
+        if problem is not None:
+            return CommandOutcome(False, problem, self.rules.cite("no_more_bets"))
+        return CommandOutcome(True)
+
+    def _cmd_vigorish_collected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer has collected the outstanding vigorish (§ 545.13(f))."""
+        if self.rounds.current is not None:
+            return CommandOutcome(
+                False,
+                "outstanding vigorish is recorded collected between coups",
+                self.rules.cite("deferred_vigorish"),
+            )
+        self.vigorish.collected()
+        return CommandOutcome(True)
 
     # ----- floorperson ------------------------------------------------------------
 

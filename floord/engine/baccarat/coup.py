@@ -48,6 +48,7 @@ def new_coup(*, recognition: bool) -> dict[str, Any]:
         "violations": [],
         "cover_card": False,
         "last_hand": False,
+        "no_more_bets": None,
     }
 
 
@@ -80,8 +81,37 @@ class Coup:
     def id(self) -> str:
         return str(self.r["id"])
 
+    def no_more_bets(self, by: str, at: str) -> str | None:
+        """The dealer's "no more bets": None when taken, else why it is refused."""
+        if self.r.get("no_more_bets") is not None:
+            return "no more bets was already announced for this coup"
+        if self._cards_seen():
+            return "no more bets is announced prior to dealing any cards"
+        self.r["no_more_bets"] = {"by": by, "at": at}
+        return None
+
+    def _cards_seen(self) -> int:
+        return int(self.r["dealt"]) + len(self.r["not_counted"])
+
+    def _unannounced(self, card: str | None) -> list[Decision]:
+        """The first card of a coup dealt before "no more bets" (§ 543.9(b), § 545.8(c))."""
+        if self.r.get("no_more_bets", True) is not None or self._cards_seen():
+            return []
+        return [
+            self._violation(
+                "no_more_bets",
+                "card_before_no_more_bets",
+                card,
+                detail='the first card of the coup was dealt before "no more bets" was on '
+                "the record (the dealer's no_more_bets)",
+            )
+        ]
+
     def card(self, card: str | None) -> list[Decision]:
         """A card dealt from the shoe during the coup."""
+        return [*self._unannounced(card), *self._card(card)]
+
+    def _card(self, card: str | None) -> list[Decision]:
         if card is not None and self.r["called"]:
             return self._called_card(card)
         out: list[Decision] = []

@@ -23,6 +23,7 @@ from floord.engine.baccarat.commands import BaccaratCommands
 from floord.engine.baccarat.coup import Coup
 from floord.engine.baccarat.rules import BaccaratRules, RulesError, baccarat_inspection
 from floord.engine.baccarat.shoe import BaccaratShoe
+from floord.engine.baccarat.vigorish import VigorishBook
 from floord.engine.cards.card import CardError, parse_card
 from floord.engine.core.base import SHOE_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.rulings import STRICT_POLICY, policy_decision, violation
@@ -68,6 +69,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
             timezone=timezone,
         )
         self.shoe = BaccaratShoe(self.rules)
+        self.vigorish = VigorishBook(self.rules)
         if snapshot is not None:
             self._restore(snapshot)
 
@@ -78,6 +80,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         return {
             **self._snapshot_head(SNAPSHOT_VERSION, head),
             "shoe": self.shoe.snapshot(),
+            "vigorish": self.vigorish.snapshot(),
         }
 
     def public_state(self) -> dict[str, Any]:
@@ -107,6 +110,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
             if rnd is not None:
                 out = self._violation("shoe_loaded_mid_round")
             out.events += self.shoe.stack_loaded(data.get("cards"))
+            self.vigorish.shoe_loaded()
             return out
         if type == EventType.SHOE_CUTTING_CARD:
             return EngineOutput(self.shoe.cutting_card(rnd, data.get("count")))
@@ -197,3 +201,4 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
         self._restore_table(snap, shoe=self.shoe)
+        self.vigorish.restore(snap.get("vigorish"))

@@ -30,6 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "ez_baccarat": False,
     "dragon_bonus_table": None,
     "tie_pays": 8,
+    "vigorish_collection": "at_payout",
 }
 
 # key -> (chapter 541, chapter 543, chapter 545); None: not in floord's sources.
@@ -52,7 +53,16 @@ SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "vigorish": (None, None, "545.13(c)"),
     "dragon_7_insurance": (None, None, "545.13(d)"),
     "dragon_bonus": ("541.13(d)", None, "541.13(d)"),
+    # "No more bets" before any card: § 543.9(b) (Midibaccarat), § 545.8(c) (Baccarat);
+    # chapter 541's is not in floord's sources.
+    "no_more_bets": (None, "543.9(b)", "545.8(c)"),
+    "settlement": (None, None, "545.12(b)"),
+    "deferred_vigorish": (None, None, "545.13(f)"),
+    "same_vigorish": (None, None, "545.13(g)"),
 }
+# § 545.13(f): the Rules Submission says whether the vigorish is collected when the
+# winning payout is made or deferred (then collected before a new shoe).
+VIGORISH_COLLECTION = ("at_payout", "deferred")
 
 
 class RulesError(ValueError):
@@ -69,6 +79,7 @@ class BaccaratRules:
     ez_baccarat: bool
     dragon_bonus_table: str | None
     tie_pays: int
+    vigorish_collection: str = "at_payout"
 
     @classmethod
     def from_config(cls, game: str, rules: dict[str, Any]) -> BaccaratRules:
@@ -77,7 +88,14 @@ class BaccaratRules:
             raise RulesError(f"game {', '.join(GAMES)} expected, found {game!r}")
         if not isinstance(rules, dict):
             raise RulesError(f"rules must be an object, found {type(rules).__name__}")
-        known = {"decks", "vigorish_percent", "ez_baccarat", "dragon_bonus_table", "tie_pays"}
+        known = {
+            "decks",
+            "vigorish_percent",
+            "ez_baccarat",
+            "dragon_bonus_table",
+            "tie_pays",
+            "vigorish_collection",
+        }
         unknown = sorted(map(str, set(rules) - known))
         if unknown:
             raise RulesError(f"unknown Baccarat rule(s): {', '.join(unknown)}")
@@ -109,7 +127,13 @@ class BaccaratRules:
         tie = rules.get("tie_pays", DEFAULTS["tie_pays"])
         if not _whole(tie) or tie < 8:
             raise RulesError(f"tie_pays must be 8 or more (to 1, § 545.13(b)), found {tie!r}")
-        return cls(game, decks, None if ez else vig, ez, bonus, tie)
+        collection = rules.get("vigorish_collection", DEFAULTS["vigorish_collection"])
+        if collection not in VIGORISH_COLLECTION:
+            raise RulesError(
+                "vigorish_collection must be at_payout or deferred (§ 545.13(f)), "
+                f"found {collection!r}"
+            )
+        return cls(game, decks, None if ez else vig, ez, bonus, tie, collection)
 
     def section(self, key: str) -> str:
         own = SECTIONS[key][CHAPTER[self.game]]
@@ -135,6 +159,7 @@ class BaccaratRules:
             "ez_baccarat": self.ez_baccarat,
             "dragon_bonus_table": self.dragon_bonus_table,
             "tie_pays": self.tie_pays,
+            "vigorish_collection": self.vigorish_collection,
         }
 
     @property

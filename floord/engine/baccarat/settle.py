@@ -73,6 +73,7 @@ def settle(rules: BaccaratRules, player: list[str], banker: list[str]) -> dict[s
     else:
         announcement = f"{winner.capitalize()} wins, {max(p, b)} over {min(p, b)}"
     return {
+        **settlement_order(rules, wagers),
         "winner": winner,
         "player": hand_body(player),
         "banker": hand_body(banker),
@@ -112,3 +113,49 @@ def dragon_bonus(
     if odds is None:
         return {**body, "outcome": "lose", "odds": None, "why": f"won by {margin}, under 4"}
     return {**body, "outcome": "win", "odds": f"{odds} to 1", "why": f"won by {margin} points"}
+
+
+def _flat(wagers: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, wager) of every wager, the Dragon Bonus on each hand as `dragon_bonus.<hand>`."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for name, body in wagers.items():
+        if name == "dragon_bonus":
+            out += [(f"dragon_bonus.{side}", w) for side, w in body.items()]
+        else:
+            out.append((name, body))
+    return out
+
+
+def settlement_order(rules: BaccaratRules, wagers: dict[str, Any]) -> dict[str, Any]:
+    """The order of § 545.12(b): losing wagers collected; then, from the highest numbered
+    player position with a winning wager down, that player's vigorish marked or
+    collected (none at EZ Baccarat) and immediately his winning wager paid.
+
+    Step 1 lists the losing wagers; step 2 the vigorish (only when a Banker's Hand wager
+    won and vigorish is charged); step 3 the payouts. Steps 2 and 3 are taken position
+    by position, highest numbered first (`by_position`), the vigorish before the payout.
+    """
+    flat = _flat(wagers)
+    losing = [{"wager": name} for name, w in flat if w["outcome"] == "lose"]
+    winning = [{"wager": name, "odds": w["odds"]} for name, w in flat if w["outcome"] == "win"]
+    steps: list[dict[str, Any]] = [{"step": 1, "action": "collect", "wagers": losing}]
+    banker = wagers["banker"]
+    if banker["outcome"] == "win" and banker.get("vigorish_percent") is not None:
+        steps.append(
+            {
+                "step": 2,
+                "action": "vigorish",
+                "wagers": [{"wager": "banker", "percent": banker["vigorish_percent"]}],
+                "by_position": "highest_first",
+                "collection": rules.vigorish_collection,
+            }
+        )
+    steps.append(
+        {"step": len(steps) + 1, "action": "pay", "wagers": winning, "by_position": "highest_first"}
+    )
+    return {"settlement": steps, "settlement_rule": rules.cite("settlement"), **_note(rules)}
+
+
+def _note(rules: BaccaratRules) -> dict[str, str]:
+    note = rules.note("settlement")
+    return {"settlement_note": note["rule_note"]} if note else {}

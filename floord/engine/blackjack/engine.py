@@ -26,6 +26,7 @@ from floord.engine.blackjack.rules import (
     boxes_problem,
 )
 from floord.engine.blackjack.shoe import ShoeBook
+from floord.engine.blackjack.spanish21 import read_pay_table
 from floord.engine.core.base import (
     CLOSE_POLICY,
     SHOE_EVENTS,
@@ -82,7 +83,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     ) -> None:
         if game not in GAMES:
             raise ValueError(f"game blackjack or spanish21 expected, found {game!r}")
-        self.rules = GameRules(game)
+        self.rules = GameRules(game, read_pay_table(game, rules.get("spanish21_payouts")))
         if game == "spanish21" and rules.get("decks") not in (6, 8):
             raise ValueError(
                 f"Spanish 21 is played with 6 or 8 decks (§ 551.3(a)), found {rules.get('decks')!r}"

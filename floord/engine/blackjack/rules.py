@@ -10,10 +10,11 @@ engine and one set of tests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from floord.contract import cite
+from floord.engine.blackjack.spanish21 import Payout
 from floord.engine.cards.card import deck_size
 from floord.engine.core.inspection import InspectionSpec
 
@@ -61,15 +62,19 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "dealer_reveal": ("549.7(i)", "551.8(h)"),
     "cutting_card": ("549.7(k)", "551.8(j)"),
     "blackjack_pays": ("549.8", None),
+    # A Blackjack paid 3 to 2: Spanish 21's layout says so (§ 551.2(c)(1)).
+    "blackjack_3_to_2": ("549.8", "551.2(c)(1)"),
     "surrender": ("549.9(a)", None),
     "insurance_ace": ("549.10(a)", None),
     "insurance_before_peek": ("549.10(b)", None),
-    "insurance_pays": ("549.10(c)", None),
+    "insurance_pays": ("549.10(c)", "551.2(c)(3)"),
     "double": ("549.11(a)", None),
+    "double_collect": ("549.11(b)", None),
     "split_pair": ("549.12(a)", "551.12(a)"),
     "split_order": ("549.12(b)", "551.12(b)"),
     "split_three_hands": ("549.12(c)(1)", "551.12(c)"),
     "split_aces": ("549.12(c)(2)", None),
+    "split_collect": ("549.12(d)", "551.12(d)"),
     "player_draw": ("549.13(a)(1)", None),
     "dealer_draw": ("549.13(b)", None),
     "boxes_per_player": ("549.14", None),
@@ -97,6 +102,8 @@ class GameRules:
     """One game's citations, deck size and the Spanish 21 differences."""
 
     game: str
+    # Spanish 21's additional payouts (§ 551.6(g), (h)), from the Rules Submission.
+    pay_table: tuple[Payout, ...] = field(default=())
 
     @property
     def deck_size(self) -> int:

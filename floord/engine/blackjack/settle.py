@@ -2,7 +2,7 @@
 
 A hand wins, loses, pushes, wins a Blackjack (3 to 2, § 549.8) or was surrendered
 (§ 549.9). Against a dealer's Blackjack a player's Blackjack is a push (§ 549.8(b)) and
-a doubled or split hand loses its original wager only (§ 549.11(b), § 549.12(d)); an
+a doubled or split hand loses its original wager only (§ 549.11(b), § 549.12(d), § 551.12(d)); an
 Insurance Wager wins 2 to 1 on a dealer's Blackjack and loses otherwise (§ 549.10).
 A hand formed by a split is not a Blackjack: Blackjack is the *initial* two cards
 dealt to a player (§ 549.1), which is floord's reading of the definition.
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from floord.engine.blackjack.rules import GameRules
+from floord.engine.blackjack.spanish21 import additional_payout
 from floord.engine.cards.card import HandCount, count_hand
 
 
@@ -44,12 +45,18 @@ def settle_hand(
         "outcome": outcome,
         "odds": odds,
         "rule": rules.cite(key),
+        **rules.note(key),
     }
+    if rules.spanish21:
+        result.update(additional_payout(rules.pay_table, hand, count.total, outcome))
     if hand["not_counted"]:
         result["not_counted"] = list(hand["not_counted"])
     if outcome == "lose" and dealer_blackjack and (hand["doubled"] or hand["from_split"]):
         result["collect"] = "original wager only"
-        result["collect_rule"] = rules.cite("double" if hand["doubled"] else "split_pair")
+        collect = "double_collect" if hand["doubled"] else "split_collect"
+        result["collect_rule"] = rules.cite(collect)
+        if note := rules.note(collect):
+            result["collect_note"] = note["rule_note"]
     return result
 
 
@@ -67,7 +74,7 @@ def _outcome(
     if count.bust:
         return "lose", None, "wagers_win"
     if count.blackjack:
-        return "blackjack", "3 to 2", "blackjack_pays"
+        return "blackjack", "3 to 2", "blackjack_3_to_2"
     if dealer.bust:
         return "win", "1 to 1", "wagers_win"
     if count.total > dealer.total:

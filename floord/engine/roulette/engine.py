@@ -36,6 +36,7 @@ from floord.engine.roulette.layout import (
     loses_even_money,
     on_wheel,
     pocket_index,
+    settlement_order,
     wheel_spec,
     winning_wagers,
 )
@@ -446,6 +447,7 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
     def _result(self, number: str, data: dict[str, Any], now: datetime) -> EngineOutput:
         rnd = self.rounds.finish()
         lost = loses_even_money(number)
+        winning = winning_wagers(self.wheel.kind, number)
         body = {
             "number": number,
             "colour": colour(number),
@@ -455,10 +457,11 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             "wheel": self.wheel.kind,
             "dealer": rnd.get("dealer"),
             "release_pocket": rnd.get("release_pocket"),
-            "winning_wagers": [w.to_dict() for w in winning_wagers(self.wheel.kind, number)],
+            "winning_wagers": [w.to_dict() for w in winning],
             "losing_even_money": lost,
             "even_money_wagers_lost": list(EVEN_MONEY_WAGERS) if lost else [],
             "even_money_rule": cite(self.wheel.even_money_section) if lost else None,
+            **settlement_order(self.wheel.kind, len(winning)),
         }
         self.last_result = {
             "round": rnd["id"],

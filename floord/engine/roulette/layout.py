@@ -260,3 +260,25 @@ def winning_wagers(kind: str, number: str) -> list[Wager]:
 def loses_even_money(number: str) -> bool:
     """§ 531.5(b) and (c)(3): red, black, odd, even, 1-18 and 19-36 lose on 0 and 00."""
     return number in ZEROS
+
+
+def settlement_order(kind: str, winning: int) -> dict[str, Any]:
+    """The order of settlement after the point marker is placed (§ 531.6(d)).
+
+    "After placing the point marker on the layout, the dealer shall first collect all
+    losing wagers and then pay off all winning wagers." The winners are listed in the
+    result's `winning_wagers`; the losers are every other wager position of the layout,
+    counted here rather than listed (some 140 positions a spin).
+    """
+    return {
+        "settlement": [
+            {
+                "step": 1,
+                "action": "collect",
+                "of": "losing_wagers",
+                "count": len(offered_wagers(kind)) - winning,
+            },
+            {"step": 2, "action": "pay", "of": "winning_wagers", "count": winning},
+        ],
+        "settlement_rule": cite("531.6(d)"),
+    }
