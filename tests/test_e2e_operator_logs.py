@@ -145,10 +145,11 @@ def test_a_run_with_faults_logs_one_line_per_state(broker, tmp_path: Path) -> No
     assert FP_KEY.decode() not in text and 'signature":' not in text
     _one(lines, "floord stopped")
 
-    # Steady play made no lines: the journal holds far more events than the log lines,
-    # and no line names a frame, a spin or a publish.
+    # Steady play made no lines: spins were played (each many frames and events), and no
+    # line names a frame, a spin or a publish. (How many events the spins made depends
+    # on the machine's speed, so the log is bounded by the states, not by a ratio.)
     types = _journal_types(journal)
-    assert types.count("roulette.result") >= 2 and len(types) > 3 * len(lines)
+    assert types.count("roulette.result") >= 2
     per_frame = {"wheel.number", "wheel.game_started", "roulette.result", "round.started"}
     assert not [e for e in lines if per_frame & {str(e.get("event")), str(e.get("type"))}]
     assert len(lines) < 30, [e["event"] for e in lines]
