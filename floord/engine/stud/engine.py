@@ -17,6 +17,7 @@ from typing import Any
 from floord.contract import EventType, cite
 from floord.engine.cards.card import CardError, parse_card
 from floord.engine.cards.deck_book import DeckBook
+from floord.engine.cards.shoe_identity import shoe_recognition_problem
 from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.rulings import decision, strict
 from floord.engine.core.snapshots import check_header
@@ -172,16 +173,8 @@ class StudEngine(StudCommands, TableEngineBase):
         return out
 
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        caps = identity.get("capabilities")
-        if not isinstance(caps, list):
-            return f"the device reports no capabilities list ({caps!r})"
-        if self.shoe_device and ("recognition" in caps) != self.recognition:
-            said = "reads" if "recognition" in caps else "does not read"
-            return (
-                f"the shoe says it {said} cards; the table is configured with "
-                f"shoe_reports_cards={self.recognition}"
-            )
-        return None
+        recognition = self.recognition if self.shoe_device else None
+        return shoe_recognition_problem(identity, device="device", recognition=recognition)
 
     # ----- helpers ----------------------------------------------------------------
 
