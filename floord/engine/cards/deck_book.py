@@ -25,8 +25,8 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
-from floord.engine.cards.shuffler_cover import order_reported
-from floord.engine.core.rulings import STRICT_POLICY, decision, policy_decision, strict
+from floord.engine.cards.shuffler_cover import door_reported, order_reported
+from floord.engine.core.rulings import STRICT_POLICY, decision, strict
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
 
@@ -131,13 +131,7 @@ class DeckBook:
         if type == EventType.SHUFFLER_OUT_OF_ORDER:
             return self._out_of_order(data, round_id)
         if type == EventType.SHUFFLER_DOOR:
-            if data.get("open") is True:
-                return [
-                    policy_decision(
-                        EventType.TABLE_WARNING, DOOR_POLICY, round_id, what="shuffler_door_open"
-                    )
-                ]
-            return []
+            return door_reported(data, round_id, DOOR_POLICY)
         if type == EventType.SHUFFLER_MODE:
             if data.get("continuous") is True:
                 return [
