@@ -33,6 +33,7 @@ from floord.engine.core.base import (
     SHUFFLER_EVENTS,
     TableEngineBase,
     restart_policy,
+    round_voided,
 )
 from floord.engine.core.devices import capability_problem
 from floord.engine.core.gaming_day import require_utc
@@ -314,9 +315,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     ) -> list[Decision]:
         rnd = self.rounds.finish()
         body: dict[str, Any] = {"reason": reason, "detail": detail, "wagers": "returned", **more}
-        if rule is None:
-            body["policy"] = policy or FAIL_CLOSED_POLICY
-        out = [Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])]
+        out = [round_voided(rnd["id"], body, rule, policy)]
         return out + self.shoe.round_finished(rnd["id"])
 
     def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:

@@ -57,6 +57,17 @@ def restart_policy(unseen: str) -> str:
     )
 
 
+def round_voided(
+    round_id: str, body: dict[str, Any], rule: str | None, policy: str | None = None
+) -> Decision:
+    """A `round.voided` with `body` under `rule`, or, with no rule, under `policy`
+    (floord's fail-closed policy when none is given), added last to the event's data."""
+    if rule is not None:
+        return Decision(EventType.ROUND_VOIDED, body, rule, round_id)
+    data = {**body, "policy": policy or FAIL_CLOSED_POLICY}
+    return Decision(EventType.ROUND_VOIDED, data, None, round_id)
+
+
 class Book(Protocol):
     """A game's own record kept in the snapshot (a shoe, the decks)."""
 
