@@ -81,9 +81,7 @@ class BlackjackCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
-        handler = getattr(self, f"_cmd_{command.name}")
-        return handler(command, now)
+        return self._own_command(command, now)
 
     # ----- dealer -----------------------------------------------------------------
 

@@ -245,6 +245,12 @@ class TableEngineBase(ABC):
             )
         return None
 
+    def _own_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """Run a game's own command: its handler is the method `_cmd_<name>`."""
+        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
+        handler = getattr(self, f"_cmd_{command.name}")
+        return handler(command, now)
+
     def _start_refusal(self) -> CommandOutcome | None:
         """Why no round may start: the table not open, or a round still in play."""
         if not self.table.is_open:

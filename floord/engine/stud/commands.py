@@ -71,9 +71,7 @@ class StudCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
-        handler = getattr(self, f"_cmd_{command.name}")
-        return handler(command, now)
+        return self._own_command(command, now)
 
     def _step(self, play: StudPlay, step: Step) -> CommandOutcome:
         if step.error:
