@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
+from floord.engine.cards.deck_change import deck_change_due
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
 from floord.engine.core.rulings import STRICT_POLICY, decision, strict
 from floord.engine.core.snapshots import json_copy
@@ -333,21 +334,10 @@ class DeckBook:
         return parse_ts(self.decks_opened_at) + timedelta(hours=self.rules.deck_hours)
 
     def tick(self, now: datetime) -> list[Decision]:
-        due = self.deck_due_at()
         warn = timedelta(minutes=self.rules.deck_change_warn_minutes)
-        if due is None or self.deck_warned or now < due - warn:
+        if (warning := deck_change_due(self, now, warn)) is None:
             return []
-        self.deck_warned = True
-        return [
-            decision(
-                EventType.TABLE_WARNING,
-                self.rules.deck_change_rule,
-                None,
-                what="deck_change_due",
-                due_at=format_ts(due),
-                opened_at=self.decks_opened_at,
-            )
-        ]
+        return [decision(EventType.TABLE_WARNING, self.rules.deck_change_rule, None, **warning)]
 
     def deal_problems(self, now: datetime) -> list[tuple[str | None, str]]:
         """Why no round may start now: (citation or None, sentence), strongest first."""
