@@ -28,6 +28,7 @@ from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
+    change_decks_refusal,
     deal_refusal,
     distinct_boxes,
     floor_reshuffle,
@@ -225,10 +226,8 @@ class BlackjackCommands(TableEngineBase):
         return accepted([floor_reshuffle(self.rules, command)])
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := unknown_args(command, ()):
-            return CommandOutcome(False, problem)
-        if self.rounds.current is not None:
-            return CommandOutcome(False, "the decks are changed between rounds")
+        if refused := change_decks_refusal(command, self.rounds.current is not None):
+            return refused
         self.shoe.decks_changed(now)
         due = self.shoe.deck_due_at()
         assert due is not None
