@@ -70,9 +70,7 @@ class BaccaratCommands(TableEngineBase):
             return refused
         if problem := unknown_args(command, ("reason",) if command.name == "reshuffle" else ()):
             return CommandOutcome(False, problem)
-        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
-        handler = getattr(self, f"_cmd_{command.name}")
-        return handler(command, now)
+        return self._own_command(command, now)
 
     # ----- dealer -----------------------------------------------------------------
 

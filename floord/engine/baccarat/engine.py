@@ -25,6 +25,7 @@ from floord.engine.baccarat.rules import BaccaratRules, RulesError, baccarat_ins
 from floord.engine.baccarat.shoe import BaccaratShoe
 from floord.engine.baccarat.vigorish import VigorishBook
 from floord.engine.cards.card import CardError, parse_card
+from floord.engine.cards.shoe_identity import shoe_recognition_problem
 from floord.engine.core.base import SHOE_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.rulings import STRICT_POLICY, policy_decision, violation
 from floord.engine.core.snapshots import check_header
@@ -160,16 +161,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         return None if rnd is None else Coup(self.rules, rnd)
 
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        caps = identity.get("capabilities")
-        if not isinstance(caps, list):
-            return f"the shoe reports no capabilities list ({caps!r})"
-        if ("recognition" in caps) != self.recognition:
-            said = "reads" if "recognition" in caps else "does not read"
-            return (
-                f"the shoe says it {said} cards; the table is configured with "
-                f"shoe_reports_cards={self.recognition}"
-            )
-        return None
+        return shoe_recognition_problem(identity, device="shoe", recognition=self.recognition)
 
     def _shoe_data_doubt(self, data: dict[str, Any]) -> list[Decision]:
         """A shoe frame lost mid-coup: the calling of this coup may be wrong; say so."""

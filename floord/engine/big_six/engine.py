@@ -21,7 +21,7 @@ from typing import Any
 
 from floord.contract import EventType, cite, format_ts
 from floord.engine.big_six.layout import PAY_ODDS, SECTIONS, read_layout
-from floord.engine.core.base import TableEngineBase, restart_policy
+from floord.engine.core.base import TableEngineBase, restart_policy, round_voided
 from floord.engine.core.inspection import InspectionSpec
 from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, TABLE_COMMANDS, PrimaryDevice
@@ -163,10 +163,7 @@ class BigSixEngine(TableEngineBase):
 
     def _void(self, reason: str, rule: str | None, detail: str, policy: str | None) -> Decision:
         rnd = self.rounds.finish()
-        body: dict[str, Any] = {"reason": reason, "detail": detail}
-        if rule is None:
-            body["policy"] = policy or FAIL_CLOSED_POLICY
-        return Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])
+        return round_voided(rnd["id"], {"reason": reason, "detail": detail}, rule, policy)
 
     def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
         return EngineOutput([self._void(reason, None, detail, policy)])

@@ -28,6 +28,7 @@ from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
+    change_decks_refusal,
     deal_refusal,
     distinct_boxes,
     floor_reshuffle,
@@ -81,9 +82,7 @@ class BlackjackCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
-        handler = getattr(self, f"_cmd_{command.name}")
-        return handler(command, now)
+        return self._own_command(command, now)
 
     # ----- dealer -----------------------------------------------------------------
 
@@ -227,10 +226,8 @@ class BlackjackCommands(TableEngineBase):
         return accepted([floor_reshuffle(self.rules, command)])
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := unknown_args(command, ()):
-            return CommandOutcome(False, problem)
-        if self.rounds.current is not None:
-            return CommandOutcome(False, "the decks are changed between rounds")
+        if refused := change_decks_refusal(command, self.rounds.current is not None):
+            return refused
         self.shoe.decks_changed(now)
         due = self.shoe.deck_due_at()
         assert due is not None

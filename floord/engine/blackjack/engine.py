@@ -33,7 +33,9 @@ from floord.engine.core.base import (
     SHUFFLER_EVENTS,
     TableEngineBase,
     restart_policy,
+    round_voided,
 )
+from floord.engine.core.devices import capability_problem
 from floord.engine.core.gaming_day import require_utc
 from floord.engine.core.rulings import STRICT_POLICY
 from floord.engine.core.snapshots import check_header, json_copy
@@ -235,16 +237,20 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         )
 
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        caps = identity.get("capabilities")
-        if not isinstance(caps, list):
-            return f"the card reader reports no capabilities list ({caps!r})"
-        if ("exposes_value" in caps) != self.exposes:
-            said = "can" if "exposes_value" in caps else "cannot"
+        def mismatch(exposes: bool) -> str:
+            said = "can" if exposes else "cannot"
             return (
                 f"the card reader says it {said} show the hole card's value; the table is "
                 f"configured with reader_exposes_value={self.exposes}: {READER_KIND_POLICY}"
             )
-        return None
+
+        return capability_problem(
+            identity,
+            device="card reader",
+            capability="exposes_value",
+            configured=self.exposes,
+            mismatch=mismatch,
+        )
 
     def _reader_problems(self) -> list[str]:
         """The reader's own conditions for open and resume: a passing self-test, no tamper."""
@@ -309,9 +315,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
     ) -> list[Decision]:
         rnd = self.rounds.finish()
         body: dict[str, Any] = {"reason": reason, "detail": detail, "wagers": "returned", **more}
-        if rule is None:
-            body["policy"] = policy or FAIL_CLOSED_POLICY
-        out = [Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])]
+        out = [round_voided(rnd["id"], body, rule, policy)]
         return out + self.shoe.round_finished(rnd["id"])
 
     def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:

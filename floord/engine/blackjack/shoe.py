@@ -20,6 +20,7 @@ from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack import cut_counts
 from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
 from floord.engine.blackjack.shuffler import COVER_POLICY, ShufflerBook
+from floord.engine.cards.deck_change import deck_change_due
 from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.core.rulings import policy_decision, ruled, strict, violation
 from floord.engine.core.snapshots import json_copy
@@ -297,21 +298,9 @@ class ShoeBook:
         return parse_ts(self.decks_opened_at) + DECK_LIFETIME
 
     def tick(self, now: datetime) -> list[Decision]:
-        due = self.deck_due_at()
-        if due is None or self.deck_warned or now < due - self.warn:
+        if (warning := deck_change_due(self, now, self.warn)) is None:
             return []
-        self.deck_warned = True
-        return [
-            ruled(
-                self.rules,
-                EventType.TABLE_WARNING,
-                "deck_change",
-                None,
-                what="deck_change_due",
-                due_at=format_ts(due),
-                opened_at=self.decks_opened_at,
-            )
-        ]
+        return [ruled(self.rules, EventType.TABLE_WARNING, "deck_change", None, **warning)]
 
     # ----- gates ------------------------------------------------------------------
 

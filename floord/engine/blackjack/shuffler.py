@@ -14,7 +14,7 @@ from typing import Any
 
 from floord.contract import EventType, cite
 from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
-from floord.engine.cards.shuffler_cover import order_reported
+from floord.engine.cards.shuffler_cover import door_reported, order_reported
 from floord.engine.core.rulings import policy_decision, strict, violation
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
@@ -161,13 +161,7 @@ class ShufflerBook:
         if type == EventType.SHUFFLER_OUT_OF_ORDER:
             return self._out_of_order(data, round_id)
         if type == EventType.SHUFFLER_DOOR:
-            if data.get("open") is True:
-                return [
-                    policy_decision(
-                        EventType.TABLE_WARNING, DOOR_POLICY, round_id, what="shuffler_door_open"
-                    )
-                ]
-            return []
+            return door_reported(data, round_id, DOOR_POLICY)
         if type == EventType.SHUFFLER_MODE:
             if bool(data.get("continuous")) != self.continuous:
                 return [

@@ -25,8 +25,9 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
-from floord.engine.cards.shuffler_cover import order_reported
-from floord.engine.core.rulings import STRICT_POLICY, decision, policy_decision, strict
+from floord.engine.cards.deck_change import deck_change_due
+from floord.engine.cards.shuffler_cover import door_reported, order_reported
+from floord.engine.core.rulings import STRICT_POLICY, decision, strict
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
 
@@ -131,13 +132,7 @@ class DeckBook:
         if type == EventType.SHUFFLER_OUT_OF_ORDER:
             return self._out_of_order(data, round_id)
         if type == EventType.SHUFFLER_DOOR:
-            if data.get("open") is True:
-                return [
-                    policy_decision(
-                        EventType.TABLE_WARNING, DOOR_POLICY, round_id, what="shuffler_door_open"
-                    )
-                ]
-            return []
+            return door_reported(data, round_id, DOOR_POLICY)
         if type == EventType.SHUFFLER_MODE:
             if data.get("continuous") is True:
                 return [
@@ -339,21 +334,10 @@ class DeckBook:
         return parse_ts(self.decks_opened_at) + timedelta(hours=self.rules.deck_hours)
 
     def tick(self, now: datetime) -> list[Decision]:
-        due = self.deck_due_at()
         warn = timedelta(minutes=self.rules.deck_change_warn_minutes)
-        if due is None or self.deck_warned or now < due - warn:
+        if (warning := deck_change_due(self, now, warn)) is None:
             return []
-        self.deck_warned = True
-        return [
-            decision(
-                EventType.TABLE_WARNING,
-                self.rules.deck_change_rule,
-                None,
-                what="deck_change_due",
-                due_at=format_ts(due),
-                opened_at=self.decks_opened_at,
-            )
-        ]
+        return [decision(EventType.TABLE_WARNING, self.rules.deck_change_rule, None, **warning)]
 
     def deal_problems(self, now: datetime) -> list[tuple[str | None, str]]:
         """Why no round may start now: (citation or None, sentence), strongest first."""

@@ -4,15 +4,17 @@ A shuffler that reports itself out of order is covered before the cards are shuf
 other way (§ 571.13(g); floord's policy at Blackjack, after it). Blackjack's batches
 (`ShufflerBook`) and the Mississippi Stud and carnival decks (`DeckBook`) keep the same
 two flags and take the same floorperson's `cover_shuffler` command; each book words its
-own decision.
+own decision. Both also report an open shuffler door, each under its own policy.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from floord.contract import EventType
 from floord.engine.core.command_checks import unknown_args
-from floord.engine.core.types import CommandOutcome, VerifiedCommand
+from floord.engine.core.rulings import policy_decision
+from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 
 class CoverableShuffler(Protocol):
@@ -45,3 +47,11 @@ def cover_shuffler(
         return CommandOutcome(False, "the shuffler is not out of order")
     book.covered = True
     return CommandOutcome(True)
+
+
+def door_reported(data: dict[str, Any], round_id: str | None, policy: str) -> list[Decision]:
+    """A `shuffler.door` report: an open door is a table warning under `policy` (no
+    regulation asks for it); a closed door says nothing."""
+    if data.get("open") is not True:
+        return []
+    return [policy_decision(EventType.TABLE_WARNING, policy, round_id, what="shuffler_door_open")]

@@ -75,9 +75,7 @@ class CarnivalCommands(TableEngineBase):
         if command.name not in ("round_end", "remove_deck") and in_play is not None:
             rule = self._cite("shuffle") if command.name in ("shuffle", "reshuffle") else None
             return CommandOutcome(False, f"round {in_play} is in play: wait for its end", rule)
-        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
-        handler = getattr(self, f"_cmd_{command.name}")
-        return handler(command, now)
+        return self._own_command(command, now)
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         boxes, limit = command.args.get("boxes"), self.rules.boxes

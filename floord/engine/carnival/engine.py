@@ -20,6 +20,7 @@ from floord.engine.cards.deck_book import DeckBook
 from floord.engine.carnival.commands import CarnivalCommands
 from floord.engine.carnival.rules import GAMES, carnival_inspection, read_rules
 from floord.engine.core.base import TableEngineBase
+from floord.engine.core.devices import capability_problem
 from floord.engine.core.rulings import decision
 from floord.engine.core.snapshots import SnapshotError, json_copy
 from floord.engine.core.table_state import PrimaryDevice
@@ -110,13 +111,13 @@ class CarnivalEngine(CarnivalCommands, TableEngineBase):
         return Decision(made.type, data, None, made.round)
 
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        caps = identity.get("capabilities")
-        if not isinstance(caps, list):
-            return f"the device reports no capabilities list ({caps!r})"
-        if "continuous" in caps:
+        def mismatch(_: bool) -> str:
             rule = self._cite("shuffle")
             return f"a continuous shuffler: the deck is shuffled after each round ({rule})"
-        return None
+
+        return capability_problem(
+            identity, device="device", capability="continuous", configured=False, mismatch=mismatch
+        )
 
     def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
         return EngineOutput(self._void(reason, policy, detail))

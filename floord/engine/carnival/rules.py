@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from floord.contract import cite
+from floord.engine.cards.deck_count import read_decks
 from floord.engine.core.inspection import InspectionSpec
 
 CHAPTERS = {
@@ -121,25 +122,16 @@ def read_rules(game: str, rules: dict[str, Any]) -> CarnivalRules:
     shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
     if shuffler not in SHUFFLERS:
         raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
-    decks = rules.get("decks", DEFAULTS["decks"])
-    if decks not in (1, 2) or isinstance(decks, bool):
-        raise ValueError(f"decks must be 1 or 2, found {decks!r}")
-    backs = rules.get("deck_backs") or []
-    if decks == 2:
-        if shuffler == "none":
-            rule = rule_of(game, "decks_inspected_separately")
-            raise ValueError(f"two decks are used with an automated shuffler ({rule})")
-        if (
-            not isinstance(backs, list)
-            or len(backs) != 2
-            or not all(isinstance(b, str) and b for b in backs)
-            or backs[0] == backs[1]
-        ):
-            raise ValueError(
-                "two decks need deck_backs: two different names, the shuffler's batch ids"
-            )
-    elif backs:
-        raise ValueError("deck_backs is for two decks; one deck has none")
+    separately = rule_of(game, "decks_inspected_separately")
+    decks, backs = read_decks(
+        rules,
+        default=DEFAULTS["decks"],
+        shuffler=shuffler,
+        decks_basis="",
+        needs_shuffler=f"two decks are used with an automated shuffler ({separately})",
+        backs_named="two different names, the shuffler's batch ids",
+        one_deck_basis="",
+    )
     boxes = rules.get("boxes", DEFAULTS["boxes"])
     if not isinstance(boxes, int) or isinstance(boxes, bool) or not 1 <= boxes <= MAX_BOXES:
         raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {boxes!r}")
@@ -147,7 +139,7 @@ def read_rules(game: str, rules: dict[str, Any]) -> CarnivalRules:
         game=game,
         shuffler=shuffler,
         decks=decks,
-        deck_backs=tuple(backs) if decks == 2 else ("deck",),
+        deck_backs=backs,
         boxes=boxes,
     )
 

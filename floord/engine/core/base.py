@@ -57,6 +57,17 @@ def restart_policy(unseen: str) -> str:
     )
 
 
+def round_voided(
+    round_id: str, body: dict[str, Any], rule: str | None, policy: str | None = None
+) -> Decision:
+    """A `round.voided` with `body` under `rule`, or, with no rule, under `policy`
+    (floord's fail-closed policy when none is given), added last to the event's data."""
+    if rule is not None:
+        return Decision(EventType.ROUND_VOIDED, body, rule, round_id)
+    data = {**body, "policy": policy or FAIL_CLOSED_POLICY}
+    return Decision(EventType.ROUND_VOIDED, data, None, round_id)
+
+
 class Book(Protocol):
     """A game's own record kept in the snapshot (a shoe, the decks)."""
 
@@ -233,6 +244,12 @@ class TableEngineBase(ABC):
                 False, f"unknown table command {command.name!r}: known are {known}"
             )
         return None
+
+    def _own_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """Run a game's own command: its handler is the method `_cmd_<name>`."""
+        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
+        handler = getattr(self, f"_cmd_{command.name}")
+        return handler(command, now)
 
     def _start_refusal(self) -> CommandOutcome | None:
         """Why no round may start: the table not open, or a round still in play."""

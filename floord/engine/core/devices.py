@@ -10,6 +10,7 @@ fault cannot be resumed on the strength of its next status frame.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -113,3 +114,27 @@ class DeviceBook:
         for device_id, state in body.items():
             required = device_id in self.devices and self.devices[device_id].required
             self.devices[device_id] = DeviceState.from_dict(device_id, state, required)
+
+
+def capability_problem(
+    identity: dict[str, Any],
+    *,
+    device: str,
+    capability: str,
+    configured: bool | None,
+    mismatch: Callable[[bool], str],
+) -> str | None:
+    """Why a device's identification does not fit its table, or None when it does.
+
+    Every card device says what it can do in a `capabilities` list; a table configured
+    with (or without) one capability refuses a device that says otherwise, in the
+    game's own words (`mismatch`, given whether the device has it). `configured` None
+    checks only that the list is there.
+    """
+    caps = identity.get("capabilities")
+    if not isinstance(caps, list):
+        return f"the {device} reports no capabilities list ({caps!r})"
+    has = capability in caps
+    if configured is not None and has != configured:
+        return mismatch(has)
+    return None

@@ -15,7 +15,7 @@ from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType, cite, format_ts
-from floord.engine.core.base import TableEngineBase, restart_policy
+from floord.engine.core.base import TableEngineBase, restart_policy, round_voided
 from floord.engine.core.gaming_day import require_utc
 from floord.engine.core.snapshots import check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
@@ -222,9 +222,7 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
         self.voided = {"round": rnd["id"], "spin": rnd.get("spin"), "reason": reason,
                        "rule": rule, "spun_again": spun_again}  # fmt: skip
         body: dict[str, Any] = {"reason": reason, "detail": detail, "spin": rnd.get("spin"), **more}
-        if rule is None:
-            body["policy"] = policy or FAIL_CLOSED_POLICY
-        return Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])
+        return round_voided(rnd["id"], body, rule, policy)
 
     def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
         return EngineOutput([self._void_round(reason, None, detail=detail, policy=policy)])

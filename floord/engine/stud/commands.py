@@ -21,6 +21,7 @@ from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
+    change_decks_refusal,
     deal_refusal,
     distinct_boxes,
     needs_reason,
@@ -71,9 +72,7 @@ class StudCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        handler: Callable[[VerifiedCommand, datetime], CommandOutcome]
-        handler = getattr(self, f"_cmd_{command.name}")
-        return handler(command, now)
+        return self._own_command(command, now)
 
     def _step(self, play: StudPlay, step: Step) -> CommandOutcome:
         if step.error:
@@ -280,10 +279,8 @@ class StudCommands(TableEngineBase):
         return accepted(out)
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := unknown_args(command, ()):
-            return CommandOutcome(False, problem)
-        if self.rounds.current is not None:
-            return CommandOutcome(False, "the decks are changed between rounds")
+        if refused := change_decks_refusal(command, self.rounds.current is not None):
+            return refused
         self.decks.decks_changed(now)
         due = self.decks.deck_due_at()
         assert due is not None

@@ -17,10 +17,17 @@ from typing import Any
 from floord.contract import EventType, cite
 from floord.engine.cards.card import CardError, parse_card
 from floord.engine.cards.deck_book import DeckBook
-from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase, restart_policy
+from floord.engine.cards.shoe_identity import shoe_recognition_problem
+from floord.engine.core.base import (
+    SHOE_EVENTS,
+    SHUFFLER_EVENTS,
+    TableEngineBase,
+    restart_policy,
+    round_voided,
+)
 from floord.engine.core.rulings import decision, strict
 from floord.engine.core.snapshots import check_header
-from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
+from floord.engine.core.table_state import PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.stud.commands import StudCommands
 from floord.engine.stud.play import Step, StudPlay
@@ -172,16 +179,8 @@ class StudEngine(StudCommands, TableEngineBase):
         return out
 
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        caps = identity.get("capabilities")
-        if not isinstance(caps, list):
-            return f"the device reports no capabilities list ({caps!r})"
-        if self.shoe_device and ("recognition" in caps) != self.recognition:
-            said = "reads" if "recognition" in caps else "does not read"
-            return (
-                f"the shoe says it {said} cards; the table is configured with "
-                f"shoe_reports_cards={self.recognition}"
-            )
-        return None
+        recognition = self.recognition if self.shoe_device else None
+        return shoe_recognition_problem(identity, device="device", recognition=recognition)
 
     # ----- helpers ----------------------------------------------------------------
 
@@ -200,10 +199,9 @@ class StudEngine(StudCommands, TableEngineBase):
     ) -> list[Decision]:
         """Void the round in play: every wager returned, the cards reshuffled or removed."""
         rnd = self.rounds.finish()
-        body: dict[str, Any] = {"reason": reason, "detail": detail, "wagers": "returned"}
-        if rule is None:
-            body["policy"] = policy or FAIL_CLOSED_POLICY
-        out = [Decision(EventType.ROUND_VOIDED, body, rule, rnd["id"])]
+        body = {"reason": reason, "detail": detail, "wagers": "returned"}
+        voided = round_voided(rnd["id"], body, rule, policy)
+        out = [voided]
         deck = rnd["deck"]
         self.decks.round_done(counted=rnd.get("stub_counted", False))
         if remove:
@@ -219,7 +217,7 @@ class StudEngine(StudCommands, TableEngineBase):
                 )
             )
         else:
-            extra = {} if rule is not None else {"policy": body["policy"]}
+            extra = {} if rule is not None else {"policy": voided.data["policy"]}
             out.append(
                 decision(
                     EventType.CARDS_SHUFFLE_REQUIRED,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from floord.contract import cite
+from floord.engine.cards.deck_count import read_decks
 from floord.engine.cards.poker_hands import PokerHand, pair_rank
 from floord.engine.core.inspection import InspectionSpec
 
@@ -142,24 +143,15 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
         raise ValueError(
             "cards dealt from the hand are shuffled by an automated shuffler (§ 571.9(a)(1))"
         )
-    decks = rules.get("decks", DEFAULTS["decks"])
-    if decks not in (1, 2) or isinstance(decks, bool):
-        raise ValueError(f"decks must be 1 or 2 (§ 571.3(a), (b)), found {decks!r}")
-    backs = rules.get("deck_backs") or []
-    if decks == 2:
-        if shuffler == "none":
-            raise ValueError("a second deck needs an automated shuffler (§ 571.3(b))")
-        if (
-            not isinstance(backs, list)
-            or len(backs) != 2
-            or not all(isinstance(b, str) and b for b in backs)
-            or backs[0] == backs[1]
-        ):
-            raise ValueError(
-                "two decks need deck_backs: two different back colours (§ 571.3(b)(2))"
-            )
-    elif backs:
-        raise ValueError("deck_backs is for two decks (§ 571.3(b)); one deck has none")
+    decks, backs = read_decks(
+        rules,
+        default=DEFAULTS["decks"],
+        shuffler=shuffler,
+        decks_basis=" (§ 571.3(a), (b))",
+        needs_shuffler="a second deck needs an automated shuffler (§ 571.3(b))",
+        backs_named="two different back colours (§ 571.3(b)(2))",
+        one_deck_basis=" (§ 571.3(b))",
+    )
     boxes = rules.get("boxes", DEFAULTS["boxes"])
     if not _whole(boxes) or not 1 <= boxes <= MAX_BOXES:
         raise ValueError(f"boxes must be 1..{MAX_BOXES} (§ 571.2(a)), found {boxes!r}")
@@ -182,7 +174,7 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
         dealing=dealing,
         shuffler=shuffler,
         decks=decks,
-        deck_backs=tuple(backs) if decks == 2 else ("deck",),
+        deck_backs=backs,
         boxes=boxes,
         aggregate_payout_limit=limit,
         deck_change_warn_minutes=warn,
