@@ -19,8 +19,8 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
+from floord.demo.seat import send_signed
 from floord.engine.big_six.engine import big_six_inspection
-from floord.operator.client import send_command
 
 CHECKLIST = {
     "no_magnet_or_contrivance": True,
@@ -77,16 +77,13 @@ class VirtualFloorperson:
         self.log = structlog.get_logger("floord.demo.floorperson")
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        result = await send_command(
+        result = await send_signed(
             url=self.url,
-            username=None,
-            password=None,
+            operator=self.operator,
+            key=self.key,
             topics=self.topics[table],
             name=name,
-            by=self.operator,
-            key=self.key,
             args=args,
-            timeout_s=5.0,
         )
         self.log.debug("command", table=table, name=name, result=result)
         return result
