@@ -27,7 +27,7 @@ from floord.demo.baccarat_dealer import BaccaratSeat
 from floord.demo.big_six_dealer import BigSixSeat
 from floord.demo.card_script import dealer_draws, player_hits
 from floord.demo.game_scripts import SETTLE_S
-from floord.demo.seat import CommandSeat, send_signed
+from floord.demo.seat import CommandSeat, SignedOperator
 from floord.demo.stud_dealer import StudSeat
 from floord.demo.wheel_dealer import WheelDealerSeat
 from floord.engine.cards.card import count_hand
@@ -181,7 +181,7 @@ class DealerSeat(CommandSeat):
 Seat = DealerSeat | BaccaratSeat | StudSeat | BigSixSeat | WheelDealerSeat
 
 
-class VirtualDealer:
+class VirtualDealer(SignedOperator):
     """The dealers of the demo's card tables, its Big Six wheel and its manual roulette
     wheel (a seat per table, by its game), fed the tables' MQTT messages."""
 
@@ -196,10 +196,7 @@ class VirtualDealer:
         games: dict[str, str] | None = None,
         pace: float = 1.0,
     ) -> None:
-        self.url = url
-        self.operator = operator
-        self.key = key
-        self.topics = topics
+        super().__init__(url=url, operator=operator, key=key, topics=topics)
         games = games or {}
         self.seats: dict[str, Seat] = {
             t: self._seat(t, games.get(t, "blackjack"), boxes[t], pace) for t in topics
@@ -218,16 +215,6 @@ class VirtualDealer:
         if game == "roulette":
             return WheelDealerSeat(table, self._send)
         return DealerSeat(table, boxes, self._send)
-
-    async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        return await send_signed(
-            url=self.url,
-            operator=self.operator,
-            key=self.key,
-            topics=self.topics[table],
-            name=name,
-            args=args,
-        )
 
     def on_message(self, topic: str, payload: bytes) -> None:
         """Take a message of `P/events` or `P/state`; others and other tables are ignored."""

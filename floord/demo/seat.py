@@ -1,4 +1,4 @@
-"""What every demo participant does the same way: send a signed command as its operator.
+"""What every demo participant does the same way: send signed commands as its operator.
 
 The dealers' seats and the floorperson reach the tables exactly as a person's client
 would (signed commands through the broker, no broker login, five seconds to answer), and
@@ -17,21 +17,28 @@ from floord.contract import Topics
 from floord.operator.client import send_command
 
 
-async def send_signed(
-    *, url: str, operator: str, key: bytes, topics: Topics, name: str, args: dict[str, Any]
-) -> dict[str, Any]:
-    """Send one signed command to the table of `topics` and return its result body."""
-    return await send_command(
-        url=url,
-        username=None,
-        password=None,
-        topics=topics,
-        name=name,
-        by=operator,
-        key=key,
-        args=args,
-        timeout_s=5.0,
-    )
+class SignedOperator:
+    """One demo operator (the dealer, the floorperson) commanding the tables of `topics`."""
+
+    def __init__(self, *, url: str, operator: str, key: bytes, topics: dict[str, Topics]) -> None:
+        self.url = url
+        self.operator = operator
+        self.key = key
+        self.topics = topics
+
+    async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Send one signed command to `table` and return its result body."""
+        return await send_command(
+            url=self.url,
+            username=None,
+            password=None,
+            topics=self.topics[table],
+            name=name,
+            by=self.operator,
+            key=self.key,
+            args=args,
+            timeout_s=5.0,
+        )
 
 
 class CommandSeat:
