@@ -8,6 +8,7 @@ a timeout must never silently fall back to a default on a regulated table.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -104,6 +105,18 @@ class DeviceProfile(_Strict):
         if value != PROFILE_SPEC_VERSION:
             raise ValueError(f"spec {PROFILE_SPEC_VERSION} expected, found {value}")
         return value
+
+
+def module_path(package: str, key: str, renamed: Mapping[str, str], name: str) -> str:
+    """The module a profile's `key:` name means: `<package>.<name>`, or its new home in `renamed`.
+
+    One rule for `driver:` (package `drivers`) and `simulator:` (package `simulators`), which
+    may not import each other. A name must be a dotted module path, never a file path.
+    """
+    name = renamed.get(name, name)
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"{key}: a module name expected, {name!r}")
+    return f"{package}.{name}"
 
 
 def profile_path(name: str, directory: Path | None = None) -> Path:

@@ -27,9 +27,9 @@ from drivers.flf1.codec import (
     crc16_ccitt_false,
     decode_frame,
     encode_frame,
-    escape_raw,
     xor8,
 )
+from drivers.text import escape_raw
 from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, Outgoing, Request
 from floord.profiles import load_profile

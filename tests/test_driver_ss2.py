@@ -17,7 +17,7 @@ import pytest
 
 from drivers.cammegh_ss2 import driver as cammegh_ss2
 from drivers.cammegh_ss2.driver import Ss2Driver
-from drivers.cammegh_ss2.framing import escape_raw
+from drivers.text import escape_raw
 from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Request
 from floord.profiles import DeviceProfile, load_profile

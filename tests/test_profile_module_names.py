@@ -39,6 +39,7 @@ def test_names_from_before_the_packages_resolve_to_the_same_module(
         assert hasattr(module, export) or hasattr(module, "scenario_backend"), old
 
 
-def test_a_name_that_is_no_module_path_is_refused() -> None:
-    with pytest.raises(ValueError, match="a module name expected"):
-        drivers.module_name("../etc/passwd")
+@pytest.mark.parametrize(("package", "key"), [(drivers, "driver"), (simulators, "simulator")])
+def test_a_name_that_is_no_module_path_is_refused(package: object, key: str) -> None:
+    with pytest.raises(ValueError, match=f"^{key}: a module name expected"):
+        package.module_name("../etc/passwd")  # type: ignore[attr-defined]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drivers.cammegh_ss2.framing import LineFramer, escape_raw
-from drivers.cammegh_ss2.game import GameTracker, Grace, protocol_error
+from drivers.cammegh_ss2.framing import LineFramer
+from drivers.cammegh_ss2.game import GameTracker, Grace
 from drivers.cammegh_ss2.protocol import (
     COMMAND_TABLE,
     LONGEST_DOCUMENTED_LINE,
@@ -29,6 +29,7 @@ from drivers.cammegh_ss2.protocol import (
     parse_version,
     wheel_labels,
 )
+from drivers.text import escape_raw, protocol_error
 from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Request
 from floord.profiles import DeviceProfile
@@ -200,8 +201,7 @@ class Ss2Driver:
 
 def _identity_error(reason: str, text: str) -> DeviceEvent:
     """A handshake reply that cannot identify the wheel."""
-    raw = escape_raw(text.encode("utf-8", "backslashreplace"))
-    return DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, {"reason": reason, "raw": raw})
+    return protocol_error(reason, text.encode("utf-8", "backslashreplace"))
 
 
 DRIVER: type[Driver] = Ss2Driver  # mypy checks it is a Driver

@@ -1,4 +1,4 @@
-"""Cutting the SS2 byte stream into lines, and escaping bad bytes for a report.
+"""Cutting the SS2 byte stream into lines.
 
 The wheel ends every line with CR LF, but lines arrive cut, merged or full of noise.
 The framer only splits on LF and bounds a line's length, so a burst of garbage costs one
@@ -9,27 +9,6 @@ same however the bytes are split across reads: a line's fate depends only on its
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-RAW_LIMIT = 80
-_ESCAPES = {0x5C: "\\\\", 0x0D: "\\r", 0x0A: "\\n", 0x09: "\\t"}
-
-
-def escape_raw(data: bytes, limit: int = RAW_LIMIT) -> str:
-    """`repr`-style printable ASCII of `data`, cut at whole escapes to `limit` characters."""
-    parts: list[str] = []
-    total = 0
-    for byte in data:
-        if byte in _ESCAPES:
-            piece = _ESCAPES[byte]
-        elif 0x20 <= byte <= 0x7E:
-            piece = chr(byte)
-        else:
-            piece = f"\\x{byte:02x}"
-        if total + len(piece) > limit:
-            break
-        parts.append(piece)
-        total += len(piece)
-    return "".join(parts)
 
 
 @dataclass(frozen=True)

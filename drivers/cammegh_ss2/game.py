@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.cammegh_ss2.framing import escape_raw
 from drivers.cammegh_ss2.protocol import (
     COMPONENT_FAULT_TEXT,
     FLAG_BALL_NOT_DETECTED,
@@ -22,6 +21,7 @@ from drivers.cammegh_ss2.protocol import (
     StatusFrame,
     flag_names,
 )
+from drivers.text import protocol_error
 from floord.contract import EventType
 from floord.events import DeviceEvent
 
@@ -36,10 +36,6 @@ class Grace:
     failed_launch_s: float
     ball_not_detected_s: float
     ball_not_detected_frames: int
-
-
-def protocol_error(reason: str, raw: bytes) -> DeviceEvent:
-    return DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, {"reason": reason, "raw": escape_raw(raw)})
 
 
 class GameTracker:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from drivers.flf1.codec import Frame, FrameError, protocol_error
+from drivers.flf1.codec import Frame, FrameError
 from drivers.flf1.fields import Output, expect_fields, parse_int, self_test_reply
 from drivers.flf1.framed import FramedDriver
+from drivers.text import protocol_error
 from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Driver
 from floord.profiles import DeviceProfile

@@ -11,14 +11,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from floord.contract import EventType
-from floord.events import DeviceEvent
-
 STX, ETX = 0x02, 0x03
-RAW_LIMIT = 80
 HEX2 = re.compile(r"[0-9A-F]{2}")
 _TYPE = re.compile(r"[A-Z]{3}")
-_ESCAPES = {0x5C: "\\\\", 0x0D: "\\r", 0x0A: "\\n", 0x09: "\\t"}
 
 
 # ----- checksums ------------------------------------------------------------------
@@ -44,28 +39,6 @@ CHECKSUMS: dict[str, tuple[Callable[[bytes], int], int]] = {
     "crc16-ccitt": (crc16_ccitt_false, 4),
     "xor8": (xor8, 2),
 }
-
-
-def escape_raw(data: bytes, limit: int = RAW_LIMIT) -> str:
-    """`repr`-style printable ASCII of `data`, cut at whole escapes to `limit` characters."""
-    parts: list[str] = []
-    total = 0
-    for byte in data:
-        if byte in _ESCAPES:
-            piece = _ESCAPES[byte]
-        elif 0x20 <= byte <= 0x7E:
-            piece = chr(byte)
-        else:
-            piece = f"\\x{byte:02x}"
-        if total + len(piece) > limit:
-            break
-        parts.append(piece)
-        total += len(piece)
-    return "".join(parts)
-
-
-def protocol_error(reason: str, raw: bytes) -> DeviceEvent:
-    return DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, {"reason": reason, "raw": escape_raw(raw)})
 
 
 # ----- frame codec ----------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from drivers.flf1.codec import Frame, FrameError, protocol_error
+from drivers.flf1.codec import Frame, FrameError
 from drivers.flf1.fields import (
     NO_VALUE,
     Output,
@@ -21,6 +21,7 @@ from drivers.flf1.fields import (
     self_test_reply,
 )
 from drivers.flf1.framed import FramedDriver
+from drivers.text import protocol_error
 from floord.contract import EventType
 from floord.events import DeviceEvent, Driver
 

@@ -27,8 +27,6 @@ from drivers.flf1.codec import (
     FrameSplitter,
     decode_frame,
     encode_frame,
-    escape_raw,
-    protocol_error,
 )
 from drivers.flf1.fields import (
     Output,
@@ -39,6 +37,7 @@ from drivers.flf1.fields import (
     parse_int,
     parse_text,
 )
+from drivers.text import escape_raw, protocol_error
 from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Outgoing, Request
 from floord.profiles import DeviceProfile

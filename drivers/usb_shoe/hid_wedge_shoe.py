@@ -39,7 +39,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from drivers.flf1.codec import escape_raw
+from drivers.text import protocol_error as bytes_error
 from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Request
 from floord.profiles import DeviceProfile
@@ -205,8 +205,8 @@ def _printable(text: str) -> str:
 
 
 def protocol_error(reason: str, raw: str) -> DeviceEvent:
-    data = {"reason": reason, "raw": escape_raw(raw.encode("utf-8", "backslashreplace"))}
-    return DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, data)
+    """The shared `device.protocol_error` for text the wedge typed (keys, not bytes)."""
+    return bytes_error(reason, raw.encode("utf-8", "backslashreplace"))
 
 
 def _hex(report: bytes) -> str:

@@ -34,6 +34,7 @@ from floord.journal.store import Journal
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
+from floord.mqtt.outbox import drain
 from floord.mqtt.session import SessionLoop
 from floord.untrusted import escape_text, json_problem, parse_json, text_problem
 
@@ -241,26 +242,10 @@ class AdapterLink:
 
     async def _drain(self, client: aiomqtt.Client) -> None:
         """Publish the stream's unacknowledged rows in order, then whatever notify() adds."""
-        topic = self._topics.device_events(self._device)
-        while True:
-            self._wake.clear()
-            batch = self._journal.unpublished([self.stream], limit=WINDOW)
-            if not batch:
-                await self._wake.wait()
-                continue
-            tasks = [
-                asyncio.create_task(client.publish(topic, body, qos=1, timeout=self._ack_timeout))
-                for _, _, body in batch
-            ]
-            await asyncio.wait(tasks)
-            acked: list[int] = []
-            for (_, seq, _), task in zip(batch, tasks, strict=True):
-                if task.cancelled() or task.exception() is not None:
-                    break
-                acked.append(seq)
-            self._journal.mark_published(self.stream, acked)
-            if len(acked) != len(batch):
-                raise aiomqtt.MqttError("the broker did not acknowledge every event of a batch")
+        topics = {self.stream: self._topics.device_events(self._device)}
+        await drain(
+            client, self._journal, topics, self._wake, window=WINDOW, ack_timeout=self._ack_timeout
+        )
 
     # --- requests from the daemon ------------------------------------------------
 

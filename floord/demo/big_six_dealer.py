@@ -12,29 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import structlog
+from floord.demo.seat import CommandSeat
 
 ROUND_OVER = ("round.ended", "round.voided")
 
 
-class BigSixSeat:
+class BigSixSeat(CommandSeat):
     """One Big Six table's dealer, fed the table's state and events in order."""
 
     def __init__(self, table: str, send: Callable[[str, str, dict[str, Any]], Any]) -> None:
-        self.table = table
-        self._send = send
+        super().__init__(table, send, "floord.demo.dealer")
         self.state: dict[str, Any] = {}
         # A call of ours whose round has not ended yet: a state published before the call
         # was taken still shows no round, and must not make the dealer call twice.
         self.called = False
-        self.log = structlog.get_logger("floord.demo.dealer").bind(table=table)
-
-    def quiet_s(self) -> float | None:
-        """The dealer acts only on the table's messages."""
-        return None
-
-    async def on_quiet(self) -> None:
-        return None
 
     async def on_state(self, state: dict[str, Any]) -> None:
         self.state = state

@@ -22,17 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
-
 from floord.contract import Topics
 from floord.demo.baccarat_dealer import BaccaratSeat
 from floord.demo.big_six_dealer import BigSixSeat
 from floord.demo.card_script import dealer_draws, player_hits
 from floord.demo.game_scripts import SETTLE_S
+from floord.demo.seat import CommandSeat, SignedOperator
 from floord.demo.stud_dealer import StudSeat
 from floord.demo.wheel_dealer import WheelDealerSeat
 from floord.engine.cards.card import count_hand
-from floord.operator.client import send_command
 
 
 @dataclass
@@ -97,7 +95,7 @@ def shoe_ready(state: dict[str, Any]) -> bool:
     )
 
 
-class DealerSeat:
+class DealerSeat(CommandSeat):
     """One table's dealer: reacts to the table's messages one at a time, in order."""
 
     def __init__(
@@ -106,26 +104,10 @@ class DealerSeat:
         boxes: tuple[int, ...],
         send: Callable[[str, str, dict[str, Any]], Any],
     ) -> None:
-        self.table = table
+        super().__init__(table, send, "floord.demo.dealer")
         self.boxes = list(boxes)
-        self._send = send
         self.state: dict[str, Any] = {}
         self.round: RoundInPlay | None = None
-        self.log = structlog.get_logger("floord.demo.dealer").bind(table=table)
-
-    async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
-        reply = await self._send(self.table, name, args or {})
-        if not reply.get("ok"):
-            self.log.warning("command refused", name=name, args=args, error=reply.get("error"))
-            return False
-        return True
-
-    def quiet_s(self) -> float | None:
-        """A Blackjack dealer acts only on the table's messages."""
-        return None
-
-    async def on_quiet(self) -> None:
-        return None
 
     async def on_state(self, state: dict[str, Any]) -> None:
         self.state = state
@@ -199,7 +181,7 @@ class DealerSeat:
 Seat = DealerSeat | BaccaratSeat | StudSeat | BigSixSeat | WheelDealerSeat
 
 
-class VirtualDealer:
+class VirtualDealer(SignedOperator):
     """The dealers of the demo's card tables, its Big Six wheel and its manual roulette
     wheel (a seat per table, by its game), fed the tables' MQTT messages."""
 
@@ -214,10 +196,7 @@ class VirtualDealer:
         games: dict[str, str] | None = None,
         pace: float = 1.0,
     ) -> None:
-        self.url = url
-        self.operator = operator
-        self.key = key
-        self.topics = topics
+        super().__init__(url=url, operator=operator, key=key, topics=topics)
         games = games or {}
         self.seats: dict[str, Seat] = {
             t: self._seat(t, games.get(t, "blackjack"), boxes[t], pace) for t in topics
@@ -236,19 +215,6 @@ class VirtualDealer:
         if game == "roulette":
             return WheelDealerSeat(table, self._send)
         return DealerSeat(table, boxes, self._send)
-
-    async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        return await send_command(
-            url=self.url,
-            username=None,
-            password=None,
-            topics=self.topics[table],
-            name=name,
-            by=self.operator,
-            key=self.key,
-            args=args,
-            timeout_s=5.0,
-        )
 
     def on_message(self, topic: str, payload: bytes) -> None:
         """Take a message of `P/events` or `P/state`; others and other tables are ignored."""

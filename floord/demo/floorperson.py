@@ -19,8 +19,8 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
+from floord.demo.seat import SignedOperator
 from floord.engine.big_six.engine import big_six_inspection
-from floord.operator.client import send_command
 
 CHECKLIST = {
     "no_magnet_or_contrivance": True,
@@ -50,7 +50,7 @@ def devices_ready(state: dict[str, Any]) -> bool:
     return bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
 
 
-class VirtualFloorperson:
+class VirtualFloorperson(SignedOperator):
     def __init__(
         self,
         *,
@@ -63,10 +63,7 @@ class VirtualFloorperson:
         resume_after_s: float = 4.0,
         games: dict[str, str] | None = None,
     ) -> None:
-        self.url = url
-        self.operator = operator
-        self.key = key
-        self.topics = topics
+        super().__init__(url=url, operator=operator, key=key, topics=topics)
         self.wheels = wheels
         self.state_of = state_of
         self.resume_after_s = resume_after_s
@@ -77,17 +74,7 @@ class VirtualFloorperson:
         self.log = structlog.get_logger("floord.demo.floorperson")
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        result = await send_command(
-            url=self.url,
-            username=None,
-            password=None,
-            topics=self.topics[table],
-            name=name,
-            by=self.operator,
-            key=self.key,
-            args=args,
-            timeout_s=5.0,
-        )
+        result = await super()._send(table, name, args)
         self.log.debug("command", table=table, name=name, result=result)
         return result
 

@@ -15,10 +15,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import structlog
-
 from floord.demo.card_script import SUITS
 from floord.demo.game_scripts import RANKS
+from floord.demo.seat import CommandSeat
 
 
 def stud_ready(state: dict[str, Any]) -> bool:
@@ -36,7 +35,7 @@ def stud_ready(state: dict[str, Any]) -> bool:
     )
 
 
-class StudSeat:
+class StudSeat(CommandSeat):
     """One Mississippi Stud table's dealer, fed the table's messages in order."""
 
     def __init__(
@@ -46,27 +45,12 @@ class StudSeat:
         send: Callable[[str, str, dict[str, Any]], Any],
         seed: int = 0,
     ) -> None:
-        self.table = table
+        super().__init__(table, send, "floord.demo.stud_dealer")
         self.boxes = list(boxes)
-        self._send = send
         self.rng = random.Random(seed)
         self.in_play = False
         self.round_id: str | None = None
         self.seen: list[str] = []
-        self.log = structlog.get_logger("floord.demo.stud_dealer").bind(table=table)
-
-    async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
-        reply = await self._send(self.table, name, args or {})
-        if not reply.get("ok"):
-            self.log.warning("command refused", name=name, args=args, error=reply.get("error"))
-            return False
-        return True
-
-    def quiet_s(self) -> float | None:
-        return None
-
-    async def on_quiet(self) -> None:
-        return None
 
     async def on_state(self, state: dict[str, Any]) -> None:
         if self.in_play or not stud_ready(state):

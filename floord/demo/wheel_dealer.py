@@ -13,24 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import structlog
+from floord.demo.seat import CommandSeat
 
 
-class WheelDealerSeat:
+class WheelDealerSeat(CommandSeat):
     """One manual wheel's dealer, fed the table's state and events in order."""
 
     def __init__(self, table: str, send: Callable[[str, str, dict[str, Any]], Any]) -> None:
-        self.table = table
-        self._send = send
+        super().__init__(table, send, "floord.demo.dealer")
         self.signed_in = False
-        self.log = structlog.get_logger("floord.demo.dealer").bind(table=table)
-
-    def quiet_s(self) -> float | None:
-        """The dealer acts only on the table's messages."""
-        return None
-
-    async def on_quiet(self) -> None:
-        return None
 
     async def on_state(self, state: dict[str, Any]) -> None:
         if self.signed_in or state.get("state") != "open" or state.get("round") is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +33,7 @@ from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
 from floord.mqtt.jobs import run_session
+from floord.mqtt.outbox import drain, publish_in_order
 from floord.mqtt.session import SessionLoop
 
 DEFAULT_WINDOW = 100
@@ -157,7 +158,9 @@ class TableLink:
         items = [(self._topics.replay, body) for body in payloads]
         try:
             for start in range(0, len(items), self._window):
-                await self._publish_in_order(client, items[start : start + self._window])
+                await publish_in_order(
+                    client, items[start : start + self._window], ack_timeout=self._ack_timeout
+                )
         except aiomqtt.MqttError as exc:
             self._log.warning("replay not fully delivered", error=str(exc))
 
@@ -294,59 +297,14 @@ class TableLink:
     async def _drain(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
         """Publish the journal's backlog, then whatever notify() announces, forever."""
         await ready.wait()
-        while True:
-            self._wake.clear()
-            batch = self._journal.unpublished(list(self._streams), limit=self._window)
-            if not batch:
-                await self._wake.wait()
-                continue
-            items = [(self._streams[stream], body) for stream, _, body in batch]
-            acked = await self._publish_in_order(client, items, raise_after=False)
-            by_stream: dict[str, list[int]] = {}
-            stopped: set[str] = set()
-            for (stream, seq, _), ok in zip(batch, acked, strict=True):
-                # Only an acknowledged prefix of each stream counts as published, so a
-                # resend after a failure starts at the first gap and stays in order.
-                if not ok:
-                    stopped.add(stream)
-                elif stream not in stopped:
-                    by_stream.setdefault(stream, []).append(seq)
-            for stream, seqs in by_stream.items():
-                self._journal.mark_published(stream, seqs)
-            if not all(acked):
-                raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")
-
-    async def _publish_in_order(
-        self,
-        client: aiomqtt.Client,
-        items: Sequence[tuple[str, str]],
-        *,
-        raise_after: bool = True,
-    ) -> list[bool]:
-        """QoS 1 publish of (topic, payload) pairs, pipelined; which ones were acked.
-
-        The PUBLISH packets leave in the order given (each task hands its message to
-        the client on its first step, and tasks start in creation order).
-        """
-        tasks = [
-            asyncio.create_task(client.publish(topic, body, qos=1, timeout=self._ack_timeout))
-            for topic, body in items
-        ]
-        try:
-            await asyncio.wait(tasks)
-        finally:
-            unfinished = [t for t in tasks if not t.done()]
-            for task in unfinished:
-                task.cancel()
-            if unfinished:
-                await asyncio.wait(unfinished)
-        acked = [not t.cancelled() and t.exception() is None for t in tasks]
-        if raise_after and not all(acked):
-            first = next(t for t in tasks if t.cancelled() or t.exception() is not None)
-            if first.cancelled():
-                raise aiomqtt.MqttError("publish was cancelled")
-            raise first.exception()  # type: ignore[misc]
-        return acked
+        await drain(
+            client,
+            self._journal,
+            self._streams,
+            self._wake,
+            window=self._window,
+            ack_timeout=self._ack_timeout,
+        )
 
     async def _state_loop(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
         await ready.wait()

@@ -1,0 +1,67 @@
+"""What every demo participant does the same way: send signed commands as its operator.
+
+The dealers' seats and the floorperson reach the tables exactly as a person's client
+would (signed commands through the broker, no broker login, five seconds to answer), and
+a seat logs a refusal the same way whatever its game. Kept here once so the seats differ
+only in how they play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from floord.contract import Topics
+from floord.operator.client import send_command
+
+
+class SignedOperator:
+    """One demo operator (the dealer, the floorperson) commanding the tables of `topics`."""
+
+    def __init__(self, *, url: str, operator: str, key: bytes, topics: dict[str, Topics]) -> None:
+        self.url = url
+        self.operator = operator
+        self.key = key
+        self.topics = topics
+
+    async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Send one signed command to `table` and return its result body."""
+        return await send_command(
+            url=self.url,
+            username=None,
+            password=None,
+            topics=self.topics[table],
+            name=name,
+            by=self.operator,
+            key=self.key,
+            args=args,
+            timeout_s=5.0,
+        )
+
+
+class CommandSeat:
+    """One table's seat that acts only on the table's messages: `command` sends through
+    `send(table, name, args)` and logs a refusal; there is nothing to do when quiet."""
+
+    def __init__(
+        self, table: str, send: Callable[[str, str, dict[str, Any]], Any], logger: str
+    ) -> None:
+        self.table = table
+        self._send = send
+        self.log = structlog.get_logger(logger).bind(table=table)
+
+    async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
+        reply = await self._send(self.table, name, args or {})
+        if not reply.get("ok"):
+            self.log.warning("command refused", name=name, args=args, error=reply.get("error"))
+            return False
+        return True
+
+    def quiet_s(self) -> float | None:
+        """A seat that acts only on the table's messages asks for no quiet callback."""
+        return None
+
+    async def on_quiet(self) -> None:
+        return None
