@@ -25,3 +25,14 @@ def broker() -> Iterator[Broker]:
         yield b
     finally:
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_floord_process_left() -> Iterator[None]:
+    """A test that fails before its own `finally` kills its simulators or daemons still
+    leaves no floord process behind: every child started through `e2e_support.Process`
+    is killed after the test."""
+    yield
+    from e2e_support import reap_leftovers
+
+    reap_leftovers()

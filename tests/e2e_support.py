@@ -31,6 +31,8 @@ FP = "FP-1001"
 FP_KEY = b"floorperson-1001-secret"
 DEALER = "DL-2001"
 DEALER_KEY = b"dealer-2001-secret"
+# Every floord child process a test started (see Process and reap_leftovers).
+_STARTED: list[Process] = []
 
 
 def _env() -> dict[str, str]:
@@ -40,7 +42,11 @@ def _env() -> dict[str, str]:
 
 
 class Process:
-    """A child process that is always reaped, killed if need be."""
+    """A child process that is always reaped, killed if need be.
+
+    Every one started is remembered until reaped, so a test that fails before its own
+    `finally` reaches a `kill()` still leaves no process behind (`reap_leftovers`, run
+    after each test by tests/conftest.py)."""
 
     def __init__(self, args: list[str], *, stdout: int | None = subprocess.PIPE) -> None:
         self.args = args
@@ -50,6 +56,7 @@ class Process:
             stderr=subprocess.DEVNULL,
             env=_env(),
         )
+        _STARTED.append(self)
 
     def terminate(self, timeout: float = 10.0) -> int:
         if self.proc.poll() is None:
@@ -264,3 +271,12 @@ async def collecting(
 ) -> AsyncIterator[Collector]:
     async with Collector(url, topics(table), client_id) as c:
         yield c
+
+
+def reap_leftovers() -> list[str]:
+    """Kill every floord child process still running; the command lines of those killed."""
+    left = [p for p in _STARTED if p.proc.poll() is None]
+    for p in left:
+        p.kill()
+    _STARTED.clear()
+    return [" ".join(p.args) for p in left]

@@ -112,6 +112,12 @@ def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
 
     try:
         asyncio.run(first_run())
+    except BaseException:
+        # The simulators are reaped whichever run fails (the second run's `finally`
+        # does it when the first one passes).
+        reader_sim.kill()
+        shoe_sim.kill()
+        raise
     finally:
         daemon.kill()
     restarted = start_daemon(config)
@@ -146,6 +152,6 @@ def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
     try:
         asyncio.run(second_run())
     finally:
-        assert restarted.terminate() == 0
         reader_sim.kill()
         shoe_sim.kill()
+        assert restarted.terminate() == 0
