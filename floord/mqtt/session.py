@@ -91,10 +91,13 @@ class SessionLoop:
 
     async def _connect_once(self) -> None:
         client = self._make_client()
-        async with client:
-            self._backoff.reset()
-            self._connected()
-            await self._serve(client)
+        try:
+            async with client:
+                self._backoff.reset()
+                self._connected()
+                await self._serve(client)
+        finally:
+            _take_disconnect_error(client)
 
     def _connected(self) -> None:
         """One line when the link comes up: the first time, or back after a loss."""
@@ -136,3 +139,17 @@ class SessionLoop:
         self._down_since = time.monotonic()
         what = "broker connection lost" if self._ever_connected else "broker unreachable"
         self._log.warning(what, broker=self._broker, error=str(failure), retry_in_s=delay)
+
+
+def _take_disconnect_error(client: aiomqtt.Client) -> None:
+    """Mark the reason the broker dropped `client` as seen.
+
+    aiomqtt (2.5) stores an unexpected disconnection as the exception of a private future
+    and, when its context exits after the drop, returns without reading it; asyncio then
+    logs "Future exception was never retrieved" whenever that future is collected, long
+    after the loop has already logged the loss in its own words. Reading it here keeps
+    that stray line out of the operator's log.
+    """
+    future = getattr(client, "_disconnected", None)
+    if isinstance(future, asyncio.Future) and future.done() and not future.cancelled():
+        future.exception()
