@@ -27,7 +27,7 @@ from floord.analytics.wheel_watch import WheelWatch, roulette_order
 from floord.config.load import load_config
 from floord.demo import DEMO_TABLES, write_demo_config
 from floord.demo import sensor_wheel as rl03
-from floord.demo.big_six_table import SPINS, build_simulator, scenario_body
+from floord.demo.big_six_table import SPINS, build_simulator, spin_steps
 from floord.demo.card_devices import DEMO_CARD_TABLES, build_simulators, scenario_bodies
 from floord.demo.card_script import dealer_draws, hand_live, player_hits
 from floord.demo.game_scripts import tableau_cards
@@ -245,8 +245,10 @@ def test_the_demo_config_loads_and_every_wheel_can_be_watched(tmp_path) -> None:
 
 
 def test_the_big_six_script_has_valid_and_void_spins() -> None:
-    build_simulator()  # the scenario validates against the wheel's model
-    spins = [step["spin"] for step in scenario_body()["steps"] if "spin" in step]
+    simulator = build_simulator()  # the scenario validates against the wheel's model
+    for step in spin_steps():  # and so does every spin the dealer's hand gives
+        simulator.SCENARIO.model_validate({"steps": [step]})
+    spins = [step["spin"] for step in spin_steps()]
     assert len(spins) == len(SPINS)
     kinds = ["divider" if s.get("between") else "short" if s["revolutions"] < 3 else "valid"
              for s in spins]  # fmt: skip

@@ -51,7 +51,7 @@ import yaml
 from floord.config.load import load_config
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
 from floord.demo.big_six_table import TABLE as BIG_SIX_TABLE
-from floord.demo.big_six_table import big_six_wheel
+from floord.demo.big_six_table import BigSixHand, big_six_wheel
 from floord.demo.big_six_table import table_config as big_six_config
 from floord.demo.broker import demo_broker
 from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
@@ -240,7 +240,8 @@ async def run_demo(
         async with demo_broker(broker_url) as (url, what):
             cards = CardFloor(pace_for(speed))
             lapse = EMBEDDED_TIME_LAPSE if "embedded" in what else 1.0
-            devices = [time_lapse_wheel(lapse), big_six_wheel()]
+            big_six = big_six_wheel()
+            devices = [time_lapse_wheel(lapse), big_six]
             wheels: list[asyncio.Task[Any]] = []
             links: list[Any] = []
             tasks: list[asyncio.Task[Any]] = []
@@ -281,6 +282,7 @@ async def run_demo(
                     | dict.fromkeys(wheel_tables, ()),
                     games=games,
                     pace=cards.pace,
+                    hands={BIG_SIX_TABLE: BigSixHand(big_six).spin},
                 )
                 tasks = [
                     asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),

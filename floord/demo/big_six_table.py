@@ -2,16 +2,20 @@
 
 Like the card devices (`card_devices`), the wheel is an FLF/1 simulator running in this
 process, its clock at `DEVICE_SPEED` (the link's heartbeat and ACK timings scale with
-it). The wheel spins on a fixed script; the virtual dealer (`big_six_dealer`) calls "no
-more bets" with `spin` (58 Pa. Code § 533.2(a)) as soon as the table is open with no
-round in play, so each call comes in the pause before the next spin. The script shows
-what chapter 533 asks of a spin: valid spins settled with the section's odds, a clapper
-at rest on a divider (the second § 533.2(c): no spin, spun again) and a spin of fewer
-than three revolutions (§ 533.2(b): no spin, spun again).
+it). A Big Six wheel is spun by the dealer's hand, after the call, so the simulated
+wheel stands still until the virtual dealer (`big_six_dealer`) has called "no more bets"
+with `spin` (58 Pa. Code § 533.2(a)) and the table has recorded the call; then the dealer
+spins it (`BigSixHand`: the next spin of `SPINS`, injected into the running simulator
+through its live control, as a rig engineer would). Nothing races: however loaded the
+machine, the call is on the record before the wheel turns. The spins show what chapter
+533 asks of a spin: valid spins settled with the section's odds, a clapper at rest on a
+divider (the second § 533.2(c): no spin, spun again) and a spin of fewer than three
+revolutions (§ 533.2(b): no spin, spun again).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from floord.demo.card_devices import DEVICE_SPEED, POWER_ON_QUIET_S
@@ -19,8 +23,8 @@ from floord.demo.pty_device import PtyDevice
 
 TABLE = "B6-01"
 PROFILE = "ref-big-six"
-OPENING_S = 4.0  # real seconds the wheel stands still after power-on: the table opens
-GAP_S = 1.0  # real seconds between a rest and the next spin: the dealer calls in them
+IDLE_S = 60.0  # real seconds of one idle step: the wheel stands still between spins
+GAP_S = 1.0  # real seconds the dealer waits after a rest before the next call
 SPIN_S = 1.0  # real seconds a spin takes
 
 
@@ -47,14 +51,19 @@ SPINS: list[tuple[int, int, str, bool]] = [
 ]
 
 
+def spin_steps() -> list[dict[str, Any]]:
+    """The spins the dealer's hand gives, in order (`simulators.flf1.big_six_scenarios`
+    steps, wheel seconds); the hand starts over after the last."""
+    return [_spin(*spin[:3], between=spin[3]) for spin in SPINS]
+
+
 def scenario_body() -> dict[str, Any]:
-    """The wheel's scenario (`simulators.flf1.big_six_scenarios`, wheel seconds): stand still
-    while the table opens, then the spins, a pause before each; loops for ever."""
-    steps: list[dict[str, Any]] = [{"idle": OPENING_S * DEVICE_SPEED}]
-    for section, revolutions, direction, between in SPINS:
-        steps.append(_spin(section, revolutions, direction, between=between))
-        steps.append({"idle": GAP_S * DEVICE_SPEED})
-    return {"power_on_quiet": POWER_ON_QUIET_S * DEVICE_SPEED, "loop": True, "steps": steps}
+    """The wheel's own scenario: it stands still (heartbeats only) until a hand spins it."""
+    return {
+        "power_on_quiet": POWER_ON_QUIET_S * DEVICE_SPEED,
+        "loop": True,
+        "steps": [{"idle": IDLE_S * DEVICE_SPEED}],
+    }
 
 
 def build_simulator() -> Any:
@@ -78,3 +87,24 @@ def table_config(port: str) -> dict[str, Any]:
 def big_six_wheel() -> PtyDevice:
     """B6-01's wheel on its pty, not yet powered on."""
     return PtyDevice(build_simulator)
+
+
+class BigSixHand:
+    """The dealer's hand on B6-01's wheel: each `spin()` gives the wheel the next spin of
+    `SPINS`, through the simulator's live control channel's own parser and checks."""
+
+    def __init__(self, device: PtyDevice) -> None:
+        self._device = device
+        self._next = 0
+
+    def spin(self) -> str:
+        """Spin the wheel; the control channel's reply (`ok ...` or `error: ...`)."""
+        from simulators.control import Controller
+
+        simulator = self._device.simulator
+        if simulator is None:
+            return "error: the wheel is not powered on"
+        step = spin_steps()[self._next % len(SPINS)]
+        self._next += 1
+        reply = Controller(simulator, PROFILE).handle(json.dumps(step))
+        return reply or "error: no reply"

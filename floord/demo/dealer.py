@@ -25,6 +25,7 @@ from typing import Any
 from floord.contract import Topics
 from floord.demo.baccarat_dealer import BaccaratSeat
 from floord.demo.big_six_dealer import BigSixSeat
+from floord.demo.big_six_table import GAP_S as BIG_SIX_GAP_S
 from floord.demo.card_script import dealer_draws, player_hits
 from floord.demo.game_scripts import SETTLE_S
 from floord.demo.seat import CommandSeat, SignedOperator
@@ -195,9 +196,12 @@ class VirtualDealer(SignedOperator):
         boxes: dict[str, tuple[int, ...]],
         games: dict[str, str] | None = None,
         pace: float = 1.0,
+        hands: dict[str, Callable[[], str]] | None = None,
     ) -> None:
         super().__init__(url=url, operator=operator, key=key, topics=topics)
         games = games or {}
+        # The wheels the dealer spins by hand (Big Six), by table.
+        self.hands = hands or {}
         self.seats: dict[str, Seat] = {
             t: self._seat(t, games.get(t, "blackjack"), boxes[t], pace) for t in topics
         }
@@ -211,7 +215,7 @@ class VirtualDealer(SignedOperator):
         if game == "mississippi_stud":
             return StudSeat(table, boxes, self._send)
         if game == "big_six":
-            return BigSixSeat(table, self._send)
+            return BigSixSeat(table, self._send, self.hands.get(table), BIG_SIX_GAP_S)
         if game == "roulette":
             return WheelDealerSeat(table, self._send)
         return DealerSeat(table, boxes, self._send)

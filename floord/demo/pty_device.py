@@ -25,6 +25,11 @@ class PtyDevice:
     task: asyncio.Task[Any] | None = None
     _sim: Any = field(default=None, repr=False)
 
+    @property
+    def simulator(self) -> Any:
+        """The running simulator (None before `open`), for a hand that acts on the device."""
+        return self._sim
+
     async def open(self) -> None:
         from simulators.link import open_pty_link
 
