@@ -164,3 +164,24 @@ def test_spanish21_applies_chapter_549s_irregularities_549_16_e(game) -> None:
         assert moved.rule == cite("551.8(d)")
     else:
         assert "rule_note" not in missed.data and moved.rule == cite("549.7(e)")
+
+
+def test_spanish21_hand_dead_on_the_players_option_borrows_549_16_i() -> None:
+    """§ 549.16(i) on Spanish 21 ("call the player's hand dead and return the player's
+    original wager"): chapter 549's paragraph, said in each decision's `rule_note`."""
+    t = make_table("spanish21")
+    t.ready()
+    assert t.start(1, 2).ok
+    t.draws("9S", "8H", "6D", "7C", "5S", "9C")  # box 1: 16, box 2: 13; dealer 6 up
+    assert t.decide(1, "hit").ok
+    out = t.dealer("hand_option", {"box": 1, "hand": 0, "option": "decline"})
+    assert out.ok, out.error
+    decisions = out.output.events
+    assert [str(d.type) for d in decisions] == [
+        EventType.PROCEDURE_VIOLATION,
+        EventType.BLACKJACK_HAND_OPTION,
+        EventType.BLACKJACK_HAND_DEAD,
+    ]
+    for decision in decisions:
+        assert decision.rule == cite("549.16(i)")
+        assert "§ 549.16(i) (Blackjack) applied" in decision.data["rule_note"]
