@@ -185,3 +185,63 @@ def test_spanish21_hand_dead_on_the_players_option_borrows_549_16_i() -> None:
     for decision in decisions:
         assert decision.rule == cite("549.16(i)")
         assert "§ 549.16(i) (Blackjack) applied" in decision.data["rule_note"]
+
+
+@pytest.mark.parametrize("game", ["blackjack", "spanish21"])
+def test_every_dealer_error_decision_carries_its_citation_or_policy_549_16_e_g_i(game) -> None:
+    """§ 549.16(e), (g), (i): every decision a dealer's error leads to names its
+    paragraph in `rule`; the one that is floord's own (a declined (g) second card) has
+    `rule` null and says it is not a regulation."""
+    decisions = []
+    for flow in (
+        # (e), then (g) with one card declined: boxes 1 and 2.
+        [("start", [1, 2]), "9S", "8H", "7C", ("card_to", {"box": 1, "hand": 0}), "5S",
+         "6D", "9C", ("stand", 1), ("stand", 2), ("dealer_turn", {}), "4H", ("round_end", {})],
+        [("start", [1, 2]), "9S", "8H", "6D", "5S", ("card_to", {"box": 2, "hand": 0}), "9C",
+         ("hand_option", {"box": 1, "hand": 0, "option": "decline"}), ("stand", 2),
+         ("dealer_turn", {}), "4H", ("round_end", {})],
+        # (g) no card, then (i) dealt later.
+        [("start", [1, 2, 3]), "9S", "8H", ("card_to", {"box": 3, "hand": 0}), "6D", "7C",
+         "5S", ("card_to", {"box": 3, "hand": 0}), "9C", ("hit", 1), "2D",
+         ("card_to", {"box": 3, "hand": 0}),
+         ("hand_option", {"box": 1, "hand": 0, "option": "deal"}), ("stand", 3), "3C",
+         ("dealer_turn", {}), "4H", ("round_end", {})],
+    ):  # fmt: skip
+        t = make_table(game)
+        t.ready()
+        for step in flow:
+            if isinstance(step, str):
+                decisions += t.draw(step).events
+                continue
+            name, args = step
+            if name == "start":
+                out = t.start(*args)
+            elif name in ("stand", "hit"):
+                out = t.decide(args, name)
+            else:
+                out = t.dealer(name, args)
+            assert out.ok, (step, out.error)
+            decisions += out.output.events
+        assert t.engine.current_round is None
+    kinds = {str(d.type) for d in decisions}
+    assert {"blackjack.card_corrected", "blackjack.hand_option", "blackjack.hand_dead"} <= kinds
+    for d in decisions:
+        if "58 Pa. Code" in json.dumps(d.data, ensure_ascii=False):
+            assert d.rule is not None, d
+        if d.rule is None and d.type not in (EventType.ROUND_STARTED, EventType.ROUND_ENDED):
+            assert "not a regulation" in d.data["policy"], d
+        if d.type in (EventType.BLACKJACK_CARD_CORRECTED, EventType.BLACKJACK_HAND_OPTION):
+            assert d.rule is not None, d
+
+
+def test_an_initial_card_is_corrected_before_the_round_goes_on_549_16_e() -> None:
+    """§ 549.16(e), (g) are about the initial deal: a card of it is corrected before the
+    first player decision or the peek, not after (the deal order, § 549.7(e), is cited)."""
+    t = make_table()
+    t.ready()
+    assert t.start(1, 2).ok
+    t.draws("TS", "9H", "6D", "7C", "8S", "TH")
+    assert t.decide(1, "stand").ok
+    refused = t.dealer("card_to", {"box": 1, "hand": 0})
+    assert not refused.ok and "gone on" in refused.error
+    assert refused.rule == cite("549.7(e)")

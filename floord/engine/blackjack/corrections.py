@@ -72,6 +72,12 @@ class Corrections(Play):
         target = deal_order.place_key(hand)
         if last["pile"] == "cards" and last["at"] == target:
             return Step(error=f"the last card drawn is already recorded at {where(target)}")
+        if last["slot"] is not None and self._deal_went_on():
+            return Step(
+                error="the last card drawn was dealt in the initial deal and the round has "
+                "gone on since (a decision or the peek): card_to corrects it before",
+                rule=self.rules.cite("deal_order"),
+            )
         pile = self._pile(last)
         if pile is None or last["card"] not in pile:
             return Step(error="the last card drawn was moved since it was dealt (a split)")
@@ -98,6 +104,11 @@ class Corrections(Play):
             next=self.next_place(),
         )
         return Step([event, *out])
+
+    def _deal_went_on(self) -> bool:
+        """A player decided or the hole card was checked after the initial deal."""
+        r = self.r
+        return r["peek"] is not None or any(h["decided"] for h in r["hands"])
 
     def _pile(self, last: dict[str, Any]) -> list[str | None] | None:
         """The cards the last card drawn was put with (None: that hand is gone)."""
@@ -140,7 +151,7 @@ class Corrections(Play):
                 passed = self.places[r["place"] : ahead]
                 missed += [deal_order.place_key(p) for p in passed]
                 out = []
-                if any(kind == "dealer" for kind, _ in passed) and not r["dealer_missed"]:
+                if any(kind == "dealer" for kind, _ in passed) and not r.get("dealer_missed"):
                     r["dealer_missed"] = True
                     out.append(self._dealer_missed())
                 return out + self._initial(card, ("slot", ahead))
@@ -162,7 +173,7 @@ class Corrections(Play):
         while he has missed none)."""
         for index in range(self.r["place"], len(self.places)):
             kind, which = self.places[index]
-            if kind == "dealer" and hand is None and not self.r["dealer_missed"]:
+            if kind == "dealer" and hand is None and not self.r.get("dealer_missed"):
                 return index
             if kind == "box" and hand is not None and (hand["box"], hand["hand"]) == (which, 0):
                 return index
