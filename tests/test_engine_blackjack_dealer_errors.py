@@ -200,6 +200,8 @@ def test_a_requested_card_dealt_elsewhere_comes_before_the_hole_card_is_revealed
     t.draw("5H")  # floord: box 1's card; it went to box 2
     out, moved = _card_to(t, box=2, hand=0)
     assert moved.data["held"] is True and moved.rule == cite("549.7(h)")
+    again = t.dealer("card_to", {"box": 2, "hand": 0})
+    assert not again.ok and "already recorded at box 2 hand 0" in again.error
     [missed] = [v for v in violations(out) if v.data["what"] == "requested_card_not_dealt"]
     assert missed.rule == PARA_I and missed.data["box"] == 1
     refused = t.decide(1, "stand")

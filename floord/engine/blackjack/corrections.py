@@ -70,7 +70,7 @@ class Corrections(Play):
             if hand is None:
                 return Step(error=f"box {to['box']} has no hand {to['hand']} in this round")
         target = deal_order.place_key(hand)
-        if last["pile"] == "cards" and last["at"] == target:
+        if (last["at"] if last["pile"] == "cards" else last.get("lies_at")) == target:
             return Step(error=f"the last card drawn is already recorded at {where(target)}")
         if last["slot"] is not None and self._deal_went_on():
             return Step(
@@ -89,6 +89,8 @@ class Corrections(Play):
         missed: list[dict[str, Any]] = []
         out += self._place_corrected(card, hand, missed)
         held = (r.get("last") or {}).get("pile") == "held"
+        if held:
+            r["last"]["lies_at"] = target  # held, but on this place of the layout
         event = ruled(
             self.rules,
             EventType.BLACKJACK_CARD_CORRECTED,

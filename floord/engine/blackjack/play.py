@@ -7,7 +7,10 @@ the deal: the determinant card of a double shoe (§ 549.7(d)), then the order of
 card to each box, the hole card), then the cards the dealer's `decision` commands call
 for (§ 549.7(h)), then, after `dealer_turn`, the dealer's draws (§ 549.7(i), § 549.13(b)).
 With a recognition shoe each card is known and the round is called card by card; with
-a manual shoe only the count is known, and only the count is checked.
+a manual shoe only the count is known, and only the count is checked. Where the dealer
+dealt a card elsewhere, `card_to` moves it and the deal is derived again
+(`corrections.py`; what is owed next, the dealer's errors included, is `deal_order.py`:
+§ 549.16(e), (g), (i)).
 """
 
 from __future__ import annotations
