@@ -81,6 +81,10 @@ class EventType(StrEnum):
     BLACKJACK_DEALER_HAND = "blackjack.dealer_hand"
     BLACKJACK_PEEK = "blackjack.peek"
     BLACKJACK_RESULT = "blackjack.result"
+    # The dealer's errors in a Blackjack deal (58 Pa. Code § 549.16(e), (g), (i)).
+    BLACKJACK_CARD_CORRECTED = "blackjack.card_corrected"
+    BLACKJACK_HAND_OPTION = "blackjack.hand_option"
+    BLACKJACK_HAND_DEAD = "blackjack.hand_dead"
     CARDS_SHUFFLE_REQUIRED = "cards.shuffle_required"
     CARDS_BATCH_REFUSED = "cards.batch_refused"
     CARDS_DECKS_CHANGED = "cards.decks_changed"
@@ -141,6 +145,10 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "decision": frozenset({Role.DEALER}),
     "dealer_turn": frozenset({Role.DEALER}),
     "round_end": frozenset({Role.DEALER}),
+    # Blackjack: where the last card drawn was really dealt, and a player's option
+    # after a dealer's error (58 Pa. Code § 549.16(e), (g), (i)).
+    "card_to": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
+    "hand_option": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
     "no_more_bets": frozenset({Role.DEALER}),
     # Baccarat: deferred vigorish collected (58 Pa. Code § 545.13(f)).
     "vigorish_collected": frozenset({Role.DEALER}),
@@ -180,6 +188,8 @@ COMMAND_ARGS: dict[str, str] = {
     "decision": "box=N hand=N action=hit|stand|double|split|surrender|insurance",
     "dealer_turn": "",
     "round_end": "",
+    "card_to": "box=N hand=N | dealer=true",
+    "hand_option": "box=N hand=N option=deal|decline",
     "no_more_bets": "",
     "vigorish_collected": "",
     "reveal": "card=N",

@@ -91,17 +91,30 @@ def start_sim(tmp: Path, scenario: dict[str, Any], speed: float) -> tuple[Proces
 
 
 def start_device_sim(
-    tmp: Path, profile: str, scenario: dict[str, Any], speed: float = 1.0
+    tmp: Path,
+    profile: str,
+    scenario: dict[str, Any],
+    speed: float = 1.0,
+    control: str | None = None,
 ) -> tuple[Process, str]:
-    """`floord sim PROFILE --pty` with this scenario; returns the process and the pty."""
+    """`floord sim PROFILE --pty` with this scenario; returns the process and the pty.
+
+    With `control` (`unix:PATH`) the simulator also opens its live control channel
+    (`docs/rigs.md`), so a test can deal a card when the round is ready for it."""
     path = tmp / f"{profile}-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump(scenario))
-    sim = Process(["sim", profile, "--pty", "--scenario", str(path), "--speed", str(speed)])
+    args = ["sim", profile, "--pty", "--scenario", str(path), "--speed", str(speed)]
+    sim = Process(args + (["--control", control] if control else []))
     assert sim.proc.stdout is not None
     line = sim.proc.stdout.readline().decode().strip()
     if not line.startswith("pty: "):
         sim.kill()
         raise AssertionError(f"the {profile} simulator did not announce its pty: {line!r}")
+    if control is not None:
+        announced = sim.proc.stdout.readline().decode().strip()
+        if announced != f"control: {control}":
+            sim.kill()
+            raise AssertionError(f"the {profile} simulator did not open {control}: {announced!r}")
     return sim, line.split(": ", 1)[1]
 
 

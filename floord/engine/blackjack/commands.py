@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
+from floord.engine.blackjack.corrections import OPTIONS
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.play import ACTIONS, Step, new_round
 from floord.engine.blackjack.rules import CARD_DEFAULTS, MAX_BOXES
@@ -49,6 +50,8 @@ CARD_COMMANDS = (
     "decision",
     "dealer_turn",
     "round_end",
+    "card_to",
+    "hand_option",
     "reshuffle",
     "change_decks",
     "cover_shuffler",
@@ -168,6 +171,42 @@ class BlackjackCommands(TableEngineBase):
         if play is None:
             return CommandOutcome(False, "no round is in play")
         step = play.decision(box, hand, action)
+        return _refused(step) if step.error else accepted(step.decisions)
+
+    def _cmd_card_to(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """Where the last card drawn was really dealt: `{"box", "hand"}` or `{"dealer":
+        true}` (§ 549.16(e), (g), (i); `corrections.py`)."""
+        if problem := unknown_args(command, ("box", "hand", "dealer")):
+            return CommandOutcome(False, problem)
+        args = command.args
+        if args.get("dealer") is True and "box" not in args and "hand" not in args:
+            to: dict[str, Any] = {"dealer": True}
+        elif "dealer" not in args and whole(args.get("box")) and whole(args.get("hand")):
+            to = {"box": args["box"], "hand": args["hand"]}
+        else:
+            return CommandOutcome(
+                False, "card_to needs box and hand numbers, or dealer: true (not both)"
+            )
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        step = play.card_to(to, command.by, command.role)
+        return _refused(step) if step.error else accepted(step.decisions)
+
+    def _cmd_hand_option(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The player's option after a dealer's error (§ 549.16(g), (i))."""
+        if problem := unknown_args(command, ("box", "hand", "option")):
+            return CommandOutcome(False, problem)
+        box, hand, option = (command.args.get(k) for k in ("box", "hand", "option"))
+        if not whole(box) or not whole(hand) or option not in OPTIONS:
+            return CommandOutcome(
+                False,
+                f"hand_option needs box and hand numbers and an option ({', '.join(OPTIONS)})",
+            )
+        play = self._play()
+        if play is None:
+            return CommandOutcome(False, "no round is in play")
+        step = play.hand_option(box, hand, option, command.by, command.role)
         return _refused(step) if step.error else accepted(step.decisions)
 
     def _cmd_dealer_turn(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:

@@ -12,14 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType
-from floord.engine.blackjack.play import MAX_HANDS_PER_BOX, Play, Step, new_hand
+from floord.engine.blackjack import deal_order
+from floord.engine.blackjack.corrections import Corrections
+from floord.engine.blackjack.play import MAX_HANDS_PER_BOX, Step, new_hand
 from floord.engine.blackjack.settle import hand_count, is_live, settle_round
 from floord.engine.cards.card import HandCount, count_hand, dealer_must_stand, is_ace, same_value
 from floord.engine.core.rulings import ruled, violation
 from floord.engine.core.types import Decision
 
 
-class Round(Play):
+class Round(Corrections):
     """A round in play with the dealer's commands."""
 
     # ----- the dealer's commands --------------------------------------------------
@@ -46,9 +48,12 @@ class Round(Play):
                 error="the dealer has Blackjack: no player decisions remain",
                 rule=self.rules.cite("blackjack_pays"),
             )
-        # § 549.12(b): a hand (split or not) waiting for its card is served first.
+        if (refused := self._option_refusal(hand)) is not None:
+            return refused
+        # § 549.12(b): a hand (split or not) waiting for its card is served first; a hand
+        # whose requested card comes after the others' (§ 549.16(i)) does not hold them.
         upto = self.r["hands"][: self.r["hands"].index(hand) + 1]
-        waiting = next((h for h in upto if h["owed"] > 0), None)
+        waiting = next((h for h in upto if h["owed"] > 0 and not h.get("deferred")), None)
         if waiting is not None:
             return Step(
                 error=f"box {waiting['box']} hand {waiting['hand']} waits for its card",
@@ -62,6 +67,32 @@ class Round(Play):
         hand["decided"] = True
         self.r["last_named"] = [box, index]
         return Step(self.serve_held())
+
+    def _option_refusal(self, hand: dict[str, Any]) -> Step | None:
+        """A dead hand decides nothing; a hand waiting for its player's option or for
+        its requested card (§ 549.16(g), (i)) decides nothing before it."""
+        if hand.get("dead"):
+            return Step(
+                error=f"box {hand['box']} hand {hand['hand']} is dead",
+                rule=hand["dead"]["rule"],
+            )
+        if deal_order.option_pending(hand):
+            return Step(
+                error=f"box {hand['box']} hand {hand['hand']}: the player's option is "
+                "recorded first (hand_option)",
+                rule=self._option_rule(hand),
+            )
+        if hand.get("deferred") and hand["owed"] > 0:
+            return Step(
+                error=f"box {hand['box']} hand {hand['hand']} waits for its requested card, "
+                "dealt after all other players have received their additional cards",
+                rule=self.rules.cite("card_not_dealt"),
+            )
+        return None
+
+    def _option_rule(self, hand: dict[str, Any]) -> str:
+        paragraph = (hand.get("option") or {}).get("paragraph")
+        return self.rules.cite("no_card" if paragraph == "g" else "card_not_dealt")
 
     def _refusal(self, hand: dict[str, Any], action: str) -> Step | None:
         cite = self.rules.cite
@@ -136,6 +167,7 @@ class Round(Play):
             b["cards"] = [second]
             hands.insert(hands.index(hand) + 1, b)
             pair = [hand, b]
+        self.r["last"] = None  # the split moved the cards: `card_to` has nothing to move
         for h in pair:
             h["owed"] = 1
             h["split_aces"] = aces
@@ -166,11 +198,21 @@ class Round(Play):
             )
         if self.peek_pending():
             return Step(error="the hole card must be checked first", rule=self.rules.cite("peek"))
+        pending = next((h for h in self.r["hands"] if deal_order.option_pending(h)), None)
+        if pending is not None:
+            return Step(
+                error=f"box {pending['box']} hand {pending['hand']}: the player's option is "
+                "recorded first (hand_option)",
+                rule=self._option_rule(pending),
+            )
         waiting = next((h for h in self.r["hands"] if h["owed"] > 0), None)
         if waiting is not None:
+            # § 549.16(i): the requested card is dealt "prior to the dealer revealing his
+            # hole card".
+            key = "card_not_dealt" if waiting.get("deferred") else "player_cards"
             return Step(
                 error=f"box {waiting['box']} hand {waiting['hand']} waits for its card",
-                rule=self.rules.cite("player_cards"),
+                rule=self.rules.cite(key),
             )
         self.r["phase"] = "dealer"
         for hand in self.r["hands"]:

@@ -57,7 +57,7 @@ READER_KIND_POLICY = (
     "or (2))"
 )
 # The dealer's commands that continue a round: refused while it is suspended (§ 549.16(k)).
-SUSPENDED_COMMANDS = frozenset({"decision", "dealer_turn", "round_end"})
+SUSPENDED_COMMANDS = frozenset({"decision", "dealer_turn", "round_end", "card_to", "hand_option"})
 READER_EVENTS = frozenset({EventType.READER_PEEK, EventType.READER_SELF_TEST})
 
 
@@ -216,6 +216,9 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             dealer = rnd.get("dealer")
             if isinstance(dealer, dict) and len(dealer.get("cards") or []) > 1:
                 dealer["cards"] = [dealer["cards"][0]] + ["down"] * (len(dealer["cards"]) - 1)
+                last = rnd.get("last")
+                if isinstance(last, dict) and (last.get("at") or {}).get("dealer"):
+                    last["card"] = "down"  # the hole card, as `card_to` remembers it
             peek = rnd.get("peek")
             if isinstance(peek, dict) and peek.get("hole_card") is not None:
                 peek["hole_card"] = "down"

@@ -7,7 +7,10 @@ the deal: the determinant card of a double shoe (§ 549.7(d)), then the order of
 card to each box, the hole card), then the cards the dealer's `decision` commands call
 for (§ 549.7(h)), then, after `dealer_turn`, the dealer's draws (§ 549.7(i), § 549.13(b)).
 With a recognition shoe each card is known and the round is called card by card; with
-a manual shoe only the count is known, and only the count is checked.
+a manual shoe only the count is known, and only the count is checked. Where the dealer
+dealt a card elsewhere, `card_to` moves it and the deal is derived again
+(`corrections.py`; what is owed next, the dealer's errors included, is `deal_order.py`:
+§ 549.16(e), (g), (i)).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floord.contract import EventType
+from floord.engine.blackjack import deal_order
 from floord.engine.blackjack.rules import GameRules
 from floord.engine.blackjack.settle import hand_count, is_live
 from floord.engine.cards.card import count_hand, dealer_must_stand, needs_peek, suit_side
@@ -57,6 +61,8 @@ def new_round(boxes: list[int], *, recognition: bool, double: bool) -> dict[str,
         "reload": False,
         "unassigned": [],
         "held": [],  # cards drawn in error, used as the next cards (§ 549.16(b), (c))
+        "dealer_missed": False,  # the dealer passed his own slot over (§ 549.16(e))
+        "last": None,  # where the last card drawn was put, for `card_to`
     }
 
 
@@ -73,6 +79,9 @@ def new_hand(box: int, index: int, *, from_split: bool = False) -> dict[str, Any
         "surrendered": False,
         "stood": False,
         "decided": False,
+        "dead": None,  # {reason, wager, rule, policy?} (§ 549.16(g), (i))
+        "option": None,  # {paragraph: "g" | "i", choice: None | "deal" | "decline"}
+        "deferred": False,  # its requested card comes after the others' (§ 549.16(i))
     }
 
 
@@ -92,13 +101,7 @@ class Play:
 
     @property
     def places(self) -> list[tuple[str, int]]:
-        boxes = self.r["boxes"]
-        return (
-            [("box", b) for b in boxes]
-            + [("dealer", 0)]
-            + [("box", b) for b in boxes]
-            + [("dealer", 1)]
-        )
+        return deal_order.slots(self.r)
 
     @property
     def recognition(self) -> bool:
@@ -110,8 +113,13 @@ class Play:
         return cards[0] if cards else None
 
     def initial_complete(self) -> bool:
-        return self.r["phase"] in ("players", "dealer") or (
-            self.r["phase"] == "initial" and self.r["place"] >= len(self.places) - self.r["slack"]
+        if self.r["phase"] in ("players", "dealer"):
+            return True
+        slack = self.r["slack"]
+        return (
+            self.r["phase"] == "initial"
+            and self.r["place"] >= len(self.places) - slack
+            and (bool(slack) or deal_order.initial_finished(self.r))
         )
 
     def peek_needed(self) -> bool | None:
@@ -162,8 +170,11 @@ class Play:
                     detail="the round is treated as dealt from the right side and concluded",
                 )
             )
-        if phase == "initial" and self.r["place"] < len(self.places):
-            return out + self._initial(card)
+        if phase == "initial":
+            target = deal_order.initial_target(self.r)
+            if target is None:  # a player's option under § 549.16(g) is awaited
+                return out + self._hold(card, None)
+            return out + self._initial(card, target)
         if phase == "dealer":
             return out + self._dealer_card(card)
         self.r["phase"] = "players"
@@ -197,36 +208,64 @@ class Play:
             "side": round_side,
             "used_as": "first_card" if used else "segregated",
         }
-        return self._initial(card) if used else []
+        return self._initial(card, ("slot", 0)) if used else []
 
-    def _initial(self, card: str | None) -> list[Decision]:
-        kind, which = self.places[self.r["place"]]
-        self.r["place"] += 1
-        if self.r["place"] >= len(self.places):
-            self.r["phase"] = "players"
-        if kind == "dealer":
-            self.r["dealer"]["cards"].append(card)
-            if which == 0 and card is not None:
+    def _initial(self, card: str | None, target: tuple[str, Any]) -> list[Decision]:
+        """A card of the initial deal: its slot of § 549.7(e), else a card owed after
+        the slots (a (g) second card, the dealer's missed cards, `deal_order`)."""
+        kind, which = target
+        slot = None
+        if kind == "slot":
+            slot, (kind, which) = which, self.places[which]
+            self.r["place"] = slot + 1
+            if kind == "box":
+                which = self.hand(which, 0)
+        out = self._put(card, which if kind != "dealer" else None, slot=slot)
+        deal_order.skip_deferred(self.r)
+        return out + deal_order.close_initial(self.rules, self.r, self.id)
+
+    def _put(
+        self,
+        card: str | None,
+        hand: dict[str, Any] | None,
+        *,
+        slot: int | None = None,
+        hit_for: dict[str, Any] | None = None,
+    ) -> list[Decision]:
+        """Put a card on a hand (None: the dealer's) and remember where, for `card_to`."""
+        self.r["last"] = {
+            "card": card,
+            "at": deal_order.place_key(hand),
+            "pile": "cards",
+            "slot": slot,
+            "hit_for": deal_order.place_key(hit_for) if hit_for is not None else None,
+        }
+        if hand is None:
+            dealer = self.r["dealer"]["cards"]
+            dealer.append(card)
+            if len(dealer) == 1 and card is not None:
                 return [self._dealer_event(revealed=False)]
             return []
-        hand = self.hand(which, 0)
-        assert hand is not None
         hand["cards"].append(card)
         return self._hand_event(hand)
 
     def _player_card(self, card: str | None) -> list[Decision]:
-        target = next((h for h in self.r["hands"] if h["owed"] > 0), None)
+        target = deal_order.owed_target(self.r)
         if target is not None:
             target["owed"] -= 1
-            target["cards"].append(card)
-            return self._hand_event(target)
-        named = self.r["last_named"]
+            target["deferred"] = False
+            return self._put(card, target, hit_for=target)
+        return self._hold(card, self.r["last_named"])
+
+    def _hold(self, card: str | None, named: list[int] | None) -> list[Decision]:
+        """A card no place is owed: drawn in error, used as the next card (§ 549.16(b))."""
         hand = self.hand(*named) if named else None
         key, why = self._why_no_card(hand)
         # § 549.16(b), (c): a card drawn in error is used as though it were the next card
         # from the shoe: held for the next hand that draws, else the dealer, else the
         # discard rack (`serve_held`, `Round.dealer_turn`).
         self.r.setdefault("held", []).append(card)
+        self.r["last"] = {"card": card, "at": None, "pile": "held", "slot": None, "hit_for": None}
         where = {"box": hand["box"], "hand": hand["hand"]} if hand else {}
         return [
             violation(
@@ -248,13 +287,19 @@ class Play:
         though each were the next card from the shoe (§ 549.16(b), (c))."""
         out: list[Decision] = []
         held = self.r.get("held") or []
+        last = self.r.get("last") or {}
         while held:
-            target = next((h for h in self.r["hands"] if h["owed"] > 0), None)
+            target = deal_order.owed_target(self.r)
             if target is None:
                 break
             target["owed"] -= 1
-            target["cards"].append(held.pop(0))
-            out += self._hand_event(target)
+            target["deferred"] = False
+            card = held.pop(0)
+            if held or last.get("pile") != "held":
+                target["cards"].append(card)
+                out += self._hand_event(target)
+            else:  # the last card drawn: `card_to` may still move it
+                out += self._put(card, target, hit_for=target)
         return out
 
     def _why_no_card(self, hand: dict[str, Any] | None) -> tuple[str, str]:

@@ -23,7 +23,7 @@ def hand_count(hand: dict[str, Any]) -> HandCount:
 
 def is_live(hand: dict[str, Any]) -> bool:
     """A hand whose outcome still depends on the dealer's total (§ 549.13(c))."""
-    if hand["surrendered"]:
+    if hand["surrendered"] or hand.get("dead"):
         return False
     if None in hand["cards"]:
         return True
@@ -35,6 +35,8 @@ def settle_hand(
     rules: GameRules, hand: dict[str, Any], dealer: HandCount, dealer_blackjack: bool
 ) -> dict[str, Any]:
     count = hand_count(hand)
+    if (dead := hand.get("dead")) is not None:
+        return dead_hand(hand, count, dead)
     outcome, odds, key = _outcome(hand, count, dealer, dealer_blackjack)
     result: dict[str, Any] = {
         "box": hand["box"],
@@ -57,6 +59,26 @@ def settle_hand(
         result["collect_rule"] = rules.cite(collect)
         if note := rules.note(collect):
             result["collect_note"] = note["rule_note"]
+    return result
+
+
+def dead_hand(hand: dict[str, Any], count: HandCount, dead: dict[str, Any]) -> dict[str, Any]:
+    """A hand called dead (§ 549.16(g), (i)): no outcome against the dealer; `wager` is
+    "returned" where the paragraph (or floord's policy) says so, null where it is silent."""
+    result: dict[str, Any] = {
+        "box": hand["box"],
+        "hand": hand["hand"],
+        **count.to_dict(),
+        "doubled": hand["doubled"],
+        "split": hand["from_split"],
+        "outcome": "dead",
+        "odds": None,
+        "rule": dead["rule"],
+        "dead": dead["reason"],
+        "wager": dead["wager"],
+    }
+    if dead.get("policy"):
+        result["policy"] = dead["policy"]
     return result
 
 
