@@ -16,17 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from e2e_support import CHECKLIST, FP, FP_KEY, command, start_daemon, start_sim, write_config
-from test_journal_full_round import wheel_cycle
+from e2e_support import command, start_daemon, start_sim, write_config
+from live_wheel_support import LiveWheel
 
-from floord.adapters.local import Received
 from floord.cli.main import main
-from floord.config.load import load_config
-from floord.contract import EventType
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
-from floord.events import DeviceEvent
-from floord.operator.commands import build_command
-from floord.processes.daemon import Daemon, utc_now
 
 
 def _status(capsys, config: Path, *extra: str) -> tuple[int, str]:
@@ -132,37 +126,17 @@ def _raise_alerts(config: Path) -> list[str]:
     engine, its live surveillance, its journal) until the watch raises an alert; the
     table's snapshot then holds them open. Returns the alerts' ids (pocket and sector:
     this bias shows in both on the same result)."""
-    daemon = Daemon(load_config(config))
+    wheel = LiveWheel(config)
     try:
-        daemon.restore()
-        runner = daemon.tables["RL-01"].runner
-        assert runner.surveillance is not None
-
-        def device(etype: str, data: dict[str, Any]) -> None:
-            runner.on_device(Received("wheel", DeviceEvent(EventType(etype), data), utc_now(), 0))
-
-        async def signed(name: str, args: dict[str, Any]) -> None:
-            body = build_command(name, FP, args, FP_KEY, utc_now())
-            await runner.on_command(json.dumps(body).encode())
-
-        device(EventType.DEVICE_ONLINE, {"port": "/dev/pts/9"})
-        device(EventType.DEVICE_IDENTIFIED, {"maker": "Cammegh", "model": "SS2",
-               "firmware": "V2.50", "version_text": "*V V2.50", "pockets": 37,
-               "serial": None})  # fmt: skip
-        asyncio.run(signed("inspect", {"checklist": CHECKLIST, "note": "status test"}))
-        asyncio.run(signed("open", {}))
+        wheel.open()
+        watcher = wheel.runner.surveillance
+        assert watcher is not None
         rng = random.Random(5)
-        for spin in range(1, 400):
-            number = "17" if spin % 4 == 0 else rng.choice(SINGLE_ZERO_ORDER)
-            for etype, data in wheel_cycle(spin, number):
-                device(etype, data)
-            if runner.surveillance.alerts:
-                break
-        ids = [str(a["id"]) for a in runner.surveillance.alerts]
-        runner.finish(utc_now())
-        return ids
+        while not watcher.alerts and wheel.spins < 400:
+            wheel.spin("17" if wheel.spins % 4 == 3 else rng.choice(SINGLE_ZERO_ORDER))
+        return [str(a["id"]) for a in watcher.alerts]
     finally:
-        daemon.journal.close()
+        wheel.stop()
 
 
 def test_status_lists_open_alerts_until_acknowledged(broker, tmp_path: Path, capsys) -> None:
@@ -176,6 +150,7 @@ def test_status_lists_open_alerts_until_acknowledged(broker, tmp_path: Path, cap
     raw["surveillance"] = {"window": 185, "level": 0.001, "roulette_sectors": 8}
     config.write_text(yaml.safe_dump(raw))
     ids = _raise_alerts(config)
+    capsys.readouterr()  # the in-process daemon's log lines
     assert ids == ["A00001", "A00002"]
 
     code, out = _status(capsys, config, "--json", "--broker-timeout", "2")

@@ -158,6 +158,12 @@ def format_report(table: str, report: dict[str, Any]) -> str:
         f"table {table}: {report['kind']} wheel, {report['results']} results"
         + (f" from {report['first']} to {report['last']}" if report["results"] else ""),
     ]
+    if "settings" in report:
+        used = ", ".join(f"{name} {s['value']} (from {s['from']})"
+                         for name, s in report["settings"].items())  # fmt: skip
+        lines.append(f"settings: {used}")
+    if report.get("live") is False:
+        lines.append("surveillance is off in the config: the table raised no live alerts")
     n = report["results"]
     lines.append("pocket  observed  expected")
     for p in report["pockets"]:
