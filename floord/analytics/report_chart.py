@@ -6,9 +6,9 @@ neighbouring pockets shows as a hump, each in its pocket's colour (red, black, g
 sections / 54). The step line is the fair expectation and the shaded band, drawn behind
 the bars, its two-sided (1 - level) range for one cell from the normal approximation of
 the binomial count, clipped at zero (no count is negative). A bar outside its band is
-hatched with a gold edge. The title gives the time range, each test's result and the
-running watch's alerts, so the picture is never read without them. matplotlib runs
-with the Agg backend: no display.
+hatched with a gold edge and has a gold marker at its top (up: too many, down: too few).
+The title gives the time range, each test's result and the running watch's alerts, so
+the picture is never read without them. matplotlib runs with the Agg backend.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ def title(table: str, report: dict[str, Any]) -> str:
     """What the chart is of: the results and their time range, each test over them, and
     the running watch's settings and alerts."""
     n = report["results"]
-    head = f"{table}: {report['kind']} wheel, {n} results"
+    head = [f"{table}: {report['kind']} wheel, {n} results"]
     if n:
-        head += f", {report['first']} to {report['last']}"
+        head.append(f"from {report['first']} to {report['last']}")
     tests = [
         f"{t['test']} p {t['p_value']:.3g} ({'BELOW LEVEL' if t['below_level'] else 'ok'} "
         f"at {t['level']})"
@@ -63,7 +63,7 @@ def title(table: str, report: dict[str, Any]) -> str:
         f"running watch (window {report['window']}, level {report['level']}, sectors "
         f"{report['sectors']}): {len(report['alerts'])} alert(s)"
     )
-    return "\n".join([head, "; ".join(tests), watch])
+    return "\n".join([*head, "; ".join(tests), watch])
 
 
 def draw_chart(table: str, report: dict[str, Any]) -> Figure:
@@ -73,7 +73,7 @@ def draw_chart(table: str, report: dict[str, Any]) -> Figure:
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    figure, axes = pyplot.subplots(figsize=(max(6.0, 0.3 * len(report["pockets"])), 4.6))
+    figure, axes = pyplot.subplots(figsize=(max(7.0, 0.3 * len(report["pockets"])), 5.0))
     try:
         _draw(axes, report)
         axes.set_title(title(table, report), fontsize=8)
@@ -106,6 +106,15 @@ def _draw(axes: Axes, report: dict[str, Any]) -> None:
             bar.set_hatch(OUTSIDE_HATCH)
             bar.set_edgecolor(OUTSIDE_EDGE)
             bar.set_linewidth(1.5)
+    # A marker at the top of each bar outside, pointing the way it is out: seen even on
+    # a bar of height zero.
+    for above, marker in ((True, "^"), (False, "v")):
+        at = [(x, o) for x, o, out, e in zip(xs, observed, outside, expected, strict=True)
+              if out and (o > e) is above]  # fmt: skip
+        if at:
+            axes.scatter([x for x, _ in at], [o for _, o in at], marker=marker, s=36,
+                         color=OUTSIDE_EDGE, edgecolors="black", zorder=4,
+                         clip_on=False)  # fmt: skip
     axes.step(edges, [*expected, expected[-1]], where="post", color=BAND_COLOUR, zorder=3,
               label="expected")  # fmt: skip
     axes.set_xticks(xs, [p["label"] for p in pockets], rotation=0 if big_six else 90, fontsize=7)
