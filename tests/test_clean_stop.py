@@ -80,7 +80,8 @@ def test_a_stopping_runner_refuses_commands_starts_no_round_and_ends_the_record(
         bus.put(Tick(clock.step()))
         refused = [cmd("dealer_in", "dl1", {}), cmd("close", "fp1", {})]
         refused.append(cmd("replay", "fp1", {"from_seq": 1, "to_seq": 2}))
-        bus.put(Finish(clock.step()))
+        clock.step()
+        bus.put(Finish())
         late = cmd("close", "fp1", {})  # after daemon.stopped: answered, not recorded
 
         async def drain() -> None:

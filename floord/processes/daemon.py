@@ -373,7 +373,7 @@ class Daemon:
                 # record of it) hostage; say which, and go on.
                 self.log.error("adapter tasks did not stop", table=unit.config.id,
                                tasks=[t.get_name() for t in stuck])  # fmt: skip
-        await self._finish_tables(self.clock())
+        await self._finish_tables()
         # Give each link a moment to publish its backlog, then say offline.
         deadline = loop_time() + 3.0
         while loop_time() < deadline and any(
@@ -391,17 +391,17 @@ class Daemon:
         self.journal.close()
         self.log.info("floord stopped")
 
-    async def _finish_tables(self, now: datetime) -> None:
+    async def _finish_tables(self) -> None:
         """Each runner records `daemon.stopped` after every input queued before it; a
         runner that does not get there in time is finished from here."""
         for unit in self.tables.values():
-            unit.bus.put(Finish(now))
+            unit.bus.put(Finish())
         for unit in self.tables.values():
             try:
                 await asyncio.wait_for(unit.runner.stop.finished.wait(), RUNNER_FINISH_S)
             except TimeoutError:
                 self.log.error("table runner did not finish its stop", table=unit.config.id)
-                unit.runner.finish(now)
+                unit.runner.finish(self.clock())
 
 
 # How long a stop waits for a table's adapter tasks after cancelling them.

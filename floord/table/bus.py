@@ -33,10 +33,9 @@ class Tick:
 
 @dataclass(frozen=True)
 class Finish:
-    """The daemon's stop: record `daemon.stopped` now, after every input queued before it
-    (`floord.table.stopping`)."""
+    """The daemon's stop: the runner records `daemon.stopped` once every input queued
+    before this is taken, stamped by its own clock then (`floord.table.stopping`)."""
 
-    now: datetime
     reason: str = "clean stop"
 
 

@@ -480,7 +480,7 @@ class TableRunner:
                     elif isinstance(item, Tick):
                         self.on_tick(item.now)
                     elif isinstance(item, Finish):
-                        self.finish(item.now, item.reason)
+                        self.finish(self._clock(), item.reason)
                 except Exception:
                     # A bug must not stop the table's record; it is logged loudly and
                     # the table is halted so a person looks at it.
