@@ -41,6 +41,8 @@ SCENARIOS = [
     "test_protocol_limiter.py",
     "test_journal_integrity.py",
     "test_journal_full_round.py",
+    # The clean stop: daemon.stopped naming what it did not act on, `stopping` refusals.
+    "test_clean_stop.py",
     # `floord journal retire`: table.retired.
     "test_check_refuses.py",
     # A real daemon and simulator, end to end: daemon.started, daemon.stopped.

@@ -104,9 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     wheel.add_argument("--table", required=True)
     wheel.add_argument("--since", help="only results at or after this ISO 8601 time")
     wheel.add_argument("--png", type=Path, help="write a pocket-frequency chart here")
-    wheel.add_argument("--window", type=int, default=1000, help="running watch window")
-    wheel.add_argument("--level", type=float, default=0.01, help="alert below this p-value")
-    wheel.add_argument("--sectors", type=int, default=None, help="wheel sectors (0: off)")
+    live = " (default: the config's surveillance.%s, as the table runs it live)"
+    wheel.add_argument("--window", type=int, help="running watch window" + live % "window")
+    wheel.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
+    wheel.add_argument("--sectors", type=int,
+                       help="wheel sectors, 0: off" + live % "<game>_sectors")  # fmt: skip
     for module_name in EXTENSIONS:
         importlib.import_module(module_name).register(sub)
     return parser

@@ -1,8 +1,10 @@
 """The daemon: wires each table's adapters, bus, engine, journal and MQTT link.
 
 Start-up restores every table from the journal before any device is heard (a halt is
-latched across restarts), then starts the adapters and the links. A clean stop records
-`daemon.stopped`, publishes what it can and says `online: false` on each table's status.
+latched across restarts), then starts the adapters and the links. A clean stop first
+closes each table to anything new (commands are refused `stopping`, no round starts:
+`floord.table.stopping`), stops the adapters, has each runner record `daemon.stopped` as
+its table's last event, publishes what it can and says `online: false` on each status.
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ from floord.analytics.report import read_results
 from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.contract import EventType, Topics, format_ts
-from floord.engine.core.types import Decision, EngineOutput
+from floord.engine.core.types import Decision
 from floord.games import registry
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
 from floord.profiles import DeviceProfile, load_profile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
-from floord.table.bus import CommandArrived, TableBus, Tick
+from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.runner import TableEngine, TableRunner
 from floord.table.start_check import check_on_start
 from floord.table.surveillance import TableSurveillance
@@ -351,6 +353,10 @@ class Daemon:
             await self._shutdown(background)
 
     async def _shutdown(self, background: list[asyncio.Task[Any]]) -> None:
+        # From here on no table takes a command or starts a round (the link still hands
+        # commands over, and each is refused `stopping`, on the record).
+        for unit in self.tables.values():
+            unit.runner.stop.begin()
         for unit in self.tables.values():
             for adapter in unit.adapters.values():
                 adapter.stop()
@@ -367,11 +373,7 @@ class Daemon:
                 # record of it) hostage; say which, and go on.
                 self.log.error("adapter tasks did not stop", table=unit.config.id,
                                tasks=[t.get_name() for t in stuck])  # fmt: skip
-        now = self.clock()
-        for unit in self.tables.values():
-            unit.runner.record_output(
-                _output(_daemon_decision(EventType.DAEMON_STOPPED, {"reason": "clean stop"})), now
-            )
+        await self._finish_tables()
         # Give each link a moment to publish its backlog, then say offline.
         deadline = loop_time() + 3.0
         while loop_time() < deadline and any(
@@ -389,9 +391,23 @@ class Daemon:
         self.journal.close()
         self.log.info("floord stopped")
 
+    async def _finish_tables(self) -> None:
+        """Each runner records `daemon.stopped` after every input queued before it; a
+        runner that does not get there in time is finished from here."""
+        for unit in self.tables.values():
+            unit.bus.put(Finish())
+        for unit in self.tables.values():
+            try:
+                await asyncio.wait_for(unit.runner.stop.finished.wait(), RUNNER_FINISH_S)
+            except TimeoutError:
+                self.log.error("table runner did not finish its stop", table=unit.config.id)
+                unit.runner.finish(self.clock())
+
 
 # How long a stop waits for a table's adapter tasks after cancelling them.
 ADAPTER_STOP_S = 5.0
+# How long a stop waits for a table's runner to reach its `daemon.stopped`.
+RUNNER_FINISH_S = 5.0
 
 
 def loop_time() -> float:
@@ -400,7 +416,3 @@ def loop_time() -> float:
 
 def _daemon_decision(etype: EventType, data: dict[str, Any]) -> Decision:
     return Decision(type=etype, data=data, source="daemon")
-
-
-def _output(decision: Decision) -> EngineOutput:
-    return EngineOutput(events=[decision])

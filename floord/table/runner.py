@@ -11,7 +11,9 @@ committed one (what the journal's last snapshot holds, plus a halt not yet recor
 and the candidate the engine becomes by acting on an input. A failed append puts the
 committed state back, so an input the journal refused leaves no trace in the engine
 (no round started that the record does not show), and the halt, once recorded, names
-those inputs (`unrecorded_inputs`).
+those inputs (`unrecorded_inputs`). The daemon's stop goes through the runner too
+(`floord.table.stopping`): from its start no command is taken and no round starts, and
+`daemon.stopped` is the table's last event.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import json
 from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Any, Protocol
@@ -28,16 +29,16 @@ import structlog
 
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
-from floord.contract import REPLAY_MAX_EVENTS, Envelope, EventType, format_ts
-from floord.engine.core.command_checks import whole
+from floord.contract import Envelope, EventType, format_ts
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal.store import Journal, JournalError
-from floord.operator.commands import MAX_ID_LENGTH, Operators, Refusal, check_command
-from floord.table.bus import CommandArrived, TableBus, Tick
+from floord.operator.commands import Operators, Refusal, check_command, claimed_id
+from floord.table.bus import CommandArrived, Finish, TableBus, Tick
+from floord.table.replay import replay_range
 from floord.table.state_lines import log_recorded
+from floord.table.stopping import STOPPED_REASON, StopGate
 from floord.table.surveillance import TableSurveillance
 from floord.table.unrecorded import Pending, Unrecorded, command_named
-from floord.untrusted import escape_text
 
 
 class TableEngine(Protocol):
@@ -97,6 +98,7 @@ class TableRunner:
         self.record_failure_code = "journal_failure"
         # The committed state, put back when an append fails (see the module docstring).
         self._committed = self._copy_state()
+        self.stop = StopGate()
 
     # ----- the record -------------------------------------------------------------
 
@@ -234,19 +236,25 @@ class TableRunner:
     # ----- inputs -----------------------------------------------------------------
 
     def on_device(self, item: Received) -> None:
+        if self.stop.finished.is_set():
+            return  # the record is closed; the event stays on its device's stream
         round_at_receipt = self.engine.current_round
         output = self.engine.on_device_event(
             item.device, str(item.event.type), item.event.data, item.ts
         )
         own = (item.device, str(item.event.type), item.event.data, None, round_at_receipt)
-        if self.surveillance is not None:
-            output.events.extend(self.surveillance.on_decisions(output.events))
         named = {
             "source": item.device,
             "type": str(item.event.type),
             "ts": format_ts(item.ts),
             "device_seq": item.device_seq,
         }
+        if self.stop.holds_back(output):
+            self._roll_back()  # the daemon is stopping: no round starts
+            self.stop.held_back(named)
+            return
+        if self.surveillance is not None:
+            output.events.extend(self.surveillance.on_decisions(output.events))
         if self._record([own, *self._decisions(output)], item.ts, named):
             self._dispatch(output)
 
@@ -254,6 +262,10 @@ class TableRunner:
         """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
         nothing but a `replay` is taken (whoever may publish there can command nothing)."""
         now = self._clock()
+        if self.stop.finished.is_set():
+            # `daemon.stopped` is the table's last event: an answer, but no record.
+            await self._reply(claimed_id(payload), False, STOPPED_REASON)
+            return
         try:
             verified = check_command(
                 payload,
@@ -266,7 +278,7 @@ class TableRunner:
         except JournalError as exc:
             # The replay guard cannot be read or written: no command can be taken safely.
             self._fail_closed(exc.code, str(exc))
-            await self._reply(_command_id(payload), False, f"not recorded: {exc}")
+            await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
             return
         if isinstance(verified, Refusal):
             await self._refuse(verified, now)
@@ -282,6 +294,10 @@ class TableRunner:
             "role": result.role,
             "key": verified.key,
         }
+        stopping = self.stop.refusal(result.id, result.name, result.by)
+        if stopping is not None:
+            await self._refuse(stopping, now)
+            return
         if self.record_failure and result.name != "replay":
             await self._refuse(
                 Refusal(
@@ -430,11 +446,25 @@ class TableRunner:
         task.add_done_callback(self._tasks.discard)
 
     def on_tick(self, now: datetime) -> None:
+        if self.stop.finished.is_set():
+            return
         if self.record_failure:
             # Try the journal again (the disk may have room now): the pending halt goes
             # on the record and out over MQTT without waiting for a device event.
             self._record([], now)
-        self.record_output(self.engine.tick(now), now)
+        output = self.engine.tick(now)
+        if self.stop.holds_back(output):
+            self._roll_back()
+            return
+        self.record_output(output, now)
+
+    def finish(self, now: datetime, reason: str = "clean stop") -> None:
+        """Record `daemon.stopped`, the table's last event (once)."""
+        if self.stop.finished.is_set():
+            return
+        self.stop.begin()
+        self.record_output(EngineOutput(events=[self.stop.stopped(reason)]), now)
+        self.stop.finished.set()
 
     # ----- the loop ---------------------------------------------------------------
 
@@ -449,6 +479,8 @@ class TableRunner:
                         await self.on_command(item.payload, replay_only=item.replay_only)
                     elif isinstance(item, Tick):
                         self.on_tick(item.now)
+                    elif isinstance(item, Finish):
+                        self.finish(self._clock(), item.reason)
                 except Exception:
                     # A bug must not stop the table's record; it is logged loudly and
                     # the table is halted so a person looks at it.
@@ -461,28 +493,3 @@ class TableRunner:
             for task in list(self._tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-
-
-def _command_id(payload: bytes) -> str | None:
-    """The `id` a command claims, for the reply to a command that could not be taken."""
-    try:
-        body = json.loads(payload)
-    except (ValueError, RecursionError):
-        return None
-    found = body.get("id") if isinstance(body, dict) else None
-    return escape_text(found, MAX_ID_LENGTH) if isinstance(found, str) else None
-
-
-def replay_range(args: dict[str, Any]) -> tuple[int, int] | str:
-    """The journal range a `replay` command asks for, or why it is refused.
-
-    Both ends are whole numbers: JSON's true is not sequence number 1.
-    """
-    first, last = args.get("from_seq"), args.get("to_seq")
-    if not whole(first) or not whole(last):
-        return "replay needs integer from_seq and to_seq"
-    if first < 1 or last < first:
-        return "replay needs 1 <= from_seq <= to_seq"
-    if last - first + 1 > REPLAY_MAX_EVENTS:
-        return f"replay is limited to {REPLAY_MAX_EVENTS} events per request"
-    return first, last

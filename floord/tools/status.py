@@ -1,10 +1,11 @@
 """What a table box is doing, as `floord status` shows it: the journal's view and the broker's.
 
 The journal (opened read-only, so it is safe beside a running daemon) says what was
-recorded: each table's last snapshot (open, closed or halted, and why), when each
-device's stream last had an event and which, and how many events the broker has not
-acknowledged yet (the publish backlog). The broker says what the floor sees: each
-table's retained `P/state`, its `P/status` (online, or the last will), and each
+recorded: each table's last snapshot (open, closed or halted, and why; a wheel table's
+open surveillance alerts, kept there until acknowledged), when each device's stream
+last had an event and which, and how many events the broker has not acknowledged yet
+(the publish backlog). The broker says what the floor sees: each table's retained
+`P/state` (with its open `alerts`), its `P/status` (online, or the last will), and each
 device's retained availability. Either view alone is still worth printing: a box whose
 broker is down is exactly when someone runs this.
 """
@@ -82,12 +83,15 @@ class BoxStatus:
 
 def _table_json(table: TableStatus) -> dict[str, Any]:
     state = table_state(table)
+    alerts = open_alerts(table)
     return {
         "id": table.id,
         "game": table.game,
         "state": state["state"],
         "halt_reasons": state["halt_reasons"],
         "state_from": state["source"],
+        "alerts": alerts["alerts"],
+        "alerts_from": alerts["source"],
         "online": table.status.get("online") if table.status else None,
         "status": table.status,
         "backlog": table.backlog,
@@ -117,6 +121,21 @@ def table_state(table: TableStatus) -> dict[str, Any]:
                 "source": source,
             }
     return {"state": None, "halt_reasons": [], "source": None}
+
+
+def open_alerts(table: TableStatus) -> dict[str, Any]:
+    """The table's open surveillance alerts (raised, not yet acknowledged with
+    `ack_alert`): the broker's retained `P/state` `alerts` when it was read, else the
+    journal snapshot's, where the runner keeps them. `source` None: neither holds any
+    (a table without a wheel, or with surveillance off), and `alerts` is empty."""
+    snapshot = table.snapshot if isinstance(table.snapshot, dict) else {}
+    watched = snapshot.get("surveillance")
+    journal = watched.get("alerts") if isinstance(watched, dict) else None
+    broker = table.state.get("alerts") if isinstance(table.state, dict) else None
+    for source, alerts in (("broker", broker), ("journal", journal)):
+        if isinstance(alerts, list):
+            return {"alerts": [a for a in alerts if isinstance(a, dict)], "source": source}
+    return {"alerts": [], "source": None}
 
 
 def _skeleton(loaded: LoadedConfig) -> BoxStatus:
