@@ -83,7 +83,10 @@ class StudCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        return self._own_command(command, now)
+        outcome = self._own_command(command, now)
+        if outcome.ok and command.name in ("round_start", "round_end"):
+            self.decks.active_at = format_ts(now)  # gaming activity (§ 571.5(f))
+        return outcome
 
     def _step(self, play: StudPlay, step: Step) -> CommandOutcome:
         if step.error:
