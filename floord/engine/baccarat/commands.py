@@ -214,6 +214,9 @@ class BaccaratCommands(TableEngineBase):
             None,
             **received_data(receipt),
             opened_at=format_ts(now),
+            # No deck-change period is in floord's Baccarat sources: no clock runs.
+            due_at=None,
+            deck_rule=None,
             after_cover_card=answered,
         )
         return accepted([event])
