@@ -163,7 +163,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "remove_deck": FLOORPERSON_OR_ABOVE,
     "recut": FLOORPERSON_OR_ABOVE,
     # Decks received at a card table: the dealer inspects them, a floorperson verifies
-    # (58 Pa. Code § 549.5(a), § 551.4(a), (b)); either records their arrival.
+    # (58 Pa. Code § 549.5(a), § 551.4(a), (b), § 571.4(a), (b), § 545.4(a)); either
+    # records their arrival.
     "decks_received": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
     "decks_inspected": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
     # Roulette: a wheel's movable parts adjusted or replaced (58 Pa. Code § 531.3(b), (d)).
@@ -197,14 +198,14 @@ COMMAND_ARGS: dict[str, str] = {
     "shuffle": "[deck=BACK]",
     "cut": "cards=N by=WHO",
     "reshuffle": "reason=TEXT",
-    "change_decks": "",
+    "change_decks": "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] (Stud, Baccarat)",
     "cover_shuffler": "",
     "remove_deck": "reason=TEXT",
     "recut": "reason=TEXT",
     "spin": "",
     "ack_alert": "alert=ID [note=TEXT]",
     "decks_received": "preinspected_preshuffled=true|false [decks=N] [note=TEXT]",
-    "decks_inspected": "defects_found=true|false [note=TEXT]",
+    "decks_inspected": "defects_found=true|false [decks=N] [note=TEXT]",
     "wheel_adjusted": (
         "part=TEXT description=TEXT licence=ID security_witness=NAME [security_licence=ID]"
     ),

@@ -7,6 +7,8 @@ before the shoe deals (§ 571.10(a)(2)), each player's 3rd, 4th and 5th Street d
 (§ 571.11(a), (c), (e)) with "no more bets" after each, the community card turned with
 its face (`reveal`, § 571.11(b), (d), (f)), and the end of the round. The demo's players
 always play 1x. A round floord voids (the shoe stopped dealing, § 571.13(f)) ends there.
+New decks the floorperson records are inspected by this dealer first (`decks_inspected`,
+§ 571.4(a)); the floorperson then verifies them (b).
 """
 
 from __future__ import annotations
@@ -20,13 +22,30 @@ from floord.demo.game_scripts import RANKS
 from floord.demo.seat import CommandSeat
 
 
+def receipt_of(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The decks received at the table and their inspection, as the state shows them."""
+    receipt = (state.get("decks") or {}).get("receipt")
+    return receipt if isinstance(receipt, dict) else None
+
+
+def receipt_cleared(receipt: dict[str, Any] | None) -> bool:
+    """No receipt, or its decks may be used (as `floord.engine.cards.deck_receipt`)."""
+    if receipt is None:
+        return True
+    return not receipt.get("rejected") and bool(
+        receipt.get("preinspected_preshuffled") or receipt.get("verified_by")
+    )
+
+
 def stud_ready(state: dict[str, Any]) -> bool:
-    """The table's state allows a round: open, none in play, decks on record, the shoe
-    loaded with a deck that was shuffled and counted, none jammed or removed."""
+    """The table's state allows a round: open, none in play, decks on record, inspected
+    and verified, the shoe loaded with a deck that was shuffled and counted, none jammed
+    or removed."""
     decks = state.get("decks") or {}
     states = list((decks.get("decks") or {}).values())
     return (
-        state.get("state") == "open"
+        receipt_cleared(receipt_of(state))
+        and state.get("state") == "open"
         and state.get("round") is None
         and bool(decks.get("decks_opened_at"))
         and bool(decks.get("shoe_loaded"))
@@ -51,8 +70,14 @@ class StudSeat(CommandSeat):
         self.in_play = False
         self.round_id: str | None = None
         self.seen: list[str] = []
+        self.inspected: str | None = None  # the receipt (its time) this dealer inspected
 
     async def on_state(self, state: dict[str, Any]) -> None:
+        receipt = receipt_of(state)
+        if receipt is not None and self._to_inspect(receipt):
+            self.inspected = receipt.get("received_at")
+            await self.command("decks_inspected", {"defects_found": False})
+            return
         if self.in_play or not stud_ready(state):
             return
         self.in_play = True
@@ -76,6 +101,11 @@ class StudSeat(CommandSeat):
                 self.seen.append(card)
             if len(self.seen) == 2 * len(self.boxes):
                 await self.play_streets()
+
+    def _to_inspect(self, receipt: dict[str, Any]) -> bool:
+        """Decks received and not yet inspected by the dealer, once per receipt."""
+        pending = not (receipt.get("preinspected_preshuffled") or receipt.get("inspected_by"))
+        return pending and receipt.get("received_at") != self.inspected
 
     def community(self) -> list[str]:
         """Three cards from the hand, none of them already dealt from the shoe."""

@@ -26,6 +26,9 @@ class CarnivalRules(StrictModel):
     decks: Literal[1, 2] = DEFAULTS["decks"]
     deck_backs: list[str] | None = None
     boxes: int = Field(default=DEFAULTS["boxes"], ge=1, le=MAX_BOXES)
+    # § 55x.5(f), § 561.5(g): minutes without a round after which the cards are spread and
+    # shuffled again before the next round; null: not watched.
+    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
 
 
 class CarnivalTableConfig(GameTable):

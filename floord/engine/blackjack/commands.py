@@ -24,6 +24,7 @@ from floord.engine.cards.deck_receipt import (
     ReceiptRefused,
     inspect_step,
     new_receipt,
+    received_data,
 )
 from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
@@ -301,12 +302,7 @@ class BlackjackCommands(TableEngineBase):
             EventType.CARDS_DECKS_RECEIVED,
             "preinspected" if pre else "cards_inspected",
             None,
-            by=command.by,
-            role=command.role,
-            decks=receipt["decks"],
-            preinspected_preshuffled=pre,
-            note=receipt["note"],
-            inspection="not_required" if pre else "required",
+            **received_data(receipt),
             opened_at=format_ts(now),
             due_at=format_ts(due),
             deck_rule=self.rules.cite("deck_change"),

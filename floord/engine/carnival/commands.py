@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from floord.contract import EventType
+from floord.contract import EventType, format_ts
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, deal_refusal, distinct_boxes, needs_reason
 from floord.engine.core.rulings import decision, policy_decision
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from floord.engine.carnival.rules import CarnivalRules
 
 ABOVE_FLOOR = ("floorperson", "supervisor")
+ACTIVITY = ("round_start", "round_end", "shuffle", "cut")  # the dealer at work
 DECKS_POLICY = "floord policy: the chapters' deck rules (§ 55x.3) are not in our seeds"
 FLOOR_POLICY = "a floorperson's call (floord records it; the chapter names no cause)"
 COMMANDS: tuple[str, ...] = ("round_start", "round_end", "shuffle", "cut", "recut", "reshuffle")
@@ -75,7 +76,10 @@ class CarnivalCommands(TableEngineBase):
         if command.name not in ("round_end", "remove_deck") and in_play is not None:
             rule = self._cite("shuffle") if command.name in ("shuffle", "reshuffle") else None
             return CommandOutcome(False, f"round {in_play} is in play: wait for its end", rule)
-        return self._own_command(command, now)
+        outcome = self._own_command(command, now)
+        if outcome.ok and command.name in ACTIVITY:
+            self.decks.active_at = format_ts(now)  # gaming activity (§ 55x.5(f))
+        return outcome
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         boxes, limit = command.args.get("boxes"), self.rules.boxes
@@ -143,6 +147,7 @@ class CarnivalCommands(TableEngineBase):
                 False, f"deck {deck} was removed from the table", self.decks.removed_rule
             )
         self.decks.decks[deck] = "ready"
+        self.decks.idle_since = None
         self.stack = {"shuffled": "hand", "deck": deck, "cut": None}
         return accepted([])
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 from datetime import datetime, time
 from typing import Any
 
-from floord.contract import EventType
+from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_book import DeckBook
+from floord.engine.cards.idle_clock import watch_idle
 from floord.engine.carnival.commands import CarnivalCommands
 from floord.engine.carnival.rules import GAMES, carnival_inspection, read_rules
 from floord.engine.core.base import TableEngineBase
@@ -91,6 +92,7 @@ class CarnivalEngine(CarnivalCommands, TableEngineBase):
             return self._violation("unknown_device_event", device=device, event=type)
         if device != self.shuffler_device:
             return self._violation("event_from_other_device", device=device, event=type)
+        self.decks.active_at = format_ts(now)  # the shuffler at work: gaming activity
         rnd = self.current_round
         stack = self.stack
         restarted = type == EventType.SHUFFLER_SHUFFLE_STARTED
@@ -101,6 +103,22 @@ class CarnivalEngine(CarnivalCommands, TableEngineBase):
         ):
             self.stack = None  # the device shuffles it again: no hand shuffle stands
         return EngineOutput([self._pai_gow(d) for d in self.decks.shuffler_event(type, data, rnd)])
+
+    def tick(self, now: datetime) -> EngineOutput:
+        """Keep the gaming day current; after no gaming activity for the Rules Submission's
+        `idle_minutes` the cards are spread and shuffled again (§ 55x.5(f), § 561.5(g))."""
+        now = self._touch(now)
+        idle = watch_idle(
+            self.decks,
+            now,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+            every_deck=True,
+        )
+        if idle:
+            self.stack = None  # a hand shuffle (and its cut) is done again
+        return EngineOutput(idle)
 
     def _pai_gow(self, made: Decision) -> Decision:
         """§ 561.5 has no count paragraph: Pai Gow Poker's deck removed on a count other
