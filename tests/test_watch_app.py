@@ -85,7 +85,7 @@ def test_rows_colours_selection_and_batched_refresh() -> None:
             assert f"{SITE}/{HALTED_TABLE}" in detail
             assert "events: 1 of the last 50 (telemetry hidden)" in detail
             assert "#60 26" in detail and "wheel idle" not in detail
-            assert "wheel: single_zero" in detail and "recent: 26" in detail
+            assert "wheel single_zero, 1 results seen, recent: 26" in detail
             await pilot.press("t")
             detail = str(app.query_one("#detail", Static).content)
             assert "events: 50 of the last 50 (all events)" in detail

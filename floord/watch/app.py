@@ -5,7 +5,9 @@ screen never redraws per message: every `refresh_s` it takes the model's dirty s
 updates only those rows, the floor summary line, and the detail view if its table
 changed. The columns are fitted to their content and the terminal (`layout.fit`): when
 the widths or the visible columns must change, or rows were added or re-sorted, the
-table is rebuilt in order. Below `WIDE` columns the detail view goes under the table.
+table is rebuilt in order. The detail view goes beside the table when the terminal has
+room for every column and `DETAIL_MIN` more, else under it. A floor of one site shows
+the site in the summary line rather than in a column.
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ from textual.widgets import DataTable, Footer, Static
 
 from floord.watch.detail import EventFilter, detail_text
 from floord.watch.feed import WatchFeed
-from floord.watch.layout import COLUMNS, Layout, clip, fit, needed
+from floord.watch.layout import COLUMNS, Layout, fit, needed, wanted, wrap
 from floord.watch.model import FloorModel, Key
 from floord.watch.render import header_text, row_cells, row_values
 from floord.watch.table_view import TableView
 
 REFRESH_S = 0.2
 SORTS = ("id", "urgency")
-WIDE = 160  # at least this many columns: the detail view beside the table
+DETAIL_MIN = 56  # the detail view beside the table needs this many columns
 SCROLLBAR = 2  # the table's vertical scrollbar, when its rows overflow
 ACK_NOTE = "acknowledged at the floord watch console"
 
@@ -48,16 +50,15 @@ class WatchApp(App[None]):
 
     TITLE = "floord watch"
     CSS = """
-    #totals { height: 1; padding: 0 1; background: $panel; }
+    #totals { height: auto; padding: 0 1; background: $panel; }
     #main { layout: horizontal; height: 1fr; }
-    #tables { width: 3fr; height: 1fr; }
-    #side { width: 2fr; border-left: solid $accent; padding: 0 1; }
-    #status { height: 1; padding: 0 1; }
+    #tables { height: 1fr; }
+    #side { width: 1fr; border-left: solid $accent; padding: 0 1; }
+    #status { height: auto; padding: 0 1; }
     .narrow #main { layout: vertical; }
-    .narrow #tables { width: 1fr; height: 1fr; }
+    .narrow #tables { height: auto; max-height: 50%; }
     .narrow #side { width: 1fr; height: 1fr; border-left: none; border-top: solid $accent; }
     .hide-detail #side { display: none; }
-    .hide-detail #tables { width: 1fr; height: 1fr; }
     """
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         Binding("a", "ack", "ack alert"),
@@ -86,6 +87,7 @@ class WatchApp(App[None]):
         self.layout_now: Layout | None = None
         self._values: dict[Key, dict[str, str]] = {}
         self._order: list[Key] = []
+        self._heights: dict[Key, int] = {}
         self._armed: tuple[Key, str] | None = None
         self._acked: Key | None = None
         self._message = Text("a: acknowledge the selected table's alert   q: quit", style="dim")
@@ -101,16 +103,12 @@ class WatchApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.screen.set_class(self.size.width < WIDE, "narrow")
         self.refresh_rows()
         self.set_interval(self.refresh_s, self.refresh_rows)
         if self.feed is not None:
             self.run_worker(self.feed.run(), name="feed", exit_on_error=False)
         if self.seconds is not None:
             self.set_timer(self.seconds, self.exit)
-
-    def on_resize(self) -> None:
-        self.screen.set_class(self.size.width < WIDE, "narrow")
 
     def on_unmount(self) -> None:
         if self.feed is not None:
@@ -133,13 +131,20 @@ class WatchApp(App[None]):
             if view is not None:
                 self._values[key] = row_values(view)
         order = self._sorted()
-        layout = self._fit(table)
+        sites = {site for site, _ in self._values}
+        single = next(iter(sites)) if len(sites) == 1 else None
+        skip = frozenset({"site"}) if single else frozenset()
+        need = needed(self._values.values())
+        self._arrange(table, wanted(need, skip, table.cell_padding) + SCROLLBAR)
+        layout = self._fit(table, need, skip)
         if layout is not None and (layout != self.layout_now or order != self._order):
             self._rebuild(table, layout, order)
         elif self.layout_now is not None:
             self._update(table, dirty)
         totals_line.update(
-            header_text(self.model.totals(), self.model.connected, self.model.connection_detail)
+            header_text(
+                self.model.totals(), self.model.connected, self.model.connection_detail, single
+            )
         )
         if self._acked is not None and self._acked in dirty:
             self._show_command(self._acked)
@@ -153,19 +158,33 @@ class WatchApp(App[None]):
             return sorted(self._values)
         return sorted(self._values, key=lambda k: _urgency(self.model.tables[k]))
 
-    def _fit(self, table: DataTable[Any]) -> Layout | None:
+    def _arrange(self, table: DataTable[Any], table_width: int) -> None:
+        """The detail view beside the table if every column and the view fit, else below."""
+        hidden = self.screen.has_class("hide-detail")
+        beside = hidden or self.size.width - table_width >= DETAIL_MIN
+        self.screen.set_class(not beside, "narrow")
+        width = "1fr" if hidden or not beside else table_width
+        if table.styles.width is None or str(table.styles.width) != str(width):
+            table.styles.width = width
+
+    def _fit(
+        self, table: DataTable[Any], need: dict[str, int], skip: frozenset[str]
+    ) -> Layout | None:
         width = table.size.width - SCROLLBAR
         if width <= 0:
             return None
-        return fit(needed(self._values.values()), width, table.cell_padding)
+        return fit(need, width, table.cell_padding, skip)
 
-    def _cells(self, key: Key, layout: Layout) -> dict[str, Text]:
+    def _cells(self, key: Key, layout: Layout) -> tuple[dict[str, Text], int]:
+        """The row's cells for `layout`, the note wrapped to its width; and its height."""
         cells = row_cells(self.model.tables[key])
+        height = 1
         for name, text in cells.items():
             if name in layout.keys and len(text.plain) > layout.width(name):
-                cut = clip(text.plain, layout.width(name))
-                cells[name] = Text(cut, style=text.style)
-        return cells
+                lines = wrap(text.plain, layout.width(name))
+                cells[name] = Text("\n".join(lines), style=text.style)
+                height = max(height, len(lines))
+        return cells, height
 
     def _rebuild(self, table: DataTable[Any], layout: Layout | None, order: list[Key]) -> None:
         """The whole table again, in `order`, with `layout`'s columns and widths."""
@@ -178,9 +197,12 @@ class WatchApp(App[None]):
                 table.add_column(labels[name], key=name, width=width)
         else:
             table.clear()
+        self._heights = {}
         for key in order:
-            cells = self._cells(key, layout)
-            table.add_row(*(cells[name] for name in layout.keys), key=row_key(key))
+            cells, height = self._cells(key, layout)
+            self._heights[key] = height
+            row = [cells[name] for name in layout.keys]
+            table.add_row(*row, key=row_key(key), height=height)
         self.layout_now, self._order = layout, order
         if self.selected in order:
             table.move_cursor(row=order.index(self.selected))
@@ -188,12 +210,19 @@ class WatchApp(App[None]):
             self._select(order[min(table.cursor_row, len(order) - 1)])
 
     def _update(self, table: DataTable[Any], dirty: set[Key]) -> None:
+        """Update the dirty rows' cells; a row whose height changes rebuilds the table."""
         layout = self.layout_now
         assert layout is not None
+        updates = []
         for key in dirty:
             if key not in self.model.tables or key not in self._order:
                 continue
-            cells = self._cells(key, layout)
+            cells, height = self._cells(key, layout)
+            if height != self._heights.get(key):
+                self._rebuild(table, layout, self._order)
+                return
+            updates.append((key, cells))
+        for key, cells in updates:
             for name in layout.keys:
                 table.update_cell(row_key(key), name, cells[name])
 
@@ -216,6 +245,7 @@ class WatchApp(App[None]):
 
     def action_toggle_detail(self) -> None:
         self.screen.toggle_class("hide-detail")
+        self.refresh_rows()
 
     def action_ack(self) -> None:
         """Acknowledge the selected table's oldest open alert: `a` once to choose it, `a`

@@ -71,15 +71,16 @@ class EventFilter:
 def event_line(env: Envelope) -> Text:
     """`19:17:40 #42 17 black, round 42, dealer DL-7` in its family's colour."""
     line = Text(f"{env.ts[11:19]} #{env.seq} ", style="dim")
-    line.append(sentence(env), style=FAMILY_STYLES.get(family(env.type), ""))
+    # A citation is not broken across lines: `§ 531.7(c)` keeps its space unbreakable.
+    words = sentence(env).replace("§ ", "§\u00a0")
+    line.append(words, style=FAMILY_STYLES.get(family(env.type), ""))
     return line
 
 
 def _wheel_lines(view: TableView) -> list[str]:
     wheel = view.wheel
-    lines = [f"wheel: {wheel.kind or '?'}   results seen: {wheel.spins_seen}"]
-    if wheel.results:
-        lines.append("recent: " + " ".join(wheel.results))
+    recent = f", recent: {' '.join(wheel.results)}" if wheel.results else ""
+    lines = [f"wheel {wheel.kind or '?'}, {wheel.spins_seen} results seen{recent}"]
     for name, test in sorted(wheel.tests.items()):
         lines.append(
             f"test {name}: p = {p_text(test.get('p_value'))} (level {p_text(test.get('level'))}, "
@@ -104,17 +105,17 @@ def detail_text(view: TableView | None, events: EventFilter | None = None) -> Te
     events = events or EventFilter()
     out = Text()
     out.append(f"{view.site}/{view.table}", style="bold")
-    out.append(f"  {view.game or '?'}  {view.state or '?'}\n", style=row_style(view))
+    out.append(f"  {view.game or '?'}  {view.state or '?'}", style=row_style(view))
+    out.append(f"  round {view.round or '-'}  ")
+    out.append(f"voids {view.voids}", style=VOID if view.voids else "")
+    out.append("  ")
+    out.append(f"violations {view.violations}\n", style=VIOLATION if view.violations else "")
     if view.halt_reason:
         out.append(f"halted: {view.halt_reason}\n", style=HALTED)
     online = {True: "online", False: "OFFLINE", None: "status unknown"}[view.online]
-    out.append(f"daemon: {online}" + (f" ({view.status_reason})" if view.status_reason else ""))
-    out.append(f"   round: {view.round or '-'}   ")
-    out.append(f"voids: {view.voids}", style=VOID if view.voids else "")
-    out.append("   ")
-    out.append(f"violations: {view.violations}\n", style=VIOLATION if view.violations else "")
+    out.append(f"daemon {online}" + (f" ({view.status_reason})" if view.status_reason else ""))
     devices = ", ".join(f"{d} {'up' if up else 'DOWN'}" for d, up in sorted(view.devices.items()))
-    out.append(f"devices: {devices or '-'}\n")
+    out.append(f"  devices: {devices or '-'}\n")
     for why in view.stale.values():
         out.append(f"stale: {why}\n", style=STALE)
     for note in view.notes.values():

@@ -5,11 +5,13 @@ When the terminal is too narrow for all of them, the least needed go first (the 
 event, the devices, the round, the game, the voids, the violations, the site), so that
 at 80 columns the table id, its state (with `stale`), its open alerts and the note with
 the halt reasons always stay; the note takes what width is left, and a note longer than
-that is cut at a word with `…` (the detail view has it whole). Pure: no textual here.
+that wraps at its words onto up to `NOTE_LINES` lines (the detail view has it whole).
+Pure: no textual here.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -39,6 +41,7 @@ FLEXIBLE = "note"
 # The note's width that counts when deciding what to drop; it gets all that is left.
 NOTE_WANTED = 40
 CELL_PADDING = 1  # textual's DataTable default, each side of a cell
+NOTE_LINES = 3
 
 
 @dataclass(frozen=True)
@@ -65,16 +68,30 @@ def needed(rows: Iterable[dict[str, str]]) -> dict[str, int]:
     return need
 
 
-def fit(need: dict[str, int], width: int, padding: int = CELL_PADDING) -> Layout:
-    """The columns that fit `width` cells, dropping the least needed first."""
-    visible = [c for c in COLUMNS]
+def _width(column: Column, need: dict[str, int]) -> int:
+    return min(need[column.key], NOTE_WANTED) if column.key == FLEXIBLE else need[column.key]
+
+
+def wanted(
+    need: dict[str, int], skip: frozenset[str] = frozenset(), padding: int = CELL_PADDING
+) -> int:
+    """The cells every column but `skip` takes (the note at most `NOTE_WANTED` wide)."""
+    return sum(_width(c, need) + 2 * padding for c in COLUMNS if c.key not in skip)
+
+
+def fit(
+    need: dict[str, int],
+    width: int,
+    padding: int = CELL_PADDING,
+    skip: frozenset[str] = frozenset(),
+) -> Layout:
+    """The columns but `skip` that fit `width` cells, dropping the least needed first."""
+    visible = [c for c in COLUMNS if c.key not in skip]
 
     def total() -> int:
-        return sum(
-            min(need[c.key], NOTE_WANTED) if c.key == FLEXIBLE else need[c.key] for c in visible
-        ) + 2 * padding * len(visible)
+        return sum(_width(c, need) + 2 * padding for c in visible)
 
-    for column in sorted((c for c in COLUMNS if c.drop is not None), key=lambda c: c.drop or 0):
+    for column in sorted((c for c in visible if c.drop is not None), key=lambda c: c.drop or 0):
         if total() <= width:
             break
         visible.remove(column)
@@ -99,3 +116,14 @@ def clip(text: str, width: int) -> str:
     if space >= width // 2:
         cut = cut[:space]
     return cut.rstrip(" ;,|:") + "…"
+
+
+def wrap(text: str, width: int, lines: int = NOTE_LINES) -> list[str]:
+    """`text` in lines of at most `width`, broken at words; past `lines`, cut with `…`."""
+    if len(text) <= width:
+        return [text]
+    wrapped = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+    if len(wrapped) > lines:
+        rest = " ".join(wrapped[lines - 1 :])
+        wrapped = [*wrapped[: lines - 1], clip(rest, width)]
+    return wrapped

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from floord.watch.model import Totals
 from floord.watch.table_view import TableView
+from floord.watch.wording import round_number
 
 HALTED = "bold red"
 ALERT = "magenta"
@@ -83,7 +84,7 @@ def row_values(view: TableView) -> dict[str, str]:
         "table": view.table,
         "game": view.game or "?",
         "state": state,
-        "round": view.round or "-",
+        "round": round_number(view.round) or "-",
         "last": f"{last['type']} #{last['seq']}" if last else "-",
         "alerts": _alerts(view),
         "voids": str(view.voids) if view.voids else "",
@@ -104,18 +105,19 @@ def row_cells(view: TableView) -> dict[str, Text]:
     return cells
 
 
-def header_text(totals: Totals, connected: bool, detail: str) -> Text:
-    """The floor summary line: tables, open, halted, open alerts, stale, the broker."""
-    text = Text()
-    text.append(f"tables {totals.tables}   open {totals.open}   ")
+def header_text(totals: Totals, connected: bool, detail: str, site: str | None = None) -> Text:
+    """The floor summary line: tables, open, halted, open alerts, stale, the broker;
+    the site too when the floor has only one (its column is then left out)."""
+    text = Text(f"site {site}  " if site else "")
+    text.append(f"tables {totals.tables}  open {totals.open}  ")
     text.append(f"halted {totals.halted}", style=HALTED if totals.halted else "")
-    text.append("   ")
-    text.append(f"alerts {totals.alerts}", style=ALERT if totals.alerts else "")
-    text.append("   ")
+    text.append("  ")
+    text.append(f"alerts {totals.alerts}", style=f"bold {ALERT}" if totals.alerts else "")
+    text.append("  ")
     text.append(f"stale {totals.stale}", style=STALE if totals.stale else "")
-    text.append("   ")
+    text.append("  ")
     if connected:
-        text.append("broker: connected", style="green")
+        text.append("broker connected", style="green")
     else:
         text.append(f"broker: {detail}", style="bold red")
     return text

@@ -103,12 +103,17 @@ def _round_started(d: dict[str, Any], e: Envelope) -> str:
 
 
 def _round_ended(d: dict[str, Any], e: Envelope) -> str:
-    text = f"round {round_number(e.round) or '?'} ended: {words(d.get('outcome'))}"
+    text = f"{_round_of(e)} ended: {words(d.get('outcome'))}"
     return text + optional(d, "number", ", {}") + optional(d, "symbol", ", {}")
 
 
+def _round_of(e: Envelope) -> str:
+    number = round_number(e.round)
+    return f"round {number}" if number else "round"
+
+
 def _voided(d: dict[str, Any], e: Envelope) -> str:
-    text = f"round {round_number(e.round) or '?'} voided: {words(d.get('reason'))}"
+    text = f"{_round_of(e)} voided: {words(d.get('reason'))}"
     return text + optional(d, "detail", " ({})")
 
 
