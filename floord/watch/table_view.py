@@ -48,7 +48,8 @@ class CommandOutcome:
     error: str | None = None
 
     def text(self) -> str:
-        what = self.name + "".join(f" {v}" for v in self.args.values() if isinstance(v, str))
+        shown = (v for k, v in self.args.items() if k != "note" and isinstance(v, str))
+        what = self.name + "".join(f" {v}" for v in shown)
         if self.ok is None:
             return f"{what}: sent, waiting for the table's answer"
         return f"{what}: accepted" if self.ok else f"{what}: refused: {self.error or '?'}"
