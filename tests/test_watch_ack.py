@@ -28,6 +28,7 @@ from e2e_support import (
     write_config,
 )
 from textual.pilot import Pilot
+from textual.widgets import Static
 from watch_support import screen_text
 
 from floord.watch.app import WatchApp
@@ -75,8 +76,9 @@ def row_line(text: str, table: str) -> str:
     return next(line for line in text.splitlines() if line.startswith(f" {table} "))
 
 
-async def ack_from(url: str, operator: str, key: bytes) -> tuple[str, FloorModel]:
-    """Open a console as `operator`, press `a` twice on RL-01; the screen once answered."""
+async def ack_from(url: str, operator: str, key: bytes) -> tuple[str, str, FloorModel]:
+    """Open a console as `operator`, press `a` twice on RL-01; the screen once answered,
+    and the detail view's text."""
     model, app = console(url, operator, key)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(
@@ -104,7 +106,7 @@ async def ack_from(url: str, operator: str, key: bytes) -> tuple[str, FloorModel
         if view.command is not None and view.command.ok:
             await until(pilot, lambda: alert_id not in view.alerts, "the alert to clear", 20)
         await pilot.pause(0.3)
-        return screen_text(app), model
+        return screen_text(app), str(app.query_one("#detail", Static).content), model
 
 
 def test_the_console_acknowledges_a_live_alert_and_a_floorperson_is_refused(
@@ -121,15 +123,17 @@ def test_the_console_acknowledges_a_live_alert_and_a_floorperson_is_refused(
             raised = await c.event("surveillance.alert", timeout=120)
             alert_id = raised["data"]["id"]
 
-            shown, model = await ack_from(broker.url, FP, FP_KEY)
+            shown, detail, model = await ack_from(broker.url, FP, FP_KEY)
             refused = model.tables[TABLE].command
             assert refused is not None and refused.ok is False
             assert refused.error is not None
             assert "'ack_alert' may be issued by security, supervisor" in refused.error
             assert f"ack_alert {alert_id}" in shown and "refused" in shown, shown
             assert alert_id in model.tables[TABLE].alerts  # still open
+            # The table's own record of it, in the detail view, as a sentence.
+            assert f"{FP}'s ack_alert refused (role_not_allowed): 'ack_alert' may be" in detail
 
-            shown, model = await ack_from(broker.url, SECURITY, SECURITY_KEY)
+            shown, detail, model = await ack_from(broker.url, SECURITY, SECURITY_KEY)
             acked = await c.event("surveillance.alert_acknowledged")
             assert acked["data"]["id"] == alert_id and acked["data"]["by"] == SECURITY
             assert f"{SITE}/RL-01: ack_alert {alert_id}" in shown and "accepted" in shown, shown
@@ -137,6 +141,9 @@ def test_the_console_acknowledges_a_live_alert_and_a_floorperson_is_refused(
             assert model.tables[TABLE].command.ok is True
             assert alert_id not in row_line(shown, "RL-01"), shown
             assert "alerts 0" in shown.splitlines()[0], shown
+            assert f"{SECURITY} (security): ack_alert alert {alert_id}, note " in detail
+            assert f"alert {alert_id} acknowledged by {SECURITY}: acknowledged at" in detail
+            assert "{" not in detail
             refusals = c.events(topics().events)
             assert any(
                 e["type"] == "operator.command_refused" and e["data"]["by"] == FP for e in refusals

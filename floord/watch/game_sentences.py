@@ -24,7 +24,7 @@ def _hand(value: Any) -> str:
         return value_text(value)
     text = value_text(value.get("cards") or [])
     total = value.get("total")
-    text = f"{text} = {total}" if total is not None else text
+    text = f"{text} = {value_text(total)}" if total is not None else text
     if value.get("blackjack"):
         text += ", blackjack"
     if value.get("bust"):

@@ -99,9 +99,10 @@ def row_cells(view: TableView) -> dict[str, Text]:
     voids yellow and violations orange)."""
     style = row_style(view)
     cells = {key: Text(value, style=style) for key, value in row_values(view).items()}
+    dim = " dim" if view.is_stale else ""
     for key, colour in (("alerts", f"bold {ALERT}"), ("voids", VOID), ("violations", VIOLATION)):
         if cells[key].plain:
-            cells[key].stylize(colour)
+            cells[key] = Text(cells[key].plain, style=colour + dim)
     return cells
 
 

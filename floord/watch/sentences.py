@@ -18,7 +18,16 @@ from floord.contract import Envelope, EventType
 from floord.watch.device_sentences import DEVICE_SENTENCES, Sentence
 from floord.watch.game_sentences import GAME_SENTENCES
 from floord.watch.table_view import halt_text
-from floord.watch.wording import cite, get, optional, p_text, pairs, round_number, words
+from floord.watch.wording import (
+    cite,
+    get,
+    optional,
+    p_text,
+    pairs,
+    round_number,
+    value_text,
+    words,
+)
 
 # What a wheel or a shoe says on every spin or card: kept, but hidden by default.
 TELEMETRY: frozenset[str] = frozenset(
@@ -74,7 +83,9 @@ def family(kind: str) -> str:
 
 
 def _halted(d: dict[str, Any], e: Envelope) -> str:
-    code, device = str(d.get("code") or "?"), d.get("device")
+    raw = d.get("code")
+    code = raw if isinstance(raw, str) else words(raw)
+    device = value_text(d["device"]) if d.get("device") else ""
     if device and code.startswith("device_"):
         what = f"{device} {words(code.removeprefix('device_'))}"
     else:

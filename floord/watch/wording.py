@@ -16,7 +16,9 @@ LONGEST_VALUE = 60
 
 def words(code: Any) -> str:
     """`device_offline` -> `device offline`: a contract code read as words."""
-    return str(code).replace("_", " ").strip() if code is not None else "?"
+    if code is None:
+        return "?"
+    return code.replace("_", " ").strip() if isinstance(code, str) else value_text(code)
 
 
 def cite(rule: Any) -> str:
