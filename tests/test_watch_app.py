@@ -28,7 +28,7 @@ def publish(model: FloorModel, table: str, seq: int, kind: str, data: dict) -> N
 
 
 def floor() -> FloorModel:
-    model = FloorModel(PREFIX)
+    model = FloorModel(PREFIX, recent=50)
     model.set_connected(True, "connected")
     # Arrival order is not id order: the screen sorts.
     for table in reversed(TABLES):
@@ -162,6 +162,12 @@ def test_settings_from_flags_and_from_a_config(tmp_path, capsys) -> None:
 
     assert main(["watch", "--broker", "mqtt://127.0.0.1:1", "--as", FP]) == 1
     assert "--as needs --key-file" in capsys.readouterr().err
+    assert main(["watch", "--broker", "mqtt://127.0.0.1:1", "--operator", FP]) == 1
+    assert "--as needs --key-file" in capsys.readouterr().err
+    from floord.cli.main import _parser
+
+    flags = ["watch", "-c", str(config), "--operator", FP]
+    assert settings_from(_parser().parse_args(flags)).signer == settings.signer
     assert main(["watch", "--broker", "http://x", "--json"]) == 1
     assert "broker URL" in capsys.readouterr().err
     assert main(["watch", "-c", str(config), "--as", "NOBODY", "--json"]) == 1

@@ -90,7 +90,13 @@ class WatchApp(App[None]):
         self._heights: dict[Key, int] = {}
         self._armed: tuple[Key, str] | None = None
         self._acked: Key | None = None
-        self._message = Text("a: acknowledge the selected table's alert   q: quit", style="dim")
+        operator = feed.operator if feed is not None else None
+        self._message = Text(
+            f"signing as {operator}: a, a acknowledges the selected table's oldest alert"
+            if operator
+            else "watching only: start with --as OPERATOR to acknowledge alerts",
+            style="dim",
+        )
         self.refreshes = 0
 
     def compose(self) -> ComposeResult:

@@ -84,7 +84,7 @@ class FloorModel:
         site: str | None = None,
         *,
         can_replay: bool = False,
-        recent: int = 50,
+        recent: int = 200,
         retry_s: float = DEFAULT_RETRY_S,
     ) -> None:
         self.prefix = prefix.strip("/")

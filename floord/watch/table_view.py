@@ -83,7 +83,7 @@ class TableView:
 
     site: str
     table: str
-    recent_limit: int = 50
+    recent_limit: int = 200
     game: str | None = None
     state: str | None = None
     underlying: str | None = None
