@@ -151,9 +151,9 @@ def test_80x24_keeps_state_alerts_and_halt_reasons_whole() -> None:
             assert any("A00001 pocket" in line for line in region)
             assert any("device_offline (wheel): silent 5 s" in line for line in region)
             footer = lines[-1]
-            for key in ("a ack alert", "t telemetry", "f filter events", "d detail", "s sort"):
+            for key in ("a ack alert", "t telemetry", "f filter", "d detail", "[ up"):
                 assert key in footer, footer
-            assert "q quit" in footer
+            assert "] down" in footer and "s sort" in footer and "q quit" in footer
 
             # Colours: halts red, alerts magenta, voids yellow, violations orange, stale
             # yellow and dim.
@@ -161,6 +161,21 @@ def test_80x24_keeps_state_alerts_and_halt_reasons_whole() -> None:
             assert "magenta" in str(cell(app, "RL-03", "alerts").style)
             stale = str(cell(app, "RL-04", "state").style)
             assert "yellow" in stale and "dim" in stale
+
+            # `]` and `[` scroll the detail view a page down and up.
+            grid = app.query_one("#tables", DataTable)
+            grid.move_cursor(row=grid.get_row_index(f"{SITE}/RL-01"))
+            await pilot.press("t")
+            await pilot.pause(0.1)
+            side = app.query_one("#side")
+            assert side.scroll_y == 0
+            await pilot.press("]")
+            await pilot.pause(0.1)
+            assert side.scroll_y > 0
+            await pilot.press("[")
+            await pilot.pause(0.1)
+            assert side.scroll_y == 0
+            await pilot.press("t")
 
             # `d` hides the detail view: the table takes the whole screen's height.
             height = app.query_one("#tables", DataTable).region.height
@@ -183,8 +198,7 @@ def test_200x50_shows_every_column_whole() -> None:
             text = await shown(app, pilot)
             keys = check_every_visible_cell(app, text)
             assert keys == [c.key for c in COLUMNS]
-            # Every column (168 cells here) leaves less than DETAIL_MIN beside the table:
-            # the detail view goes under it.
+            # Under 240 columns the detail view goes under the table.
             assert app.screen.has_class("narrow")
             side = app.query_one("#side").region
             assert side.y >= app.query_one("#tables", DataTable).region.bottom

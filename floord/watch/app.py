@@ -5,9 +5,11 @@ screen never redraws per message: every `refresh_s` it takes the model's dirty s
 updates only those rows, the floor summary line, and the detail view if its table
 changed. The columns are fitted to their content and the terminal (`layout.fit`): when
 the widths or the visible columns must change, or rows were added or re-sorted, the
-table is rebuilt in order. The detail view goes beside the table when the terminal has
-room for every column and `DETAIL_MIN` more, else under it. A floor of one site shows
-the site in the summary line rather than in a column.
+table is rebuilt in order. A column's width only grows until the terminal is resized,
+so a table that halts and resumes does not make the columns come and go. The detail
+view goes beside the table on a terminal at least `WIDE` columns wide, else under it:
+the arrangement follows the terminal alone, never the content. A floor of one site
+shows the site in the summary line rather than in a column.
 """
 
 from __future__ import annotations
@@ -24,14 +26,14 @@ from textual.widgets import DataTable, Footer, Static
 
 from floord.watch.detail import EventFilter, detail_text
 from floord.watch.feed import WatchFeed
-from floord.watch.layout import COLUMNS, Layout, fit, needed, wanted, wrap
+from floord.watch.layout import COLUMNS, Layout, fit, needed, wrap
 from floord.watch.model import FloorModel, Key
 from floord.watch.render import header_text, row_cells, row_values
 from floord.watch.table_view import TableView
 
 REFRESH_S = 0.2
 SORTS = ("id", "urgency")
-DETAIL_MIN = 56  # the detail view beside the table needs this many columns
+WIDE = 240  # from this many columns on, the detail view beside the table
 SCROLLBAR = 2  # the table's vertical scrollbar, when its rows overflow
 ACK_NOTE = "acknowledged at the floord watch console"
 
@@ -52,19 +54,23 @@ class WatchApp(App[None]):
     CSS = """
     #totals { height: auto; padding: 0 1; background: $panel; }
     #main { layout: horizontal; height: 1fr; }
-    #tables { height: 1fr; }
+    #tables { width: 2fr; height: 1fr; }
     #side { width: 1fr; border-left: solid $accent; padding: 0 1; }
     #status { height: auto; padding: 0 1; }
     .narrow #main { layout: vertical; }
-    .narrow #tables { height: auto; max-height: 50%; }
+    .narrow #tables { width: 1fr; height: auto; max-height: 60%; }
     .narrow #side { width: 1fr; height: 1fr; border-left: none; border-top: solid $accent; }
     .hide-detail #side { display: none; }
+    .hide-detail #tables { width: 1fr; height: 1fr; max-height: 100%; }
     """
+    ENABLE_COMMAND_PALETTE = False  # every key is in the footer; the palette adds none
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         Binding("a", "ack", "ack alert"),
         Binding("t", "toggle_telemetry", "telemetry"),
-        Binding("f", "cycle_filter", "filter events"),
+        Binding("f", "cycle_filter", "filter"),
         Binding("d", "toggle_detail", "detail"),
+        Binding("[", "scroll_detail(-1)", "up"),
+        Binding("]", "scroll_detail(1)", "down"),
         Binding("s", "cycle_sort", "sort"),
         Binding("q", "quit", "quit"),
     ]
@@ -88,6 +94,7 @@ class WatchApp(App[None]):
         self._values: dict[Key, dict[str, str]] = {}
         self._order: list[Key] = []
         self._heights: dict[Key, int] = {}
+        self._need: dict[str, int] = {}
         self._armed: tuple[Key, str] | None = None
         self._acked: Key | None = None
         operator = feed.operator if feed is not None else None
@@ -109,12 +116,18 @@ class WatchApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.screen.set_class(self.size.width < WIDE, "narrow")
         self.refresh_rows()
         self.set_interval(self.refresh_s, self.refresh_rows)
         if self.feed is not None:
             self.run_worker(self.feed.run(), name="feed", exit_on_error=False)
         if self.seconds is not None:
             self.set_timer(self.seconds, self.exit)
+
+    def on_resize(self) -> None:
+        """A new terminal size: the arrangement again, and widths from the rows alone."""
+        self.screen.set_class(self.size.width < WIDE, "narrow")
+        self._need = {}
 
     def on_unmount(self) -> None:
         if self.feed is not None:
@@ -141,8 +154,8 @@ class WatchApp(App[None]):
         single = next(iter(sites)) if len(sites) == 1 else None
         skip = frozenset({"site"}) if single else frozenset()
         need = needed(self._values.values())
-        self._arrange(table, wanted(need, skip, table.cell_padding) + SCROLLBAR)
-        layout = self._fit(table, need, skip)
+        self._need = {k: max(v, self._need.get(k, 0)) for k, v in need.items()}
+        layout = self._fit(table, self._need, skip)
         if layout is not None and (layout != self.layout_now or order != self._order):
             self._rebuild(table, layout, order)
         elif self.layout_now is not None:
@@ -163,15 +176,6 @@ class WatchApp(App[None]):
         if self.sort_by == "id":
             return sorted(self._values)
         return sorted(self._values, key=lambda k: _urgency(self.model.tables[k]))
-
-    def _arrange(self, table: DataTable[Any], table_width: int) -> None:
-        """The detail view beside the table if every column and the view fit, else below."""
-        hidden = self.screen.has_class("hide-detail")
-        beside = hidden or self.size.width - table_width >= DETAIL_MIN
-        self.screen.set_class(not beside, "narrow")
-        width = "1fr" if hidden or not beside else table_width
-        if table.styles.width is None or str(table.styles.width) != str(width):
-            table.styles.width = width
 
     def _fit(
         self, table: DataTable[Any], need: dict[str, int], skip: frozenset[str]
@@ -248,6 +252,10 @@ class WatchApp(App[None]):
         self.events = self.events.next_family()
         self._show_detail()
         self._say(f"events: {self.events.describe()}")
+
+    def action_scroll_detail(self, pages: int) -> None:
+        side = self.query_one("#side", VerticalScroll)
+        side.scroll_relative(y=pages * max(1, side.size.height - 1), animate=False)
 
     def action_toggle_detail(self) -> None:
         self.screen.toggle_class("hide-detail")

@@ -16,7 +16,7 @@ from floord.contract import Envelope
 from floord.watch.render import ALERT, HALTED, STALE, VIOLATION, VOID, row_style
 from floord.watch.sentences import family, sentence
 from floord.watch.table_view import TableView
-from floord.watch.wording import p_text, value_text
+from floord.watch.wording import p_text, round_number, value_text
 
 # `f` cycles through these: None shows every family (but telemetry, unless `t`).
 FAMILIES: tuple[str | None, ...] = (
@@ -80,7 +80,8 @@ def event_line(env: Envelope) -> Text:
 def _wheel_lines(view: TableView) -> list[str]:
     wheel = view.wheel
     recent = f", recent: {' '.join(wheel.results)}" if wheel.results else ""
-    lines = [f"wheel {wheel.kind or '?'}, {wheel.spins_seen} results seen{recent}"]
+    kind = f"wheel {wheel.kind}" if wheel.kind else "wheel"
+    lines = [f"{kind}, {wheel.spins_seen} results seen{recent}"]
     for name, test in sorted(wheel.tests.items()):
         lines.append(
             f"test {name}: p = {p_text(test.get('p_value'))} (level {p_text(test.get('level'))}, "
@@ -106,7 +107,7 @@ def detail_text(view: TableView | None, events: EventFilter | None = None) -> Te
     out = Text()
     out.append(f"{view.site}/{view.table}", style="bold")
     out.append(f"  {view.game or '?'}  {view.state or '?'}", style=row_style(view))
-    out.append(f"  round {view.round or '-'}  ")
+    out.append(f"  round {round_number(view.round) or '-'}  ")
     out.append(f"voids {view.voids}", style=VOID if view.voids else "")
     out.append("  ")
     out.append(f"violations {view.violations}\n", style=VIOLATION if view.violations else "")

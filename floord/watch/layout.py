@@ -72,13 +72,6 @@ def _width(column: Column, need: dict[str, int]) -> int:
     return min(need[column.key], NOTE_WANTED) if column.key == FLEXIBLE else need[column.key]
 
 
-def wanted(
-    need: dict[str, int], skip: frozenset[str] = frozenset(), padding: int = CELL_PADDING
-) -> int:
-    """The cells every column but `skip` takes (the note at most `NOTE_WANTED` wide)."""
-    return sum(_width(c, need) + 2 * padding for c in COLUMNS if c.key not in skip)
-
-
 def fit(
     need: dict[str, int],
     width: int,

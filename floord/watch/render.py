@@ -51,12 +51,12 @@ def _note(view: TableView) -> str:
     if view.is_stale:
         parts.append("STALE: " + view.stale_text())
     parts.extend(view.notes[k] for k in sorted(view.notes))
-    if view.voids and view.last_void:
-        parts.append(f"last void: {view.last_void}")
-    if view.violations and view.last_violation:
-        parts.append(f"last violation: {view.last_violation}")
-    if view.command is not None and view.command.ok is not True:
-        parts.append(view.command.text())
+    command = view.command
+    # Waiting, or refused while its alert is still open: worth a line in the row.
+    if command is not None and (
+        command.ok is None or (command.ok is False and command.args.get("alert") in view.alerts)
+    ):
+        parts.append(command.text())
     return " | ".join(parts)
 
 

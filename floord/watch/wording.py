@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 CODE_PREFIX = "58 Pa. Code "
-LONGEST_VALUE = 60
+LONGEST_VALUE = 160
 
 
 def words(code: Any) -> str:
