@@ -276,10 +276,35 @@ def test_ack_needs_an_alert_a_second_press_and_a_signer() -> None:
             assert "acknowledge alert A00001 on casino-1/RL-03? press a again" in str(
                 status.content
             )
+            # A new table's row rebuilds the table in between: the choice stands.
+            publish(app.model, "AA-01", 1, "table.opened", {"by": "FP-1", "role": "floorperson"})
+            await pilot.pause(0.2)
+            assert app.selected == (SITE, "RL-03")
             await pilot.press("a")
             assert "cannot acknowledge A00001: no broker connection in this console" in str(
                 status.content
             )
+
+    asyncio.run(main())
+
+
+def test_a_second_a_too_late_names_the_alert_again(monkeypatch) -> None:
+    import floord.watch.app as app_module
+
+    monkeypatch.setattr(app_module, "ARM_S", 0.0)
+
+    async def main() -> None:
+        app = WatchApp(floor(), refresh_s=0.05)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.3)
+            grid = app.query_one("#tables", DataTable)
+            grid.move_cursor(row=grid.get_row_index(f"{SITE}/RL-03"))
+            await pilot.pause(0.1)
+            await pilot.press("a")
+            await pilot.pause(0.05)
+            await pilot.press("a")
+            status = str(app.query_one("#status", Static).content)
+            assert status == "acknowledge alert A00001 on casino-1/RL-03? press a again"
 
     asyncio.run(main())
 

@@ -15,12 +15,14 @@ shows the site in the summary line rather than in a column.
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
+from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Static
 
@@ -36,6 +38,7 @@ SORTS = ("id", "urgency")
 WIDE = 240  # from this many columns on, the detail view beside the table
 SCROLLBAR = 2  # the table's vertical scrollbar, when its rows overflow
 ACK_NOTE = "acknowledged at the floord watch console"
+ARM_S = 10.0  # the second `a` that sends an ack must follow the first within this
 
 
 def row_key(key: Key) -> str:
@@ -95,7 +98,8 @@ class WatchApp(App[None]):
         self._order: list[Key] = []
         self._heights: dict[Key, int] = {}
         self._need: dict[str, int] = {}
-        self._armed: tuple[Key, str] | None = None
+        # The alert the first `a` named, and when: the second `a` must follow within ARM_S.
+        self._armed: tuple[Key, str, float] | None = None
         self._acked: Key | None = None
         operator = feed.operator if feed is not None else None
         self._message = Text(
@@ -271,8 +275,10 @@ class WatchApp(App[None]):
             self._say(f"no open alert on {where}", "yellow")
             return
         alert_id = sorted(view.alerts)[0]
-        if self._armed != (view.key, alert_id):
-            self._armed = (view.key, alert_id)
+        now = time.monotonic()
+        armed = self._armed
+        if armed is None or armed[:2] != (view.key, alert_id) or now - armed[2] > ARM_S:
+            self._armed = (view.key, alert_id, now)
             self._say(f"acknowledge alert {alert_id} on {row_key(view.key)}? press a again", "bold")
             return
         self._armed = None
@@ -311,7 +317,12 @@ class WatchApp(App[None]):
         self._show_detail()
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        name = message.row_key.value
+        # The cursor's row now, not the message's: a rebuild (which moves the cursor back
+        # to the selected table) may come between a highlight and its handling.
+        table = message.data_table
+        if not table.row_count:
+            return
+        name = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         if name is None:
             return
         site, _, tid = name.partition("/")
