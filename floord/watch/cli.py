@@ -4,8 +4,11 @@
                  [--username U --password-file F] [--as OPERATOR --key-file F] [--json]
     floord watch -c CONFIG [--site S] [--as OPERATOR [--key-file F]] [--json]
 
-With `--as` the console signs `replay` commands to fill the gaps it sees; without it a
-gap is reported as unfilled and the table stays stale (docs/console.md).
+With `--as` (or `--operator`) the console signs `replay` commands to fill the gaps it
+sees, and the `ack_alert` a person gives on the screen (`a`, twice); the table checks the
+operator's role (a supervisor or security may acknowledge). Without it a gap is reported
+as unfilled and the table stays stale, and alerts cannot be acknowledged here
+(docs/console.md).
 """
 
 from __future__ import annotations
@@ -54,7 +57,13 @@ def register(sub: Any) -> None:
     watch.add_argument("--site", default=None, help="only this site's tables")
     watch.add_argument("--username", default=None)
     watch.add_argument("--password-file", type=Path, default=None)
-    watch.add_argument("--as", dest="operator", help="operator who signs replay requests")
+    watch.add_argument(
+        "--as",
+        "--operator",
+        dest="operator",
+        help="operator who signs the console's commands: replays, and ack_alert (a "
+        "supervisor or security officer); with -c the key defaults to the config's",
+    )
     watch.add_argument("--key-file", type=Path, help="that operator's secret")
     watch.add_argument("--json", action="store_true", help="no screen: one JSON line per notice")
     watch.add_argument("--seconds", type=float, default=None, help="stop after N seconds")

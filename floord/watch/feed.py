@@ -4,8 +4,10 @@ One aiomqtt client subscribes to every table's contract topics under the prefix 
 site's), hands each message to the `FloorModel` and passes the notices on. Every
 `tick_s` it sends the replays the model wants, as signed `replay` commands from the
 operator given with `--as` (a replay changes nothing on a table, but it is still a
-signed command, so the table's record says who asked). The answer on
-`P/cmd/result` tells the model if a table refused. A lost connection marks every table
+signed command, so the table's record says who asked). The same operator signs the
+commands a person gives at the console (`submit`: an `ack_alert`), sent on `P/cmd`; the
+table checks the operator's role as for any command. The answer on `P/cmd/result` tells
+the model if a table accepted or refused. A lost connection marks every table
 stale and is retried with back-off (floord.mqtt.backoff), like a table's own link.
 """
 
@@ -19,6 +21,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import aiomqtt
 
@@ -42,11 +45,22 @@ SUFFIXES = (
 )
 TICK_S = 0.25
 MAX_UNANSWERED = 2000
+# How long a console command waits for the table's answer before it is shown as lost.
+COMMAND_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """A console command waiting for its table's answer."""
+
+    site: str
+    table: str
+    at: float
 
 
 @dataclass(frozen=True)
 class ReplaySigner:
-    """The operator whose key signs the console's replay commands."""
+    """The operator whose key signs the console's commands: its replays and acks."""
 
     operator: str
     key: bytes
@@ -94,6 +108,8 @@ class WatchFeed:
         self._tick_s = tick_s
         self._clock = clock
         self._asked: dict[str, tuple[str, str]] = {}
+        self._outbox: list[tuple[str, str, str, dict[str, Any]]] = []
+        self._sent: dict[str, _Sent] = {}
         self.replays_sent = 0
         self.messages = 0
 
@@ -103,6 +119,20 @@ class WatchFeed:
 
     def stop(self) -> None:
         self._session.stop()
+
+    @property
+    def operator(self) -> str | None:
+        return self._signer.operator if self._signer is not None else None
+
+    def submit(self, site: str, table: str, name: str, args: dict[str, Any]) -> str | None:
+        """Sign and send `name` to a table on the next tick; why not, when it cannot be."""
+        if self._signer is None:
+            return "no operator to sign with: start floord watch with --as OPERATOR"
+        if not self.model.connected:
+            return f"not connected to the broker ({self.model.connection_detail})"
+        self._outbox.append((site, table, name, dict(args)))
+        self._tell(self.model.command_sent(site, table, name, args))
+        return None
 
     def _tell(self, notices: list[Notice]) -> None:
         if notices and self._on_notices is not None:
@@ -156,10 +186,15 @@ class WatchFeed:
             return []
         if not isinstance(body, dict) or not isinstance(body.get("id"), str):
             return []
+        error = body.get("error")
+        sent = self._sent.pop(body["id"], None)
+        if sent is not None:
+            return self.model.command_answered(
+                sent.site, sent.table, body.get("ok") is True, str(error) if error else None
+            )
         asked = self._asked.pop(body["id"], None)
         if asked is None:
             return []
-        error = body.get("error")
         return self.model.replay_answered(
             asked[0], asked[1], body.get("ok") is True, str(error) if error else None
         )
@@ -168,7 +203,27 @@ class WatchFeed:
         while True:
             for request in self.model.take_requests(self._clock()):
                 await self._send(client, request)
+            await self._send_commands(client)
             await asyncio.sleep(self._tick_s)
+
+    async def _send_commands(self, client: aiomqtt.Client) -> None:
+        """Publish what `submit` queued; a command unanswered in time is shown as lost."""
+        now = self._clock()
+        for command_id, sent in list(self._sent.items()):
+            if now - sent.at > COMMAND_TIMEOUT_S:
+                del self._sent[command_id]
+                lost = f"no answer from {sent.table} within {COMMAND_TIMEOUT_S:g} s"
+                self._tell(self.model.command_answered(sent.site, sent.table, False, lost))
+        if self._signer is None:
+            return
+        outbox, self._outbox = self._outbox, []
+        for site, table, name, args in outbox:
+            command = build_command(
+                name, self._signer.operator, args, self._signer.key, datetime.now(UTC)
+            )
+            self._sent[command["id"]] = _Sent(site, table, now)
+            topics = Topics(self.model.prefix, site, table)
+            await client.publish(topics.cmd, json.dumps(command), qos=1)
 
     async def _send(self, client: aiomqtt.Client, request: ReplayRequest) -> None:
         if self._signer is None:
