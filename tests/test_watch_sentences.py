@@ -87,6 +87,10 @@ def test_the_sentences_staff_read() -> None:
     assert sentence(env(EventType.WHEEL_BALL_REVOLUTIONS, revolutions)) == (
         "spin 9: ball went round 14 times"
     )
+    moved = {"card": "9H", "from": {"dealer": True}, "to": {"box": 1, "hand": 0}, "by": "DL-7"}
+    assert sentence(env(EventType.BLACKJACK_CARD_CORRECTED, moved)) == (
+        "card 9H was dealt to box 1 hand 0, not the dealer, by DL-7"
+    )
     voided = {"reason": "ball_off_wheel", "detail": "the ball left the wheel", "spin": 9}
     assert sentence(env(EventType.ROUND_VOIDED, voided, "58 Pa. Code § 531.7(c)", rid)) == (
         "round 42 voided: ball off wheel (the ball left the wheel), § 531.7(c)"

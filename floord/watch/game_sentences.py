@@ -75,6 +75,27 @@ def _peek(d: dict[str, Any], e: Envelope) -> str:
     return f"peek under {get(d, 'up_card')}: {found}{allowed}"
 
 
+def _place(value: Any) -> str:
+    """A `card_to` place, `{box, hand}` or `{dealer: true}`, as words."""
+    if isinstance(value, dict) and value.get("dealer"):
+        return "the dealer"
+    if isinstance(value, dict):
+        return f"box {get(value, 'box')} hand {get(value, 'hand')}"
+    return "held as drawn in error" if value is None else value_text(value)
+
+
+def _card_corrected(d: dict[str, Any], e: Envelope) -> str:
+    card = d.get("card")
+    text = f"card {value_text(card) if card is not None else '(not read)'} was dealt to "
+    text += f"{_place(d.get('to'))}, not {_place(d.get('from'))}"
+    return text + optional(d, "by", ", by {}")
+
+
+def _hand_dead(d: dict[str, Any], e: Envelope) -> str:
+    text = f"box {get(d, 'box')} hand {get(d, 'hand')} dead: {words(d.get('reason'))}"
+    return text + optional(d, "wager", ", wager {}")
+
+
 def _baccarat_result(d: dict[str, Any], e: Envelope) -> str:
     winner = d.get("winner")
     text = "tie" if winner == "tie" else f"{value_text(winner)} wins"
@@ -114,6 +135,12 @@ GAME_SENTENCES: dict[str, Sentence] = {
     EventType.BLACKJACK_DEALER_HAND: lambda d, e: f"dealer's hand: {_hand(d)}",
     EventType.BLACKJACK_PEEK: _peek,
     EventType.BLACKJACK_RESULT: _blackjack_result,
+    EventType.BLACKJACK_CARD_CORRECTED: _card_corrected,
+    EventType.BLACKJACK_HAND_OPTION: lambda d, e: (
+        f"box {get(d, 'box')} hand {get(d, 'hand')}: the player chose {words(d.get('option'))}"
+        + optional(d, "outcome", " ({})")
+    ),
+    EventType.BLACKJACK_HAND_DEAD: _hand_dead,
     EventType.CARDS_SHUFFLE_REQUIRED: lambda d, e: (
         f"shuffle required: {words(d.get('reason'))}" + optional(d, "detail", ", {}")
     ),
