@@ -58,6 +58,7 @@ from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, tabl
 from floord.demo.dealer import VirtualDealer
 from floord.demo.floorperson import VirtualFloorperson
 from floord.demo.pty_device import PtyDevice
+from floord.demo.seat import SignedOperator
 from floord.demo.sensor_wheel import FAVOURED, SURVEILLANCE, time_lapse_wheel
 from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
 from floord.demo.sensor_wheel import WHEEL as SENSOR_WHEEL
@@ -246,6 +247,7 @@ async def run_demo(
             links: list[Any] = []
             tasks: list[asyncio.Task[Any]] = []
             runner: asyncio.Task[Any] | None = None
+            operators: list[SignedOperator] = []
             daemon: Daemon | None = None
             try:
                 ports, links, wheels = await _start_wheels(speed)
@@ -284,6 +286,7 @@ async def run_demo(
                     pace=cards.pace,
                     hands={BIG_SIX_TABLE: BigSixHand(big_six).spin},
                 )
+                operators = [fp, dealer]
                 tasks = [
                     asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),
                     *(asyncio.create_task(fp.tend(t)) for t in tables),
@@ -311,6 +314,10 @@ async def run_demo(
                 for device in devices:
                     await within(device.power_off(), CLOSE_S)
                 await within(cards.power_off(), CLOSE_S)
+                # The operators leave before the daemon stops: none of their commands
+                # reaches it while it is stopping (it would refuse them, `stopping`).
+                for operator in operators:
+                    await operator.leave(CLOSE_S)
                 await _stop_daemon(daemon, runner)
                 await _bounded(tasks, CLOSE_S)
                 await within(cards.close(), CLOSE_S)

@@ -8,6 +8,8 @@ only in how they play.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -25,20 +27,42 @@ class SignedOperator:
         self.operator = operator
         self.key = key
         self.topics = topics
+        # The demo's stop: no new command leaves once `leave` is called, and the commands
+        # already sent are answered first, so none reaches a daemon that is stopping.
+        self._leaving = asyncio.Event()
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def leave(self, timeout_s: float) -> None:
+        """Send nothing more; wait (at most `timeout_s`) for the answers still due."""
+        self._leaving.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout_s)
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Send one signed command to `table` and return its result body."""
-        return await send_command(
-            url=self.url,
-            username=None,
-            password=None,
-            topics=self.topics[table],
-            name=name,
-            by=self.operator,
-            key=self.key,
-            args=args,
-            timeout_s=5.0,
-        )
+        """Send one signed command to `table` and return its result body; once the
+        operator is leaving, wait to be cancelled instead of sending."""
+        if self._leaving.is_set():
+            await asyncio.Future()  # never done: the demo cancels its operators next
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            return await send_command(
+                url=self.url,
+                username=None,
+                password=None,
+                topics=self.topics[table],
+                name=name,
+                by=self.operator,
+                key=self.key,
+                args=args,
+                timeout_s=5.0,
+            )
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
 
 
 class CommandSeat:
