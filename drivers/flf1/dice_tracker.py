@@ -49,7 +49,7 @@ _DIE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,15}")
 def dice_count(profile: DeviceProfile) -> int:
     """The profile's `quirks.dice`: how many dice each throw reports (2 or 3)."""
     value = profile.quirks.get(DICE_QUIRK)
-    if isinstance(value, bool) or value not in DICE_COUNTS:
+    if type(value) is not int or value not in DICE_COUNTS:
         raise ValueError(
             f"profile {profile.model!r}: quirks.{DICE_QUIRK}: 2 or 3 (dice in a throw) "
             f"expected, found {value!r}"
@@ -115,11 +115,11 @@ class DiceTrackerDriver(FramedDriver):
     }
 
     def __init__(self, profile: DeviceProfile) -> None:
-        self.dice = dice_count(profile)
-        self.throw = 0  # kept across reconnects: a throw number is never reused
-        # The link quirks are read strictly; `dice` is this family's own, read above.
+        # The link quirks are read strictly; `dice` is this family's own, read after.
         link = {k: v for k, v in profile.quirks.items() if k != DICE_QUIRK}
         super().__init__(profile.model_copy(update={"quirks": link}))
+        self.dice = dice_count(profile)
+        self.throw = 0  # kept across reconnects: a throw number is never reused
 
     def message(self, frame: Frame) -> list[Output]:
         kind = frame.type

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from floord.events import Simulator
 from floord.profiles import DeviceProfile
 from simulators.flf1.card_device import Action, CardDevice, DeviceState, Send, Wait, quirk_flag
-from simulators.flf1.card_scenarios import CardScenario
 from simulators.flf1.dice_tracker_scenarios import DiceScenario, DiceStep, Die, Throw
 from simulators.scenario import ScenarioError
 
@@ -50,7 +50,7 @@ class DiceState(DeviceState):
 
 def dice_of(profile: DeviceProfile) -> int:
     value = profile.quirks.get("dice")
-    if isinstance(value, bool) or value not in (2, 3):
+    if type(value) is not int or value not in (2, 3):
         raise ValueError(f"profile {profile.model}: quirks.dice: 2 or 3 expected, "
                          f"found {value!r}")  # fmt: skip
     return int(value)
@@ -69,11 +69,10 @@ class DiceTrackerSimulator(CardDevice):
     FAULTS = FAULTS
     TAMPERS = TAMPERS
 
-    def __init__(
-        self, profile: DeviceProfile, scenario: CardScenario | None = None, *, speed: float = 1.0
-    ) -> None:
-        self.dice = dice_of(profile)  # before the base class dry-runs the scenario
-        super().__init__(profile, scenario, speed=speed)
+    @cached_property
+    def dice(self) -> int:
+        """The dice in a throw (`quirks.dice`), read when the scenario is first checked."""
+        return dice_of(self.profile)
 
     def capability_words(self) -> list[str]:
         return [word for word in CAPABILITIES if quirk_flag(self.profile, word)]
