@@ -182,9 +182,7 @@ class DiceTrackerDriver(FramedDriver):
             )
         return {"id": die_id, "face": face, "rest": rest, "lie": lie, "far_end": far_end}
 
-    def _reported(
-        self, value: str, flag: str, what: str, parse: Callable[[str, str], Any]
-    ) -> Any:
+    def _reported(self, value: str, flag: str, what: str, parse: Callable[[str, str], Any]) -> Any:
         """A field the `flag` capability governs: a value from a device that has it, `-`
         (None) from one that has not."""
         if not self.quirks.flags[flag]:

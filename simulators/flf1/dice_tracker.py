@@ -84,9 +84,9 @@ class DiceTrackerSimulator(CardDevice):
         has = set(self.capabilities)
         for name in ("dice_set", "select", "replace"):
             if getattr(step, name) is not None and "die_ids" not in has:
-                return f"{name}: only a model with the die_ids capability names its dice"
+                return "only a model with the die_ids capability names its dice"
         if step.select is not None and len(step.select.dice) != self.dice:
-            return f"select: {self.dice} dice expected, found {len(step.select.dice)}"
+            return f"dice: {self.dice} expected, found {len(step.select.dice)}"
         if step.throw is not None:
             return self._throw_problem(step.throw, has)
         return None
@@ -94,9 +94,9 @@ class DiceTrackerSimulator(CardDevice):
     def _throw_problem(self, throw: Throw, has: set[str]) -> str | None:
         dice = throw.all_dice()
         if len(dice) != self.dice:
-            return f"throw: {self.dice} dice expected, found {len(dice)}"
+            return f"{self.dice} dice expected, found {len(dice)}"
         if not throw.together and "together" not in has:
-            return "throw: together: only a model with the together capability reports it"
+            return "together: only a model with the together capability reports it"
         for n, die in enumerate(dice):
             unreported = [
                 key
@@ -109,7 +109,7 @@ class DiceTrackerSimulator(CardDevice):
                 if shown and flag not in has
             ]
             if unreported:
-                return (f"throw: dice.{n}.{unreported[0]}: this model does not report it "
+                return (f"dice.{n}.{unreported[0]}: this model does not report it "
                         f"(capabilities: {', '.join(self.capabilities) or 'none'})")  # fmt: skip
         return None
 

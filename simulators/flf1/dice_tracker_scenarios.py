@@ -9,7 +9,7 @@ at the table, which the shooter took, and how each throw went::
       - dice_set: {dice: [D1, D2, D3, D4, D5]}     # SET: the dice at the table
       - select: {dice: [D2, D4]}                   # SEL: the shooter's two dice
       - throw: {faces: [3, 4]}                     # a proper throw: THR, faces 3 and 4
-      - throw: {dice: [{face: 6}, {rest: off}]}    # the second die left the table
+      - throw: {dice: [{face: 6}, {rest: "off"}]}  # the second die left the table
       - throw: {dice: [{face: 2, rest: die}, {face: 5}]}   # one die on the other
       - throw: {dice: [{face: 1, lie: cocked}, {face: 4}]}  # a cocked die
       - throw: {faces: [5, 5], together: false}    # not out of the hand together
@@ -20,10 +20,11 @@ at the table, which the shooter took, and how each throw went::
 A die of `throw.dice` has `face` (1 to 6; left out: not read, which only a die off the
 table, in the dice cup or cocked on more than one side may be), `id` (default: the die
 the shooter selected in that place), `rest` (table, off, die, bank, cup, rail; default
-table), `lie` (flat, cocked, cocked_multi; default flat) and `far_end` (default true).
-`faces: [a, b]` is the short form of dice that are all proper. `seconds` is how long
-the dice are in the air before the device reports the throw. `rolls` throws random
-faces (the scenario's `seed`), every throw proper, `interval` seconds apart.
+table; write `"off"` in quotes, as YAML reads a bare off as false), `lie` (flat, cocked,
+cocked_multi; default flat) and `far_end` (default true). `faces: [a, b]` is the short
+form of dice that are all proper. `seconds` is how long the dice are in the air before
+the device reports the throw. `rolls` throws random faces (the scenario's `seed`), every
+throw proper, `interval` seconds apart.
 
 What the model can report is the profile's: a Pai Gow shaker (three dice, no
 capability) takes only faces; a step asking it for a rest, a flag, an id, a set or a
@@ -34,7 +35,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
 from simulators.flf1.card_scenarios import CardScenario, CardStep
 
@@ -63,6 +72,14 @@ class Die(_Strict):
     rest: Rest = "table"
     lie: Lie = "flat"
     far_end: StrictBool = True
+
+    @field_validator("rest", mode="before")
+    @classmethod
+    def _quoted_off(cls, value: object) -> object:
+        # YAML 1.1 reads a bare `off` as false: say so rather than "found False".
+        if value is False:
+            raise ValueError('write "off" in quotes (a bare off is YAML for false)')
+        return value
 
     @model_validator(mode="after")
     def _face_read(self) -> Die:
