@@ -100,6 +100,8 @@ def test_invalid_throws_and_a_replaced_die_as_the_engine_will_see_them() -> None
     events = _events(profile, _play(profile, _file("dice-invalid")))
     sets = [e.data["dice"] for e in events if e.type == EventType.DICE_SET]
     assert sets == [["D1", "D2", "D3", "D4", "D5"], ["D1", "D6", "D3", "D4", "D5"]]
+    selected = [e.data["dice"] for e in events if e.type == EventType.DICE_SELECTED]
+    assert selected == [["D1", "D2"], ["D1", "D6"]]  # the shooter's D2 was replaced
     dice = [[(d["id"], d["face"], d["rest"], d["lie"], d["far_end"]) for d in t["dice"]]
             for t in _throws(events)]  # fmt: skip
     assert dice == [
@@ -215,17 +217,24 @@ def test_floord_sim_runs_the_tracker_and_takes_dice_steps_live(tmp_path: Path) -
                     await host.wait_kind("IDN")
                     assert (await ask("dice_set {dice: [A1, A2, A3, A4, A5]}")).startswith("ok")
                     await host.wait_for(lambda f: f.kind == "SET" and len(f.fields) == 5)
+                    assert (await ask("select {dice: [A1, A2]}")).startswith("ok select")
                     reply = await ask('throw {dice: [{face: 6}, {rest: "off"}], seconds: 0}')
                     assert reply.startswith("ok throw"), reply
                     await host.wait_for(
                         lambda f: (
                             f.kind == "THR"
-                            and f.fields[1:6] == ("D1", "6", "table", "flat", "Y")
+                            and f.fields[1:6] == ("A1", "6", "table", "flat", "Y")
                             and f.fields[7:9] == ("-", "off")
                         )
                     )
                     assert (await ask("replace out=A3 new=A9")).startswith("ok replace")
-                    await host.wait_for(lambda f: f.kind == "SET" and "A9" in f.fields)
+                    after = await host.wait_for(lambda f: f.kind == "SET" and "A9" in f.fields)
+                    assert (await ask("replace out=A1 new=A7")).startswith("ok replace")
+                    await host.wait_for(lambda f: f.kind == "SEL" and f.fields == ("A7", "A2"))
+                    # A3 was in the cup: its replacement changed the set, not the shooter's dice
+                    assert [f.fields for f in host.distinct(after) if f.kind == "SEL"] == [
+                        ("A7", "A2")
+                    ]
                     unquoted = await ask("throw {dice: [{face: 6}, {rest: off}]}")
                     assert 'write "off" in quotes' in unquoted, unquoted
                     bad = await ask("throw faces=[1,2,3]")

@@ -11,7 +11,8 @@ Choices where the page is silent: at power-on the device holds the dice `D1` to 
 (the fewest § 537.7(a) allows) and the first of them are the shooter's, until a scenario
 says otherwise; it reports none of that until a `dice_set` or `select` step (a scenario
 shows the host what it chooses). A die replaced (`replace`) takes the place of the one
-taken out, in the set and, if the shooter held it, in the shooter's hand. `TST` is
+taken out, in the set and, if the shooter held it, in the shooter's hand (then `SEL`
+follows the new `SET`). `TST` is
 answered with `TSR`: a failure naming the latest uncleared fault, else a pass. The device
 never judges a throw: an improper one is reported as it happened.
 """
@@ -126,8 +127,11 @@ class DiceTrackerSimulator(CardDevice):
                 raise ScenarioError(f"replace: {out} is not in the dice set "
                                     f"({', '.join(state.dice_set) or 'none'})")  # fmt: skip
             state.dice_set = [new if die == out else die for die in state.dice_set]
-            state.selected = [new if die == out else die for die in state.selected]
-            return [Send("SET", tuple(state.dice_set))]
+            actions = [Send("SET", tuple(state.dice_set))]
+            if out in state.selected:  # the shooter's die: the dice in play changed too
+                state.selected = [new if die == out else die for die in state.selected]
+                actions.append(Send("SEL", tuple(state.selected)))
+            return actions
         if step.throw is not None:
             throw = step.throw
             actions: list[Action] = [Wait(throw.seconds)] if throw.seconds else []
