@@ -127,11 +127,11 @@ class DiceTrackerSimulator(CardDevice):
                 raise ScenarioError(f"replace: {out} is not in the dice set "
                                     f"({', '.join(state.dice_set) or 'none'})")  # fmt: skip
             state.dice_set = [new if die == out else die for die in state.dice_set]
-            actions = [Send("SET", tuple(state.dice_set))]
+            replaced: list[Action] = [Send("SET", tuple(state.dice_set))]
             if out in state.selected:  # the shooter's die: the dice in play changed too
                 state.selected = [new if die == out else die for die in state.selected]
-                actions.append(Send("SEL", tuple(state.selected)))
-            return actions
+                replaced.append(Send("SEL", tuple(state.selected)))
+            return replaced
         if step.throw is not None:
             throw = step.throw
             actions: list[Action] = [Wait(throw.seconds)] if throw.seconds else []
