@@ -64,6 +64,11 @@ class EventType(StrEnum):
     BIGSIX_REVOLUTION = "bigsix.revolution"
     BIGSIX_AT_REST = "bigsix.at_rest"
     BIGSIX_BETWEEN_SECTIONS = "bigsix.between_sections"
+    # Dice trackers and dice shakers (docs/protocols/dice-tracker.md; 58 Pa. Code
+    # § 537.7-537.10, § 535.2(d)): what the device saw, never a judgement of the throw.
+    DICE_SET = "dice.set"
+    DICE_SELECTED = "dice.selected"
+    DICE_THROW = "dice.throw"
     # The engine's decisions.
     TABLE_OPENED = "table.opened"
     TABLE_CLOSED = "table.closed"

@@ -46,6 +46,7 @@ def _check(table: BaccaratTableConfig, where: str, families: Families) -> list[s
         "card_reader": 0,
         "roulette_wheel": 0,
         "big_six_wheel": 0,
+        "dice_tracker": 0,
     }
     problems = slot_problems(families, wanted, where, "a Baccarat table")
     try:

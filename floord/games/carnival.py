@@ -54,6 +54,7 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
         "card_reader": 0,
         "roulette_wheel": 0,
         "big_six_wheel": 0,
+        "dice_tracker": 0,
     }
     problems = slot_problems(families, wanted, where, f"{table.game} with shuffler {shuffler!r}")
     try:

@@ -56,6 +56,7 @@ def _check(table: StudTableConfig, where: str, families: Families) -> list[str]:
         "card_reader": 0,
         "roulette_wheel": 0,
         "big_six_wheel": 0,
+        "dice_tracker": 0,
     }
     why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
     problems = slot_problems(families, wanted, where, why)
