@@ -93,6 +93,8 @@ class EventType(StrEnum):
     CARDS_DECK_REMOVED = "cards.deck_removed"
     CARDS_DECKS_RECEIVED = "cards.decks_received"
     CARDS_DECKS_INSPECTED = "cards.decks_inspected"
+    # The cut of a War stack: who was offered it and who cut (58 Pa. Code § 567.5(b)-(d)).
+    CARDS_CUT = "cards.cut"
     BACCARAT_HAND = "baccarat.hand"
     BACCARAT_RESULT = "baccarat.result"
     STUD_HAND = "stud.hand"

@@ -23,7 +23,7 @@ class PokerRules(StrictModel):
 
     shuffler: Literal["none", "automated"] = DEFAULTS["shuffler"]  # § 553.5(d), (e)
     # § 553.5(a): the two decks received, by the names the dealer and the shuffler use.
-    deck_backs: list[str] = Field(default_factory=lambda: list(DEFAULTS["deck_backs"]))
+    deck_backs: list[str] = DEFAULTS["deck_backs"]  # pydantic copies it per table
     # § 553.6(d): minutes without a round after which both decks are spread, washed,
     # stacked, shuffled and cut again; null: not watched.
     idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)

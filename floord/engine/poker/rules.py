@@ -51,7 +51,7 @@ DECK_KEYS = {
     "reshuffle": "shuffle",
     "no_gaming_activity": "no_gaming_activity",
 }
-CHECKLIST = ("cards_inspected", "cards_verified", "cards_spread_for_players")
+CHECKLIST: tuple[str, ...] = ("cards_inspected", "cards_verified", "cards_spread_for_players")
 CHECKLIST += ("decks_washed_and_stacked",)
 
 
