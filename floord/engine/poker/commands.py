@@ -265,6 +265,8 @@ class PokerCommands(TableEngineBase):
                 self.decks.decks[d] = "ready"
                 self.how[d] = "preshuffled"
         data = {**received_data(receipt), "decks": list(self.decks.decks)}
+        # The deck-change rules (§ 553.3) are not in our seeds: no clock, no due time.
+        data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
         data["detail"] = (
             "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
             if pre

@@ -248,6 +248,8 @@ class WarCommands(TableEngineBase):
         else:
             shoe.due = "new_decks"
         data = {**received_data(receipt)}
+        # The deck rules (§ 567.3) are not in our seeds: no deck-change clock.
+        data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
         data["detail"] = (
             "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
             if pre
