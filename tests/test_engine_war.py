@@ -346,8 +346,10 @@ def test_an_idle_table_with_a_shuffler_may_deal_the_batch_in_it_567_5_h_2() -> N
     assert not t.dealer("shuffle").ok  # the working shuffler shuffles
     done = {"batch": "A", "cards": 156}
     assert not t.device(SHUFFLER, EventType.SHUFFLER_SHUFFLE_COMPLETED, done).events
+    assert not t.device(SHUFFLER, EventType.SHUFFLER_BATCH_READY, done).events
     made = t.cut(30, box=1)
     assert made.data["shuffled"] == "device" and made.data["stack"] == 156
+    assert not t.device(SHUFFLER, EventType.SHUFFLER_BATCH_READY, done).events  # same batch
     assert not t.dealer("cut", {"cards": 147, "by": "dealer"}).ok
     assert not t.shoe(EventType.SHOE_LOADED, {"cards": 156}).events
     assert not t.device(SHUFFLER, EventType.SHUFFLER_SHUFFLE_COMPLETED, {"batch": "B"}).events

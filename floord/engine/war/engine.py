@@ -98,6 +98,13 @@ class WarEngine(WarCommands, TableEngineBase):
     ) -> list[Decision]:
         batch = data.get("batch") if isinstance(data.get("batch"), str) else None
         cards = data.get("cards")
+        stack = self.shoe.stack
+        if (
+            type == EventType.SHUFFLER_BATCH_READY
+            and stack is not None
+            and (stack["shuffled"], stack["batch"]) == ("device", batch)
+        ):
+            return []  # the batch its `shuffle_completed` already made the stack
         if type in (EventType.SHUFFLER_SHUFFLE_COMPLETED, EventType.SHUFFLER_BATCH_READY):
             counted = isinstance(cards, int) and not isinstance(cards, bool) and cards > 0
             return self.shoe.shuffled("device", batch, cards if counted else None, round_id)
