@@ -26,15 +26,13 @@ from typing import Any
 
 from floord.contract import EventType
 from floord.engine.cards.deck_receipt import receipt_problem
+from floord.engine.cards.quarter_cut import quarter_minimum, quarter_reading
 from floord.engine.core.rulings import decision, policy_decision, strict
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
 from floord.engine.war.rules import CUT_MIN, WarRules
 
-QUARTER_POLICY = (
-    "floord's reading of 'at least approximately one-quarter': the cards behind the "
-    "second cover card may fall short of a quarter of the stack by at most a quarter deck"
-)
+QUARTER_POLICY = quarter_reading("second cover card")
 EMPTY_POLICY = (
     "floord policy, not a regulation: a shoe that runs out is shuffled, cut and loaded "
     "again before the next round"
@@ -213,7 +211,7 @@ class WarShoe:
         if not isinstance(count, int) or isinstance(count, bool) or self.load_cards is None:
             return []
         behind = self.load_cards - count
-        least = max(0, self.load_cards // 4 - self.rules.deck_size // 4)
+        least = quarter_minimum(self.load_cards, self.rules.deck_size)
         if behind >= least:
             return []
         return [
