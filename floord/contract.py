@@ -98,6 +98,8 @@ class EventType(StrEnum):
     CARDS_DECK_REMOVED = "cards.deck_removed"
     CARDS_DECKS_RECEIVED = "cards.decks_received"
     CARDS_DECKS_INSPECTED = "cards.decks_inspected"
+    # The cut of a War stack: who was offered it and who cut (58 Pa. Code § 567.5(b)-(d)).
+    CARDS_CUT = "cards.cut"
     BACCARAT_HAND = "baccarat.hand"
     BACCARAT_RESULT = "baccarat.result"
     STUD_HAND = "stud.hand"
@@ -190,10 +192,10 @@ COMMAND_ARGS: dict[str, str] = {
     "resume": "reason=TEXT",
     "replay": "from_seq=N to_seq=M",
     "dealer_in": "",
-    "round_start": "boxes=[1,3] [players={...}] (Baccarat: none)",
+    "round_start": "boxes=[1,3] [players={...}] (Baccarat, Poker: none)",
     "decision": "box=N hand=N action=hit|stand|double|split|surrender|insurance",
     "dealer_turn": "",
-    "round_end": "",
+    "round_end": "[cover_card_at=BOX|dealer] (War)",
     "card_to": "box=N hand=N | dealer=true",
     "hand_option": "box=N hand=N option=deal|decline",
     "no_more_bets": "",
@@ -201,9 +203,11 @@ COMMAND_ARGS: dict[str, str] = {
     "reveal": "card=N",
     "stub_count": "cards=N misdealt=true|false",
     "shuffle": "[deck=BACK]",
-    "cut": "cards=N by=WHO",
+    "cut": "cards=N by=WHO [box=N] (War) [deck=BACK] (Poker)",
     "reshuffle": "reason=TEXT",
-    "change_decks": "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] (Stud, Baccarat)",
+    "change_decks": (
+        "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] (Stud, Baccarat, Poker, War)"
+    ),
     "cover_shuffler": "",
     "remove_deck": "reason=TEXT",
     "recut": "reason=TEXT",

@@ -15,8 +15,10 @@ from floord.engine.baccarat import rules as baccarat_rules
 from floord.engine.blackjack import rules as blackjack_rules
 from floord.engine.blackjack.engine import GAMES as BLACKJACK_GAMES
 from floord.engine.carnival import rules as carnival_rules
+from floord.engine.poker import rules as poker_rules
 from floord.engine.stud import rules as stud_rules
-from floord.games import baccarat, blackjack, carnival, stud
+from floord.engine.war import rules as war_rules
+from floord.games import baccarat, blackjack, carnival, poker, stud, war
 from floord.games.registry import BY_GAME, DEFINITIONS, GAMES, driver_options, setup_for_table
 from floord.journal.store import Journal
 from floord.processes.daemon import build_engine
@@ -38,6 +40,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     **{g: {"devices": [SHOE]} for g in baccarat_rules.GAMES},
     "mississippi_stud": {"devices": [SHUFFLER]},
     **{g: {"devices": [SHUFFLER]} for g in carnival_rules.GAMES},
+    "poker": {"devices": [SHUFFLER]},
+    "war": {"devices": [SHOE]},
 }
 
 
@@ -55,7 +59,8 @@ def test_the_registry_covers_every_game_the_config_accepts() -> None:
     assert len(GAMES) == sum(len(d.games) for d in DEFINITIONS), "a game defined twice"
     # The engines name the games they play; the registry plays exactly those.
     engines = {"roulette", "big_six", *BLACKJACK_GAMES, *baccarat_rules.GAMES,
-               *stud_rules.GAMES, *carnival_rules.GAMES}  # fmt: skip
+               *stud_rules.GAMES, *carnival_rules.GAMES, poker_rules.GAME,
+               war_rules.GAME}  # fmt: skip
     assert engines == set(GAMES)
 
 
@@ -63,7 +68,9 @@ def test_every_engine_package_has_its_definition() -> None:
     packages = {
         p.name for p in (ROOT / "floord" / "engine").iterdir() if (p / "engine.py").is_file()
     }
-    assert packages == {"roulette", "big_six", "blackjack", "baccarat", "stud", "carnival"}
+    assert packages == {
+        "roulette", "big_six", "blackjack", "baccarat", "stud", "carnival", "poker", "war"
+    }  # fmt: skip
     for name in packages:
         module = importlib.import_module(f"floord.games.{name}")
         assert module.DEFINITION in DEFINITIONS, f"floord/games/{name}.py is not registered"
@@ -108,6 +115,8 @@ def test_a_stud_table_without_a_shuffler_setting_gets_a_counting_shuffler(
     [
         (stud.StudRules, stud_rules.DEFAULTS),
         (carnival.CarnivalRules, carnival_rules.DEFAULTS),
+        (poker.PokerRules, poker_rules.DEFAULTS),
+        (war.WarRules, war_rules.DEFAULTS),
         (baccarat.BaccaratRules, baccarat_rules.DEFAULTS),
         (blackjack.CardTableRules, blackjack_rules.CARD_DEFAULTS),
     ],

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 from pydantic import Field
 
 from floord.analytics.report import WheelSetup
-from floord.games import baccarat, big_six, blackjack, carnival, roulette, stud
+from floord.games import baccarat, big_six, blackjack, carnival, poker, roulette, stud, war
 from floord.games.definition import (
     GameDefinition,
     SurveillanceSettings,
@@ -29,6 +29,8 @@ DEFINITIONS: tuple[GameDefinition, ...] = (
     baccarat.DEFINITION,
     stud.DEFINITION,
     carnival.DEFINITION,
+    poker.DEFINITION,
+    war.DEFINITION,
     big_six.DEFINITION,
 )
 BY_GAME: dict[str, GameDefinition] = {g: d for d in DEFINITIONS for g in d.games}

@@ -125,6 +125,16 @@ def _decks_inspected(d: dict[str, Any], e: Envelope) -> str:
     return text + ("; cleared for play" if d.get("cleared") else "")
 
 
+def _cut(d: dict[str, Any], e: Envelope) -> str:
+    who = f"box {get(d, 'box')}'s player" if d.get("by") == "player" else get(d, "by")
+    text = f"cut by {who}: cover card {get(d, 'cards')} cards in"
+    offered = d.get("offered_to")
+    if isinstance(offered, dict) and offered.get("to"):
+        text += f"; offered first to {offered['to']}"
+        text += f" (box {offered['box']})" if offered.get("box") is not None else ""
+    return text
+
+
 GAME_SENTENCES: dict[str, Sentence] = {
     EventType.ROULETTE_RESULT: _roulette_result,
     EventType.ROULETTE_NO_SPIN: _no_spin,
@@ -163,6 +173,7 @@ GAME_SENTENCES: dict[str, Sentence] = {
         f"inspection {words(d.get('inspection'))}"
     ),
     EventType.CARDS_DECKS_INSPECTED: _decks_inspected,
+    EventType.CARDS_CUT: _cut,
     EventType.BACCARAT_HAND: lambda d, e: f"{get(d, 'hand')} hand: {_hand(d)}",
     EventType.BACCARAT_RESULT: _baccarat_result,
     EventType.STUD_HAND: _stud_hand,

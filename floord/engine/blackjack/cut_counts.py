@@ -22,14 +22,13 @@ from __future__ import annotations
 
 from floord.contract import EventType
 from floord.engine.blackjack.rules import GameRules
+from floord.engine.cards.quarter_cut import quarter_minimum as quarter_cards
+from floord.engine.cards.quarter_cut import quarter_reading
 from floord.engine.core.rulings import policy_decision, violation
 from floord.engine.core.types import Decision
 
 # "At least approximately one-quarter": floord allows a quarter of a deck less.
-QUARTER_POLICY = (
-    "floord's reading of 'at least approximately one-quarter': the cards behind the "
-    "cutting card may fall short of a quarter of the stack by at most a quarter deck"
-)
+QUARTER_POLICY = quarter_reading("cutting card")
 LOAD_COUNT_POLICY = (
     "floord policy, not a regulation: a stack loaded holds exactly the table's decks "
     "(one side's share of a double shoe, one batch of a shuffler)"
@@ -44,7 +43,7 @@ def expected_stack(rules: GameRules, decks: int, double: bool, shuffler: str) ->
 
 def quarter_minimum(rules: GameRules, stack: int) -> int:
     """The fewest cards behind the cutting card that floord accepts as about a quarter."""
-    return max(0, stack // 4 - rules.deck_size // 4)
+    return quarter_cards(stack, rules.deck_size)
 
 
 def load_count(
