@@ -91,6 +91,17 @@ def test_the_sentences_staff_read() -> None:
     assert sentence(env(EventType.BLACKJACK_CARD_CORRECTED, moved)) == (
         "card 9H was dealt to box 1 hand 0, not the dealer, by DL-7"
     )
+    throw = {
+        "throw": 7,
+        "together": True,
+        "dice": [
+            {"id": "A1", "face": 4, "rest": "table", "lie": "flat", "far_end": True},
+            {"id": "A2", "face": 3, "rest": "die", "lie": "cocked", "far_end": True},
+        ],
+    }
+    assert sentence(env(EventType.DICE_THROW, throw)) == (
+        "throw 7: A1: 4, A2: 3 on the other die (cocked)"
+    )
     voided = {"reason": "ball_off_wheel", "detail": "the ball left the wheel", "spin": 9}
     assert sentence(env(EventType.ROUND_VOIDED, voided, "58 Pa. Code § 531.7(c)", rid)) == (
         "round 42 voided: ball off wheel (the ball left the wheel), § 531.7(c)"

@@ -83,6 +83,43 @@ def _out_of_order(d: dict[str, Any], e: Envelope) -> str:
     return f"shuffler out of order: {get(d, 'text')} (code {get(d, 'code')})"
 
 
+def _die(die: Any) -> str:
+    """One die of a throw: `4`, `4 (cocked)`, `off the table`, with its id when known."""
+    if not isinstance(die, dict):
+        return "?"
+    face = die.get("face")
+    text = str(face) if face is not None else "no face"
+    rest = die.get("rest")
+    if rest == "off":
+        text = "off the table"
+    elif rest == "die":
+        text += " on the other die"
+    elif rest not in (None, "table"):
+        text += f" on the {words(rest)}" if rest != "cup" else " in the dice cup"
+    if die.get("lie") in ("cocked", "cocked_multi"):
+        text += f" ({words(die.get('lie'))})"
+    return f"{die['id']}: {text}" if die.get("id") else text
+
+
+def _throw(d: dict[str, Any], e: Envelope) -> str:
+    dice = d.get("dice")
+    shown = ", ".join(_die(die) for die in dice) if isinstance(dice, list) and dice else "no dice"
+    text = f"throw {get(d, 'throw')}: {shown}"
+    if d.get("together") is False:
+        text += "; the dice did not leave the hand together"
+    if isinstance(dice, list) and any(isinstance(x, dict) and x.get("far_end") is False
+                                      for x in dice):  # fmt: skip
+        text += "; short of the far end"
+    return text
+
+
+def _dice_ids(d: dict[str, Any]) -> str:
+    dice = d.get("dice")
+    if not isinstance(dice, list):
+        return "?"
+    return ", ".join(str(x) for x in dice) if dice else "none"
+
+
 DEVICE_SENTENCES: dict[str, Sentence] = {
     EventType.DEVICE_ONLINE: _online,
     EventType.DEVICE_OFFLINE: lambda d, e: f"{e.source} offline: {get(d, 'reason')}",
@@ -146,4 +183,7 @@ DEVICE_SENTENCES: dict[str, Sentence] = {
     EventType.BIGSIX_BETWEEN_SECTIONS: lambda d, e: (
         f"Big Six clapper on the divider between sections {get(d, 'left')} and {get(d, 'right')}"
     ),
+    EventType.DICE_SET: lambda d, e: f"dice at the table: {_dice_ids(d)}",
+    EventType.DICE_SELECTED: lambda d, e: f"the shooter selected dice {_dice_ids(d)}",
+    EventType.DICE_THROW: _throw,
 }
