@@ -198,7 +198,10 @@ COMMAND_ARGS: dict[str, str] = {
     "shuffle": "[deck=BACK]",
     "cut": "cards=N by=WHO",
     "reshuffle": "reason=TEXT",
-    "change_decks": "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] (Stud, Baccarat)",
+    "change_decks": (
+        "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] "
+        "(Stud, Baccarat, carnival games; carnival also [preshuffled=true|false])"
+    ),
     "cover_shuffler": "",
     "remove_deck": "reason=TEXT",
     "recut": "reason=TEXT",

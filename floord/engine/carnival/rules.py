@@ -60,6 +60,8 @@ DECK_KEYS = {
     "in_play_shuffled": "shuffle",
     "reshuffle": "shuffle",
     "no_gaming_activity": "no_gaming_activity",
+    # Decks received are used once inspected and verified (§ 55x.4(a), (b)).
+    "inspected": "cards_inspected",
 }
 
 
