@@ -200,7 +200,7 @@ COMMAND_ARGS: dict[str, str] = {
     "reshuffle": "reason=TEXT",
     "change_decks": (
         "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] "
-        "(Stud, Baccarat, carnival games; carnival also [preshuffled=true|false])"
+        "(a receipt; carnival games also [preshuffled=true|false])"
     ),
     "cover_shuffler": "",
     "remove_deck": "reason=TEXT",

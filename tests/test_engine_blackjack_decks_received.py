@@ -19,8 +19,11 @@ RECEIVED = {"preinspected_preshuffled": False, "decks": 6}
 
 
 def _open_table(game: str = "blackjack"):
+    """Open, the reader inspected and tested, and no decks on the record yet."""
     t = make_table(game)
-    t.ready(load=False)
+    t.connect_all()
+    assert t.inspect().ok and t.command("open").ok
+    t.reader(EventType.READER_SELF_TEST, {"passed": True, "code": 0, "text": "ok"})
     return t
 
 
@@ -82,6 +85,35 @@ def test_preinspected_and_preshuffled_decks_are_recorded_not_assumed_549_5_f() -
     assert "preinspected" in t.dealer("decks_inspected", {"defects_found": False}).error
     t.load()
     assert t.start(1).ok
+
+
+def test_change_decks_is_a_receipt_whose_exemption_is_never_assumed_549_5_a_f() -> None:
+    """§ 549.3(e): the decks "shall be changed at least once every 24 hours"; the new decks
+    are decks received at the table, which § 549.5(a) has the dealer inspect. The
+    floorperson's `change_decks` is a receipt: without a declaration the exemption of
+    § 549.5(f) is not assumed (recorded null) and the decks are inspected; with one it
+    is as `decks_received` says."""
+    for game, rule in (("blackjack", "549.3(e)"), ("spanish21", "551.3(c)")):
+        t = _open_table(game)
+        changed = t.command("change_decks")
+        event = only(changed.output, EventType.CARDS_DECKS_CHANGED)
+        assert event.rule == cite(rule) and event.data["inspection"] == "required"
+        assert event.data["preinspected_preshuffled"] is None
+        loaded = t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
+        assert only(loaded, EventType.PROCEDURE_VIOLATION).data["what"] == "decks_not_inspected"
+        assert "not been inspected by the dealer" in t.start(1).error
+        t.inspect_decks()
+        t.load()
+        assert t.start(1).ok
+    t = _open_table()
+    changed = t.command("change_decks", {"preinspected_preshuffled": True, "note": "sealed"})
+    event = only(changed.output, EventType.CARDS_DECKS_CHANGED)
+    assert event.data["inspection"] == "not_required"
+    assert event.data["preinspected_preshuffled"] is True
+    t.load()
+    assert t.start(1).ok
+    assert "unknown argument" in t.command("change_decks", {"new": 1}).error
+    assert "between rounds" in t.command("change_decks").error
 
 
 def test_decks_with_defects_are_not_used_and_the_steps_are_checked_549_5_a() -> None:
