@@ -11,6 +11,8 @@ import os
 import re
 from pathlib import Path
 
+from floord.engine.carnival.rules import CHAPTERS, CITES, rule_of
+
 ROOT = Path(__file__).resolve().parents[1]
 RULES = (ROOT / "docs" / "rules.md").read_text()
 
@@ -47,13 +49,17 @@ def test_every_paragraph_the_engine_cites_has_a_row() -> None:
     for path in (ROOT / "floord").rglob("*.py"):
         cited |= set(re.findall(r'"(5\d\d\.\d+(?:\([a-z0-9]+\))*)"', path.read_text()))
     assert len(cited) > 100
-    # The Baccarat family's rows write "§ 54x.11" for §§ 541.11, 543.11 and 545.11.
-    text = RULES.replace("\\", "")
+    # The carnival games' citations are built from their chapter and a paragraph key.
+    cited |= {
+        citation.removeprefix("58 Pa. Code § ")
+        for game in CHAPTERS
+        for key in CITES
+        if (citation := rule_of(game, key)) is not None
+    }
+    # The rows write "§ 54x.11" for §§ 541.11, 543.11 and 545.11, "§ 55x.5(f)" for the six
+    # carnival chapters' (f).
     text = "\n".join(
-        " ".join(line.replace("54x.", f"{chapter}.") for chapter in ("541", "543", "545"))
-        if "54x." in line
-        else line
-        for line in text.splitlines()
+        " ".join(expand_shorthands(line)) for line in RULES.replace("\\", "").splitlines()
     )
     named = _paragraphs_named(text)
     missing = []
