@@ -206,7 +206,8 @@ COMMAND_ARGS: dict[str, str] = {
     "cut": "cards=N by=WHO [box=N] (War) [deck=BACK] (Poker)",
     "reshuffle": "reason=TEXT",
     "change_decks": (
-        "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] (Stud, Baccarat, Poker, War)"
+        "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] "
+        "(a receipt; carnival games also [preshuffled=true|false])"
     ),
     "cover_shuffler": "",
     "remove_deck": "reason=TEXT",

@@ -1,8 +1,9 @@
-"""End to end: decks received gate the shoe until inspected (§ 549.5, § 545.4, § 571.4).
+"""End to end: decks received gate the shoe until inspected (§ 549.5, § 545.4, § 571.4,
+§ 55x.4).
 
 Blackjack: simulated card reader and card-recognition shoe on real ptys. Baccarat: the
-USB keyboard-wedge shoe simulated through the rig port. Mississippi Stud: the simulated
-counting shuffler on a pty. Both through the daemon
+USB keyboard-wedge shoe simulated through the rig port. Mississippi Stud and Three Card
+Poker: the simulated counting shuffler on a pty. All through the daemon
 (`floord run`) and a real Mosquitto; the dealer's and the floorperson's signed commands
 go through the broker.
 """
@@ -14,7 +15,15 @@ from pathlib import Path
 
 import test_e2e_baccarat as bac
 import test_e2e_stud as stud
-from e2e_support import DEALER, DEALER_KEY, collecting, command, start_daemon, start_device_sim
+from e2e_support import (
+    DEALER,
+    DEALER_KEY,
+    collecting,
+    command,
+    start_daemon,
+    start_device_sim,
+    write_tables_config,
+)
 from test_e2e_blackjack import CHECKLIST, dealer, floorperson, start_card_sim, write_card_config
 
 
@@ -169,6 +178,67 @@ def test_stud_change_decks_gate_the_shuffler_until_inspected(broker, tmp_path: P
             await c.event("shuffler.shuffle_completed", lambda b: b["seq"] > cleared["seq"])
             started = await command_as("round_start", {"boxes": [1]}, by_dealer=True)
             assert started["ok"], started
+
+    try:
+        asyncio.run(run())
+    finally:
+        try:
+            assert daemon.terminate() == 0
+        finally:
+            sim.kill()
+
+
+def test_carnival_decks_received_gate_the_shuffler_until_inspected(broker, tmp_path: Path) -> None:
+    """58 Pa. Code § 565.4(a): "After receiving one or more decks of cards at the table, the
+    dealer shall inspect the cards for any defects." (b): "Following the inspection of the
+    cards by the dealer and the verification by the floorperson assigned to the table ..."
+    A shuffle of the decks received before that does not count; one after it deals."""
+    steps = [
+        {"idle": 8},
+        {"shuffle": {"batch": "deck", "cards": 52, "seconds": 1}},
+        {"idle": 8},
+        {"shuffle": {"batch": "deck", "cards": 52, "seconds": 1}},
+        {"idle": 600},
+    ]
+    sim, pty = start_device_sim(tmp_path, "ref-shuffler-batch", {"steps": steps})
+    device = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": pty}
+    table = {"id": "TC-01", "game": "three_card_poker", "rules": {"shuffler": "counting"}}
+    daemon = start_daemon(
+        write_tables_config(tmp_path, broker.url, [{**table, "devices": [device]}])
+    )
+
+    async def command_as(name: str, args: dict, *, by_dealer: bool = False) -> dict:
+        who = {"by": DEALER, "key": DEALER_KEY} if by_dealer else {}
+        return await command(broker.url, name, args, table="TC-01", **who)
+
+    async def run() -> None:
+        async with collecting(broker.url, "TC-01") as c:
+            await c.event("device.identified", lambda b: b["source"] == "shuffler")
+            checklist = dict.fromkeys(
+                ("cards_inspected", "cards_verified", "cards_spread_and_washed"), True
+            )
+            assert (await command_as("inspect", {"checklist": checklist}))["ok"]
+            assert (await command_as("open", {}))["ok"]
+            received = {"preinspected_preshuffled": False}
+            assert (await command_as("decks_received", received))["ok"]
+            event = await c.event("cards.decks_received")
+            assert event["rule"] == "58 Pa. Code § 565.4(a)"
+            assert event["data"]["due_at"] is None  # no deck-change period in the seeds
+            early = await c.event(
+                "procedure.violation", lambda b: b["data"]["what"] == "decks_not_inspected"
+            )
+            assert early["rule"] == "58 Pa. Code § 565.4(a)" and early["data"]["step"] == "shuffle"
+            refused = await command_as("round_start", {"boxes": [1]}, by_dealer=True)
+            assert not refused["ok"] and "not been inspected" in str(refused)
+            ok = {"defects_found": False}
+            assert (await command_as("decks_inspected", ok, by_dealer=True))["ok"]
+            assert (await command_as("decks_inspected", ok))["ok"]
+            cleared = await c.event("cards.decks_inspected", lambda b: b["data"]["cleared"])
+            assert cleared["rule"] == "58 Pa. Code § 565.4(b)"
+            await c.event("shuffler.shuffle_completed", lambda b: b["seq"] > cleared["seq"])
+            started = await command_as("round_start", {"boxes": [1]}, by_dealer=True)
+            assert started["ok"], started
+            assert (await c.event("round.started"))["rule"] == "58 Pa. Code § 565.5(c)(1)"
 
     try:
         asyncio.run(run())

@@ -50,6 +50,21 @@ class Table:
         assert self.command("inspect", {"checklist": self.checklist()}).ok
         assert self.command("open").ok
 
+    def new_decks(self, args: dict[str, Any] | None = None) -> EngineOutput:
+        """The floorperson's `change_decks`, the dealer's inspection and the floorperson's
+        verification (§ 55x.4(a), (b); two decks each on its own, (d))."""
+        changed = self.command("change_decks", args)
+        assert changed.ok, changed.error
+        out = EngineOutput(list(changed.output.events))
+        decks = {"decks": 2} if self.engine.rules.decks == 2 else {}
+        for step in (
+            self.dealer("decks_inspected", {"defects_found": False, **decks}),
+            self.command("decks_inspected", {"defects_found": False}),
+        ):
+            assert step.ok, step.error
+            out.extend(step.output)
+        return out
+
     def shuffle(self, cards: int | None = None, batch: str = "deck") -> EngineOutput:
         size = self.engine.rules.deck_size if cards is None else cards
         out = self.shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, {"batch": batch})
@@ -150,7 +165,7 @@ def test_a_counting_shuffler_reporting_other_than_52_removes_the_deck_55x_5_b(ga
     refused = t.dealer("round_start", {"boxes": [1]})
     assert not refused.ok and refused.rule == rule(game, "5(b)")
     assert "change_decks" in refused.error
-    assert t.command("change_decks").ok
+    t.new_decks()
     assert not t.shuffle().events
     assert t.dealer("round_start", {"boxes": [1]}).ok
 
@@ -251,7 +266,8 @@ def test_preshuffled_decks_are_cut_not_shuffled_55x_5_a_c_2() -> None:
     t = make_table("texas_holdem_bonus")
     t.ready()
     [changed] = t.command("change_decks", {"preshuffled": True}).output.events
-    assert changed.type == EventType.CARDS_DECKS_CHANGED and changed.rule == cite("563.5(c)(2)")
+    assert changed.type == EventType.CARDS_DECKS_CHANGED and changed.rule == cite("563.4(e)")
+    assert changed.data["preinspected_preshuffled"] is True
     refused = t.dealer("round_start", {"boxes": [1]})
     assert not refused.ok and refused.rule == cite("563.5(c)(2)")
     assert t.dealer("cut", {"cards": 15}).ok
@@ -327,8 +343,8 @@ def test_every_decision_carries_a_citation_or_a_policy() -> None:
     t = make_table("four_card_poker")
     t.ready()
     outs = [t.shuffle(cards=51)]
-    for name, args in (("change_decks", {}), ("reshuffle", {"reason": "r"})):
-        outs.append(t.command(name, args).output)
+    outs.append(t.new_decks())
+    outs.append(t.command("reshuffle", {"reason": "r"}).output)
     outs.append(t.shuffle())
     outs.append(t.dealer("round_start", {"boxes": [1]}).output)
     outs.append(t.command("remove_deck", {"reason": "marked card"}).output)

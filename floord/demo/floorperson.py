@@ -5,7 +5,8 @@ broker), so the demo shows the operator path of the contract, refusals included.
 card table it inspects the card reader (58 Pa. Code § 549.2(e), § 551.2(e); and that the
 tens are out of a Spanish 21 deck), or the cards (Baccarat § 545.4, Mississippi Stud
 § 571.4(a), (b)), records the decks opened for use once the table is open (§ 549.3(e),
-§ 571.3(c)), verifies the dealer's inspection of new decks (§ 571.4(b)), and after a
+§ 571.3(c)), verifies the dealer's inspection of new decks (§ 551.4(b), § 571.4(b); at
+Blackjack floord's policy, § 549.5(a) naming only the dealer), and after a
 halt tries `resume` every second until the devices allow it (a reader that failed must
 first be replaced: the refusals show why). On the Big Six
 wheel it checks the characteristics of § 533.1 before opening (`big_six_inspection`).
@@ -134,7 +135,7 @@ class VirtualFloorperson(SignedOperator):
                 if (await self._send(table, "change_decks", {})).get("ok"):
                     self.decks_recorded.add(table)
             elif (receipt := self._to_verify(table, decks.get("receipt"))) is not None:
-                # § 571.4(b): the floorperson verifies the dealer's inspection.
+                # § 551.4(b), § 571.4(b): the floorperson verifies the dealer's inspection.
                 self.verified.add((table, receipt))
                 await self._send(table, "decks_inspected", {"defects_found": False})
             elif state.get("state") == "halted":

@@ -3,7 +3,9 @@
 The dealers' seats and the floorperson reach the tables exactly as a person's client
 would (signed commands through the broker, no broker login, five seconds to answer), and
 a seat logs a refusal the same way whatever its game. Kept here once so the seats differ
-only in how they play.
+only in how they play. A card table's dealer also inspects the decks received at the
+table before they are used (58 Pa. Code § 549.5(a), § 551.4(a), § 571.4(a)); the
+floorperson then verifies them.
 """
 
 from __future__ import annotations
@@ -65,6 +67,22 @@ class SignedOperator:
                 self._idle.set()
 
 
+def receipt_in(state: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """The decks received at the table and their inspection, as the state shows them
+    (`where`: the state's "shoe" at Blackjack, "decks" at Mississippi Stud)."""
+    receipt = (state.get(where) or {}).get("receipt")
+    return receipt if isinstance(receipt, dict) else None
+
+
+def receipt_cleared(receipt: dict[str, Any] | None) -> bool:
+    """No receipt, or its decks may be used (as `floord.engine.cards.deck_receipt`)."""
+    if receipt is None:
+        return True
+    return not receipt.get("rejected") and bool(
+        receipt.get("preinspected_preshuffled") or receipt.get("verified_by")
+    )
+
+
 class CommandSeat:
     """One table's seat that acts only on the table's messages: `command` sends through
     `send(table, name, args)` and logs a refusal; there is nothing to do when quiet."""
@@ -75,12 +93,25 @@ class CommandSeat:
         self.table = table
         self._send = send
         self.log = structlog.get_logger(logger).bind(table=table)
+        self.inspected: str | None = None  # the receipt (its time) this dealer inspected
 
     async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
         reply = await self._send(self.table, name, args or {})
         if not reply.get("ok"):
             self.log.warning("command refused", name=name, args=args, error=reply.get("error"))
             return False
+        return True
+
+    async def inspect_received(self, receipt: dict[str, Any] | None) -> bool:
+        """As the dealer, inspect decks received that wait for it, once per receipt;
+        True when the inspection was sent."""
+        if receipt is None or receipt.get("rejected") or receipt.get("inspected_by"):
+            return False
+        at = receipt.get("received_at")
+        if receipt.get("preinspected_preshuffled") or at == self.inspected:
+            return False
+        self.inspected = at
+        await self.command("decks_inspected", {"defects_found": False})
         return True
 
     def quiet_s(self) -> float | None:

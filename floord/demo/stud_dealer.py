@@ -19,22 +19,7 @@ from typing import Any
 
 from floord.demo.card_script import SUITS
 from floord.demo.game_scripts import RANKS
-from floord.demo.seat import CommandSeat
-
-
-def receipt_of(state: dict[str, Any]) -> dict[str, Any] | None:
-    """The decks received at the table and their inspection, as the state shows them."""
-    receipt = (state.get("decks") or {}).get("receipt")
-    return receipt if isinstance(receipt, dict) else None
-
-
-def receipt_cleared(receipt: dict[str, Any] | None) -> bool:
-    """No receipt, or its decks may be used (as `floord.engine.cards.deck_receipt`)."""
-    if receipt is None:
-        return True
-    return not receipt.get("rejected") and bool(
-        receipt.get("preinspected_preshuffled") or receipt.get("verified_by")
-    )
+from floord.demo.seat import CommandSeat, receipt_cleared, receipt_in
 
 
 def stud_ready(state: dict[str, Any]) -> bool:
@@ -44,7 +29,7 @@ def stud_ready(state: dict[str, Any]) -> bool:
     decks = state.get("decks") or {}
     states = list((decks.get("decks") or {}).values())
     return (
-        receipt_cleared(receipt_of(state))
+        receipt_cleared(receipt_in(state, "decks"))
         and state.get("state") == "open"
         and state.get("round") is None
         and bool(decks.get("decks_opened_at"))
@@ -70,13 +55,9 @@ class StudSeat(CommandSeat):
         self.in_play = False
         self.round_id: str | None = None
         self.seen: list[str] = []
-        self.inspected: str | None = None  # the receipt (its time) this dealer inspected
 
     async def on_state(self, state: dict[str, Any]) -> None:
-        receipt = receipt_of(state)
-        if receipt is not None and self._to_inspect(receipt):
-            self.inspected = receipt.get("received_at")
-            await self.command("decks_inspected", {"defects_found": False})
+        if await self.inspect_received(receipt_in(state, "decks")):
             return
         if self.in_play or not stud_ready(state):
             return
@@ -101,11 +82,6 @@ class StudSeat(CommandSeat):
                 self.seen.append(card)
             if len(self.seen) == 2 * len(self.boxes):
                 await self.play_streets()
-
-    def _to_inspect(self, receipt: dict[str, Any]) -> bool:
-        """Decks received and not yet inspected by the dealer, once per receipt."""
-        pending = not (receipt.get("preinspected_preshuffled") or receipt.get("inspected_by"))
-        return pending and receipt.get("received_at") != self.inspected
 
     def community(self) -> list[str]:
         """Three cards from the hand, none of them already dealt from the shoe."""

@@ -28,6 +28,7 @@ from floord.contract import EventType
 from floord.engine.baccarat.rules import BaccaratRules
 from floord.engine.cards.card import burn_value
 from floord.engine.cards.deck_receipt import receipt_problem
+from floord.engine.cards.stack_count import STACK_COUNT_POLICY, stack_count_problem
 from floord.engine.core.rulings import (
     STRICT_POLICY,
     decision,
@@ -94,6 +95,11 @@ class BaccaratShoe:
         out: list[Decision] = []
         counted = isinstance(cards, int) and not isinstance(cards, bool)
         self.stack = cards if isinstance(cards, int) and counted else self.rules.decks * 52
+        # No paragraph of chapters 541-545 in the seeds counts the stack: floord's policy.
+        if (problem := stack_count_problem(cards, self.rules.decks * 52, None)) is not None:
+            out.append(
+                policy_decision(EventType.PROCEDURE_VIOLATION, STACK_COUNT_POLICY, None, **problem)
+            )
         if self.new_decks_required:
             out.append(
                 violation(

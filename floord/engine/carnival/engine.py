@@ -2,9 +2,10 @@
 
 Caribbean Stud, Four Card Poker, Let It Ride, Pai Gow Poker, Texas Hold 'Em Bonus and
 Three Card Poker. Our seeds hold only § 55x.4 and § 55x.5 of these chapters, so floord
-checks the opening inspection, the shuffle after every round, a counting shuffler's count,
-the cut of cards shuffled by hand, the recut, and rounds opened and closed by the dealer;
-it neither reads hands nor pays. The decks and the shuffler are `stud_deck.DeckBook`'s
+checks the opening inspection, the decks received (inspected and verified before they are
+shuffled), the shuffle after every round, a counting shuffler's count, the cut of cards
+shuffled by hand, the recut, and rounds opened and closed by the dealer; it neither reads
+hands nor pays. The decks and the shuffler are `cards.deck_book.DeckBook`'s
 (with this chapter's citations), the table is `TableState`'s; the stack the dealer
 shuffled by hand (or received preshuffled) and its cut are kept here. A table with no
 automated shuffler has no device at all. The engine is pure: every input carries its `now`.

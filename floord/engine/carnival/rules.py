@@ -52,7 +52,7 @@ CITES: dict[str, tuple[str | None, str | None]] = {
     "recut": ("5(e)", "5(f)"),
     "no_gaming_activity": ("5(f)", "5(g)"),
 }
-# What `stud_deck.DeckBook` asks for, in these chapters' words: a shuffle is a completed
+# What `cards.deck_book.DeckBook` asks for, in these chapters' words: a shuffle is a completed
 # one, after each round (§ 55x.5(a)); a jam or an unfinished shuffle is no shuffle.
 DECK_KEYS = {
     "shuffle": "shuffle",
@@ -60,6 +60,8 @@ DECK_KEYS = {
     "in_play_shuffled": "shuffle",
     "reshuffle": "shuffle",
     "no_gaming_activity": "no_gaming_activity",
+    # Decks received are used once inspected and verified (§ 55x.4(a), (b)).
+    "inspected": "cards_inspected",
 }
 
 

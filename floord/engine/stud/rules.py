@@ -97,7 +97,7 @@ class StudRules:
         return self.dealing != "hand"
 
     def deck_rule(self, key: str) -> str | None:
-        """The citation `stud_deck.DeckBook` gives a deck decision (see DECK_RULES)."""
+        """The citation `cards.deck_book.DeckBook` gives a deck decision (see DECK_RULES)."""
         if key == "needs_shuffler":
             return cite("571.9(a)(1)") if self.dealing == "hand" else None
         return cite(DECK_RULES[key])
