@@ -77,6 +77,8 @@ def test_the_payload_grammar() -> None:
     assert "no row" in compare(doc, {"c.d": [["q"]]})[0]
 
 
+# It runs a part of the suite in a subprocess, every game's engine tests among them.
+@pytest.mark.timeout(600)
 def test_payloads_match_what_the_code_emits(tmp_path: Path) -> None:
     shapes_file = tmp_path / "shapes.json"
     env = dict(os.environ)
