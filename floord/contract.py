@@ -106,6 +106,10 @@ class EventType(StrEnum):
     STUD_RESULT = "stud.result"
     BIGSIX_RESULT = "bigsix.result"
     BIGSIX_NO_SPIN = "bigsix.no_spin"
+    # Pai Gow (58 Pa. Code § 535.2(d)): the starting position the shaker's dice named,
+    # and where the dealer dealt the tiles from.
+    PAIGOW_DEAL_POSITION = "paigow.deal_position"
+    PAIGOW_DEALT = "paigow.dealt"
     SURVEILLANCE_ALERT = "surveillance.alert"
     SURVEILLANCE_ALERT_ACKNOWLEDGED = "surveillance.alert_acknowledged"
     # Operators.
@@ -179,6 +183,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "wheel_part_replaced": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
     # Big Six: the dealer's call before the spin (58 Pa. Code § 533.2(a)).
     "spin": frozenset({Role.DEALER}),
+    # Pai Gow: where the dealer began dealing the tiles (58 Pa. Code § 535.2(d)).
+    "deal": frozenset({Role.DEALER}),
     # Surveillance: a supervisor acknowledges a wheel-integrity alert.
     "ack_alert": frozenset({Role.SUPERVISOR, Role.SECURITY}),
 }
@@ -213,6 +219,7 @@ COMMAND_ARGS: dict[str, str] = {
     "remove_deck": "reason=TEXT",
     "recut": "reason=TEXT",
     "spin": "",
+    "deal": "from=1..6|dealer|dead_hand (Pai Gow)",
     "ack_alert": "alert=ID [note=TEXT]",
     "decks_received": "preinspected_preshuffled=true|false [decks=N] [note=TEXT]",
     "decks_inspected": "defects_found=true|false [decks=N] [note=TEXT]",

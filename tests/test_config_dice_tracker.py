@@ -1,8 +1,8 @@
 """A dice tracker or shaker on a table of a game that has no dice is refused by `floord check`.
 
-No game plays dice yet (docs/protocols/dice-tracker.md: the Craps and Pai Gow engines are
-to come), so every game's table must refuse the device rather than take its events for
-the table's own: each table below passes alone and is refused with a dice device added.
+A game that plays no dice (every game below; Pai Gow takes its shaker, as
+`tests/test_config_pai_gow.py` checks) must refuse the device rather than take its events
+for the table's own: each table below passes alone and is refused with a dice device added.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from floord.config.load import ConfigError, load_config
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.big_six.engine import BigSixEngine
 from floord.engine.carnival.engine import CarnivalEngine
+from floord.engine.pai_gow.engine import PaiGowEngine
 from floord.engine.poker.engine import PokerEngine
 from floord.engine.war.engine import WarEngine
 from floord.journal.store import Journal
@@ -21,6 +22,7 @@ READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
+SHAKER = {"id": "shaker", "profile": "ref-paigow-shaker", "port": "/dev/ttyUSB5"}
 
 
 def test_every_game_gets_its_engine(tmp_path: Path) -> None:
@@ -44,6 +46,9 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
             {"id": "PK", "game": "poker", "devices": [SHUFFLER]},
             {"id": "PH", "game": "poker", "rules": {"shuffler": "none", "idle_minutes": 20}},
             {"id": "WR", "game": "war", "rules": {"decks": 8}, "devices": [SHOE]},
+            {"id": "PGT", "game": "pai_gow",
+             "rules": {"count_order": [1, 2, 3, 4, 5, 6, "dealer", "dead_hand"]},
+             "devices": [SHAKER]},
         ],
     }  # fmt: skip
     path = tmp_path / "floord.yaml"
@@ -61,6 +66,7 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
         "PK": PokerEngine,
         "PH": PokerEngine,
         "WR": WarEngine,
+        "PGT": PaiGowEngine,
     }
     journal = Journal(loaded.journal_path)
     try:

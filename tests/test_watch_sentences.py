@@ -108,6 +108,23 @@ def test_the_sentences_staff_read() -> None:
     )
 
 
+def test_the_pai_gow_sentences() -> None:
+    rid = "PG-01-2026-11-29-0007"
+    position = {"throw": 3, "faces": [4, 2, 6], "total": 12, "position": 4}
+    position |= {"count_order": ["dealer", 1, 2, 3, 4, 5, 6], "detail": "counted"}
+    assert sentence(env(EventType.PAIGOW_DEAL_POSITION, position, None, rid)) == (
+        "shaker 4/2/6 = 12: deal starts at betting area 4, round 7"
+    )
+    dealt = {"from": 3, "position": "dealer", "as_determined": False, "by": "DL-7"}
+    assert sentence(env(EventType.PAIGOW_DEALT, {**dealt, "role": "dealer"}, None, rid)) == (
+        "tiles dealt from betting area 3 by DL-7; the dice said the dealer, round 7"
+    )
+    right = {**dealt, "from": "dead_hand", "position": "dead_hand", "as_determined": True}
+    assert sentence(env(EventType.PAIGOW_DEALT, right)) == (
+        "tiles dealt from the Dead Hand by DL-7, as the dice said"
+    )
+
+
 def test_a_type_this_console_does_not_know_still_reads_as_words() -> None:
     newer = env("wheel.ball_speed", {"spin": 3, "rpm": 61.5, "ok": True})
     assert sentence(newer) == "wheel ball speed: spin 3, rpm 61.5, ok yes"

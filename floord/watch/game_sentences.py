@@ -1,7 +1,7 @@
 """The games' own decisions as sentences: wheel results, hands, card bookkeeping.
 
-Roulette, Big Six, Blackjack (and Spanish 21), the Baccarat games and Mississippi Stud,
-each event of docs/contract.md in one line ("17 black, round 42, dealer DL-7").
+Roulette, Big Six, Blackjack (and Spanish 21), the Baccarat games, Mississippi Stud and
+Pai Gow, each event of docs/contract.md in one line ("17 black, round 42, dealer DL-7").
 """
 
 from __future__ import annotations
@@ -135,12 +135,39 @@ def _cut(d: dict[str, Any], e: Envelope) -> str:
     return text
 
 
+def _pai_gow_position(value: Any) -> str:
+    """A Pai Gow position (§ 535.2): `betting area 3`, `the dealer`, `the Dead Hand`."""
+    if value == "dealer":
+        return "the dealer"
+    if value == "dead_hand":
+        return "the Dead Hand"
+    return "no position" if value is None else f"betting area {value_text(value)}"
+
+
+def _deal_position(d: dict[str, Any], e: Envelope) -> str:
+    faces = d.get("faces")
+    shown = "/".join(map(value_text, faces)) if isinstance(faces, list) else value_text(faces)
+    return (
+        f"shaker {shown} = {get(d, 'total')}: deal starts at "
+        f"{_pai_gow_position(d.get('position'))}{_round(e)}"
+    )
+
+
+def _paigow_dealt(d: dict[str, Any], e: Envelope) -> str:
+    text = f"tiles dealt from {_pai_gow_position(d.get('from'))} by {get(d, 'by')}"
+    if d.get("as_determined"):
+        return text + ", as the dice said" + _round(e)
+    return text + f"; the dice said {_pai_gow_position(d.get('position'))}{_round(e)}"
+
+
 GAME_SENTENCES: dict[str, Sentence] = {
     EventType.ROULETTE_RESULT: _roulette_result,
     EventType.ROULETTE_NO_SPIN: _no_spin,
     EventType.ROULETTE_WHEEL_SERVICE: _wheel_service,
     EventType.BIGSIX_RESULT: _bigsix_result,
     EventType.BIGSIX_NO_SPIN: _no_spin,
+    EventType.PAIGOW_DEAL_POSITION: _deal_position,
+    EventType.PAIGOW_DEALT: _paigow_dealt,
     EventType.BLACKJACK_HAND: lambda d, e: f"box {get(d, 'box')} hand {get(d, 'hand')}: {_hand(d)}",
     EventType.BLACKJACK_DEALER_HAND: lambda d, e: f"dealer's hand: {_hand(d)}",
     EventType.BLACKJACK_PEEK: _peek,
