@@ -59,6 +59,7 @@ def test_the_live_view_fits_80x24_and_keeps_an_alert_until_acknowledged() -> Non
     assert rows <= 23, screen  # the last row stays empty: the screen does not scroll
     wide = [line for line in screen if visible_length(line) > WIDTH]
     assert all(line.startswith((demo_header.CONSOLE, demo_header.COMMAND)) for line in wide)
+    assert wide, "the command lines are whole: a newcomer copies them"
     assert any("ALERTS (1 open" in line and "RL-03 A00001 sector p=2.7e-05 4..17" in line
                for line in screen), screen  # fmt: skip
     listed = [line for line in screen if " #" in line and "RL-03" in line]
@@ -87,3 +88,18 @@ def test_a_cut_line_keeps_its_colours_and_resets_them() -> None:
     assert cut == "BJ-01 \x1b[1;31mhalted\x1b[0m", repr(cut)  # the colour is reset after the cut
     assert visible_length(clip(line, 40)) == 40 and "§" in clip(line, 70)
     assert clip(line, None) == line and clip(line, 200) == line
+
+
+def test_the_alerts_line_follows_the_events_too() -> None:
+    """An alert the view has only the event of is on the line until its acknowledgement
+    arrives, whichever comes first, the state or the events."""
+    view = LiveView(io.StringIO(), interactive=True, size=lambda: (WIDTH, 24))
+    topic = f"floor/v1/demo/{rl03.TABLE}/events"
+    alert = {"id": "A00002", "test": "dealer_signature", "p_value": 1e-4, "dealer": "DL-DEMO"}
+    view.on_message(topic, _event(rl03.TABLE, 1, "surveillance.alert", **alert))
+    assert "RL-03 A00002 dealer_signature p=0.0001" in view.alerts_line()
+    view.on_message(f"floor/v1/demo/{rl03.TABLE}/state", _state(rl03.TABLE))  # no `alerts`
+    assert "RL-03 A00002" in view.alerts_line(), "a state that says nothing of alerts"
+    view.on_message(topic, _event(rl03.TABLE, 2, "surveillance.alert_acknowledged",
+                                  id="A00002", by="SV-DEMO", note="checked"))  # fmt: skip
+    assert view.alerts_line() == "ALERTS: none open (acknowledged: RL-03 A00002 by SV-DEMO)"

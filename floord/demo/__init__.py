@@ -230,7 +230,7 @@ async def run_demo(
                 daemon = Daemon(loaded)
                 view.header = header_lines(url=url, what=what, config=config)
                 view.intro = intro_lines(site=SITE, seed=seed, url=url, tables=tables)
-                view.whole = command_lines(view.header)
+                view.whole = command_lines([*view.header, *view.intro])
                 if not view.interactive:
                     view.announce()
                 topics = {t: Topics(DEFAULT_TOPIC_PREFIX, SITE, t) for t in tables}

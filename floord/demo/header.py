@@ -26,6 +26,8 @@ BROKER = "broker: "
 CONFIG = "config: "
 CONSOLE = "console: "
 COMMAND = "command: "
+SUBSCRIBE = "subscribe: "
+OR = "  (or: "
 
 
 def floord_program(argv0: str | None = None) -> list[str]:
@@ -77,11 +79,12 @@ def intro_lines(*, site: str, seed: int, url: str, tables: list[str]) -> list[st
         f"{SENSOR_TABLE}: a time-lapse wheel (many spins a second, its wheel events not shown), "
         f"biased towards {'-'.join(FAVOURED)}: the sector test flags it once "
         f"{SURVEILLANCE['window']} results are in",
-        f"subscribe: mosquitto_sub -h {host} -p {port} -t '{DEFAULT_TOPIC_PREFIX}/{site}/#' -v",
-        f"  (or: {shlex.join([sys.executable, '-m', 'floord.demo.tail', url])})",
+        f"{SUBSCRIBE}mosquitto_sub -h {host} -p {port} -t '{DEFAULT_TOPIC_PREFIX}/{site}/#' -v",
+        f"{OR}{shlex.join([sys.executable, '-m', 'floord.demo.tail', url])})",
     ]
 
 
 def command_lines(lines: list[str]) -> frozenset[str]:
     """The lines that are command lines to copy: shown whole, never cut."""
-    return frozenset(line for line in lines if line.startswith((CONSOLE, COMMAND, CONFIG)))
+    labels = (CONFIG, CONSOLE, COMMAND, SUBSCRIBE, OR)
+    return frozenset(line for line in lines if line.startswith(labels))

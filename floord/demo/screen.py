@@ -51,7 +51,10 @@ def screen_size(out: TextIO) -> tuple[int, int] | None:
         return size.columns, size.lines
     for stream in (sys.stdin, sys.stderr):
         if _isatty(stream):
-            size = os.get_terminal_size(stream.fileno())
+            try:
+                size = os.get_terminal_size(stream.fileno())
+            except OSError:
+                continue
             return size.columns, size.lines
     return None
 

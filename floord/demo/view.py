@@ -6,9 +6,10 @@ state, an alerts line, and the recent events. Piped, it prints one plain line pe
 event, so the demo can be logged or grepped. Every line but the command lines is cut to
 the terminal's width (`screen`), so none wraps.
 
-The alerts line lists every open `surveillance.alert` of every table, from the tables'
-retained state (`alerts`), so it stays until the alert is acknowledged
-(`surveillance.alert_acknowledged` removes it from the state). A time-lapse wheel's
+The alerts line lists every open `surveillance.alert` of every table until it is
+acknowledged: an alert is open from its `surveillance.alert` event until its
+`surveillance.alert_acknowledged`, and a table's retained state (`alerts`, which the
+view may see first, or without the events) says which of its alerts are open. A time-lapse wheel's
 (RL-03's) routine events, its wheel telemetry (`wheel.*`) and its rounds and results,
 come a dozen a second: its row shows its last result and the event list leaves them
 out; its no spins, alerts and commands are listed. Piped into a terminal (`| tee`) the
@@ -88,6 +89,7 @@ class LiveView:
         self.whole: frozenset[str] = frozenset()  # lines never cut: commands to copy
         self.no_alerts = "none open"  # what the alerts line says when there is none
         self.last_ack = ""  # the latest alert acknowledged, and by whom
+        self.open_alerts: dict[str, dict[str, dict[str, Any]]] = {}  # table -> id -> alert
         self.events_seen = 0
         self.closed = False  # the output's reader went away
         self.card_results: dict[str, str] = {}  # a card table's last blackjack.result
@@ -100,7 +102,12 @@ class LiveView:
         if not isinstance(body, dict):
             return
         if topic.endswith("/state"):
-            self.states[str(body.get("table"))] = body
+            table = str(body.get("table"))
+            self.states[table] = body
+            if isinstance(body.get("alerts"), list):
+                self.open_alerts[table] = {
+                    str(a.get("id")): a for a in body["alerts"] if isinstance(a, dict)
+                }
         elif topic.endswith("/status"):
             self.online[topic.rsplit("/", 2)[-2]] = bool(body.get("online"))
         elif topic.endswith("/events") and "/devices/" not in topic:
@@ -109,9 +116,7 @@ class LiveView:
             lapse = body.get("table") in self.time_lapse
             if lapse and kind.startswith("wheel."):
                 return
-            if kind == "surveillance.alert_acknowledged":
-                data = body.get("data") or {}
-                self.last_ack = f"{body.get('table')} {data.get('id')} by {data.get('by')}"
+            self._follow_alerts(str(body.get("table")), kind, body.get("data") or {})
             describe_it = RESULTS.get(kind)
             if describe_it is not None:
                 self.card_results[str(body.get("table"))] = describe_it(body.get("data") or {})
@@ -120,6 +125,13 @@ class LiveView:
                 self.recent.append(body)
             if not self.interactive and not (routine and self._size is not None):
                 self.write(self.fit(self.plain_line(body)) + "\n")
+
+    def _follow_alerts(self, table: str, kind: str, data: dict[str, Any]) -> None:
+        if kind == "surveillance.alert":
+            self.open_alerts.setdefault(table, {})[str(data.get("id"))] = data
+        elif kind == "surveillance.alert_acknowledged":
+            self.open_alerts.get(table, {}).pop(str(data.get("id")), None)
+            self.last_ack = f"{table} {data.get('id')} by {data.get('by')}"
 
     def width(self) -> int | None:
         return None if self._size is None else self._size[0]
@@ -167,7 +179,7 @@ class LiveView:
             result = state.get("last_result") or {}
             shown = result.get("number", result.get("symbol", "-"))
             last = f"{shown} {result.get('colour', '')}"
-        alerts = len(state.get("alerts") or [])
+        alerts = len(self.open_alerts.get(table) or {})
         flag = f"{ALERT}{alerts} alert{'s' if alerts > 1 else ''}{RESET} " if alerts else ""
         devices_word = "online" if up else "OFFLINE"
         if wide:
@@ -188,9 +200,8 @@ class LiveView:
         found = [
             f"{table} {a.get('id')} {a.get('test')} p={a.get('p_value', 0):.2g} "
             f"{','.join(str(c.get('label')) for c in (a.get('over_represented') or [])[:1])}"
-            for table, state in sorted(self.states.items())
-            for a in state.get("alerts") or []
-            if isinstance(a, dict)
+            for table, alerts in sorted(self.open_alerts.items())
+            for a in alerts.values()
         ]
         if not found and self.last_ack:
             return f"ALERTS: none open (acknowledged: {self.last_ack})"
@@ -221,7 +232,7 @@ class LiveView:
             f"; {lapse}'s spins in its row)" if lapse else ")"
         )
         top = [*self.header]
-        used = sum(self._rows(line, columns) for line in top) + len(tables) + 3
+        used = sum(self._rows(line, columns) for line in top) + len(tables) + 2
         if rows - used - 1 - len(self.intro) >= 6:  # room for the intro and some events
             top += self.intro
             used += len(self.intro)
