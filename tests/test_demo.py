@@ -131,7 +131,8 @@ def _try_the_header(config: Path) -> None:
 def _run_as_a_newcomer(env: dict[str, str]) -> tuple[str, str, dict[str, object]]:
     """The Mosquitto run: the header's config checked, the printed `floord cmd`
     acknowledging RL-03's alert once it is raised; the demo is stopped (SIGTERM) once it
-    has run `MOSQUITTO_S` and the acknowledgement is in (or after 60 s)."""
+    has run `MOSQUITTO_S` and the acknowledgement is in (at most 8 s more: the card
+    tables' scripts are timed for a run of about `MOSQUITTO_S`)."""
     demo = _Demo(90, env)
     out: list[str] = []
     tried: dict[str, object] = {}
@@ -158,9 +159,10 @@ def _run_as_a_newcomer(env: dict[str, str]) -> tuple[str, str, dict[str, object]
                                               capture_output=True, text=True, timeout=30,
                                               stdin=subprocess.DEVNULL)  # fmt: skip
                 acked_at = time.monotonic()
+                tried["acked after s"] = round(acked_at - started, 1)
             elapsed = time.monotonic() - started
-            settled = acked_at is not None and time.monotonic() - acked_at > 2
-            if elapsed > MOSQUITTO_S and (settled or elapsed > 60):
+            settled = acked_at is not None and time.monotonic() - acked_at > 1
+            if elapsed > MOSQUITTO_S and (settled or elapsed > MOSQUITTO_S + 8):
                 demo.stop()
         demo.proc.wait(timeout=30)
     finally:
@@ -308,7 +310,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     # The security officer's `floord cmd`, as the header printed it, acknowledged it.
     assert tried.get("config") == Path(config)
     acked = tried.get("ack")
-    assert isinstance(acked, subprocess.CompletedProcess), "no alert seen to acknowledge"
+    assert isinstance(acked, subprocess.CompletedProcess), ("no alert to acknowledge", tried)
     assert acked.returncode == 0 and json.loads(acked.stdout)["ok"] is True, acked
     assert any(k == "operator.command" and "ack_alert" in line and "SEC-DEMO" in line
                for k, line in rl), "the table recorded the command"  # fmt: skip
@@ -316,6 +318,10 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     assert acks and "A00001 acknowledged by SEC-DEMO" in acks[0], acks
     for table in ("RL-01", "RL-02", "B6-01"):
         assert "surveillance.alert" not in [kind for kind, _ in events[table]], table
+    # The SS2 wheels stand still while their tables open: no spin before the opening.
+    for table in ("RL-01", "RL-02"):
+        early = [line for kind, line in events[table] if kind == "procedure.violation"]
+        assert not early, early
 
 
 def test_the_demo_config_loads_and_every_wheel_can_be_watched(tmp_path) -> None:

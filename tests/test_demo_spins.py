@@ -17,7 +17,7 @@ import pytest
 from floord.analytics.dealer_signature import DealerSignature
 from floord.analytics.wheel_watch import WheelWatch, roulette_order
 from floord.demo import sensor_wheel as rl03
-from floord.demo.ss2_wheels import DEMO_TABLES, scenario_for
+from floord.demo.ss2_wheels import DEMO_TABLES, OPENING_S, PASS_SPINS, scenario_for
 from floord.engine.roulette.sensor import MIN_REVOLUTIONS, same_direction
 
 
@@ -78,6 +78,18 @@ def test_the_wheels_spins_are_fresh_in_every_run_and_never_loop() -> None:
     assert len(set(seeds.values())) == len(seeds), seeds
     assert scenario_for("RL-01", 1).seed == scenario_for("RL-01", 1).seed
     assert scenario_for("RL-01", 1).pockets == 38 and scenario_for("RL-02", 1).pockets == 37
+
+
+def test_the_ss2_wheels_stand_still_while_their_tables_open() -> None:
+    """Each SS2 scenario opens with `OPENING_S` of idle at the wheel's speed; the fair
+    wheel's one looped spin is repeated so the idle comes once in `PASS_SPINS` spins."""
+    for table, *_ in DEMO_TABLES:
+        steps = scenario_for(table, 1, speed=6.0).steps
+        assert steps[0].idle is not None and steps[0].idle >= 6.0 * OPENING_S, table
+        assert sum(step.spin is not None for step in steps) >= 10, table
+    fair = scenario_for("RL-02", 1, speed=6.0).steps
+    assert sum(step.spin is not None for step in fair) >= PASS_SPINS
+    assert [step.idle is not None for step in fair].count(True) == 1
 
 
 @pytest.mark.parametrize("seed", [531, 7])

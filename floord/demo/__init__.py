@@ -72,7 +72,7 @@ from floord.demo.sensor_wheel import SURVEILLANCE, time_lapse_wheel
 from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
 from floord.demo.sensor_wheel import WHEEL as SENSOR_WHEEL
 from floord.demo.sensor_wheel import table_config as sensor_config
-from floord.demo.ss2_wheels import DEMO_TABLES, start_wheels, wheel_config
+from floord.demo.ss2_wheels import DEMO_TABLES, open_wheels, power_on, wheel_config
 from floord.demo.stop_signals import StopSignals
 from floord.demo.view import LiveView
 from floord.operator.client import client_args
@@ -220,7 +220,7 @@ async def run_demo(
             runner: asyncio.Task[Any] | None = None
             daemon: Daemon | None = None
             try:
-                ports, links, wheels = await start_wheels(speed, seed)
+                ports, links, ss2 = await open_wheels(speed, seed)
                 await cards.open()
                 for device in devices:
                     await device.open()
@@ -266,6 +266,7 @@ async def run_demo(
                 await asyncio.sleep(0.2)  # the drivers open their ports
                 signals.install()  # over the daemon's own: the demo stops it, in order
                 cards.start()
+                wheels = power_on(ss2, links)
                 for device in devices:
                     device.start()
                 while seconds is None or time.monotonic() - started < seconds:

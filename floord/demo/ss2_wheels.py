@@ -5,6 +5,13 @@ now and then a fault; RL-02 `fair.yaml`: fair spins only). A spin without a numb
 drawn by the simulator's own random generator, which runs on across the scenario's loops;
 the generator's seed is the run's (`wheel_seed`), not the file's, so every run of the
 demo spins fresh numbers and `floord demo --seed N` spins a run's again.
+
+A wheel stands still while its table opens: the simulators are powered on with the
+demo's other devices, once the daemon's drivers have their ports open, and each
+scenario begins with `OPENING_S` (real seconds) of idle. A scenario that does not begin
+by standing still (`fair.yaml`: one spin, looped) is given that idle at the start of
+each pass, its steps repeated so that a pass lasts `PASS_SPINS` spins or more; a wheel
+that spun at once had its first spin recorded as `spin_while_not_open`.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from typing import Any
 from floord.profiles import load_profile
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "simulators" / "scenarios"
+OPENING_S = 3.0  # real seconds the wheel stands still at first: its table opens
+PASS_SPINS = 200  # a looping pass with an opening idle lasts this many spins at least
 # (table, wheel type, scenario file, pockets the simulated wheel has)
 DEMO_TABLES = [
     ("RL-01", "double_zero_as_single", "demo.yaml", 38),
@@ -30,13 +39,22 @@ def wheel_seed(seed: int, table: str) -> int:
     return random.Random(f"{seed}:{table}").randrange(2**31)
 
 
-def scenario_for(table: str, seed: int) -> Any:
-    """The table's scenario, with this run's seed and the table's pockets."""
-    from simulators.scenario import load_scenario
+def scenario_for(table: str, seed: int, speed: float = 1.0) -> Any:
+    """The table's scenario, with this run's seed, the table's pockets and an opening
+    idle of `OPENING_S` at `speed` (the wheel's clock)."""
+    from simulators.scenario import Step, load_scenario
 
     _, _, scenario_file, pockets = next(t for t in DEMO_TABLES if t[0] == table)
     scenario = load_scenario(SCENARIOS / scenario_file)
-    return scenario.model_copy(update={"pockets": pockets, "seed": wheel_seed(seed, table)})
+    opening = OPENING_S * speed
+    steps = list(scenario.steps)
+    if steps and steps[0].idle is not None:
+        steps[0] = Step(idle=max(steps[0].idle, opening))
+    else:
+        spins = sum(step.spin is not None for step in steps) or 1
+        steps = [Step(idle=opening), *steps * -(-PASS_SPINS // spins)]
+    update = {"pockets": pockets, "seed": wheel_seed(seed, table), "steps": steps}
+    return scenario.model_copy(update=update)
 
 
 def wheel_config(table: str, wheel: str, port: str) -> dict[str, Any]:
@@ -49,21 +67,23 @@ def wheel_config(table: str, wheel: str, port: str) -> dict[str, Any]:
     }
 
 
-async def start_wheels(
-    speed: float, seed: int
-) -> tuple[dict[str, str], list[Any], list[asyncio.Task[Any]]]:
-    """Open a pty per wheel and start its simulator: (ports, links, tasks)."""
+async def open_wheels(speed: float, seed: int) -> tuple[dict[str, str], list[Any], list[Any]]:
+    """A pty per wheel and its simulator, not yet powered on: (ports, links, simulators)."""
     from simulators.cammegh_ss2.simulator import Ss2Simulator
     from simulators.link import open_pty_link
 
     profile = load_profile("cammegh-ss2")
     ports: dict[str, str] = {}
     links: list[Any] = []
-    tasks: list[asyncio.Task[Any]] = []
+    simulators: list[Any] = []
     for table, *_ in DEMO_TABLES:
         link, path = await open_pty_link()
         links.append(link)
         ports[table] = path
-        simulator = Ss2Simulator(profile, scenario_for(table, seed), speed=speed)
-        tasks.append(asyncio.create_task(simulator.run(link)))
-    return ports, links, tasks
+        simulators.append(Ss2Simulator(profile, scenario_for(table, seed, speed), speed=speed))
+    return ports, links, simulators
+
+
+def power_on(simulators: list[Any], links: list[Any]) -> list[asyncio.Task[Any]]:
+    """Power the wheels on (once the daemon's drivers have their ports open)."""
+    return [asyncio.create_task(sim.run(link)) for sim, link in zip(simulators, links, strict=True)]
