@@ -22,7 +22,7 @@ from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
 
 FIRST_ALERT = "A00001"  # floord.table.surveillance numbers a table's alerts from 1
 # The labels of the lines a reader (and the demo's test) looks for.
-BROKER = "broker: "
+BROKER = "broker "  # then the URL: "broker mqtt://HOST:PORT (what it is)"
 CONFIG = "config: "
 CONSOLE = "console: "
 COMMAND = "command: "
@@ -59,7 +59,7 @@ def header_lines(*, url: str, what: str, config: Path) -> list[str]:
     """The dashboard's top lines: the broker, the config, the console, a command."""
     program = floord_program()
     return [
-        f"{BROKER}{url}, {what}",
+        f"{BROKER}{url} ({what})",
         f"{CONFIG}{config}",
         f"{CONSOLE}{console_command(config, program)}",
         f"{COMMAND}{ack_command(config, program)}",
