@@ -208,7 +208,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     assert command[9:12] == ["SEC-DEMO", "ack_alert", "alert=A00001"], command
     assert any(line.startswith("subscribe: mosquitto_sub ") for line in lines[:12])
     assert ("embedded amqtt" in lines[0]) is embedded, lines[0]
-    assert any(line.startswith("floord demo: site 'demo', tables RL-01, ") for line in lines[:6])
+    assert any(line.startswith(f"{demo_header.TABLES}RL-01 RL-02 ") for line in lines[:6])
     assert "\x1b[" not in out, "no terminal: plain lines only"
     for kind in ("device.identified", "operator.inspection", "table.opened", "roulette.result"):
         assert f" {kind} " in out, kind

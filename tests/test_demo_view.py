@@ -78,8 +78,10 @@ def test_the_live_view_fits_80x24_and_keeps_an_alert_until_acknowledged() -> Non
     view.size = lambda: (200, 50)
     view.render(15.0)
     tall = view.screen(15.0)
-    assert any(line.startswith("operators: FP-DEMO (floorperson)") for line in tall), tall
-    assert any("SEC-DEMO (security)" in line for line in tall)
+    assert any(line.startswith("operators: FP-DEMO floorperson, ") for line in tall), tall
+    assert any("SEC-DEMO security" in line for line in tall)
+    intro = [line for line in view.intro if line not in view.whole]
+    assert all(visible_length(line) <= WIDTH for line in intro), "piped at 80: nothing cut"
 
 
 def test_a_cut_line_keeps_its_colours_and_resets_them() -> None:

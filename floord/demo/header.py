@@ -27,6 +27,7 @@ CONFIG = "config: "
 CONSOLE = "console: "
 COMMAND = "command: "
 SUBSCRIBE = "subscribe: "
+TABLES = "tables: "
 OR = "  (or: "
 
 
@@ -67,18 +68,20 @@ def header_lines(*, url: str, what: str, config: Path) -> list[str]:
 
 
 def intro_lines(*, site: str, seed: int, url: str, tables: list[str]) -> list[str]:
-    """Said once, under the header, before the first event (on a screen tall enough)."""
+    """Said once, under the header, before the first event (on a screen tall enough);
+    each line short enough for 80 columns but the commands to copy."""
     host_port = url.split("://", 1)[1]
     host, _, port = host_port.rpartition(":")
-    who = ", ".join(f"{o.id} ({o.role})" for o in OPERATORS)
+    *first, last = (f"{o.id} {o.role}" for o in OPERATORS)
     return [
-        f"floord demo: site {site!r}, tables {', '.join(tables)}",
-        f"seed {seed}: the wheels' spins of this run (floord demo --seed {seed} spins them again)",
-        f"operators: {who}; their keys are beside the config",
-        "every command, its arguments and who may send it: floord cmd --help",
-        f"{SENSOR_TABLE}: a time-lapse wheel (many spins a second, its wheel events not shown), "
-        f"biased towards {'-'.join(FAVOURED)}: the sector test flags it once "
-        f"{SURVEILLANCE['window']} results are in",
+        f"{TABLES}{' '.join(tables)} (site {site!r})",
+        f"seed {seed}: floord demo --seed {seed} spins this run's numbers again",
+        f"operators: {', '.join(first)},",
+        f"  {last}; each key in a file beside the config",
+        "every command and who may send it: floord cmd --help",
+        f"{SENSOR_TABLE}: a time-lapse wheel, many spins a second, biased towards "
+        f"{'-'.join(FAVOURED)}:",
+        f"  its sector test raises {FIRST_ALERT} once {SURVEILLANCE['window']} results are in",
         f"{SUBSCRIBE}mosquitto_sub -h {host} -p {port} -t '{DEFAULT_TOPIC_PREFIX}/{site}/#' -v",
         f"{OR}{shlex.join([sys.executable, '-m', 'floord.demo.tail', url])})",
     ]
