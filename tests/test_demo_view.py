@@ -48,6 +48,8 @@ def test_the_live_view_fits_80x24_and_keeps_an_alert_until_acknowledged() -> Non
     for table in ("B6-01", "BA-01", "BJ-01", "MS-01", "RL-01", "RL-02", "S21-01"):
         view.on_message(f"floor/v1/demo/{table}/state", _state(table))
     view.on_message(f"floor/v1/demo/{rl03.TABLE}/state", _state(rl03.TABLE, alerts=[alert]))
+    offline = _state("RL-02", devices={"wheel": {"online": False}}, wheel="single_zero")
+    view.on_message("floor/v1/demo/RL-02/state", offline)
     for seq in range(1, 60):
         kind = ("roulette.result", "wheel.ball_revolutions", "roulette.no_spin")[seq % 3]
         long_reason = "too_few_revolutions " * 5
@@ -65,6 +67,8 @@ def test_the_live_view_fits_80x24_and_keeps_an_alert_until_acknowledged() -> Non
     listed = [line for line in screen if " #" in line and "RL-03" in line]
     assert listed and all("roulette.no_spin" in line for line in listed), listed
     assert any(" BJ-01 #" in line for line in screen)
+    assert any(line.startswith("RL-02 ") and "OFFLINE" in line for line in screen), screen
+    assert any(line.startswith("RL-01 ") and "OFFLINE" not in line for line in screen)
     # Still open on the next screen; gone once the state no longer holds it.
     assert any("A00001" in line for line in view.screen(13.0) if line.startswith("\x1b"))
     view.on_message(f"floor/v1/demo/{rl03.TABLE}/events", _event(

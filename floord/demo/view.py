@@ -188,11 +188,13 @@ class LiveView:
                 f"{table:7} {colour}{state.get('state', '?'):8}{RESET} {kind:22} "
                 f"{devices_word:8} {round_id:24} {flag}{last}"
             )
+        # Narrow: the round's number, and the devices only when one is offline.
         n = rnd.get("n") if isinstance(rnd, dict) else None
         round_no = f"#{n}" if n is not None else "-"
+        offline = "" if up else f"\x1b[31m{devices_word}{RESET} "
         return (
-            f"{table:6} {colour}{state.get('state', '?'):7}{RESET} {kind[:16]:16} "
-            f"{devices_word:7} {round_no:6} {flag}{last}"
+            f"{table:6} {colour}{state.get('state', '?'):7}{RESET} {kind:21} "
+            f"{round_no:6} {offline}{flag}{last}"
         )
 
     def alerts_line(self) -> str:
@@ -217,7 +219,7 @@ class LiveView:
         heading = (
             f"{'TABLE':7} {'STATE':8} {'GAME':22} {'DEVICES':8} {'ROUND':24} LAST RESULT"
             if wide
-            else f"{'TABLE':6} {'STATE':7} {'GAME':16} {'DEVICES':7} {'ROUND':6} LAST RESULT"
+            else f"{'TABLE':6} {'STATE':7} {'GAME':21} {'ROUND':6} LAST RESULT"
         )
         tables = [heading]
         for table, state in sorted(self.states.items()):
