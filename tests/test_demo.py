@@ -151,6 +151,13 @@ def _run_as_a_newcomer(env: dict[str, str]) -> tuple[str, str, dict[str, object]
             if line.startswith(demo_header.CONFIG) and "config" not in tried:
                 tried["config"] = Path(line.removeprefix(demo_header.CONFIG))
                 _try_the_header(Path(line.removeprefix(demo_header.CONFIG)))
+            if line.startswith(demo_header.CONSOLE) and "console" not in tried:
+                # The console's line as printed, its JSON lines for the first seconds,
+                # while RL-03 stands still (a console on its spins takes a core).
+                words = [*shlex.split(line.removeprefix(demo_header.CONSOLE)), "--json"]
+                tried["console"] = subprocess.Popen(
+                    [*words, "--seconds", "3"], stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)  # fmt: skip
             if line.startswith(demo_header.COMMAND):
                 tried["command"] = line.removeprefix(demo_header.COMMAND)
             alert = f" {rl03.TABLE} " in line and " surveillance.alert " in line
@@ -169,6 +176,9 @@ def _run_as_a_newcomer(env: dict[str, str]) -> tuple[str, str, dict[str, object]
         demo.stop()
         if demo.proc.poll() is None:
             demo.proc.kill()
+        console = tried.get("console")
+        if isinstance(console, subprocess.Popen):
+            tried["console"] = console.communicate(timeout=30), console.returncode
     assert demo.proc.returncode == 0, "".join(demo.err)[-2000:]
     return "\n".join(out) + "\n", "".join(demo.err), tried
 
@@ -307,6 +317,11 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     alerts = [line for kind, line in rl if kind == "surveillance.alert"]
     assert alerts and all(" sector test " in a for a in alerts), (len(results), alerts)
     assert "'4..17'" in alerts[0], alerts
+    # The console, started as the header printed it, watched the floor.
+    (watched, watch_err), watch_code = tried["console"]  # type: ignore[misc]
+    assert watch_code == 0, watch_err
+    notices = [json.loads(line) for line in watched.splitlines()]
+    assert {n["table"] for n in notices if n.get("site") == "demo"} >= {"RL-01", rl03.TABLE}
     # The security officer's `floord cmd`, as the header printed it, acknowledged it.
     assert tried.get("config") == Path(config)
     acked = tried.get("ack")
