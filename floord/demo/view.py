@@ -9,12 +9,13 @@ the terminal's width (`screen`), so none wraps.
 The alerts line lists every open `surveillance.alert` of every table until it is
 acknowledged: an alert is open from its `surveillance.alert` event until its
 `surveillance.alert_acknowledged`, and a table's retained state (`alerts`, which the
-view may see first, or without the events) says which of its alerts are open. A time-lapse wheel's
-(RL-03's) routine events, its wheel telemetry (`wheel.*`) and its rounds and results,
-come a dozen a second: its row shows its last result and the event list leaves them
-out; its no spins, alerts and commands are listed. Piped into a terminal (`| tee`) the
-lines are for a person too, so the same are left out; piped into a file or a program,
-only its telemetry is (the lines are a log to grep, one per event).
+view may see first, or without the events) says which of its alerts are open.
+
+A time-lapse wheel's (RL-03's) routine events, its wheel telemetry (`wheel.*`) and its
+rounds and results, come a dozen a second: its row shows its last result and the event
+list leaves them out; its no spins, alerts and commands are listed. Piped into a
+terminal (`| tee`) the lines are for a person too, so the same are left out; piped into
+a file or a program, only its telemetry is (the lines are a log to grep, one per event).
 
 A card table's row shows its game, round and last result (kept from its
 `blackjack.result`, `baccarat.result` or `stud.result` events, since a card table's
