@@ -77,6 +77,10 @@ def _stop_seconds(out: str) -> float | None:
 
 DEMO = [sys.executable, "-m", "floord", "demo", "--speed", "6"]
 MOSQUITTO_S = 32  # long enough for RL-03 to give 270 results on a busy machine
+# The card tables' scripts are timed for a run of about MOSQUITTO_S: what they do later
+# is not asserted (a loaded machine slows the dealer, not the shoes' own clocks).
+CARDS_S = MOSQUITTO_S + 8
+RL03_S = 70  # on a loaded machine RL-03 may take this long to fill its window
 EMBEDDED_S = 20
 WIDTH = 80
 
@@ -131,9 +135,9 @@ def _try_the_header(config: Path) -> None:
 def _run_as_a_newcomer(env: dict[str, str]) -> tuple[str, str, dict[str, object]]:
     """The Mosquitto run: the header's config checked, the printed `floord cmd`
     acknowledging RL-03's alert once it is raised; the demo is stopped (SIGTERM) once it
-    has run `MOSQUITTO_S` and the acknowledgement is in (at most 8 s more: the card
-    tables' scripts are timed for a run of about `MOSQUITTO_S`)."""
-    demo = _Demo(90, env)
+    has run `MOSQUITTO_S` and the acknowledgement is in (or after `RL03_S`). `tried`
+    says how many lines came within `CARDS_S` (`card_lines`)."""
+    demo = _Demo(RL03_S + 20, env)
     out: list[str] = []
     tried: dict[str, object] = {}
     started = time.monotonic()
@@ -168,8 +172,10 @@ def _run_as_a_newcomer(env: dict[str, str]) -> tuple[str, str, dict[str, object]
                 acked_at = time.monotonic()
                 tried["acked after s"] = round(acked_at - started, 1)
             elapsed = time.monotonic() - started
+            if elapsed <= CARDS_S:
+                tried["card_lines"] = len(out)
             settled = acked_at is not None and time.monotonic() - acked_at > 1
-            if elapsed > MOSQUITTO_S and (settled or elapsed > MOSQUITTO_S + 8):
+            if elapsed > MOSQUITTO_S and (settled or elapsed > RL03_S):
                 demo.stop()
         demo.proc.wait(timeout=30)
     finally:
@@ -239,7 +245,8 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
         # floorperson, who reads the retained state, can act on stale state there: the
         # card tables' choreography is asserted on the real broker only.
         return
-    events = _events_by_table(out)
+    card_lines = int(tried.get("card_lines", len(lines)))
+    events = _events_by_table("\n".join(lines[:card_lines]))
     for table in CARD_TABLES:
         kinds = [kind for kind, _ in events[table]]
         for kind in ("table.opened", "cards.decks_changed", "round.started", "blackjack.result"):
@@ -305,7 +312,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
 
     # RL-03, the manual wheel with the sensor kit: the dealer signed in, so results carry
     # the dealer and the release pocket; § 531.7 no spins; the sector test's alert.
-    rl = events[rl03.TABLE]
+    rl = _events_by_table(out)[rl03.TABLE]  # the whole run
     rl_kinds = [kind for kind, _ in rl]
     assert "table.opened" in rl_kinds, [line for _, line in rl][:60]
     assert any(k == "operator.command" and "dealer_in" in line for k, line in rl), rl[:60]
@@ -318,7 +325,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     assert alerts and all(" sector test " in a for a in alerts), (len(results), alerts)
     assert "'4..17'" in alerts[0], alerts
     # The console, started as the header printed it, watched the floor.
-    (watched, watch_err), watch_code = tried["console"]  # type: ignore[misc]
+    (watched, watch_err), watch_code = tried["console"]
     assert watch_code == 0, watch_err
     notices = [json.loads(line) for line in watched.splitlines()]
     assert {n["table"] for n in notices if n.get("site") == "demo"} >= {"RL-01", rl03.TABLE}
