@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="keep the demo's journal in this new file (default: thrown away at the end)",
     )
+    demo.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the wheels' random spins (default: a new one each run, printed)",
+    )
 
     sim = sub.add_parser("sim", help="run one device simulator for a test rig")
     sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")
@@ -241,6 +247,7 @@ def _demo(ns: argparse.Namespace) -> int:
                 broker_url=ns.broker,
                 speed=ns.speed,
                 journal=ns.journal.resolve() if ns.journal else None,
+                seed=ns.seed,
             )
         )
     except KeyboardInterrupt:
