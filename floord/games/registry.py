@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 from pydantic import Field
 
 from floord.analytics.report import WheelSetup
-from floord.games import baccarat, big_six, blackjack, carnival, poker, roulette, stud, war
+from floord.games import (
+    baccarat,
+    big_six,
+    blackjack,
+    carnival,
+    craps,
+    poker,
+    roulette,
+    stud,
+    war,
+)
 from floord.games.definition import (
     GameDefinition,
     SurveillanceSettings,
@@ -32,6 +42,7 @@ DEFINITIONS: tuple[GameDefinition, ...] = (
     poker.DEFINITION,
     war.DEFINITION,
     big_six.DEFINITION,
+    craps.DEFINITION,
 )
 BY_GAME: dict[str, GameDefinition] = {g: d for d in DEFINITIONS for g in d.games}
 GAMES: tuple[str, ...] = tuple(BY_GAME)
