@@ -223,5 +223,7 @@ def test_snapshot_round_trip_and_restart_voids_a_held_throw(table: Table) -> Non
     out = again.after_restart(table.step())
     assert EventType.ROUND_VOIDED in types(out)
     with pytest.raises(SnapshotError):
-        CrapsEngine("CR-01", game="mini_craps", dice_device="dice", required_devices=["dice"],
-                    gaming_day_starts=table.engine.day.starts, timezone="UTC", snapshot=snap)  # fmt: skip
+        CrapsEngine(
+            "CR-01", game="mini_craps", dice_device="dice", required_devices=["dice"],
+            gaming_day_starts=table.engine.day.starts, timezone="UTC", snapshot=snap,
+        )  # fmt: skip

@@ -24,9 +24,9 @@ class CrapsRules(StrictModel):
     odds in it (`fire_bet_odds`, points 4, 5 or 6 -> N for "N to 1"), and whether Lay Bets
     are offered (§ 537.5a(b)). `floord check` refuses odds below a minimum."""
 
-    payout_odds: dict[str, str] = {}
+    payout_odds: dict[str, str] = Field(default_factory=dict)
     fire_bet: Literal["A", "B"] | None = None
-    fire_bet_odds: dict[int, int] = {}
+    fire_bet_odds: dict[int, int] = Field(default_factory=dict)
     lay_bets: bool = False
 
 
@@ -48,8 +48,8 @@ def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]
     if trackers != 1:
         problems.append(f"{where}.devices: exactly one dice tracker expected, found {trackers}")
     rules = table.rules
-    problems += [f"{where}.rules.{p}" for p in
-                 payout_problems(rules.payout_odds, rules.fire_bet, rules.fire_bet_odds)]  # fmt: skip
+    odds = payout_problems(rules.payout_odds, rules.fire_bet, rules.fire_bet_odds)
+    problems += [f"{where}.rules.{p}" for p in odds]
     if table.game == "mini_craps" and rules.fire_bet is not None:
         problems.append(f"{where}.rules.fire_bet: the Fire Bet is offered in the game of Craps "
                         f"only ({cite('537.12(a)')}), not at Mini-Craps")  # fmt: skip

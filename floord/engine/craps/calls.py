@@ -16,8 +16,8 @@ refused with the reason and, where one applies, the paragraph.
 
 from __future__ import annotations
 
-from datetime import datetime
 from abc import abstractmethod
+from datetime import datetime
 from typing import Any
 
 from floord.contract import EventType, cite
@@ -105,10 +105,16 @@ class CrapsCalls(TableEngineBase):
         self.shooter = {"n": self.shooters, "seat": seat, "rolls": 0, "points": [],
                         "invalid_rolls": 0}  # fmt: skip
         first = self.shooters == 1
-        body = {"action": "new", "seat": seat, "n": self.shooters, "by": command.by,
-                "point": self.point, "marker": self.marker,
-                "fire_bets_pending": len(self.fire.bets),
-                "select": "the shooter selects and retains two of the dice offered"}
+        body = {
+            "action": "new",
+            "seat": seat,
+            "n": self.shooters,
+            "by": command.by,
+            "point": self.point,
+            "marker": self.marker,
+            "fire_bets_pending": len(self.fire.bets),
+            "select": "the shooter selects and retains two of the dice offered",
+        }
         rule = cite("537.7(b)") if first else cite("537.11(d)")
         return _ok(Decision(EventType.CRAPS_SHOOTER, body, rule, None))
 
@@ -179,9 +185,7 @@ class CrapsCalls(TableEngineBase):
                                 callers_rule=cite("537.9(d)"))  # fmt: skip
         return CommandOutcome(True, output=out)
 
-    def _cmd_face_ruling(
-        self, command: VerifiedCommand, now: datetime
-    ) -> CommandOutcome:
+    def _cmd_face_ruling(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         paragraph = "537.10(c)(1)" if self.game == "craps" else "537.10(c)(2)"
         held = self._held()
         if held is None:

@@ -83,8 +83,9 @@ class CrapsEngine(CrapsCalls):
         super().__init__(
             table_id,
             inspection=craps_inspection(),
-            primary=PrimaryDevice(dice_device, self._identity_problem, "dice_tracker_mismatch",
-                                  cite("537.9(a)")),  # fmt: skip
+            primary=PrimaryDevice(
+                dice_device, self._identity_problem, "dice_tracker_mismatch", cite("537.9(a)")
+            ),
             required_devices=required_devices,
             gaming_day_starts=gaming_day_starts,
             timezone=timezone,
@@ -218,8 +219,14 @@ class CrapsEngine(CrapsCalls):
                                        dice=j.ids, selected=list(self.selected)))  # fmt: skip
         if held:
             rnd["held"] = held
-            body = {"throw": rnd["throw"], "faces": j.faces, "dice": j.ids, "total": j.total,
-                    "reasons": held, "awaiting": ["call_roll", "no_roll", "face_ruling"]}
+            body = {
+                "throw": rnd["throw"],
+                "faces": j.faces,
+                "dice": j.ids,
+                "total": j.total,
+                "reasons": held,
+                "awaiting": ["call_roll", "no_roll", "face_ruling"],
+            }
             rule = next((h["rule"] for h in held if "rule" in h), None)
             if rule is None:
                 body["policy"] = held[0]["policy"]
@@ -235,8 +242,16 @@ class CrapsEngine(CrapsCalls):
                      **more: Any) -> EngineOutput:  # fmt: skip
         """`craps.no_roll` then `round.voided` under `paragraph`: the dice are thrown again."""
         rnd = self.rounds.finish()
-        body = {"reason": reason, "invalid": invalid, "rethrow": True, "throw": rnd["throw"],
-                "faces": rnd["faces"], "shooter": rnd["shooter"], "point": self.point, **more}
+        body = {
+            "reason": reason,
+            "invalid": invalid,
+            "rethrow": True,
+            "throw": rnd["throw"],
+            "faces": rnd["faces"],
+            "shooter": rnd["shooter"],
+            "point": self.point,
+            **more,
+        }
         out.events.append(Decision(EventType.CRAPS_NO_ROLL, body, cite(paragraph), rnd["id"]))
         out.events.append(round_voided(rnd["id"], {"reason": reason}, cite(paragraph)))
         return out

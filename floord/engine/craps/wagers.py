@@ -119,7 +119,9 @@ def _place_bets(out: Outcomes, total: int, point: int | None, pays: PayTable,
             out.add("lose", f"place_win_{n}", "537.3(a)(5)(ii)")
             out.add("win", f"place_lose_{n}", "537.3(a)(6)(i)", odds=pays.of(f"place_lose_{n}"))
             if lay_bets:
-                out.add("win", f"lay_{n}", "537.5a(b)", odds="true odds (pay table not in the seeds)")
+                out.add(
+                    "win", f"lay_{n}", "537.5a(b)", odds="true odds (pay table not in the seeds)"
+                )
     elif total in POINTS:
         out.add("win", f"place_win_{total}", "537.3(a)(5)(i)",
                 odds=pays.of(f"place_win_{total}"))  # fmt: skip
