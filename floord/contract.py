@@ -197,7 +197,7 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     # (§ 537.9(d), § 537.10(c), § 537.11(a)(2)); these are every role either game allows.
     "shooter": frozenset({Role.STICKPERSON, Role.DEALER}),
     "pass_dice": frozenset({Role.STICKPERSON, Role.DEALER, Role.BOXPERSON}),
-    "fire_bet": frozenset({Role.DEALER, Role.BOXPERSON}),
+    "fire_bet": frozenset({Role.DEALER}),
     "call_roll": frozenset({Role.STICKPERSON, Role.DEALER}),
     "no_roll": frozenset({Role.BOXPERSON, Role.STICKPERSON, Role.DEALER, Role.FLOORPERSON}),
     "face_ruling": frozenset({Role.BOXPERSON, Role.FLOORPERSON}),

@@ -10,6 +10,7 @@ import yaml
 from floord.config.load import ConfigError, load_config
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.big_six.engine import BigSixEngine
+from floord.engine.craps.engine import CrapsEngine
 from floord.engine.carnival.engine import CarnivalEngine
 from floord.engine.poker.engine import PokerEngine
 from floord.engine.war.engine import WarEngine
@@ -21,6 +22,7 @@ READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
+DICE = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB6"}
 
 
 def test_every_game_gets_its_engine(tmp_path: Path) -> None:
@@ -44,6 +46,8 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
             {"id": "PK", "game": "poker", "devices": [SHUFFLER]},
             {"id": "PH", "game": "poker", "rules": {"shuffler": "none", "idle_minutes": 20}},
             {"id": "WR", "game": "war", "rules": {"decks": 8}, "devices": [SHOE]},
+            {"id": "CR", "game": "craps", "rules": {"fire_bet": "A"}, "devices": [DICE]},
+            {"id": "MC", "game": "mini_craps", "devices": [DICE]},
         ],
     }  # fmt: skip
     path = tmp_path / "floord.yaml"
@@ -61,6 +65,8 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
         "PK": PokerEngine,
         "PH": PokerEngine,
         "WR": WarEngine,
+        "CR": CrapsEngine,
+        "MC": CrapsEngine,
     }
     journal = Journal(loaded.journal_path)
     try:

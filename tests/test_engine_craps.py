@@ -191,6 +191,21 @@ def test_dice_not_in_the_set_thrown_is_a_violation_and_held_537_7_a(table: Table
     assert table.cmd("no_roll", "boxperson", reason="cheating").ok
 
 
+def test_a_throw_of_other_dice_than_the_shooters_is_a_violation_537_7_c(table: Table) -> None:
+    """§ 537.7(c): the shooter "shall select and retain two of the dice offered"."""
+    out = table.throw(None, None, dice=[die(3, "D2"), die(4, "D5")])
+    wrong = first(out, EventType.PROCEDURE_VIOLATION)
+    assert wrong.rule == cite("537.7(c)") and wrong.data["selected"] == ["D2", "D4"]
+    assert first(out, EventType.CRAPS_ROLL).data["total"] == 7
+
+
+def test_a_throw_on_a_closed_table_is_recorded_not_called() -> None:
+    t = Table()
+    out = t.throw(3, 4)
+    assert first(out, EventType.PROCEDURE_VIOLATION).data["what"] == "throw_while_not_open"
+    assert EventType.CRAPS_ROLL not in types(out)
+
+
 def test_the_table_opens_only_with_five_dice_537_7_a() -> None:
     """§ 537.7(a): at least five dice at the table during gaming: no opening without them."""
     t = Table()

@@ -15,6 +15,7 @@ from floord.engine.baccarat import rules as baccarat_rules
 from floord.engine.blackjack import rules as blackjack_rules
 from floord.engine.blackjack.engine import GAMES as BLACKJACK_GAMES
 from floord.engine.carnival import rules as carnival_rules
+from floord.engine.craps import rules as craps_rules
 from floord.engine.poker import rules as poker_rules
 from floord.engine.stud import rules as stud_rules
 from floord.engine.war import rules as war_rules
@@ -26,6 +27,7 @@ from floord.processes.daemon import build_engine
 ROOT = Path(__file__).resolve().parents[1]
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB1"}
+DICE = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB5"}
 READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB2"}
 SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB3"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-csm", "port": "/dev/ttyUSB4"}
@@ -42,6 +44,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     **{g: {"devices": [SHUFFLER]} for g in carnival_rules.GAMES},
     "poker": {"devices": [SHUFFLER]},
     "war": {"devices": [SHOE]},
+    **{g: {"devices": [DICE]} for g in craps_rules.GAMES},
 }
 
 
@@ -60,7 +63,7 @@ def test_the_registry_covers_every_game_the_config_accepts() -> None:
     # The engines name the games they play; the registry plays exactly those.
     engines = {"roulette", "big_six", *BLACKJACK_GAMES, *baccarat_rules.GAMES,
                *stud_rules.GAMES, *carnival_rules.GAMES, poker_rules.GAME,
-               war_rules.GAME}  # fmt: skip
+               war_rules.GAME, *craps_rules.GAMES}  # fmt: skip
     assert engines == set(GAMES)
 
 
@@ -69,7 +72,8 @@ def test_every_engine_package_has_its_definition() -> None:
         p.name for p in (ROOT / "floord" / "engine").iterdir() if (p / "engine.py").is_file()
     }
     assert packages == {
-        "roulette", "big_six", "blackjack", "baccarat", "stud", "carnival", "poker", "war"
+        "roulette", "big_six", "blackjack", "baccarat", "stud", "carnival", "poker", "war",
+        "craps",
     }  # fmt: skip
     for name in packages:
         module = importlib.import_module(f"floord.games.{name}")

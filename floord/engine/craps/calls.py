@@ -67,8 +67,9 @@ class CrapsCalls(TableEngineBase):
                      **more: Any) -> EngineOutput: ...  # fmt: skip
 
     @abstractmethod
-    def _pass_dice(self, reason: str, rule: str, by: str | None,
-                   round_id: str | None) -> Decision: ...  # fmt: skip
+    def _pass_dice(
+        self, reason: str, rule: str, by: str | None, round_id: str | None, **more: Any
+    ) -> Decision: ...  # fmt: skip
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         now = self._touch(now)
@@ -125,11 +126,9 @@ class CrapsCalls(TableEngineBase):
             return _refused(f"throw {self.rounds.current['throw']} awaits its call")
         reason = command.args["reason"]
         rule = cite("537.11(a)(2)") if reason == "ordered" else cite("537.11(a)")
-        passed = self._pass_dice(reason, rule, command.by, None)
-        passed.data["detail"] = command.args.get("detail")
-        if self.fire.bets:
-            passed.data["fire_bets_rule"] = cite("537.12(a)(2)")
-        return _ok(passed)
+        carried = {"fire_bets_rule": cite("537.12(a)(2)")} if self.fire.bets else {}
+        detail = command.args.get("detail")
+        return _ok(self._pass_dice(reason, rule, command.by, None, detail=detail, **carried))
 
     # ----- the Fire Bet -----------------------------------------------------------
 

@@ -347,8 +347,9 @@ class CrapsEngine(CrapsCalls):
         out.events.append(self._pass_dice("loser_7", cite("537.11(a)(1)"), None, round_id))
         return out
 
-    def _pass_dice(self, reason: str, rule: str, by: str | None,
-                   round_id: str | None) -> Decision:  # fmt: skip
+    def _pass_dice(
+        self, reason: str, rule: str, by: str | None, round_id: str | None, **more: Any
+    ) -> Decision:
         """The shooter gives up the dice; pending Fire Bets wait for a loser 7."""
         assert self.shooter is not None
         done, self.shooter = self.shooter, None
@@ -357,7 +358,7 @@ class CrapsEngine(CrapsCalls):
                 "rolls": done["rolls"], "points": done["points"], "by": by,
                 "fire_bets_pending": len(self.fire.bets),
                 "next": "offer the dice to the player immediately to the left of the "
-                        "previous shooter (§ 537.11(c))"}  # fmt: skip
+                        "previous shooter (§ 537.11(c))", **more}  # fmt: skip
         return Decision(EventType.CRAPS_SHOOTER, body, rule, round_id)
 
     # ----- restore ----------------------------------------------------------------

@@ -22,6 +22,8 @@ from typing import Any
 
 from floord.contract import cite
 
+# The games this engine plays: ch. 537 is "Craps and Mini-Craps".
+GAMES = ("craps", "mini_craps")
 POINTS = (4, 5, 6, 8, 9, 10)
 # § 537.5(b): the least payout odds of each winning wager, (to, for-one-of) as "N to D".
 MINIMUM_ODDS: dict[str, tuple[int, int]] = {
