@@ -10,8 +10,8 @@ import yaml
 from floord.config.load import ConfigError, load_config
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.big_six.engine import BigSixEngine
-from floord.engine.craps.engine import CrapsEngine
 from floord.engine.carnival.engine import CarnivalEngine
+from floord.engine.craps.engine import CrapsEngine
 from floord.engine.poker.engine import PokerEngine
 from floord.engine.war.engine import WarEngine
 from floord.journal.store import Journal

@@ -24,7 +24,8 @@ def _roll(d: dict[str, Any], e: Envelope) -> str:
     text = f"{get(d, 'total')} ({shown}), {words(d.get('decision'))}"
     if d.get("decision") == "point_established":
         text += optional(d, "point", ", point {}")
-    outcomes = d.get("outcomes") if isinstance(d.get("outcomes"), dict) else {}
+    raw = d.get("outcomes")
+    outcomes: dict[str, Any] = raw if isinstance(raw, dict) else {}
     text += f"; {_count(outcomes.get('win'))} wager kinds win, {_count(outcomes.get('lose'))} lose"
     return text + optional(d, "shooter", "; shooter at {}")
 
