@@ -52,8 +52,13 @@ def write_config(tmp: Path, broker_url: str, port: str) -> Path:
         operators.append({"id": who, "role": role, "key_file": f"{who}.key"})
     table = {"id": TABLE, "game": "craps", "rules": {"fire_bet": "A"},
              "devices": [{"id": "dice", "profile": "ref-dice-tracker", "port": port}]}  # fmt: skip
-    config = {"site": SITE, "broker": {"url": broker_url, "topic_prefix": PREFIX},
-              "journal": str(tmp / "journal.db"), "operators": operators, "tables": [table]}  # fmt: skip
+    config = {
+        "site": SITE,
+        "broker": {"url": broker_url, "topic_prefix": PREFIX},
+        "journal": str(tmp / "journal.db"),
+        "operators": operators,
+        "tables": [table],
+    }
     path = tmp / "floord.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
