@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from craps_support import SET, Table, die, first, types
 
@@ -242,3 +244,27 @@ def test_snapshot_round_trip_and_restart_voids_a_held_throw(table: Table) -> Non
             "CR-01", game="mini_craps", dice_device="dice", required_devices=["dice"],
             gaming_day_starts=table.engine.day.starts, timezone="UTC", snapshot=snap,
         )  # fmt: skip
+
+
+def test_malformed_calls_are_refused_never_a_crash(table: Table) -> None:
+    """A signed command with arguments of any shape gets a refusal, not an exception."""
+    table.throw(3, 3, together=False)
+    odd: list[Any] = [None, "x", [1], {"a": 1}, 2.5, True, -1]
+    for value in odd:
+        for name, key in (("shooter", "seat"), ("no_roll", "reason"), ("face_ruling", "faces"),
+                          ("pass_dice", "reason")):  # fmt: skip
+            role = "boxperson" if name in ("no_roll", "face_ruling") else "stickperson"
+            assert not table.cmd(name, role, **{key: value}).ok, (name, value)
+        assert not table.cmd("fire_bet", "dealer", seat=value, amount=value).ok
+    assert not table.cmd("dance", "stickperson").ok
+
+
+def test_a_snapshot_of_another_shape_is_refused(table: Table) -> None:
+    snap = table.engine.snapshot()
+    for key, bad in (("point", 7), ("shooters", "two"), ("shooter", [1])):
+        with pytest.raises(SnapshotError):
+            CrapsEngine(
+                "CR-01", dice_device="dice", required_devices=["dice"], fire_bet="A",
+                gaming_day_starts=table.engine.day.starts, timezone="UTC",
+                snapshot={**snap, key: bad},
+            )  # fmt: skip

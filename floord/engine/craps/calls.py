@@ -169,7 +169,7 @@ class CrapsCalls(TableEngineBase):
 
     def _cmd_no_roll(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         reason = command.args.get("reason")
-        if reason not in NO_ROLL_REASONS:
+        if not isinstance(reason, str) or reason not in NO_ROLL_REASONS:
             return _refused(f"reason must be one of {', '.join(NO_ROLL_REASONS)}, found "
                             f"{reason!r}", "537.9(b)")  # fmt: skip
         held = self._held()

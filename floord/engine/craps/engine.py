@@ -21,8 +21,8 @@ from typing import Any
 from floord.contract import EventType, cite, format_ts
 from floord.engine.core.base import restart_policy, round_voided
 from floord.engine.core.inspection import InspectionSpec
-from floord.engine.core.snapshots import check_header, json_copy
-from floord.engine.core.table_state import PrimaryDevice
+from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
+from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.craps.calls import CrapsCalls
 from floord.engine.craps.fire import FireBook
@@ -151,7 +151,8 @@ class CrapsEngine(CrapsCalls):
         if type == EventType.DICE_SELECTED:
             return self._dice_selected(data)
         if not self.table.is_open:
-            return self._violation("throw_while_not_open", policy=NOT_OPEN_POLICY,
+            policy = NOT_OPEN_POLICY if self.table.state == "closed" else FAIL_CLOSED_POLICY
+            return self._violation("throw_while_not_open", policy=policy,
                                    state=self.table.state, throw=data.get("throw"))  # fmt: skip
         return self._throw(data, now)
 
@@ -253,7 +254,13 @@ class CrapsEngine(CrapsCalls):
             **more,
         }
         out.events.append(Decision(EventType.CRAPS_NO_ROLL, body, cite(paragraph), rnd["id"]))
-        out.events.append(round_voided(rnd["id"], {"reason": reason}, cite(paragraph)))
+        out.events.append(
+            round_voided(
+                rnd["id"],
+                {"reason": reason, "detail": "the throw does not count: the dice are thrown again"},
+                cite(paragraph),
+            )
+        )
         return out
 
     def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
@@ -366,9 +373,16 @@ class CrapsEngine(CrapsCalls):
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
         self._restore_table(snap, fire_bets=self.fire)
-        self.dice_set = list(snap.get("dice_set") or [])
-        self.selected = list(snap.get("selected") or [])
-        self.shooter = json_copy(snap.get("shooter"))
-        self.shooters = int(snap.get("shooters") or 0)
-        self.point = snap.get("point")
+        shooter, shooters, point = snap.get("shooter"), snap.get("shooters"), snap.get("point")
+        if shooter is not None and not (isinstance(shooter, dict) and "seat" in shooter):
+            raise SnapshotError("snapshot: shooter must be an object with a seat, or null")
+        if not isinstance(shooters, int) or isinstance(shooters, bool) or shooters < 0:
+            raise SnapshotError(f"snapshot: shooters must be a whole number, found {shooters!r}")
+        if point is not None and point not in POINTS:
+            raise SnapshotError(
+                f"snapshot: point must be 4, 5, 6, 8, 9, 10 or null, found {point!r}"
+            )
+        self.dice_set = [d for d in snap.get("dice_set") or [] if isinstance(d, str)]
+        self.selected = [d for d in snap.get("selected") or [] if isinstance(d, str)]
+        self.shooter, self.shooters, self.point = json_copy(shooter), shooters, point
         self.last_roll = json_copy(snap.get("last_roll"))
