@@ -268,3 +268,29 @@ def test_a_snapshot_of_another_shape_is_refused(table: Table) -> None:
                 gaming_day_starts=table.engine.day.starts, timezone="UTC",
                 snapshot={**snap, key: bad},
             )  # fmt: skip
+
+
+def test_a_throw_before_the_held_one_was_called_voids_the_held_one(table: Table) -> None:
+    """floord policy: a held throw nobody called is void once the dice are thrown again."""
+    held = table.throw(3, 3, together=False)
+    held_round = first(held, EventType.CRAPS_THROW_HELD).round
+    out = table.throw(2, 2)
+    voided = first(out, EventType.ROUND_VOIDED)
+    assert voided.round == held_round and voided.data["reason"] == "thrown_again"
+    assert voided.rule is None and "policy" in voided.data
+    assert first(out, EventType.CRAPS_ROLL).data["total"] == 4
+
+
+def test_open_needs_the_537_2_inspection() -> None:
+    """floord policy cited to § 537.2: the layout (§ 537.2(d)), "no call bets" ((d)(3)) and
+    the drop and tip boxes ((e)) checked before the table opens."""
+    t = Table()
+    t.dev(EventType.DEVICE_ONLINE)
+    t.dev(EventType.DEVICE_IDENTIFIED, maker="m", model="x", capabilities=["die_ids", "rest"])
+    t.dev(EventType.DICE_SET, dice=SET)
+    assert not t.cmd("open", "floorperson").ok
+    failed = t.cmd("inspect", "floorperson", checklist={"layout_approved": True,
+                   "no_call_bets_shown": False, "drop_box_and_tip_box": True})  # fmt: skip
+    assert failed.ok and not t.cmd("open", "floorperson").ok
+    items = first(failed.output, EventType.OPERATOR_INSPECTION).data["items"]
+    assert cite("537.2(d)(3)") in str(items)
