@@ -110,8 +110,18 @@ class EventType(StrEnum):
     # and where the dealer dealt the tiles from.
     PAIGOW_DEAL_POSITION = "paigow.deal_position"
     PAIGOW_DEALT = "paigow.dealt"
+    # Craps and Mini-Craps (58 Pa. Code ch. 537): the engine's call of each throw.
+    CRAPS_ROLL = "craps.roll"
+    CRAPS_NO_ROLL = "craps.no_roll"
+    CRAPS_THROW_HELD = "craps.throw_held"
+    CRAPS_SHOOTER = "craps.shooter"
+    CRAPS_FIRE_BET = "craps.fire_bet"
+    CRAPS_DICE = "craps.dice"
     SURVEILLANCE_ALERT = "surveillance.alert"
     SURVEILLANCE_ALERT_ACKNOWLEDGED = "surveillance.alert_acknowledged"
+    # The surveillance department notified of what a rule says it must confirm (the
+    # Fire Bet's four unique points, 58 Pa. Code § 537.12(a)(6)); not an alert to acknowledge.
+    SURVEILLANCE_NOTICE = "surveillance.notice"
     # Operators.
     OPERATOR_INSPECTION = "operator.inspection"
     OPERATOR_COMMAND = "operator.command"
@@ -137,6 +147,10 @@ class Role(StrEnum):
     SUPERVISOR = "supervisor"
     SECURITY = "security"
     MAINTENANCE = "maintenance"
+    # Craps (58 Pa. Code § 537.1): the boxperson supervises the game at one table, the
+    # stickperson controls the selection and use of the dice.
+    BOXPERSON = "boxperson"
+    STICKPERSON = "stickperson"
 
 
 ANY_ROLE: frozenset[str] = frozenset(r.value for r in Role)
@@ -185,6 +199,14 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "spin": frozenset({Role.DEALER}),
     # Pai Gow: where the dealer began dealing the tiles (58 Pa. Code § 535.2(d)).
     "deal": frozenset({Role.DEALER}),
+    # Craps and Mini-Craps (58 Pa. Code ch. 537): the engine checks the game's own roles
+    # (§ 537.9(d), § 537.10(c), § 537.11(a)(2)); these are every role either game allows.
+    "shooter": frozenset({Role.STICKPERSON, Role.DEALER}),
+    "pass_dice": frozenset({Role.STICKPERSON, Role.DEALER, Role.BOXPERSON}),
+    "fire_bet": frozenset({Role.DEALER}),
+    "call_roll": frozenset({Role.STICKPERSON, Role.DEALER}),
+    "no_roll": frozenset({Role.BOXPERSON, Role.STICKPERSON, Role.DEALER, Role.FLOORPERSON}),
+    "face_ruling": frozenset({Role.BOXPERSON, Role.FLOORPERSON}),
     # Surveillance: a supervisor acknowledges a wheel-integrity alert.
     "ack_alert": frozenset({Role.SUPERVISOR, Role.SECURITY}),
 }
@@ -221,6 +243,12 @@ COMMAND_ARGS: dict[str, str] = {
     "spin": "",
     "deal": "from=1..6|dealer|dead_hand (Pai Gow)",
     "ack_alert": "alert=ID [note=TEXT]",
+    "shooter": "seat=N",
+    "pass_dice": "reason=voluntary|ordered [detail=TEXT]",
+    "fire_bet": "seat=N amount=DOLLARS",
+    "call_roll": "",
+    "no_roll": "reason=not_together|far_end|bank|cup_or_rail|cheating|improper [detail=TEXT]",
+    "face_ruling": "faces=[A,B] | void=true",
     "decks_received": "preinspected_preshuffled=true|false [decks=N] [note=TEXT]",
     "decks_inspected": "defects_found=true|false [decks=N] [note=TEXT]",
     "wheel_adjusted": (

@@ -11,6 +11,7 @@ from floord.config.load import ConfigError, load_config
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.big_six.engine import BigSixEngine
 from floord.engine.carnival.engine import CarnivalEngine
+from floord.engine.craps.engine import CrapsEngine
 from floord.engine.pai_gow.engine import PaiGowEngine
 from floord.engine.poker.engine import PokerEngine
 from floord.engine.war.engine import WarEngine
@@ -23,6 +24,7 @@ SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/tty
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
 SHAKER = {"id": "shaker", "profile": "ref-paigow-shaker", "port": "/dev/ttyUSB5"}
+DICE = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB6"}
 
 
 def test_every_game_gets_its_engine(tmp_path: Path) -> None:
@@ -49,6 +51,8 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
             {"id": "PGT", "game": "pai_gow",
              "rules": {"count_order": [1, 2, 3, 4, 5, 6, "dealer", "dead_hand"]},
              "devices": [SHAKER]},
+            {"id": "CR", "game": "craps", "rules": {"fire_bet": "A"}, "devices": [DICE]},
+            {"id": "MC", "game": "mini_craps", "devices": [DICE]},
         ],
     }  # fmt: skip
     path = tmp_path / "floord.yaml"
@@ -67,6 +71,8 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
         "PH": PokerEngine,
         "WR": WarEngine,
         "PGT": PaiGowEngine,
+        "CR": CrapsEngine,
+        "MC": CrapsEngine,
     }
     journal = Journal(loaded.journal_path)
     try:

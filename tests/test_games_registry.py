@@ -15,6 +15,7 @@ from floord.engine.baccarat import rules as baccarat_rules
 from floord.engine.blackjack import rules as blackjack_rules
 from floord.engine.blackjack.engine import GAMES as BLACKJACK_GAMES
 from floord.engine.carnival import rules as carnival_rules
+from floord.engine.craps import rules as craps_rules
 from floord.engine.pai_gow import rules as pai_gow_rules
 from floord.engine.poker import rules as poker_rules
 from floord.engine.stud import rules as stud_rules
@@ -27,6 +28,7 @@ from floord.processes.daemon import build_engine
 ROOT = Path(__file__).resolve().parents[1]
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB1"}
+DICE = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB5"}
 READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB2"}
 SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB3"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-csm", "port": "/dev/ttyUSB4"}
@@ -45,6 +47,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "poker": {"devices": [SHUFFLER]},
     "war": {"devices": [SHOE]},
     "pai_gow": {"rules": {"count_order": ["dealer", 1, 2, 3, 4, 5, 6]}, "devices": [SHAKER]},
+    **{g: {"devices": [DICE]} for g in craps_rules.GAMES},
 }
 
 
@@ -63,7 +66,7 @@ def test_the_registry_covers_every_game_the_config_accepts() -> None:
     # The engines name the games they play; the registry plays exactly those.
     engines = {"roulette", "big_six", *BLACKJACK_GAMES, *baccarat_rules.GAMES,
                *stud_rules.GAMES, *carnival_rules.GAMES, poker_rules.GAME,
-               war_rules.GAME, pai_gow_rules.GAME}  # fmt: skip
+               war_rules.GAME, pai_gow_rules.GAME, *craps_rules.GAMES}  # fmt: skip
     assert engines == set(GAMES)
 
 
@@ -74,6 +77,7 @@ def test_every_engine_package_has_its_definition() -> None:
     assert packages == {
         "roulette", "big_six", "blackjack", "baccarat", "stud", "carnival", "poker", "war",
         "pai_gow",
+        "craps",
     }  # fmt: skip
     for name in packages:
         module = importlib.import_module(f"floord.games.{name}")

@@ -18,6 +18,7 @@ from floord.games import (
     big_six,
     blackjack,
     carnival,
+    craps,
     pai_gow,
     poker,
     roulette,
@@ -43,6 +44,7 @@ DEFINITIONS: tuple[GameDefinition, ...] = (
     war.DEFINITION,
     big_six.DEFINITION,
     pai_gow.DEFINITION,
+    craps.DEFINITION,
 )
 BY_GAME: dict[str, GameDefinition] = {g: d for d in DEFINITIONS for g in d.games}
 GAMES: tuple[str, ...] = tuple(BY_GAME)

@@ -1,7 +1,8 @@
 """A table's events as sentences for the console's detail view, never as JSON.
 
 `sentence(env)` answers one line for any event: every type of `floord.contract.EventType`
-has its own wording (here, in `device_sentences` and in `game_sentences`); a type this
+has its own wording (here, in `device_sentences`, `game_sentences` and
+`craps_sentences`); a type this
 console does not know yet (a newer table) still reads as words, its type and data as
 `key value` pairs. The citation of an engine decision ends its line (`§ 549.16(k)`).
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import Envelope, EventType
+from floord.watch.craps_sentences import CRAPS_SENTENCES
 from floord.watch.device_sentences import DEVICE_SENTENCES, Sentence
 from floord.watch.game_sentences import GAME_SENTENCES
 from floord.watch.table_view import halt_text
@@ -47,9 +49,22 @@ TELEMETRY: frozenset[str] = frozenset(
     }
 )
 VIOLATIONS = frozenset({EventType.PROCEDURE_VIOLATION, EventType.JOURNAL_INTEGRITY})
-ALERTS = frozenset({EventType.SURVEILLANCE_ALERT, EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED})
+ALERTS = frozenset(
+    {
+        EventType.SURVEILLANCE_ALERT,
+        EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED,
+        EventType.SURVEILLANCE_NOTICE,
+    }
+)
 HALTS = frozenset({EventType.TABLE_HALTED, EventType.TABLE_RESUMED})
-VOIDS = frozenset({EventType.ROUND_VOIDED, EventType.ROULETTE_NO_SPIN, EventType.BIGSIX_NO_SPIN})
+VOIDS = frozenset(
+    {
+        EventType.ROUND_VOIDED,
+        EventType.ROULETTE_NO_SPIN,
+        EventType.BIGSIX_NO_SPIN,
+        EventType.CRAPS_NO_ROLL,
+    }
+)
 RESULTS = frozenset(
     {
         EventType.ROULETTE_RESULT,
@@ -57,6 +72,7 @@ RESULTS = frozenset(
         EventType.BLACKJACK_RESULT,
         EventType.BACCARAT_RESULT,
         EventType.STUD_RESULT,
+        EventType.CRAPS_ROLL,
     }
 )
 
@@ -77,7 +93,8 @@ def family(kind: str) -> str:
     head = kind.split(".", 1)[0]
     if head in ("operator", "daemon", "journal"):
         return "operator"
-    if head in ("table", "round", "cards", "blackjack", "baccarat", "stud", "roulette", "bigsix"):
+    if head in ("table", "round", "cards", "blackjack", "baccarat", "stud", "roulette", "bigsix",
+                "craps"):  # fmt: skip
         return "table"
     return "device"
 
@@ -193,7 +210,12 @@ TABLE_SENTENCES: dict[str, Sentence] = {
     EventType.JOURNAL_INTEGRITY: _integrity,
 }
 
-SENTENCES: dict[str, Sentence] = {**DEVICE_SENTENCES, **GAME_SENTENCES, **TABLE_SENTENCES}
+SENTENCES: dict[str, Sentence] = {
+    **DEVICE_SENTENCES,
+    **GAME_SENTENCES,
+    **CRAPS_SENTENCES,
+    **TABLE_SENTENCES,
+}
 
 
 def fallback(env: Envelope) -> str:
