@@ -90,7 +90,8 @@ def test_broker_killed_and_restarted_loses_nothing(broker, tmp_path: Path) -> No
 
 
 def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
-    # The wheel stands still; its fault is injected once the table is open (through the
+    # The wheel stands still; its fault (permanent: the wheel powers down, so it is not
+    # healthy after the restart) is injected once the table is open (through the
     # simulator's control channel), so a loaded machine cannot open the table after it.
     scenario = {"pockets": 37, "seed": 3, "steps": [{"idle": 60000}]}
     sock = f"{tempfile.mkdtemp(prefix='floord-res-')}/ss2.sock"  # a unix socket path is short
@@ -105,7 +106,9 @@ def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
             await open_table(broker.url)
             await c.event("table.opened")
             async with control_socket(sock) as ask:
-                assert (await ask("fault 5")).startswith("ok fault"), "the wheel's fault"
+                assert (await ask("fault code=5 permanent=true")).startswith("ok fault"), (
+                    "the fault"
+                )
             halted = await c.event("table.halted")
             assert halted["data"]
             await asyncio.sleep(0.5)
