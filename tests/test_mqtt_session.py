@@ -79,7 +79,7 @@ def test_failures_are_logged_with_the_growing_wait_and_stop_ends_the_wait() -> N
         loop = SessionLoop(
             make_client=where.client,
             serve=serve,
-            broker=where.where,
+            nodes=where.nodes,
             log=log,
             backoff=Waits(0.05, 0.1, 0.2, 600.0),
             on_lost=lost.append,
@@ -121,7 +121,7 @@ def test_a_session_runs_on_a_connected_client_and_stop_says_goodbye(broker: Brok
             await run_session({asyncio.create_task(loop.until_stopped(lambda: goodbye(client)))})
 
         loop = SessionLoop(
-            make_client=where.client, serve=serve, broker=where.where, log=log, backoff=backoff
+            make_client=where.client, serve=serve, nodes=where.nodes, log=log, backoff=backoff
         )
         task = asyncio.create_task(loop.run())
         await until("a session", lambda: len(sessions) == 1)
@@ -150,7 +150,7 @@ def test_each_connection_gets_a_fresh_client_and_a_failure_not_of_mqtt_ends_run(
         loop = SessionLoop(
             make_client=where.client,
             serve=serve,
-            broker=where.where,
+            nodes=where.nodes,
             log=None,  # no logger: the loop says nothing
             backoff=Backoff(0.01, 0.01),
         )

@@ -27,7 +27,7 @@ import contextlib
 import json
 import ssl
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -114,7 +114,7 @@ class RemoteDevice:
         journal: Journal,
         sink: Sink,
         clock: Callable[[], datetime],
-        url: str,
+        url: str | Sequence[str],
         username: str | None,
         password: str | None,
         keepalive: int = 10,
@@ -149,7 +149,7 @@ class RemoteDevice:
         self._session = SessionLoop(
             make_client=self._broker.client,
             serve=self._serve_connection,
-            broker=self._broker.where,
+            nodes=self._broker.nodes,
             log=self._log,
         )
         # The device stream: the next seq to deliver, and early arrivals held back.
