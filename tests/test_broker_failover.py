@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import pytest
 import yaml
 from e2e_support import FP, FP_KEY, collecting, start_daemon, start_sim, topics, write_config
@@ -25,7 +26,7 @@ from support import Broker, free_port
 
 from floord.cli.main import main
 from floord.config.load import ConfigError, load_config
-from floord.mqtt.client import NodeRing
+from floord.mqtt.client import NodeRing, subscribe_checked
 from floord.operator.client import send_command
 
 
@@ -182,3 +183,28 @@ def test_daemon_cmd_and_status_use_the_node_that_answers(
     finally:
         daemon.terminate()
         sim.kill()
+
+
+def test_a_refused_subscription_ends_the_session() -> None:
+    """A SUBACK of 0x80 (a cluster that cannot store the subscription yet) is a failed
+    connection: the link must start over, not run without its commands."""
+
+    class Suback:
+        def __init__(self, *codes: int) -> None:
+            self.codes = codes
+            self.asked: list[str] = []
+
+        async def subscribe(self, topic: str, qos: int, **_: object) -> tuple[int, ...]:
+            self.asked.append(topic)
+            return self.codes
+
+    async def scenario() -> None:
+        granted = Suback(1)
+        await subscribe_checked(granted, ["a/cmd", "a/replay"])  # type: ignore[arg-type]
+        assert granted.asked == ["a/cmd", "a/replay"]
+        refused = Suback(0x80)
+        with pytest.raises(aiomqtt.MqttError, match="refused the subscription to a/cmd"):
+            await subscribe_checked(refused, ["a/cmd", "a/replay"])  # type: ignore[arg-type]
+        assert refused.asked == ["a/cmd"]
+
+    asyncio.run(scenario())

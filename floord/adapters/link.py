@@ -31,7 +31,7 @@ import structlog
 from floord.contract import CONTRACT_VERSION, DEVICE_REPLAY_BATCH, EventType, Topics, format_ts
 from floord.events import DeviceCommand
 from floord.journal.store import Journal
-from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
+from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
 from floord.mqtt.outbox import drain
@@ -207,11 +207,14 @@ class AdapterLink:
         await client.publish(
             status, self._status(online=True, reason="connected"), qos=1, retain=True
         )
-        for topic in (
-            self._topics.device_cmd(self._device),
-            self._topics.device_replay_request(self._device),
-        ):
-            await client.subscribe(topic, qos=1, timeout=self._ack_timeout)
+        await subscribe_checked(
+            client,
+            [
+                self._topics.device_cmd(self._device),
+                self._topics.device_replay_request(self._device),
+            ],
+            timeout=self._ack_timeout,
+        )
         self._client = client
         self.connections += 1
         jobs = {

@@ -48,7 +48,7 @@ from floord.contract import (
 )
 from floord.events import DeviceCommand, DeviceEvent
 from floord.journal.store import Journal, JournalError
-from floord.mqtt.client import Broker
+from floord.mqtt.client import Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
 from floord.mqtt.session import SessionLoop
@@ -389,12 +389,14 @@ class RemoteDevice:
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
         """Subscribe, ask for what is missing, then take the adapter's messages."""
-        for topic in (
-            self._topics.device_events(self.device),
-            self._topics.device_replay(self.device),
-            self._topics.device_status(self.device),
-        ):
-            await client.subscribe(topic, qos=1)
+        await subscribe_checked(
+            client,
+            [
+                self._topics.device_events(self.device),
+                self._topics.device_replay(self.device),
+                self._topics.device_status(self.device),
+            ],
+        )
         self._client = client
         self._asked_at = None
         try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import ssl
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -94,21 +94,29 @@ class NodeRing:
 
 @contextlib.asynccontextmanager
 async def first_reachable(
-    urls: Sequence[str], make: Callable[[str], aiomqtt.Client]
+    urls: Sequence[str],
+    make: Callable[[str], aiomqtt.Client],
+    ready: Callable[[aiomqtt.Client], Awaitable[None]] | None = None,
 ) -> AsyncIterator[tuple[aiomqtt.Client, str]]:
     """Connect a one-shot client (`floord cmd`, `floord status`) to the first node of
-    `urls` that accepts it, in order; yields the client and that node's URL.
+    `urls` that accepts it and, with `ready`, takes its subscriptions; yields the client
+    and that node's URL.
 
-    Only a connection that did not come up moves on to the next node: once connected,
-    a failure is the caller's (a command already sent must not be sent twice). Raises
-    the MqttError of the last node, naming every node's failure, when none answers.
+    Only a node that fails before the caller has sent anything is left for the next one
+    (a refused connection, or a subscription `ready` finds refused): once the caller
+    has the client, a failure is its own (a command already sent must not be sent
+    twice). Raises MqttError naming every node's failure when none answers.
     """
     failures: list[str] = []
     for url in urls:
         stack = contextlib.AsyncExitStack()
         try:
             client = await stack.enter_async_context(make(url))
+            if ready is not None:
+                await ready(client)
         except aiomqtt.MqttError as exc:
+            with contextlib.suppress(aiomqtt.MqttError):
+                await stack.aclose()
             failures.append(f"{url}: {exc}")
             continue
         async with stack:
@@ -117,6 +125,24 @@ async def first_reachable(
     if len(failures) == 1:
         raise aiomqtt.MqttError(failures[0].split(": ", 1)[1])
     raise aiomqtt.MqttError("no broker node answered (" + "; ".join(failures) + ")")
+
+
+async def subscribe_checked(
+    client: aiomqtt.Client, topics: Sequence[str], *, timeout: float | None = None
+) -> None:
+    """Subscribe to `topics` at QoS 1 and read each SUBACK: a subscription the broker
+    refused (a return code of 0x80 or above) raises MqttError, so the session starts over
+    (on the next node) instead of running deaf to its commands. A broker cluster refuses
+    one while it cannot store the subscription (NATS: its JetStream consumer not created
+    while the cluster elects new leaders after losing a node)."""
+    for topic in topics:
+        if timeout is None:
+            granted = await client.subscribe(topic, qos=1)
+        else:
+            granted = await client.subscribe(topic, qos=1, timeout=timeout)
+        codes = [code if isinstance(code, int) else int(code.value) for code in granted]
+        if not codes or any(code >= 0x80 for code in codes):
+            raise aiomqtt.MqttError(f"the broker refused the subscription to {topic} ({codes})")
 
 
 def make_client(

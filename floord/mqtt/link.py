@@ -30,7 +30,7 @@ import structlog
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
-from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
+from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
 from floord.mqtt.jobs import run_session
 from floord.mqtt.outbox import drain, publish_in_order
@@ -257,8 +257,9 @@ class TableLink:
         self._sent_state = {}
         self._state_dirty.clear()
         await self._publish_state(client)
-        await client.subscribe(self._topics.cmd, qos=1, timeout=self._ack_timeout)
-        await client.subscribe(self._topics.replay_request, qos=1, timeout=self._ack_timeout)
+        await subscribe_checked(
+            client, [self._topics.cmd, self._topics.replay_request], timeout=self._ack_timeout
+        )
         ready.set()
 
     async def _listen(self, client: aiomqtt.Client) -> None:

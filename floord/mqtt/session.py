@@ -6,7 +6,10 @@ What differs is only what one connection does (its session); this loop does the 
 
 - a fresh client for every connection (clean session, its last will registered anew):
   a client from a broken connection could otherwise resend half-finished messages;
-- after CONNACK the back-off starts over, and the session runs until it ends;
+- a connection that stayed up `stable_s` (10 s) was a good one: after it the back-off
+  starts over; one that failed sooner (a cluster node that accepts the connection but
+  cannot yet keep the session's subscriptions) counts as a failed attempt, so a box does
+  not reconnect in a tight loop and add to the load of a cluster electing new leaders;
 - a failed or lost connection moves on to the next broker node (`NodeRing`: a cluster's
   nodes tried in order, then round-robin), so the wait before the next node is the
   back-off's and a box whose node died is on another within it;
@@ -35,6 +38,9 @@ from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import NodeRing
 from floord.mqtt.jobs import SessionStopped
 
+# A connection up this long was a good one: the back-off starts over after it.
+STABLE_S = 10.0
+
 
 class SessionLoop:
     """Keeps one client connected to one of `nodes` until stop(); `make_client` makes a
@@ -50,6 +56,7 @@ class SessionLoop:
         backoff: Backoff | None = None,
         on_lost: Callable[[aiomqtt.MqttError], None] | None = None,
         backlog: Callable[[], int | None] | None = None,
+        stable_s: float = STABLE_S,
     ) -> None:
         self._make_client = make_client
         self._serve = serve
@@ -60,6 +67,8 @@ class SessionLoop:
         self._backoff = backoff if backoff is not None else Backoff()
         self._on_lost = on_lost
         self._backlog = backlog
+        self._stable_s = stable_s
+        self._up_since: float | None = None
         self._stop = asyncio.Event()
         # For the operator's lines: connected once, then lost and back.
         self._ever_connected = False
@@ -87,6 +96,10 @@ class SessionLoop:
                 await self._connect_once()
             except aiomqtt.MqttError as exc:
                 failure = exc
+            up = self._up_since
+            self._up_since = None
+            if up is not None and time.monotonic() - up >= self._stable_s:
+                self._backoff.reset()
             delay = None if self._stop.is_set() else self._backoff.next()
             if failure is not None:
                 failed = self._nodes.where
@@ -101,7 +114,7 @@ class SessionLoop:
         client = self._make_client()
         try:
             async with client:
-                self._backoff.reset()
+                self._up_since = time.monotonic()
                 self._connected()
                 await self._serve(client)
         finally:

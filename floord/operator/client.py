@@ -17,7 +17,7 @@ from typing import Any
 import aiomqtt
 
 from floord.contract import Topics
-from floord.mqtt.client import first_reachable
+from floord.mqtt.client import first_reachable, subscribe_checked
 from floord.mqtt.link import broker_address
 from floord.operator.commands import build_command
 
@@ -97,8 +97,10 @@ async def send_command(
     def connect(node: str) -> aiomqtt.Client:
         return aiomqtt.Client(identifier=f"floord-cmd-{uuid.uuid4().hex[:12]}", **kwargs[node])
 
-    async with first_reachable(urls, connect) as (client, _):
-        await client.subscribe(topics.cmd_result, qos=1)
+    async def subscribed(client: aiomqtt.Client) -> None:
+        await subscribe_checked(client, [topics.cmd_result])
+
+    async with first_reachable(urls, connect, subscribed) as (client, _):
         topic = topics.replay_request if name == "replay" else topics.cmd
         await client.publish(topic, json.dumps(command), qos=1)
 

@@ -25,7 +25,7 @@ import aiomqtt
 from floord.config.load import LoadedConfig
 from floord.contract import Topics
 from floord.journal.store import Journal, JournalError
-from floord.mqtt.client import first_reachable
+from floord.mqtt.client import first_reachable, subscribe_checked
 from floord.mqtt.tls import client_tls
 from floord.operator.client import client_args
 
@@ -208,12 +208,13 @@ async def read_broker(box: BoxStatus, loaded: LoadedConfig, timeout_s: float) ->
     def connect(url: str) -> aiomqtt.Client:
         return aiomqtt.Client(**kwargs[url])
 
+    async def subscribed(client: aiomqtt.Client) -> None:
+        await subscribe_checked(client, list(wanted))
+
     try:
         async with asyncio.timeout(timeout_s):
-            async with first_reachable(cfg.broker.nodes, connect) as (client, node):
+            async with first_reachable(cfg.broker.nodes, connect, subscribed) as (client, node):
                 box.broker_node = node
-                for topic in wanted:
-                    await client.subscribe(topic, qos=1)
                 await _collect(client, wanted)
     except TimeoutError:
         box.broker_error = f"broker {cfg.broker.where} not reached within {timeout_s:g} s"

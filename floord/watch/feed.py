@@ -34,7 +34,7 @@ import aiomqtt
 
 from floord.contract import Topics
 from floord.mqtt.backoff import Backoff
-from floord.mqtt.client import NodeRing
+from floord.mqtt.client import NodeRing, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.session import SessionLoop
 from floord.operator.client import client_args
@@ -55,6 +55,10 @@ TICK_S = 0.25
 MAX_UNANSWERED = 2000
 # How long a console command waits for the table's answer before it is shown as lost.
 COMMAND_TIMEOUT_S = 10.0
+# How long the broker may take to acknowledge one subscription: a cluster sets up each of
+# a persistent session's subscriptions in replicated storage (NATS: a JetStream consumer
+# on three nodes, about half a second each on an idle node, seconds on a busy one).
+SUBSCRIBE_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -175,8 +179,7 @@ class WatchFeed:
         return client
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
-        for topic in self.topics():
-            await client.subscribe(topic, qos=1)
+        await subscribe_checked(client, self.topics(), timeout=SUBSCRIBE_TIMEOUT_S)
         self._tell(self.model.set_connected(True, "connected"))
         await run_session(
             {
