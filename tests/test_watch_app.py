@@ -153,9 +153,13 @@ def test_settings_from_flags_and_from_a_config(tmp_path, capsys) -> None:
     config = write_config(tmp_path, "mqtt://127.0.0.1:1884", "/dev/null")
     parser_ns = argparse.Namespace
     base = {"broker": None, "config": config, "prefix": None, "site": None, "username": None}
-    base |= {"password_file": None, "operator": FP, "key_file": None}
+    base |= {"password_file": None, "operator": FP, "key_file": None, "session": None}
     settings = settings_from(parser_ns(**base))
-    assert (settings.url, settings.prefix, settings.site) == ("mqtt://127.0.0.1:1884", PREFIX, None)
+    assert (settings.urls, settings.prefix, settings.site) == (
+        ("mqtt://127.0.0.1:1884",),
+        PREFIX,
+        None,
+    )
     assert settings.signer is not None and settings.signer.key == FP_KEY
     nobody = settings_from(parser_ns(**{**base, "operator": None, "site": "s1"}))
     assert nobody.signer is None and nobody.site == "s1"

@@ -194,7 +194,7 @@ def _cmd(ns: argparse.Namespace) -> int:
     try:
         result = asyncio.run(
             send_command(
-                url=broker.url,
+                url=broker.nodes,
                 username=broker.username,
                 password=loaded.broker_password(),
                 topics=Topics(broker.topic_prefix, loaded.config.site, ns.table),
@@ -208,7 +208,7 @@ def _cmd(ns: argparse.Namespace) -> int:
         )
     except broker_errors() as exc:
         problem = broker_problem(exc)
-        print(f"floord cmd: cannot use the broker {broker.url}: {problem}", file=sys.stderr)
+        print(f"floord cmd: cannot use the broker {broker.where}: {problem}", file=sys.stderr)
         return 1
     print(json.dumps(result))
     return 0 if result.get("ok") is True else 1

@@ -61,7 +61,7 @@ def describe(box: BoxStatus) -> str:
     else:
         lines.append(f"journal: NOT READ: {box.journal_error}")
     if box.broker_read:
-        lines.append(f"broker {box.broker_url}: read")
+        lines.append(f"broker {box.broker_node or box.broker_url}: read")
     else:
         lines.append(f"broker: NOT READ: {box.broker_error} (journal's view only)")
     for table in box.tables:

@@ -155,7 +155,7 @@ class Daemon:
             bus.put(CommandArrived(payload, replay_only))
 
         link = TableLink(
-            url=cfg.broker.url,
+            url=cfg.broker.nodes,
             username=cfg.broker.username,
             password=self.loaded.broker_password(),
             tls_context=client_tls(cfg.broker, self.loaded.resolve),
@@ -192,7 +192,7 @@ class Daemon:
             journal=self.journal,
             sink=sink,
             clock=self.clock,
-            url=cfg.broker.url,
+            url=cfg.broker.nodes,
             username=cfg.broker.username,
             password=self.loaded.broker_password(),
             keepalive=cfg.broker.keepalive_s,

@@ -8,7 +8,14 @@ signed command, so the table's record says who asked). The same operator signs t
 commands a person gives at the console (`submit`: an `ack_alert`), sent on `P/cmd`; the
 table checks the operator's role as for any command. The answer on `P/cmd/result` tells
 the model if a table accepted or refused. A lost connection marks every table
-stale and is retried with back-off (floord.mqtt.backoff), like a table's own link.
+stale and is retried with back-off (floord.mqtt.backoff), like a table's own link, at
+the next node of a broker cluster (`floord.mqtt.client.NodeRing`).
+
+By default each connection is a clean session: what the console missed while away it
+asks for by replay. With `session` the console keeps a persistent session under that
+client id (clean_session off), so a broker that keeps sessions (a cluster's, in
+JetStream) queues the QoS 1 messages of its subscriptions while it is away and the
+replays only fill what the broker could not keep.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import json
 import ssl
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +34,7 @@ import aiomqtt
 
 from floord.contract import Topics
 from floord.mqtt.backoff import Backoff
+from floord.mqtt.client import NodeRing, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.session import SessionLoop
 from floord.operator.client import client_args
@@ -47,6 +55,10 @@ TICK_S = 0.25
 MAX_UNANSWERED = 2000
 # How long a console command waits for the table's answer before it is shown as lost.
 COMMAND_TIMEOUT_S = 10.0
+# How long the broker may take to acknowledge one subscription: a cluster sets up each of
+# a persistent session's subscriptions in replicated storage (NATS: a JetStream consumer
+# on three nodes, about half a second each on an idle node, seconds on a busy one).
+SUBSCRIBE_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -75,13 +87,14 @@ def _payload_bytes(body: object) -> bytes:
 
 
 class WatchFeed:
-    """Feeds `model` from the broker at `url` until `stop()`; `on_notices` sees each batch."""
+    """Feeds `model` from the broker at `url` (or the first of a cluster's nodes that
+    answers) until `stop()`; `on_notices` sees each batch."""
 
     def __init__(
         self,
         model: FloorModel,
         *,
-        url: str,
+        url: str | Sequence[str],
         username: str | None = None,
         password: str | None = None,
         signer: ReplaySigner | None = None,
@@ -90,16 +103,21 @@ class WatchFeed:
         tick_s: float = TICK_S,
         clock: Callable[[], float] = time.monotonic,
         tls_context: ssl.SSLContext | None = None,
+        session: str | None = None,
     ) -> None:
         self.model = model
-        self._client_kwargs = client_args(url, username, password, tls_context)
+        self._nodes = NodeRing(url)
+        self._client_kwargs = {
+            u: client_args(u, username, password, tls_context) for u in self._nodes.urls
+        }
+        self._session_id = session
         self._signer = signer
         self._on_notices = on_notices
         # No log: the console shows the connection on screen (FloorModel.set_connected).
         self._session = SessionLoop(
             make_client=self._make_client,
             serve=self._serve_connection,
-            broker=url,
+            nodes=self._nodes,
             backoff=backoff if backoff is not None else Backoff(0.2, 5.0),
             on_lost=lambda exc: self._tell(
                 self.model.set_connected(False, str(exc) or type(exc).__name__)
@@ -144,20 +162,24 @@ class WatchFeed:
         if self.model.connected:
             self._tell(self.model.set_connected(False, "stopped"))
 
+    @property
+    def node(self) -> str:
+        """The broker node the console is on (or tries next), `host:port`."""
+        return self._nodes.where
+
     def _make_client(self) -> aiomqtt.Client:
         client = aiomqtt.Client(
-            identifier=f"floord-watch-{uuid.uuid4().hex[:12]}",
-            clean_session=True,
+            identifier=self._session_id or f"floord-watch-{uuid.uuid4().hex[:12]}",
+            clean_session=self._session_id is None,
             timeout=5.0,
-            **self._client_kwargs,
+            **self._client_kwargs[self._nodes.url],
         )
         # A whole floor's retained states arrive at once on subscribe.
         client.pending_calls_threshold = 1000
         return client
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
-        for topic in self.topics():
-            await client.subscribe(topic, qos=1)
+        await subscribe_checked(client, self.topics(), timeout=SUBSCRIBE_TIMEOUT_S)
         self._tell(self.model.set_connected(True, "connected"))
         await run_session(
             {
