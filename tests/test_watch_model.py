@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from floord.contract import REPLAY_MAX_EVENTS, Envelope, Topics
+from floord.watch.detail import detail_text
 from floord.watch.model import FloorModel, Notice
 from floord.watch.render import HALTED, row_style, row_values
 from floord.watch.streams import SeqTracker
@@ -190,6 +191,10 @@ def test_a_craps_tables_dice_alert_is_an_open_alert_not_a_wheel_test() -> None:
     model.on_message(t.events, envelope("CR-01", 5, "surveillance.alert", data=shooter))
     assert set(view.alerts) == {"A00001", "A00002"} and not view.wheel.present
     assert row_values(view)["alerts"] == "2 open"
+    shown = detail_text(view).plain
+    assert "alert A00001: dice_faces test p = 0.0002 (level 0.001, die D2)" in shown
+    assert "shooter_signature test p = 0.0002 (level 0.001, shooter at seat 3)" in shown
+    assert "results seen" not in shown  # no wheel lines for a Craps table
 
 
 def test_state_halt_alerts_voids_and_wheel_analytics() -> None:
