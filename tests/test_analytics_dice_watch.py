@@ -41,6 +41,8 @@ def test_a_window_too_small_for_the_cells_is_refused() -> None:
     with pytest.raises(ValueError, match=r"shooter_signature test.*at least 60 is needed"):
         DiceWatch(180, 0.001, 59, 5)
     assert DiceWatch(180, 0.001, 10, 0).shooter_bins == 0  # the shooter test off
+    with pytest.raises(ValueError, match=r"shooter_bins must be 0 \(off\) or from 2 to 11"):
+        DiceWatch(180, 0.001, 200, 1)
 
 
 def test_a_loaded_die_is_alerted_once_by_its_id_and_the_fair_one_is_not() -> None:

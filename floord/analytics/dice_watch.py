@@ -68,6 +68,9 @@ class DiceWatch:
         self._shooter_cells: tuple[Category, ...] = ()
         self._shooter_bin: dict[int, int] = {}
         if shooter_bins:
+            if isinstance(shooter_bins, bool) or shooter_bins not in range(2, len(TOTALS) + 1):
+                raise ValueError(f"shooter_bins must be 0 (off) or from 2 to {len(TOTALS)} runs "
+                                 f"of totals, not {shooter_bins!r}")  # fmt: skip
             self._shooter_cells = shooter_cells(shooter_bins)
             check_window(shooter_window, self._shooter_cells, "shooter_signature")
             for b, cell in enumerate(self._shooter_cells):
