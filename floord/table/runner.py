@@ -37,7 +37,7 @@ from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.replay import replay_range
 from floord.table.state_lines import log_recorded
 from floord.table.stopping import STOPPED_REASON, StopGate
-from floord.table.surveillance import TableSurveillance
+from floord.table.surveillance import AlertKeeper
 from floord.table.unrecorded import Pending, Unrecorded, command_named
 
 
@@ -76,7 +76,7 @@ class TableRunner:
         adapters: dict[str, TableDevice],
         operators: Operators,
         clock: Callable[[], datetime],
-        surveillance: TableSurveillance | None = None,
+        surveillance: AlertKeeper | None = None,
     ) -> None:
         self.site = site
         self.surveillance = surveillance
@@ -192,7 +192,7 @@ class TableRunner:
             snap = {**snap, "surveillance": self.surveillance.snapshot()}
         return snap
 
-    def _copy_state(self) -> tuple[TableEngine, TableSurveillance | None]:
+    def _copy_state(self) -> tuple[TableEngine, AlertKeeper | None]:
         return copy.deepcopy((self.engine, self.surveillance))
 
     def _roll_back(self) -> None:
