@@ -63,10 +63,21 @@ from floord.demo.big_six_table import table_config as big_six_config
 from floord.demo.broker import demo_broker
 from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
 from floord.demo.dealer import VirtualDealer
+from floord.demo.dice_dealer import DiceCrew
+from floord.demo.dice_tables import (
+    CRAPS_TABLE,
+    DICE_GAMES,
+    PAI_GOW_TABLE,
+    DiceHand,
+    craps_config,
+    dice_devices,
+    pai_gow_config,
+    profile_of,
+)
 from floord.demo.floorperson import VirtualFloorperson
 from floord.demo.header import command_lines, header_lines, intro_lines
+from floord.demo.operators import CREW, FLOORPERSON, write_operators
 from floord.demo.operators import DEALER as DEALER_OPERATOR
-from floord.demo.operators import FLOORPERSON, write_operators
 from floord.demo.pty_device import PtyDevice
 from floord.demo.seat import SignedOperator
 from floord.demo.sensor_wheel import SURVEILLANCE, time_lapse_wheel
@@ -96,6 +107,7 @@ def write_demo_config(
     card_ports: dict[str, dict[str, str]] | None = None,
     wheel_ports: dict[str, str] | None = None,
     journal: Path | None = None,
+    dice_ports: dict[str, str] | None = None,
 ) -> Path:
     """The demo floor's config, as a table box would have it, and its operators' key
     files beside it; the journal goes in `directory` unless `journal` names a file to
@@ -103,6 +115,7 @@ def write_demo_config(
     operators = write_operators(directory)
     card_ports = card_ports or {}
     wheel_ports = wheel_ports or {}
+    dice_ports = dice_ports or {}
     config = {
         "site": SITE,
         "broker": {"url": url},
@@ -114,6 +127,8 @@ def write_demo_config(
             *(table_config(t, card_ports[t.id]) for t in DEMO_CARD_TABLES if t.id in card_ports),
             *([sensor_config(wheel_ports[SENSOR_TABLE])] if SENSOR_TABLE in wheel_ports else []),
             *([big_six_config(wheel_ports[BIG_SIX_TABLE])] if BIG_SIX_TABLE in wheel_ports else []),
+            *([craps_config(dice_ports[CRAPS_TABLE])] if CRAPS_TABLE in dice_ports else []),
+            *([pai_gow_config(dice_ports[PAI_GOW_TABLE])] if PAI_GOW_TABLE in dice_ports else []),
         ],
     }
     path = directory / CONFIG_NAME
@@ -206,7 +221,9 @@ async def run_demo(
     )
     started = time.monotonic()
     wheel_tables = [SENSOR_TABLE, BIG_SIX_TABLE]
+    dice_tables = list(DICE_GAMES)
     tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES] + wheel_tables
+    tables += dice_tables
     stopping: float | None = None
     signals = StopSignals()
     with signals.installed(), _work_directory() as tmp:
@@ -214,7 +231,9 @@ async def run_demo(
             cards = CardFloor(pace_for(speed))
             lapse = EMBEDDED_TIME_LAPSE if "embedded" in what else 1.0
             big_six = big_six_wheel()
-            devices = [time_lapse_wheel(seed, lapse), big_six]
+            dice = dice_devices()
+            wheel_devices = [time_lapse_wheel(seed, lapse), big_six]
+            devices = [*wheel_devices, *dice.values()]
             wheels: list[asyncio.Task[Any]] = []
             links: list[Any] = []
             tasks: list[asyncio.Task[Any]] = []
@@ -226,8 +245,11 @@ async def run_demo(
                 await cards.open()
                 for device in devices:
                     await device.open()
-                wheel_ports = {t: d.port for t, d in zip(wheel_tables, devices, strict=True)}
-                config = write_demo_config(Path(tmp), url, ports, cards.ports, wheel_ports, journal)
+                wheel_ports = {t: d.port for t, d in zip(wheel_tables, wheel_devices, strict=True)}
+                dice_ports = {t: d.port for t, d in dice.items()}
+                config = write_demo_config(
+                    Path(tmp), url, ports, cards.ports, wheel_ports, journal, dice_ports
+                )
                 loaded = load_config(config)
                 daemon = Daemon(loaded)
                 view.header = header_lines(url=url, what=what, config=config)
@@ -245,7 +267,7 @@ async def run_demo(
                     key=loaded.operator_key(OPERATOR),
                     topics=topics,
                     wheels={t: w for t, w, *_ in DEMO_TABLES} | {SENSOR_TABLE: SENSOR_WHEEL},
-                    games=games,
+                    games=games | DICE_GAMES,
                     state_of=view.states.get,
                 )
                 dealer = VirtualDealer(
@@ -259,11 +281,24 @@ async def run_demo(
                     pace=cards.pace,
                     hands={BIG_SIX_TABLE: BigSixHand(big_six).spin},
                 )
-                operators = [fp, dealer]
+                # The dice tables' crews: the dealer, and at Craps the stickperson and
+                # the boxperson, each signing the calls that are theirs (`dice_dealer`).
+                crew = DiceCrew(
+                    url=url,
+                    dealer=(DEALER, loaded.operator_key(DEALER)),
+                    crew={op.role: (op.id, loaded.operator_key(op.id)) for op in CREW},
+                    topics={t: topics[t] for t in dice_tables},
+                    games=dict(DICE_GAMES),
+                    dice_hands={t: DiceHand(d, profile_of(t)) for t, d in dice.items()},
+                )
+                operators = [fp, dealer, crew]
+                listeners: list[Callable[[str, bytes], None]] = [view.on_message]
+                listeners += [dealer.on_message, crew.on_message]
                 tasks = [
-                    asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),
+                    asyncio.create_task(_watch(url, listeners)),
                     *(asyncio.create_task(fp.tend(t)) for t in tables),
                     *(asyncio.create_task(dealer.deal(t)) for t in dealt),
+                    *(asyncio.create_task(crew.deal(t)) for t in dice_tables),
                 ]
                 runner = asyncio.create_task(daemon.run())
                 await asyncio.sleep(0.2)  # the drivers open their ports
