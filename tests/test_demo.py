@@ -9,9 +9,10 @@ replaced) cause no procedure violation. Baccarat BA-01 calls its coups live and 
 the dealer's forbidden third card; Mississippi Stud MS-01 ends rounds with a result and
 voids the one its automated shoe stops dealing. Big Six B6-01 opens after the § 533.1
 inspection, its dealer calls each spin, and its void spins (on a divider, too short) are
-spun again. RL-03, a manual wheel with the sensor kit, has its dealer signed in (results
-carry the dealer and the release pocket), shows § 531.7 no spins, and is biased: the
-live sector test raises a `surveillance.alert` during the run, on no other wheel.
+spun again. Craps CR-01 and Pai Gow PG-01 play their dice (`demo_games_support`).
+RL-03, a manual wheel with the sensor kit, has its dealer signed in (results carry the
+dealer and the release pocket), shows § 531.7 no spins, and is biased: the live sector
+test raises a `surveillance.alert` during the run, on no other wheel.
 
 The Mosquitto run is also tried as a newcomer would, from another terminal: its header
 names a config that `floord check -c` passes, whose operators include a supervisor and a
@@ -40,6 +41,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from demo_games_support import check_dice_tables
 
 from floord.config.load import load_config
 from floord.demo import DEMO_TABLES, write_demo_config
@@ -309,6 +311,10 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     assert "procedure.violation" not in b6_kinds, [line for _, line in b6][:60]
     refused = [line for kind, line in b6 if kind == "operator.command_refused"]
     assert not refused, f"B6-01: the operators' commands fit the table: {refused}"
+
+    # The dice tables, over the whole run: Craps CR-01's Fire Bet, invalid roll, no roll
+    # and surveillance notice; Pai Gow PG-01's deal positions (`demo_games_support`).
+    check_dice_tables(_events_by_table(out))
 
     # RL-03, the manual wheel with the sensor kit: the dealer signed in, so results carry
     # the dealer and the release pocket; § 531.7 no spins; the sector test's alert.
