@@ -1,12 +1,16 @@
-"""What the demo's Mosquitto run must show of its dice tables (`tests/test_demo.py` calls
-`check_dice_tables` on that run's lines, so no second demo is run for them).
+"""What the demo's Mosquitto run must show of its dice tables and its War table
+(`tests/test_demo.py` calls `check_crewed_tables` on that run's lines, so no second demo
+is run for them).
 
 CR-01: opened after its inspection; the Fire Bet brought in by the dealer before a come
 out (§ 537.12(a)(1)); the invalid roll of a die off the table (§ 537.9(a)) voided and
 thrown again; the boxperson's "no roll" on dice that left the hand apart
 (§ 537.9(b)(1)); four unique points and the `surveillance.notice` of § 537.12(a)(6); the
 loser 7 that passes the dice and settles the Fire Bet. PG-01: each hand's deal position
-from the shake (§ 535.2(d)), dealt from there and ended. On both: no operator command
+from the shake (§ 535.2(d)), dealt from there and ended. WR-01: six decks received,
+inspected by the dealer and verified by the floorperson (§ 567.4(a)), cut (§ 567.5(d)),
+rounds played, and the second cover card's round ending with the reshuffle due
+(§ 567.5(b)(2), (g)) and the next cut by that box. On each: no operator command
 refused, no violation, and `daemon.stopped` the last event.
 """
 
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 from floord.contract import cite
 from floord.demo.dice_tables import CRAPS_TABLE, PAI_GOW_TABLE
+from floord.demo.war_table import WAR_TABLE
 
 Lines = list[tuple[str, str]]
 
@@ -74,6 +79,26 @@ def check_pai_gow(lines: Lines) -> None:
     assert any("outcome=dealt" in e for e in _of(lines, "round.ended")), lines[-20:]
 
 
-def check_dice_tables(events: dict[str, Lines]) -> None:
+def check_war(lines: Lines) -> None:
+    _common(WAR_TABLE, lines)
+    kinds = [kind for kind, _ in lines]
+    assert "cards.decks_received" in kinds, [line for _, line in lines][:40]
+    steps = _of(lines, "cards.decks_inspected")
+    assert any("by=DL-DEMO" in s and "step=inspected" in s for s in steps), steps
+    assert any("by=FP-DEMO" in s and "step=verified" in s for s in steps), steps
+    cuts = _of(lines, "cards.cut")
+    assert cuts and all(cite("567.5(d)") in c for c in cuts), cuts
+    ended = _of(lines, "round.ended")
+    assert len(ended) >= 3, ended
+    cover = [e for e in ended if cite("567.5(b)(2)") in e]
+    assert cover, ended
+    due = _of(lines, "cards.shuffle_required")
+    assert due and cite("567.5(g)") in due[0], due
+    assert len(cuts) >= 2 and "box=3" in cuts[1], cuts  # the cover card's box cuts next
+
+
+def check_crewed_tables(events: dict[str, Lines]) -> None:
+    """The crewed tables: Craps, Pai Gow and War."""
     check_craps(events[CRAPS_TABLE])
     check_pai_gow(events[PAI_GOW_TABLE])
+    check_war(events[WAR_TABLE])

@@ -9,7 +9,7 @@ replaced) cause no procedure violation. Baccarat BA-01 calls its coups live and 
 the dealer's forbidden third card; Mississippi Stud MS-01 ends rounds with a result and
 voids the one its automated shoe stops dealing. Big Six B6-01 opens after the § 533.1
 inspection, its dealer calls each spin, and its void spins (on a divider, too short) are
-spun again. Craps CR-01 and Pai Gow PG-01 play their dice (`demo_games_support`).
+spun again. Craps CR-01, Pai Gow PG-01 and War WR-01 play (`demo_games_support`).
 RL-03, a manual wheel with the sensor kit, has its dealer signed in (results carry the
 dealer and the release pocket), shows § 531.7 no spins, and is biased: the live sector
 test raises a `surveillance.alert` during the run, on no other wheel.
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from demo_games_support import check_dice_tables
+from demo_games_support import check_crewed_tables
 
 from floord.config.load import load_config
 from floord.demo import DEMO_TABLES, write_demo_config
@@ -224,7 +224,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     command = shlex.split(lines[3].removeprefix(demo_header.COMMAND))
     assert command[:9] == [*program, "cmd", "-c", config, "--table", rl03.TABLE, "--as"]
     assert command[9:12] == ["SEC-DEMO", "ack_alert", "alert=A00001"], command
-    assert any(line.startswith("subscribe: mosquitto_sub ") for line in lines[:12])
+    assert any(line.startswith("subscribe: mosquitto_sub ") for line in lines[:14])
     assert ("embedded amqtt" in lines[0]) is embedded, lines[0]
     assert any(line.startswith(f"{demo_header.TABLES}RL-01 RL-02 ") for line in lines[:6])
     assert "\x1b[" not in out, "no terminal: plain lines only"
@@ -312,9 +312,10 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     refused = [line for kind, line in b6 if kind == "operator.command_refused"]
     assert not refused, f"B6-01: the operators' commands fit the table: {refused}"
 
-    # The dice tables, over the whole run: Craps CR-01's Fire Bet, invalid roll, no roll
-    # and surveillance notice; Pai Gow PG-01's deal positions (`demo_games_support`).
-    check_dice_tables(_events_by_table(out))
+    # The crewed tables, over the whole run: Craps CR-01's Fire Bet, invalid roll, no roll
+    # and surveillance notice; Pai Gow PG-01's deal positions; War WR-01's decks, cuts,
+    # rounds and cover card (`demo_games_support`).
+    check_crewed_tables(_events_by_table(out))
 
     # RL-03, the manual wheel with the sensor kit: the dealer signed in, so results carry
     # the dealer and the release pocket; § 531.7 no spins; the sector test's alert.

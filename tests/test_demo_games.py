@@ -1,4 +1,4 @@
-"""The demo's dice tables without running the demo (the run itself is asserted in
+"""The demo's dice tables and War table without running the demo (the run itself is asserted in
 `tests/test_demo.py` through `demo_games_support`): the scripts the crew's hands give
 are steps the simulators take, CR-01's shooter script played through the Craps engine
 shows every call the demo promises, and the config and operators fit the tables.
@@ -28,7 +28,15 @@ from floord.demo.dice_tables import (
     shake_steps,
 )
 from floord.demo.dice_words import describe_dice, dice_row
-from floord.demo.floorperson import DICE_CHECKLISTS, may_open
+from floord.demo.floorperson import CREW_CHECKLISTS, may_open
+from floord.demo.war_table import (
+    SHOE_PROFILE,
+    WAR_TABLE,
+    cover_card_step,
+    draw_step,
+    load_step,
+)
+from floord.demo.war_table import build_simulator as build_shoe
 from floord.engine.craps.roles import CALLERS
 from floord.engine.pai_gow.rules import read_rules
 
@@ -40,6 +48,10 @@ def test_every_step_the_hands_give_is_one_the_simulators_take() -> None:
         for body in steps:
             step = simulator.SCENARIO.model_validate({"steps": [body]}).steps[0]
             assert simulator.step_problem(step) is None, (profile, body)
+    shoe = build_shoe()
+    for body in (load_step(), draw_step(), cover_card_step()):
+        step = shoe.SCENARIO.model_validate({"steps": [body]}).steps[0]
+        assert shoe.step_problem(step) is None, body
 
 
 def _engine_throw(body: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
@@ -96,11 +108,11 @@ def test_the_crew_signs_each_call_as_the_person_chapter_537_names() -> None:
     assert "dealer" in CALLERS["fire_bet"]["craps"][0]
 
 
-def test_the_demo_config_has_the_dice_tables_and_their_crew(tmp_path) -> None:
+def test_the_demo_config_has_the_dice_and_war_tables_and_their_crew(tmp_path) -> None:
     ports = {t[0]: f"/dev/pts/{90 + i}" for i, t in enumerate(DEMO_TABLES)}
-    dice = {CRAPS_TABLE: "/dev/pts/97", PAI_GOW_TABLE: "/dev/pts/96"}
+    crewed = {CRAPS_TABLE: "/dev/pts/97", PAI_GOW_TABLE: "/dev/pts/96", WAR_TABLE: "/dev/pts/95"}
     loaded = load_config(
-        write_demo_config(tmp_path, "mqtt://127.0.0.1:1", ports, {}, {}, dice_ports=dice)
+        write_demo_config(tmp_path, "mqtt://127.0.0.1:1", ports, {}, {}, crew_ports=crewed)
     )
     craps = loaded.table(CRAPS_TABLE)
     assert craps.game == "craps" and craps.rules.fire_bet == "A"
@@ -108,10 +120,12 @@ def test_the_demo_config_has_the_dice_tables_and_their_crew(tmp_path) -> None:
     pai_gow = loaded.table(PAI_GOW_TABLE)
     assert pai_gow.game == "pai_gow" and pai_gow.devices[0].profile == SHAKER_PROFILE
     read_rules(pai_gow.rules.model_dump())
+    war = loaded.table(WAR_TABLE)
+    assert war.game == "war" and war.devices[0].profile == SHOE_PROFILE
     roles = {op.role: op for op in loaded.config.operators}
     for role in ("stickperson", "boxperson", "dealer", "floorperson"):
         assert loaded.operator_key(roles[role].id), role
-    assert set(DICE_CHECKLISTS) == {"craps", "pai_gow"}
+    assert set(CREW_CHECKLISTS) == {"craps", "pai_gow", "war"}
 
 
 def test_craps_opens_only_once_the_dice_at_the_table_are_on_record_537_7_a() -> None:

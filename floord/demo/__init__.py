@@ -25,6 +25,16 @@ each only eight frames), so that the live wheel-integrity surveillance
 half a minute. Its spins, and the SS2 wheels' numbers, are drawn fresh in every run from
 the run's seed (`--seed N` repeats a run's; `ss2_wheels`, `sensor_wheel`).
 
+A Craps table CR-01 (a camera dice tracker) and a Pai Gow table PG-01 (a shaker) have a
+crew (`dice_dealer`): each shooter's first throw is an invalid roll (a die off the
+table, § 537.9(a)), a throw whose dice left the hand apart is called "no roll" by the
+boxperson, and points of 4, 5, 6 and 8 make the Fire Bet's four unique points, which
+notify surveillance (§ 537.12(a)(6)); the shaker names each Pai Gow hand's starting
+position (`dice_tables`). A War table WR-01 is dealt from a counting shoe, its decks
+received, inspected and cut, the cover card reshuffling them now and then (`war_table`,
+`war_dealer`). The crew plays these devices by hand, through the simulators' live
+control, each throw, load or draw only once the table has recorded what comes before.
+
 First the demo says where its config is, which broker it uses, and the command lines
 that open the console on it and acknowledge RL-03's alert (`header`); its operators
 include a supervisor and a security officer, keys beside the config (`operators`), so
@@ -63,16 +73,16 @@ from floord.demo.big_six_table import table_config as big_six_config
 from floord.demo.broker import demo_broker
 from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
 from floord.demo.dealer import VirtualDealer
-from floord.demo.dice_dealer import DiceCrew
+from floord.demo.dice_dealer import Crew
 from floord.demo.dice_tables import (
     CRAPS_TABLE,
     DICE_GAMES,
     PAI_GOW_TABLE,
+    PROFILES,
     DiceHand,
     craps_config,
     dice_devices,
     pai_gow_config,
-    profile_of,
 )
 from floord.demo.floorperson import VirtualFloorperson
 from floord.demo.header import command_lines, header_lines, intro_lines
@@ -87,6 +97,7 @@ from floord.demo.sensor_wheel import table_config as sensor_config
 from floord.demo.ss2_wheels import DEMO_TABLES, open_wheels, power_on, wheel_config
 from floord.demo.stop_signals import StopSignals
 from floord.demo.view import LiveView
+from floord.demo.war_table import SHOE_PROFILE, WAR_TABLE, war_config, war_shoe
 from floord.operator.client import client_args
 from floord.processes.daemon import Daemon
 
@@ -96,6 +107,9 @@ DEALER = DEALER_OPERATOR.id
 CONFIG_NAME = "floord.yaml"  # short: its path is in the command lines the demo prints
 STOP_S = 10.0  # the daemon's clean stop; then it is cancelled
 CLOSE_S = 3.0  # each later step of the teardown
+# The tables whose crew plays their device by hand (`dice_dealer.Crew`), and its profile.
+CREW_GAMES = {**DICE_GAMES, WAR_TABLE: "war"}
+CREW_PROFILES = {**PROFILES, WAR_TABLE: SHOE_PROFILE}
 # The embedded broker shares the demo's process: the time-lapse wheel spins slower there.
 EMBEDDED_TIME_LAPSE = 4.0
 
@@ -107,7 +121,7 @@ def write_demo_config(
     card_ports: dict[str, dict[str, str]] | None = None,
     wheel_ports: dict[str, str] | None = None,
     journal: Path | None = None,
-    dice_ports: dict[str, str] | None = None,
+    crew_ports: dict[str, str] | None = None,
 ) -> Path:
     """The demo floor's config, as a table box would have it, and its operators' key
     files beside it; the journal goes in `directory` unless `journal` names a file to
@@ -115,7 +129,7 @@ def write_demo_config(
     operators = write_operators(directory)
     card_ports = card_ports or {}
     wheel_ports = wheel_ports or {}
-    dice_ports = dice_ports or {}
+    crew_ports = crew_ports or {}  # the dice tables' and the War table's devices
     config = {
         "site": SITE,
         "broker": {"url": url},
@@ -127,8 +141,9 @@ def write_demo_config(
             *(table_config(t, card_ports[t.id]) for t in DEMO_CARD_TABLES if t.id in card_ports),
             *([sensor_config(wheel_ports[SENSOR_TABLE])] if SENSOR_TABLE in wheel_ports else []),
             *([big_six_config(wheel_ports[BIG_SIX_TABLE])] if BIG_SIX_TABLE in wheel_ports else []),
-            *([craps_config(dice_ports[CRAPS_TABLE])] if CRAPS_TABLE in dice_ports else []),
-            *([pai_gow_config(dice_ports[PAI_GOW_TABLE])] if PAI_GOW_TABLE in dice_ports else []),
+            *([craps_config(crew_ports[CRAPS_TABLE])] if CRAPS_TABLE in crew_ports else []),
+            *([pai_gow_config(crew_ports[PAI_GOW_TABLE])] if PAI_GOW_TABLE in crew_ports else []),
+            *([war_config(crew_ports[WAR_TABLE])] if WAR_TABLE in crew_ports else []),
         ],
     }
     path = directory / CONFIG_NAME
@@ -221,9 +236,9 @@ async def run_demo(
     )
     started = time.monotonic()
     wheel_tables = [SENSOR_TABLE, BIG_SIX_TABLE]
-    dice_tables = list(DICE_GAMES)
+    crew_tables = list(CREW_GAMES)
     tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES] + wheel_tables
-    tables += dice_tables
+    tables += crew_tables
     stopping: float | None = None
     signals = StopSignals()
     with signals.installed(), _work_directory() as tmp:
@@ -231,9 +246,9 @@ async def run_demo(
             cards = CardFloor(pace_for(speed))
             lapse = EMBEDDED_TIME_LAPSE if "embedded" in what else 1.0
             big_six = big_six_wheel()
-            dice = dice_devices()
+            crewed = {**dice_devices(), WAR_TABLE: war_shoe()}
             wheel_devices = [time_lapse_wheel(seed, lapse), big_six]
-            devices = [*wheel_devices, *dice.values()]
+            devices = [*wheel_devices, *crewed.values()]
             wheels: list[asyncio.Task[Any]] = []
             links: list[Any] = []
             tasks: list[asyncio.Task[Any]] = []
@@ -246,9 +261,9 @@ async def run_demo(
                 for device in devices:
                     await device.open()
                 wheel_ports = {t: d.port for t, d in zip(wheel_tables, wheel_devices, strict=True)}
-                dice_ports = {t: d.port for t, d in dice.items()}
+                crew_ports = {t: d.port for t, d in crewed.items()}
                 config = write_demo_config(
-                    Path(tmp), url, ports, cards.ports, wheel_ports, journal, dice_ports
+                    Path(tmp), url, ports, cards.ports, wheel_ports, journal, crew_ports
                 )
                 loaded = load_config(config)
                 daemon = Daemon(loaded)
@@ -267,7 +282,7 @@ async def run_demo(
                     key=loaded.operator_key(OPERATOR),
                     topics=topics,
                     wheels={t: w for t, w, *_ in DEMO_TABLES} | {SENSOR_TABLE: SENSOR_WHEEL},
-                    games=games | DICE_GAMES,
+                    games=games | CREW_GAMES,
                     state_of=view.states.get,
                 )
                 dealer = VirtualDealer(
@@ -281,15 +296,16 @@ async def run_demo(
                     pace=cards.pace,
                     hands={BIG_SIX_TABLE: BigSixHand(big_six).spin},
                 )
-                # The dice tables' crews: the dealer, and at Craps the stickperson and
-                # the boxperson, each signing the calls that are theirs (`dice_dealer`).
-                crew = DiceCrew(
+                # The crews of the dice and War tables: the dealer, and at Craps the
+                # stickperson and the boxperson, at War the floorperson's part in the
+                # decks, each signing the calls that are theirs (`dice_dealer`).
+                crew = Crew(
                     url=url,
                     dealer=(DEALER, loaded.operator_key(DEALER)),
                     crew={op.role: (op.id, loaded.operator_key(op.id)) for op in CREW},
-                    topics={t: topics[t] for t in dice_tables},
-                    games=dict(DICE_GAMES),
-                    dice_hands={t: DiceHand(d, profile_of(t)) for t, d in dice.items()},
+                    topics={t: topics[t] for t in crew_tables},
+                    games=dict(CREW_GAMES),
+                    dice_hands={t: DiceHand(d, CREW_PROFILES[t]) for t, d in crewed.items()},
                 )
                 operators = [fp, dealer, crew]
                 listeners: list[Callable[[str, bytes], None]] = [view.on_message]
@@ -298,7 +314,7 @@ async def run_demo(
                     asyncio.create_task(_watch(url, listeners)),
                     *(asyncio.create_task(fp.tend(t)) for t in tables),
                     *(asyncio.create_task(dealer.deal(t)) for t in dealt),
-                    *(asyncio.create_task(crew.deal(t)) for t in dice_tables),
+                    *(asyncio.create_task(crew.deal(t)) for t in crew_tables),
                 ]
                 runner = asyncio.create_task(daemon.run())
                 await asyncio.sleep(0.2)  # the drivers open their ports

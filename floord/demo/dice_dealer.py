@@ -1,4 +1,5 @@
-"""The demo's dice crews: CR-01's dealer, stickperson and boxperson; PG-01's dealer.
+"""The demo's dice crews (CR-01's dealer, stickperson and boxperson; PG-01's dealer), and
+the `Crew` that also seats WR-01's (`war_dealer`).
 
 Each seat acts only on the table's messages, in order, and throws the dice by hand
 (`dice_tables.DiceHand`) only once the table has recorded what the script expects
@@ -17,7 +18,6 @@ hand, and the dealer shakes again once the hand has ended.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from floord.demo.dealer import Seat, VirtualDealer
@@ -30,42 +30,8 @@ from floord.demo.dice_tables import (
     select_step,
     shake_steps,
 )
-from floord.demo.seat import CommandSeat
-
-Send = Callable[[str, str, dict[str, Any]], Any]
-ROUND_OVER = ("round.ended", "round.voided")
-
-
-class HandSeat(CommandSeat):
-    """A seat that throws the dice by hand, and only while its table is open."""
-
-    def __init__(self, table: str, send: Send, hand: DiceHand | None, gap_s: float) -> None:
-        super().__init__(table, send, "floord.demo.dealer")
-        self.hand = hand
-        self.gap_s = gap_s
-        self.state: dict[str, Any] = {}
-        # A throw the script is ready for, kept while the table is not open (halted).
-        self.due: dict[str, Any] | None = None
-
-    def is_open(self) -> bool:
-        return self.state.get("state") == "open"
-
-    async def give(self, step: dict[str, Any]) -> None:
-        """Play `step` on the dice now if the table is open, else once it is again."""
-        if not self.is_open():
-            self.due = step
-            return
-        self.due = None
-        if self.hand is None:
-            return
-        reply = self.hand.give(step)
-        if not reply.startswith("ok"):
-            self.log.warning("the dice did not go", step=step, reply=reply)
-
-    async def on_state(self, state: dict[str, Any]) -> None:
-        self.state = state
-        if self.due is not None and self.is_open():
-            await self.give(self.due)
+from floord.demo.hand_seat import ROUND_OVER, HandSeat, Send
+from floord.demo.war_dealer import WarSeat
 
 
 class CrapsSeat(HandSeat):
@@ -155,9 +121,10 @@ class PaiGowSeat(HandSeat):
 CRAPS_SIGNERS = {"shooter": "stickperson", "no_roll": "boxperson"}
 
 
-class DiceCrew(VirtualDealer):
-    """The crews of the dice tables (a seat per table, by its game), fed the tables' MQTT
-    messages like the dealer; each call signed by the crew member whose call it is."""
+class Crew(VirtualDealer):
+    """The crews of the dice tables and the War table (a seat per table, by its game),
+    fed the tables' MQTT messages like the dealer; each call signed by the crew member
+    whose call it is (`crew`: by role, beside the dealer)."""
 
     def __init__(
         self,
@@ -189,6 +156,8 @@ class DiceCrew(VirtualDealer):
             return CrapsSeat(table, self._send, hand, self.gap_s)
         if game == "pai_gow":
             return PaiGowSeat(table, self._send, hand, self.gap_s)
+        if game == "war":
+            return WarSeat(table, self._send, self.send_as, hand, self.gap_s)
         return super()._seat(table, game, boxes, pace)
 
     async def _send(
@@ -202,6 +171,12 @@ class DiceCrew(VirtualDealer):
         if signer is None and role is not None:
             signer = self.crew[role]
         return await super()._send(table, name, args, signer)
+
+    async def send_as(
+        self, role: str, table: str, name: str, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Send a command signed by the crew member of `role`."""
+        return await self._send(table, name, args, self.crew[role])
 
     def seats_game(self, table: str) -> str | None:
         seat = self.seats.get(table)

@@ -137,10 +137,6 @@ DICE_GAMES = {CRAPS_TABLE: "craps", PAI_GOW_TABLE: "pai_gow"}
 PROFILES = {CRAPS_TABLE: TRACKER_PROFILE, PAI_GOW_TABLE: SHAKER_PROFILE}
 
 
-def profile_of(table: str) -> str:
-    return PROFILES[table]
-
-
 def dice_devices() -> dict[str, PtyDevice]:
     """Each dice table's device on its pty, not yet powered on, by table."""
     return {

@@ -12,7 +12,8 @@ first be replaced: the refusals show why). On the Big Six
 wheel it checks the characteristics of § 533.1 before opening (`big_six_inspection`); on
 the Craps table the inspection of `craps_inspection`, once the tracker has reported the
 dice at the table (an opening before would be refused, § 537.7(a)); on the Pai Gow table
-the § 535.2 characteristics of `pai_gow_inspection`.
+the § 535.2 characteristics of `pai_gow_inspection`; on the War table § 567.4's
+(`war_inspection`; its decks are the War crew's, `war_dealer`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ import structlog
 from floord.contract import Topics
 from floord.demo.dice_tables import COUNT_ORDER, DICE_SET
 from floord.demo.seat import SignedOperator
+from floord.demo.war_table import DECKS
 from floord.engine.big_six.engine import big_six_inspection
 from floord.engine.craps.engine import craps_inspection
 from floord.engine.pai_gow.rules import pai_gow_inspection, read_rules
+from floord.engine.war.rules import read_rules as read_war_rules
+from floord.engine.war.rules import war_inspection
 
 CHECKLIST = {
     "no_magnet_or_contrivance": True,
@@ -50,8 +54,10 @@ GAME_CHECKLISTS = {
 CARD_GAMES = ("blackjack", "spanish21", *GAME_CHECKLISTS)
 # A Big Six wheel: the § 533.1 characteristics its engine asks to be checked.
 BIG_SIX_CHECKLIST = dict.fromkeys(big_six_inspection().items, True)
-# The dice tables' inspections: the layout and the tables' own (docs/rules.md).
-DICE_CHECKLISTS = {
+# The crewed tables' inspections: the layout and the tables' own (docs/rules.md); War's
+# of § 567.4 (the decks, shuffled by hand).
+CREW_CHECKLISTS = {
+    "war": dict.fromkeys(war_inspection(read_war_rules({"decks": DECKS})).items, True),
     "craps": dict.fromkeys(craps_inspection().items, True),
     "pai_gow": dict.fromkeys(
         pai_gow_inspection(read_rules({"count_order": COUNT_ORDER})).items, True
@@ -110,8 +116,8 @@ class VirtualFloorperson(SignedOperator):
         game = self.games.get(table, "roulette")
         if game == "big_six":
             return dict(BIG_SIX_CHECKLIST)
-        if game in DICE_CHECKLISTS:
-            return dict(DICE_CHECKLISTS[game])
+        if game in CREW_CHECKLISTS:
+            return dict(CREW_CHECKLISTS[game])
         if game in GAME_CHECKLISTS:
             return dict(GAME_CHECKLISTS[game])
         if game in CARD_GAMES:

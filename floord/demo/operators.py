@@ -36,8 +36,10 @@ SUPERVISOR = DemoOperator("SV-DEMO", "supervisor", "sv-demo.key")
 SECURITY = DemoOperator("SEC-DEMO", "security", "sec-demo.key")
 STICKPERSON = DemoOperator("ST-DEMO", "stickperson", "st-demo.key")
 BOXPERSON = DemoOperator("BX-DEMO", "boxperson", "bx-demo.key")
-CREW = (STICKPERSON, BOXPERSON)  # beside the dealer at the Craps table
 OPERATORS = (FLOORPERSON, DEALER, SUPERVISOR, SECURITY, STICKPERSON, BOXPERSON)
+# Beside the dealer: the Craps table's stickperson and boxperson, and the floorperson who
+# records and verifies the War table's decks.
+CREW = (STICKPERSON, BOXPERSON, FLOORPERSON)
 
 
 def write_operators(directory: Path) -> list[dict[str, Any]]:
