@@ -335,7 +335,8 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     (watched, watch_err), watch_code = tried["console"]
     assert watch_code == 0, watch_err
     notices = [json.loads(line) for line in watched.splitlines()]
-    assert {n["table"] for n in notices if n.get("site") == "demo"} >= {"RL-01", rl03.TABLE}
+    watched_tables = {n["table"] for n in notices if n.get("site") == "demo"}
+    assert watched_tables >= {"RL-01", rl03.TABLE, "CR-01", "PG-01", "WR-01"}, watched_tables
     # The security officer's `floord cmd`, as the header printed it, acknowledged it.
     assert tried.get("config") == Path(config)
     acked = tried.get("ack")
