@@ -79,7 +79,7 @@ from floord.demo.dice_tables import (
     DICE_GAMES,
     PAI_GOW_TABLE,
     PROFILES,
-    DiceHand,
+    DeviceHand,
     craps_config,
     dice_devices,
     pai_gow_config,
@@ -305,7 +305,7 @@ async def run_demo(
                     crew={op.role: (op.id, loaded.operator_key(op.id)) for op in CREW},
                     topics={t: topics[t] for t in crew_tables},
                     games=dict(CREW_GAMES),
-                    dice_hands={t: DiceHand(d, CREW_PROFILES[t]) for t, d in crewed.items()},
+                    device_hands={t: DeviceHand(d, CREW_PROFILES[t]) for t, d in crewed.items()},
                 )
                 operators = [fp, dealer, crew]
                 listeners: list[Callable[[str, bytes], None]] = [view.on_message]

@@ -2,7 +2,7 @@
 the `Crew` that also seats WR-01's (`war_dealer`).
 
 Each seat acts only on the table's messages, in order, and throws the dice by hand
-(`dice_tables.DiceHand`) only once the table has recorded what the script expects
+(`dice_tables.DeviceHand`) only once the table has recorded what the script expects
 before the throw: a new shooter's Fire Bet and the shooter's acceptance of the dice
 before the dice are selected, the selection before the come out, each decision (or
 voided throw) before the next throw. Nothing depends on a device outrunning a command.
@@ -26,7 +26,7 @@ from floord.demo.dice_tables import (
     GAP_S,
     SHOOTER_SEATS,
     SHOOTER_THROWS,
-    DiceHand,
+    DeviceHand,
     select_step,
     shake_steps,
 )
@@ -37,7 +37,7 @@ from floord.demo.war_dealer import WarSeat
 class CrapsSeat(HandSeat):
     """CR-01's crew: each shooter from the Fire Bet to the loser 7, `SHOOTER_THROWS`."""
 
-    def __init__(self, table: str, send: Send, hand: DiceHand | None, gap_s: float) -> None:
+    def __init__(self, table: str, send: Send, hand: DeviceHand | None, gap_s: float) -> None:
         super().__init__(table, send, hand, gap_s)
         self.shooting = False  # a shooter is being brought in or has the dice
         self.shooters = 0
@@ -87,7 +87,7 @@ class CrapsSeat(HandSeat):
 class PaiGowSeat(HandSeat):
     """PG-01's dealer: a shake before each hand, the deal from the position it named."""
 
-    def __init__(self, table: str, send: Send, hand: DiceHand | None, gap_s: float) -> None:
+    def __init__(self, table: str, send: Send, hand: DeviceHand | None, gap_s: float) -> None:
         super().__init__(table, send, hand, gap_s)
         self.shaken = False  # a shake whose hand has not ended yet
         self.hands = 0
@@ -134,12 +134,12 @@ class Crew(VirtualDealer):
         crew: dict[str, tuple[str, bytes]],
         topics: dict[str, Any],
         games: dict[str, str],
-        dice_hands: dict[str, DiceHand],
+        device_hands: dict[str, DeviceHand],
         gap_s: float = GAP_S,
     ) -> None:
-        # The crew members beside the dealer, by role (stickperson, boxperson).
+        # The crew members beside the dealer, by role (stickperson, boxperson, floorperson).
         self.crew = crew
-        self.dice_hands = dice_hands
+        self.device_hands = device_hands
         self.gap_s = gap_s
         super().__init__(
             url=url,
@@ -151,7 +151,7 @@ class Crew(VirtualDealer):
         )
 
     def _seat(self, table: str, game: str, boxes: tuple[int, ...], pace: float) -> Seat:
-        hand = self.dice_hands.get(table)
+        hand = self.device_hands.get(table)
         if game == "craps":
             return CrapsSeat(table, self._send, hand, self.gap_s)
         if game == "pai_gow":
@@ -167,7 +167,9 @@ class Crew(VirtualDealer):
         args: dict[str, Any],
         signer: tuple[str, bytes] | None = None,
     ) -> dict[str, Any]:
-        role = CRAPS_SIGNERS.get(name) if self.seats_game(table) == "craps" else None
+        # At Craps a call that is the stickperson's or the boxperson's is signed by them.
+        craps = isinstance(self.seats.get(table), CrapsSeat)
+        role = CRAPS_SIGNERS.get(name) if craps else None
         if signer is None and role is not None:
             signer = self.crew[role]
         return await super()._send(table, name, args, signer)
@@ -177,7 +179,3 @@ class Crew(VirtualDealer):
     ) -> dict[str, Any]:
         """Send a command signed by the crew member of `role`."""
         return await self._send(table, name, args, self.crew[role])
-
-    def seats_game(self, table: str) -> str | None:
-        seat = self.seats.get(table)
-        return "craps" if isinstance(seat, CrapsSeat) else None

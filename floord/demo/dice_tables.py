@@ -3,7 +3,7 @@
 Like the Big Six wheel (`big_six_table`), each device is an FLF/1 simulator in this
 process on its own pty, its clock at `DEVICE_SPEED`, and it throws nothing by itself: its
 scenario only reports the dice at the table (CR-01's five, § 537.7(a)) and then stands
-still. The dice are thrown by the crew's hand (`DiceHand`: the next throw, injected into
+still. The dice are thrown by the crew's hand (`DeviceHand`: the next throw, injected into
 the running simulator through its live control, as a rig engineer would), and only
 after the table has recorded what came before (`dice_dealer`): however loaded the
 machine, a throw never races the calls the script expects before it.
@@ -145,8 +145,8 @@ def dice_devices() -> dict[str, PtyDevice]:
     }
 
 
-class DiceHand:
-    """The crew's hand on one table's dice: `give(step)` plays a scenario step (a throw, a
+class DeviceHand:
+    """The crew's hand on one table's device: `give(step)` plays a scenario step (a throw, a
     selection) on the running simulator, through its live control channel's own parser
     and checks."""
 

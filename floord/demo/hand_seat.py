@@ -1,4 +1,4 @@
-"""A demo seat that plays a table's device by hand (`dice_tables.DiceHand`): the dice
+"""A demo seat that plays a table's device by hand (`dice_tables.DeviceHand`): the dice
 tables' crews (`dice_dealer`) and the War dealer (`war_dealer`) build on it.
 
 A step for the device waits while the table is not open (halted, say) and is played
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from floord.demo.dice_tables import DiceHand
+from floord.demo.dice_tables import DeviceHand
 from floord.demo.seat import CommandSeat
 
 Send = Callable[[str, str, dict[str, Any]], Any]
@@ -20,7 +20,7 @@ ROUND_OVER = ("round.ended", "round.voided")
 class HandSeat(CommandSeat):
     """A seat that plays its device by hand, and only while its table is open."""
 
-    def __init__(self, table: str, send: Send, hand: DiceHand | None, gap_s: float) -> None:
+    def __init__(self, table: str, send: Send, hand: DeviceHand | None, gap_s: float) -> None:
         super().__init__(table, send, "floord.demo.dealer")
         self.hand = hand
         self.gap_s = gap_s

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from floord.demo.dice_tables import DiceHand
+from floord.demo.dice_tables import DeviceHand
 from floord.demo.hand_seat import HandSeat, Send
 from floord.demo.war_table import (
     BOXES,
@@ -35,7 +35,7 @@ class WarSeat(HandSeat):
     """WR-01: the decks, the shuffle, the cut, the stack in the shoe, then rounds."""
 
     def __init__(
-        self, table: str, send: Send, send_as: SendAs, hand: DiceHand | None, gap_s: float
+        self, table: str, send: Send, send_as: SendAs, hand: DeviceHand | None, gap_s: float
     ) -> None:
         super().__init__(table, send, hand, gap_s)
         self.send_as = send_as

@@ -2,7 +2,7 @@
 
 Like the dice tables (`dice_tables`), the shoe is an FLF/1 simulator in this process,
 its clock at `DEVICE_SPEED`, and it does nothing by itself: the crew's hand
-(`dice_tables.DiceHand`, the simulator's live control) loads the cut stack and draws
+(`dice_tables.DeviceHand`, the simulator's live control) loads the cut stack and draws
 each round's cards only once the table has recorded what comes before (`war_dealer`).
 Six decks are received, inspected deck by deck by the dealer and verified by the
 floorperson (58 Pa. Code § 567.4(a)), shuffled by hand (§ 567.5(a)), cut by the first
