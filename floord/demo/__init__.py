@@ -45,7 +45,8 @@ The demo's files (config, keys, journal) go to a temporary directory in memory
 wheel's many commits a second need not wait for a disk. Stopping is bounded and goes in
 order: the simulated devices fall silent (their ptys stay open), the daemon gets
 `STOP_S` to stop cleanly (it is cancelled after), then the ptys and the demo's own tasks
-close, each wait bounded, so the demo ends within seconds even mid-spin.
+close, each wait bounded, so the demo ends within seconds even mid-spin; the view is
+closed once it has shown each table's `daemon.stopped` (or after `HEAR_STOP_S`).
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ DEALER = DEALER_OPERATOR.id
 CONFIG_NAME = "floord.yaml"  # short: its path is in the command lines the demo prints
 STOP_S = 10.0  # the daemon's clean stop; then it is cancelled
 CLOSE_S = 3.0  # each later step of the teardown
+HEAR_STOP_S = 5.0  # the view's wait for each table's `daemon.stopped` (a loaded machine's)
 # The tables whose crew plays their device by hand (`dice_dealer.Crew`), and its profile.
 CREW_GAMES = {**DICE_GAMES, WAR_TABLE: "war"}
 CREW_PROFILES = {**PROFILES, WAR_TABLE: SHOE_PROFILE}
@@ -195,6 +197,15 @@ async def _stop_daemon(daemon: Daemon | None, runner: asyncio.Task[Any] | None) 
             if not task.done() and task is not asyncio.current_task():
                 task.print_stack(limit=4, file=sys.stderr)
         await _bounded([runner], CLOSE_S)
+
+
+async def _heard_stop(view: LiveView, tables: list[str], seconds: float) -> None:
+    """Wait (at most `seconds`) until the view has shown each table's `daemon.stopped`, so
+    the record's last event is on the screen before the watch closes (on a loaded machine
+    the broker's messages come in behind the stop)."""
+    deadline = time.monotonic() + seconds
+    while not view.stopped >= set(tables) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 async def within(closing: Coroutine[Any, Any, Any], seconds: float) -> None:
@@ -344,6 +355,7 @@ async def run_demo(
                 for operator in operators:
                     await operator.leave(CLOSE_S)
                 await _stop_daemon(daemon, runner)
+                await _heard_stop(view, tables, HEAR_STOP_S)
                 await _bounded(tasks, CLOSE_S)
                 await within(cards.close(), CLOSE_S)
                 await _close_devices(devices, links)

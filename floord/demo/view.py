@@ -94,6 +94,7 @@ class LiveView:
         self.last_ack = ""  # the latest alert acknowledged, and by whom
         self.open_alerts: dict[str, dict[str, dict[str, Any]]] = {}  # table -> id -> alert
         self.events_seen = 0
+        self.stopped: set[str] = set()  # the tables whose `daemon.stopped` was seen
         self.closed = False  # the output's reader went away
         self.card_results: dict[str, str] = {}  # a card table's last blackjack.result
 
@@ -116,6 +117,8 @@ class LiveView:
         elif topic.endswith("/events") and "/devices/" not in topic:
             self.events_seen += 1
             kind = str(body.get("type"))
+            if kind == "daemon.stopped":
+                self.stopped.add(str(body.get("table")))
             lapse = body.get("table") in self.time_lapse
             if lapse and kind.startswith("wheel."):
                 return
