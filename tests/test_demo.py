@@ -9,9 +9,10 @@ replaced) cause no procedure violation. Baccarat BA-01 calls its coups live and 
 the dealer's forbidden third card; Mississippi Stud MS-01 ends rounds with a result and
 voids the one its automated shoe stops dealing. Big Six B6-01 opens after the § 533.1
 inspection, its dealer calls each spin, and its void spins (on a divider, too short) are
-spun again. RL-03, a manual wheel with the sensor kit, has its dealer signed in (results
-carry the dealer and the release pocket), shows § 531.7 no spins, and is biased: the
-live sector test raises a `surveillance.alert` during the run, on no other wheel.
+spun again. Craps CR-01, Pai Gow PG-01 and War WR-01 play (`demo_games_support`).
+RL-03, a manual wheel with the sensor kit, has its dealer signed in (results carry the
+dealer and the release pocket), shows § 531.7 no spins, and is biased: the live sector
+test raises a `surveillance.alert` during the run, on no other wheel.
 
 The Mosquitto run is also tried as a newcomer would, from another terminal: its header
 names a config that `floord check -c` passes, whose operators include a supervisor and a
@@ -40,6 +41,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from demo_games_support import check_crewed_tables
 
 from floord.config.load import load_config
 from floord.demo import DEMO_TABLES, write_demo_config
@@ -222,7 +224,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     command = shlex.split(lines[3].removeprefix(demo_header.COMMAND))
     assert command[:9] == [*program, "cmd", "-c", config, "--table", rl03.TABLE, "--as"]
     assert command[9:12] == ["SEC-DEMO", "ack_alert", "alert=A00001"], command
-    assert any(line.startswith("subscribe: mosquitto_sub ") for line in lines[:12])
+    assert any(line.startswith("subscribe: mosquitto_sub ") for line in lines[:14])
     assert ("embedded amqtt" in lines[0]) is embedded, lines[0]
     assert any(line.startswith(f"{demo_header.TABLES}RL-01 RL-02 ") for line in lines[:6])
     assert "\x1b[" not in out, "no terminal: plain lines only"
@@ -310,6 +312,11 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     refused = [line for kind, line in b6 if kind == "operator.command_refused"]
     assert not refused, f"B6-01: the operators' commands fit the table: {refused}"
 
+    # The crewed tables, over the whole run: Craps CR-01's Fire Bet, invalid roll, no roll
+    # and surveillance notice; Pai Gow PG-01's deal positions; War WR-01's decks, cuts,
+    # rounds and cover card (`demo_games_support`).
+    check_crewed_tables(_events_by_table(out))
+
     # RL-03, the manual wheel with the sensor kit: the dealer signed in, so results carry
     # the dealer and the release pocket; § 531.7 no spins; the sector test's alert.
     rl = _events_by_table(out)[rl03.TABLE]  # the whole run
@@ -328,7 +335,8 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     (watched, watch_err), watch_code = tried["console"]
     assert watch_code == 0, watch_err
     notices = [json.loads(line) for line in watched.splitlines()]
-    assert {n["table"] for n in notices if n.get("site") == "demo"} >= {"RL-01", rl03.TABLE}
+    watched_tables = {n["table"] for n in notices if n.get("site") == "demo"}
+    assert watched_tables >= {"RL-01", rl03.TABLE, "CR-01", "PG-01", "WR-01"}, watched_tables
     # The security officer's `floord cmd`, as the header printed it, acknowledged it.
     assert tried.get("config") == Path(config)
     acked = tried.get("ack")

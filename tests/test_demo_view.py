@@ -40,9 +40,11 @@ def test_the_live_view_fits_80x24_and_keeps_an_alert_until_acknowledged() -> Non
     config = Path("/dev/shm/floord-demo-abcdefgh/floord.yaml")
     what = "a private Mosquitto (/usr/sbin/mosquitto)"
     view.header = demo_header.header_lines(url="mqtt://127.0.0.1:1883", what=what, config=config)
-    view.whole = demo_header.command_lines(view.header)
     view.intro = demo_header.intro_lines(site="demo", seed=7, url="mqtt://127.0.0.1:1883",
                                          tables=["RL-03"])  # fmt: skip
+    # As `run_demo` has it: the intro's command lines (the tail's, with this Python's
+    # path, as long as the checkout's) are shown whole too.
+    view.whole = demo_header.command_lines([*view.header, *view.intro])
     alert = {"id": "A00001", "test": "sector", "p_value": 2.7e-05, "window": 270,
              "over_represented": [{"label": "4..17"}]}  # fmt: skip
     for table in ("B6-01", "BA-01", "BJ-01", "MS-01", "RL-01", "RL-02", "S21-01"):

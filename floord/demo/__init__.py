@@ -25,6 +25,16 @@ each only eight frames), so that the live wheel-integrity surveillance
 half a minute. Its spins, and the SS2 wheels' numbers, are drawn fresh in every run from
 the run's seed (`--seed N` repeats a run's; `ss2_wheels`, `sensor_wheel`).
 
+A Craps table CR-01 (a camera dice tracker) and a Pai Gow table PG-01 (a shaker) have a
+crew (`dice_dealer`): each shooter's first throw is an invalid roll (a die off the
+table, § 537.9(a)), a throw whose dice left the hand apart is called "no roll" by the
+boxperson, and points of 4, 5, 6 and 8 make the Fire Bet's four unique points, which
+notify surveillance (§ 537.12(a)(6)); the shaker names each Pai Gow hand's starting
+position (`dice_tables`). A War table WR-01 is dealt from a counting shoe, its decks
+received, inspected and cut, the cover card reshuffling them now and then (`war_table`,
+`war_dealer`). The crew plays these devices by hand, through the simulators' live
+control, each throw, load or draw only once the table has recorded what comes before.
+
 First the demo says where its config is, which broker it uses, and the command lines
 that open the console on it and acknowledge RL-03's alert (`header`); its operators
 include a supervisor and a security officer, keys beside the config (`operators`), so
@@ -35,7 +45,8 @@ The demo's files (config, keys, journal) go to a temporary directory in memory
 wheel's many commits a second need not wait for a disk. Stopping is bounded and goes in
 order: the simulated devices fall silent (their ptys stay open), the daemon gets
 `STOP_S` to stop cleanly (it is cancelled after), then the ptys and the demo's own tasks
-close, each wait bounded, so the demo ends within seconds even mid-spin.
+close, each wait bounded, so the demo ends within seconds even mid-spin; the view is
+closed once it has shown each table's `daemon.stopped` (or after `HEAR_STOP_S`).
 """
 
 from __future__ import annotations
@@ -63,10 +74,21 @@ from floord.demo.big_six_table import table_config as big_six_config
 from floord.demo.broker import demo_broker
 from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
 from floord.demo.dealer import VirtualDealer
+from floord.demo.dice_dealer import Crew
+from floord.demo.dice_tables import (
+    CRAPS_TABLE,
+    DICE_GAMES,
+    PAI_GOW_TABLE,
+    PROFILES,
+    DeviceHand,
+    craps_config,
+    dice_devices,
+    pai_gow_config,
+)
 from floord.demo.floorperson import VirtualFloorperson
 from floord.demo.header import command_lines, header_lines, intro_lines
+from floord.demo.operators import CREW, FLOORPERSON, write_operators
 from floord.demo.operators import DEALER as DEALER_OPERATOR
-from floord.demo.operators import FLOORPERSON, write_operators
 from floord.demo.pty_device import PtyDevice
 from floord.demo.seat import SignedOperator
 from floord.demo.sensor_wheel import SURVEILLANCE, time_lapse_wheel
@@ -76,6 +98,7 @@ from floord.demo.sensor_wheel import table_config as sensor_config
 from floord.demo.ss2_wheels import DEMO_TABLES, open_wheels, power_on, wheel_config
 from floord.demo.stop_signals import StopSignals
 from floord.demo.view import LiveView
+from floord.demo.war_table import SHOE_PROFILE, WAR_TABLE, war_config, war_shoe
 from floord.operator.client import client_args
 from floord.processes.daemon import Daemon
 
@@ -85,6 +108,10 @@ DEALER = DEALER_OPERATOR.id
 CONFIG_NAME = "floord.yaml"  # short: its path is in the command lines the demo prints
 STOP_S = 10.0  # the daemon's clean stop; then it is cancelled
 CLOSE_S = 3.0  # each later step of the teardown
+HEAR_STOP_S = 5.0  # the view's wait for each table's `daemon.stopped` (a loaded machine's)
+# The tables whose crew plays their device by hand (`dice_dealer.Crew`), and its profile.
+CREW_GAMES = {**DICE_GAMES, WAR_TABLE: "war"}
+CREW_PROFILES = {**PROFILES, WAR_TABLE: SHOE_PROFILE}
 # The embedded broker shares the demo's process: the time-lapse wheel spins slower there.
 EMBEDDED_TIME_LAPSE = 4.0
 
@@ -96,6 +123,7 @@ def write_demo_config(
     card_ports: dict[str, dict[str, str]] | None = None,
     wheel_ports: dict[str, str] | None = None,
     journal: Path | None = None,
+    crew_ports: dict[str, str] | None = None,
 ) -> Path:
     """The demo floor's config, as a table box would have it, and its operators' key
     files beside it; the journal goes in `directory` unless `journal` names a file to
@@ -103,6 +131,7 @@ def write_demo_config(
     operators = write_operators(directory)
     card_ports = card_ports or {}
     wheel_ports = wheel_ports or {}
+    crew_ports = crew_ports or {}  # the dice tables' and the War table's devices
     config = {
         "site": SITE,
         "broker": {"url": url},
@@ -114,6 +143,9 @@ def write_demo_config(
             *(table_config(t, card_ports[t.id]) for t in DEMO_CARD_TABLES if t.id in card_ports),
             *([sensor_config(wheel_ports[SENSOR_TABLE])] if SENSOR_TABLE in wheel_ports else []),
             *([big_six_config(wheel_ports[BIG_SIX_TABLE])] if BIG_SIX_TABLE in wheel_ports else []),
+            *([craps_config(crew_ports[CRAPS_TABLE])] if CRAPS_TABLE in crew_ports else []),
+            *([pai_gow_config(crew_ports[PAI_GOW_TABLE])] if PAI_GOW_TABLE in crew_ports else []),
+            *([war_config(crew_ports[WAR_TABLE])] if WAR_TABLE in crew_ports else []),
         ],
     }
     path = directory / CONFIG_NAME
@@ -167,6 +199,15 @@ async def _stop_daemon(daemon: Daemon | None, runner: asyncio.Task[Any] | None) 
         await _bounded([runner], CLOSE_S)
 
 
+async def _heard_stop(view: LiveView, tables: list[str], seconds: float) -> None:
+    """Wait (at most `seconds`) until the view has shown each table's `daemon.stopped`, so
+    the record's last event is on the screen before the watch closes (on a loaded machine
+    the broker's messages come in behind the stop)."""
+    deadline = time.monotonic() + seconds
+    while not view.stopped >= set(tables) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+
+
 async def within(closing: Coroutine[Any, Any, Any], seconds: float) -> None:
     """Run a teardown step for at most `seconds`; one that overruns is cancelled and left
     (asyncio.wait_for would wait for the cancellation to be honoured, maybe for ever)."""
@@ -206,7 +247,9 @@ async def run_demo(
     )
     started = time.monotonic()
     wheel_tables = [SENSOR_TABLE, BIG_SIX_TABLE]
+    crew_tables = list(CREW_GAMES)
     tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES] + wheel_tables
+    tables += crew_tables
     stopping: float | None = None
     signals = StopSignals()
     with signals.installed(), _work_directory() as tmp:
@@ -214,7 +257,9 @@ async def run_demo(
             cards = CardFloor(pace_for(speed))
             lapse = EMBEDDED_TIME_LAPSE if "embedded" in what else 1.0
             big_six = big_six_wheel()
-            devices = [time_lapse_wheel(seed, lapse), big_six]
+            crewed = {**dice_devices(), WAR_TABLE: war_shoe()}
+            wheel_devices = [time_lapse_wheel(seed, lapse), big_six]
+            devices = [*wheel_devices, *crewed.values()]
             wheels: list[asyncio.Task[Any]] = []
             links: list[Any] = []
             tasks: list[asyncio.Task[Any]] = []
@@ -226,8 +271,11 @@ async def run_demo(
                 await cards.open()
                 for device in devices:
                     await device.open()
-                wheel_ports = {t: d.port for t, d in zip(wheel_tables, devices, strict=True)}
-                config = write_demo_config(Path(tmp), url, ports, cards.ports, wheel_ports, journal)
+                wheel_ports = {t: d.port for t, d in zip(wheel_tables, wheel_devices, strict=True)}
+                crew_ports = {t: d.port for t, d in crewed.items()}
+                config = write_demo_config(
+                    Path(tmp), url, ports, cards.ports, wheel_ports, journal, crew_ports
+                )
                 loaded = load_config(config)
                 daemon = Daemon(loaded)
                 view.header = header_lines(url=url, what=what, config=config)
@@ -245,7 +293,7 @@ async def run_demo(
                     key=loaded.operator_key(OPERATOR),
                     topics=topics,
                     wheels={t: w for t, w, *_ in DEMO_TABLES} | {SENSOR_TABLE: SENSOR_WHEEL},
-                    games=games,
+                    games=games | CREW_GAMES,
                     state_of=view.states.get,
                 )
                 dealer = VirtualDealer(
@@ -259,11 +307,25 @@ async def run_demo(
                     pace=cards.pace,
                     hands={BIG_SIX_TABLE: BigSixHand(big_six).spin},
                 )
-                operators = [fp, dealer]
+                # The crews of the dice and War tables: the dealer, and at Craps the
+                # stickperson and the boxperson, at War the floorperson's part in the
+                # decks, each signing the calls that are theirs (`dice_dealer`).
+                crew = Crew(
+                    url=url,
+                    dealer=(DEALER, loaded.operator_key(DEALER)),
+                    crew={op.role: (op.id, loaded.operator_key(op.id)) for op in CREW},
+                    topics={t: topics[t] for t in crew_tables},
+                    games=dict(CREW_GAMES),
+                    device_hands={t: DeviceHand(d, CREW_PROFILES[t]) for t, d in crewed.items()},
+                )
+                operators = [fp, dealer, crew]
+                listeners: list[Callable[[str, bytes], None]] = [view.on_message]
+                listeners += [dealer.on_message, crew.on_message]
                 tasks = [
-                    asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),
+                    asyncio.create_task(_watch(url, listeners)),
                     *(asyncio.create_task(fp.tend(t)) for t in tables),
                     *(asyncio.create_task(dealer.deal(t)) for t in dealt),
+                    *(asyncio.create_task(crew.deal(t)) for t in crew_tables),
                 ]
                 runner = asyncio.create_task(daemon.run())
                 await asyncio.sleep(0.2)  # the drivers open their ports
@@ -293,6 +355,7 @@ async def run_demo(
                 for operator in operators:
                     await operator.leave(CLOSE_S)
                 await _stop_daemon(daemon, runner)
+                await _heard_stop(view, tables, HEAR_STOP_S)
                 await _bounded(tasks, CLOSE_S)
                 await within(cards.close(), CLOSE_S)
                 await _close_devices(devices, links)

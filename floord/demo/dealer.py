@@ -23,7 +23,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from floord.contract import Topics
 from floord.demo.baccarat_dealer import BaccaratSeat
@@ -186,7 +186,16 @@ class DealerSeat(CommandSeat):
             self.round = None
 
 
-Seat = DealerSeat | BaccaratSeat | StudSeat | BigSixSeat | WheelDealerSeat
+class Seat(Protocol):
+    """What the dealer asks of one table's seat, whatever its game (`deal`)."""
+
+    async def on_state(self, state: dict[str, Any]) -> None: ...
+
+    async def on_event(self, event: dict[str, Any]) -> None: ...
+
+    def quiet_s(self) -> float | None: ...
+
+    async def on_quiet(self) -> None: ...
 
 
 class VirtualDealer(SignedOperator):

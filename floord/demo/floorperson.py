@@ -9,7 +9,11 @@ tens are out of a Spanish 21 deck), or the cards (Baccarat § 545.4, Mississippi
 Blackjack floord's policy, § 549.5(a) naming only the dealer), and after a
 halt tries `resume` every second until the devices allow it (a reader that failed must
 first be replaced: the refusals show why). On the Big Six
-wheel it checks the characteristics of § 533.1 before opening (`big_six_inspection`).
+wheel it checks the characteristics of § 533.1 before opening (`big_six_inspection`); on
+the Craps table the inspection of `craps_inspection`, once the tracker has reported the
+dice at the table (an opening before would be refused, § 537.7(a)); on the Pai Gow table
+the § 535.2 characteristics of `pai_gow_inspection`; on the War table § 567.4's
+(`war_inspection`; its decks are the War crew's, `war_dealer`).
 """
 
 from __future__ import annotations
@@ -21,8 +25,14 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
+from floord.demo.dice_tables import COUNT_ORDER, DICE_SET
 from floord.demo.seat import SignedOperator
+from floord.demo.war_table import DECKS
 from floord.engine.big_six.engine import big_six_inspection
+from floord.engine.craps.engine import craps_inspection
+from floord.engine.pai_gow.rules import pai_gow_inspection, read_rules
+from floord.engine.war.rules import read_rules as read_war_rules
+from floord.engine.war.rules import war_inspection
 
 CHECKLIST = {
     "no_magnet_or_contrivance": True,
@@ -44,12 +54,28 @@ GAME_CHECKLISTS = {
 CARD_GAMES = ("blackjack", "spanish21", *GAME_CHECKLISTS)
 # A Big Six wheel: the § 533.1 characteristics its engine asks to be checked.
 BIG_SIX_CHECKLIST = dict.fromkeys(big_six_inspection().items, True)
+# The crewed tables' inspections: the layout and the tables' own (docs/rules.md); War's
+# of § 567.4 (the decks, shuffled by hand).
+CREW_CHECKLISTS = {
+    "war": dict.fromkeys(war_inspection(read_war_rules({"decks": DECKS})).items, True),
+    "craps": dict.fromkeys(craps_inspection().items, True),
+    "pai_gow": dict.fromkeys(
+        pai_gow_inspection(read_rules({"count_order": COUNT_ORDER})).items, True
+    ),
+}
 
 
 def devices_ready(state: dict[str, Any]) -> bool:
     """Every device of the table online and identified: opening would be refused before."""
     devices = (state.get("devices") or {}).values()
     return bool(devices) and all(d.get("online") and d.get("identity") for d in devices)
+
+
+def may_open(state: dict[str, Any], game: str | None) -> bool:
+    """The devices ready, and at Craps the dice at the table on record (§ 537.7(a))."""
+    if game == "craps" and len(state.get("dice_set") or []) < len(DICE_SET):
+        return False
+    return devices_ready(state)
 
 
 class VirtualFloorperson(SignedOperator):
@@ -75,8 +101,14 @@ class VirtualFloorperson(SignedOperator):
         self.verified: set[tuple[str, str]] = set()
         self.log = structlog.get_logger("floord.demo.floorperson")
 
-    async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        result = await super()._send(table, name, args)
+    async def _send(
+        self,
+        table: str,
+        name: str,
+        args: dict[str, Any],
+        signer: tuple[str, bytes] | None = None,
+    ) -> dict[str, Any]:
+        result = await super()._send(table, name, args, signer)
         self.log.debug("command", table=table, name=name, result=result)
         return result
 
@@ -84,6 +116,8 @@ class VirtualFloorperson(SignedOperator):
         game = self.games.get(table, "roulette")
         if game == "big_six":
             return dict(BIG_SIX_CHECKLIST)
+        if game in CREW_CHECKLISTS:
+            return dict(CREW_CHECKLISTS[game])
         if game in GAME_CHECKLISTS:
             return dict(GAME_CHECKLISTS[game])
         if game in CARD_GAMES:
@@ -109,7 +143,8 @@ class VirtualFloorperson(SignedOperator):
                 continue
             # A wheel whose simulator powers on with the demo (B6-01, RL-03) is opened
             # once its device identified: before, `open` would only be refused.
-            if state.get("state") == "closed" and (table not in self.games or devices_ready(state)):
+            closed = state.get("state") == "closed"
+            if closed and (table not in self.games or may_open(state, self.games.get(table))):
                 await self._open(table)
             elif state.get("state") == "halted":
                 await asyncio.sleep(self.resume_after_s)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 from floord.contract import DEFAULT_TOPIC_PREFIX
@@ -20,6 +21,7 @@ from floord.demo.operators import OPERATORS, SECURITY
 from floord.demo.sensor_wheel import FAVOURED, SURVEILLANCE
 from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
 
+INTRO_WIDTH = 80  # the intro's lines fit an 80-column terminal
 FIRST_ALERT = "A00001"  # floord.table.surveillance numbers a table's alerts from 1
 # The labels of the lines a reader (and the demo's test) looks for.
 BROKER = "broker "  # then the URL: "broker mqtt://HOST:PORT (what it is)"
@@ -67,17 +69,27 @@ def header_lines(*, url: str, what: str, config: Path) -> list[str]:
     ]
 
 
+def _wrapped(text: str) -> list[str]:
+    """`text` in lines of at most `INTRO_WIDTH` columns, the later ones indented."""
+    return textwrap.wrap(text, INTRO_WIDTH, subsequent_indent="  ", break_long_words=False)
+
+
 def intro_lines(*, site: str, seed: int, url: str, tables: list[str]) -> list[str]:
     """Said once, under the header, before the first event (on a screen tall enough);
     each line short enough for 80 columns but the commands to copy."""
     host_port = url.split("://", 1)[1]
     host, _, port = host_port.rpartition(":")
-    *first, last = (f"{o.id} {o.role}" for o in OPERATORS)
+    named = [f"{o.id} {o.role}" for o in OPERATORS]
+    # Three to a line, so none is cut in two and each line fits 80 columns.
+    groups = [", ".join(named[n : n + 3]) for n in range(0, len(named), 3)]
+    operators = [f"  {g}," for g in groups]
+    operators[0] = f"operators: {groups[0]},"
+    operators[-1] = operators[-1].removesuffix(",") + ";"
+    operators.append("  each key in a file beside the config")
     return [
-        f"{TABLES}{' '.join(tables)} (site {site!r})",
+        *_wrapped(f"{TABLES}{' '.join(tables)} (site {site!r})"),
         f"seed {seed}: floord demo --seed {seed} spins this run's numbers again",
-        f"operators: {', '.join(first)},",
-        f"  {last}; each key in a file beside the config",
+        *operators,
         "every command and who may send it: floord cmd --help",
         f"{SENSOR_TABLE}: a time-lapse wheel, many spins a second, biased towards "
         f"{'-'.join(FAVOURED)}:",

@@ -1,6 +1,8 @@
 """The demo floor's operators: who may sign commands, with their keys beside the config.
 
-The virtual floorperson (`FP-DEMO`) and dealer (`DL-DEMO`) sign the demo's own commands.
+The virtual floorperson (`FP-DEMO`) and dealer (`DL-DEMO`) sign the demo's own commands;
+at the Craps table the stickperson (`ST-DEMO`) offers the dice and the boxperson (`BX-DEMO`)
+calls "no roll", each call signed by the person chapter 537 names (`dice_dealer`).
 The supervisor (`SV-DEMO`) and the security officer (`SEC-DEMO`) are there for the person
 trying the demo: with them (and the two above) every command of `docs/contract.md` can be
 sent from another terminal with `floord cmd -c <the demo's config> --as <id> ...`,
@@ -32,7 +34,12 @@ FLOORPERSON = DemoOperator("FP-DEMO", "floorperson", "fp-demo.key")
 DEALER = DemoOperator("DL-DEMO", "dealer", "dl-demo.key")
 SUPERVISOR = DemoOperator("SV-DEMO", "supervisor", "sv-demo.key")
 SECURITY = DemoOperator("SEC-DEMO", "security", "sec-demo.key")
-OPERATORS = (FLOORPERSON, DEALER, SUPERVISOR, SECURITY)
+STICKPERSON = DemoOperator("ST-DEMO", "stickperson", "st-demo.key")
+BOXPERSON = DemoOperator("BX-DEMO", "boxperson", "bx-demo.key")
+OPERATORS = (FLOORPERSON, DEALER, SUPERVISOR, SECURITY, STICKPERSON, BOXPERSON)
+# Beside the dealer: the Craps table's stickperson and boxperson, and the floorperson who
+# records and verifies the War table's decks.
+CREW = (STICKPERSON, BOXPERSON, FLOORPERSON)
 
 
 def write_operators(directory: Path) -> list[dict[str, Any]]:

@@ -42,9 +42,16 @@ class SignedOperator:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), timeout_s)
 
-    async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Send one signed command to `table` and return its result body; once the
-        operator is leaving, wait to be cancelled instead of sending."""
+    async def _send(
+        self,
+        table: str,
+        name: str,
+        args: dict[str, Any],
+        signer: tuple[str, bytes] | None = None,
+    ) -> dict[str, Any]:
+        """Send one signed command to `table` and return its result body, signed by the
+        operator or by `signer` (id, key: a crew member beside it); once the operator is
+        leaving, wait to be cancelled instead of sending."""
         if self._leaving.is_set():
             await asyncio.Future()  # never done: the demo cancels its operators next
         self._in_flight += 1
@@ -56,8 +63,8 @@ class SignedOperator:
                 password=None,
                 topics=self.topics[table],
                 name=name,
-                by=self.operator,
-                key=self.key,
+                by=signer[0] if signer else self.operator,
+                key=signer[1] if signer else self.key,
                 args=args,
                 timeout_s=5.0,
             )

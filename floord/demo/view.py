@@ -17,7 +17,8 @@ list leaves them out; its no spins, alerts and commands are listed. Piped into a
 terminal (`| tee`) the lines are for a person too, so the same are left out; piped into
 a file or a program, only its telemetry is (the lines are a log to grep, one per event).
 
-A card table's row shows its game, round and last result (kept from its
+A dice table's row shows its last roll and point, or its last hand's position
+(`dice_words`). A card table's row shows its game, round and last result (kept from its
 `blackjack.result`, `baccarat.result` or `stud.result` events, since a card table's
 state has no last result).
 """
@@ -30,6 +31,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from floord.demo.dice_words import dice_row
 from floord.demo.screen import RESET, clip, screen_size, visible_length
 from floord.demo.words import RESULTS, describe
 
@@ -92,6 +94,7 @@ class LiveView:
         self.last_ack = ""  # the latest alert acknowledged, and by whom
         self.open_alerts: dict[str, dict[str, dict[str, Any]]] = {}  # table -> id -> alert
         self.events_seen = 0
+        self.stopped: set[str] = set()  # the tables whose `daemon.stopped` was seen
         self.closed = False  # the output's reader went away
         self.card_results: dict[str, str] = {}  # a card table's last blackjack.result
 
@@ -114,6 +117,8 @@ class LiveView:
         elif topic.endswith("/events") and "/devices/" not in topic:
             self.events_seen += 1
             kind = str(body.get("type"))
+            if kind == "daemon.stopped":
+                self.stopped.add(str(body.get("table")))
             lapse = body.get("table") in self.time_lapse
             if lapse and kind.startswith("wheel."):
                 return
@@ -175,6 +180,8 @@ class LiveView:
         if state.get("game") in CARD_GAMES:
             kind = state["game"]
             last = self.card_results.get(table, "-")
+        elif (dice := dice_row(state)) is not None:
+            kind, last = state["game"], dice
         else:
             kind = state.get("wheel") or state.get("game", "")
             result = state.get("last_result") or {}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from floord.demo.dice_words import describe_dice
+
 
 def _cards(cards: Any) -> str:
     return " ".join(str(c) for c in cards) if isinstance(cards, list) else "?"
@@ -113,8 +115,11 @@ def describe(event: dict[str, Any]) -> str:
     data = event.get("data") or {}
     kind = event.get("type", "?")
     card_text = _card_event(kind, data)
+    dice_text = describe_dice(kind, data)
     if card_text is not None:
         text = card_text
+    elif dice_text is not None:
+        text = dice_text
     elif kind == "roulette.result":
         text = f"{data.get('number')} {data.get('colour', '')}"
         if data.get("dealer"):  # a sensor kit's wheel: the dealer signature test's inputs

@@ -94,7 +94,7 @@ def family(kind: str) -> str:
     if head in ("operator", "daemon", "journal"):
         return "operator"
     if head in ("table", "round", "cards", "blackjack", "baccarat", "stud", "roulette", "bigsix",
-                "craps"):  # fmt: skip
+                "craps", "paigow"):  # fmt: skip
         return "table"
     return "device"
 
