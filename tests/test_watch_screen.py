@@ -130,7 +130,17 @@ def detail(app: WatchApp) -> str:
 
 
 async def shown(app: WatchApp, pilot: Any) -> str:
+    """The screen once the table is laid out with every row (a loaded machine may take
+    longer than a few refreshes), at most 10 s."""
     await pilot.pause(0.3)
+    for _ in range(100):
+        table = app.query_one("#tables", DataTable)
+        if app.layout_now is not None and table.row_count == len(app.model.tables):
+            region = table.region
+            if region.height > len(app.model.tables) and table_region(app, screen_text(app)):
+                break
+        await pilot.pause(0.1)
+    await pilot.pause(0.1)
     return screen_text(app)
 
 

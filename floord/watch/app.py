@@ -334,4 +334,6 @@ class WatchApp(App[None]):
 
     def _show_detail(self) -> None:
         view = self.model.tables.get(self.selected) if self.selected else None
-        self.query_one("#detail", Static).update(detail_text(view, self.events))
+        # A highlight handled while the app tears down finds no detail view: nothing to do.
+        with contextlib.suppress(NoMatches):
+            self.query_one("#detail", Static).update(detail_text(view, self.events))
