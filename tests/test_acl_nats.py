@@ -17,6 +17,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,13 +81,15 @@ class NatsNode:
 class Login:
     """A synchronous MQTT 3.1.1 client: its CONNACK, SUBACK codes and messages."""
 
-    def __init__(self, port: int, user: str, password: str) -> None:
+    def __init__(self, port: int, user: str, password: str, will: str | None = None) -> None:
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=f"nats-acl-{uuid.uuid4().hex[:8]}",
             protocol=mqtt.MQTTv311,
         )
         self.client.username_pw_set(user, password)
+        if will is not None:
+            self.client.will_set(will, b'{"online": false}', qos=1)
         self._lock = threading.Condition()
         self.connack: int | None = None
         self.acks: set[int] = set()
@@ -143,6 +146,13 @@ class Login:
 
     def wait_received(self, topic: str) -> None:
         self._wait(lambda: topic in [t for t, _ in self.received], f"message on {topic}")
+
+    def drop(self) -> None:
+        """Lose the connection without a DISCONNECT (the server sends the last will)."""
+        sock = self.client.socket()
+        assert sock is not None
+        sock.shutdown(socket.SHUT_RDWR)
+        self.client.loop_stop()
 
     def close(self) -> None:
         self.client.disconnect()
@@ -262,6 +272,27 @@ def test_a_box_publishes_only_its_own_tables_topics(logins: dict[str, Login]) ->
     assert box.subscribe(f"{PREFIX}/#") == SUBACK_FAILURE
     logins["ops"].publish(A.cmd)
     box.wait_received(A.cmd)
+
+
+def test_a_boxs_last_will_reaches_surveillance_only_on_its_own_status(
+    logins: dict[str, Login], node: NatsNode
+) -> None:
+    surveillance = logins["surv"]
+    assert surveillance.subscribe(f"{PREFIX}/#") == 0
+    # A will on another table's status is published under the box's permissions: dropped.
+    forged = Login(node.port, "box-a", PASSWORDS["box-a"], will=B.status)
+    own = Login(node.port, "box-a", PASSWORDS["box-a"], will=A.status)
+    violation = f'Publish Violation - User "box-a", Subject "{B.status.replace("/", ".")}"'
+    before = node.log.read_text().count(violation)  # the other tests publish there too
+    forged.drop()
+    deadline = time.monotonic() + WAIT_S
+    while node.log.read_text().count(violation) == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # Refused by the server, not merely late.
+    assert node.log.read_text().count(violation) == before + 1
+    own.drop()
+    surveillance.wait_received(A.status)
+    assert B.status not in surveillance.topics()
 
 
 def test_surveillance_reads_everything_and_commands_nothing(logins: dict[str, Login]) -> None:
