@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -226,6 +227,17 @@ def test_the_include_holds_bcrypt_hashes_and_each_logins_subjects(tmp_path: Path
     assert binary is not None
     checked = subprocess.run([binary, "-t", "-c", str(conf)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_without_bcrypt_the_command_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "bcrypt", None)  # `import bcrypt` raises ImportError
+    config = write_box(tmp_path, "box-a", "RL-01")
+    out = tmp_path / "nats"
+    assert floord_main(["acl", "--nats", "--out", str(out), "-c", str(config)]) == 1
+    assert "the bcrypt package expected (pip install 'floord[nats]')" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_an_id_nats_cannot_carry_is_refused(tmp_path: Path) -> None:

@@ -3,14 +3,17 @@ compares a `$2a$`/`$2b$` value as a bcrypt hash, anything else as plain text).
 
 `floord acl --nats` hashes the floor's passwords itself, so that no password is written
 in clear into the nodes' configs. The `bcrypt` package is floord's `nats` extra
-(`pip install 'floord[nats]'`, Debian's python3-bcrypt); only this command needs it.
+(`pip install 'floord[nats]'`); only this command needs it, so the table box's .deb,
+which carries the daemon's dependencies only, does not.
 """
 
 from __future__ import annotations
 
 import importlib
 
-# nats-server's own `nats server passwd` uses cost 11.
+# bcrypt's work factor: 2**11 rounds, about 0.14 s of a core per hash or check here. The
+# node checks it once per login, so a node's loss costs the others that for every box
+# and console that moves to them (docs/security.md).
 COST = 11
 
 
@@ -23,8 +26,8 @@ def bcrypt_hash(password: str, *, cost: int = COST) -> str:
         bcrypt = importlib.import_module("bcrypt")
     except ImportError as exc:
         raise RuntimeError(
-            "floord acl --nats: the bcrypt package expected (pip install 'floord[nats]', "
-            "or apt-get install python3-bcrypt), found none"
+            "floord acl --nats: the bcrypt package expected (pip install 'floord[nats]'), "
+            "found none"
         ) from exc
     hashed: bytes = bcrypt.hashpw(password.encode("utf-8"), bcrypt.gensalt(cost))
     return hashed.decode("ascii")
