@@ -35,6 +35,7 @@ from floord.config.load import load_config
 from floord.tools.acl import AclError, floor_logins
 from floord.tools.nats_acl import MQTT_DELIVERY, nats_auth_text, nats_subjects
 from floord.tools.nats_passwd import bcrypt_verify
+from floord.watch.feed import SUFFIXES
 
 pytestmark = pytest.mark.skipif(
     nats_binary() is None,
@@ -307,8 +308,18 @@ def test_a_boxs_last_will_reaches_surveillance_only_on_its_own_status(
     assert B.status not in surveillance.topics()
 
 
-def test_surveillance_reads_everything_and_commands_nothing(logins: dict[str, Login]) -> None:
+def test_surveillance_reads_everything_and_commands_nothing(
+    logins: dict[str, Login], node: NatsNode
+) -> None:
     surveillance, box = logins["surv"], logins["box-a"]
+    # floord watch's own filters, at QoS 1 (each a JetStream consumer).
+    console = Login(node.port, "surv", PASSWORDS["surv"])
+    try:
+        site = f"{PREFIX}/casino-1/+"
+        granted = [console.subscribe(f"{site}/{suffix}", qos=1) for suffix in SUFFIXES]
+        assert granted == [1] * len(SUFFIXES)
+    finally:
+        console.close()
     assert surveillance.subscribe(f"{PREFIX}/#", qos=1) == 1
     logins["box-b"].publish(B.device_events("wheel"))
     surveillance.wait_received(B.device_events("wheel"))
@@ -348,7 +359,9 @@ def test_display_sees_only_the_retained_state(logins: dict[str, Login], node: Na
     display = Login(node.port, "disp", PASSWORDS["disp"])
     try:
         # NATS refuses what the display may not read (Mosquitto grants it, sends nothing).
-        for topic in [f"{PREFIX}/#", A.events, A.replay, f"{A.base}/devices/#"]:
+        # A wildcard wider than its tables' states is refused too, even `+/state`.
+        wide = [f"{PREFIX}/#", f"{PREFIX}/casino-1/+/state", A.events, A.replay]
+        for topic in [*wide, f"{A.base}/devices/#"]:
             assert display.subscribe(topic) == SUBACK_FAILURE, topic
         assert display.subscribe(A.state, qos=1) == 1
         display.wait_received(A.state)
