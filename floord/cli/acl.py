@@ -5,7 +5,8 @@ Each table box's login and password come from its own config (`broker.username`,
 on the command line with `--user NAME=PASSWORD_FILE`. The ACL comes from
 `floord.tools.acl`, the password hashes from `floord.tools.mosquitto_passwd`; both files are
 written whole (a new file renamed over the old), the password file readable by its
-owner only.
+owner only. With `--nats` it writes instead one nats-server include (users, bcrypt
+hashes, permissions) from `floord.tools.nats_acl`, for the NATS cluster's MQTT.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from pathlib import Path
 from floord.config.load import ConfigError, LoadedConfig, load_config, read_secret
 from floord.tools.acl import AclError, FloorLogins, acl_text, floor_logins
 from floord.tools.mosquitto_passwd import password_line
+from floord.tools.nats_acl import nats_auth_text
+from floord.tools.nats_passwd import bcrypt_hash
 
 ACL_NAME = "floord.acl"
 PASSWD_NAME = "floord.passwd"
+NATS_NAME = "floord-nats-auth.conf"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,6 +74,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=PASSWORD_FILE",
         help="the password file of a surveillance, operator-client or display login",
     )
+    acl.add_argument(
+        "--nats",
+        action="store_true",
+        help=f"write instead a nats-server include (DIR/{NATS_NAME}): the same logins as "
+        "NATS users with bcrypt passwords and permissions on the MQTT subjects",
+    )
     acl.set_defaults(handler=run_acl)
 
 
@@ -86,10 +96,10 @@ def user_passwords(pairs: list[str]) -> dict[str, Path]:
     return found
 
 
-def password_entries(
+def login_secrets(
     logins: FloorLogins, configs: list[LoadedConfig], files: dict[str, Path]
-) -> list[str]:
-    """One password-file line per login; raises AclError naming every missing secret."""
+) -> dict[str, str]:
+    """Every login's password, in login order; raises AclError naming every missing one."""
     problems: list[str] = []
     secrets: dict[str, tuple[str, Path]] = {}
     for loaded in configs:
@@ -117,7 +127,7 @@ def password_entries(
             f"--user {name}: a login named by --surveillance-user, --operator-client-user or "
             f"--display-user expected, found {name!r} (box passwords come from their configs)"
         )
-    lines = []
+    found: dict[str, str] = {}
     for name in logins.names():
         if name not in secrets:
             continue
@@ -131,10 +141,10 @@ def password_entries(
         if not secret:
             problems.append(f"{where}: a password expected, found an empty file {path}")
             continue
-        lines.append(password_line(name, secret))
+        found[name] = secret
     if problems:
         raise AclError(problems)
-    return lines
+    return found
 
 
 def write_whole(path: Path, text: str, mode: int) -> None:
@@ -173,19 +183,44 @@ def run_acl(ns: argparse.Namespace) -> int:
             operator_clients=ns.operator_client_user,
             displays=ns.display_user,
         )
-        entries = password_entries(logins, configs, files)
+        secrets = login_secrets(logins, configs, files)
+        sources = [str(c.path) for c in configs]
+        nats_text = ""
+        if ns.nats:
+            hashes = {name: bcrypt_hash(secret) for name, secret in secrets.items()}
+            nats_text = nats_auth_text(logins, hashes, sources)
     except AclError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
         return 1
+    except RuntimeError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    if ns.nats:
+        return _write_nats(ns.out, nats_text, logins)
+    entries = [password_line(name, secret) for name, secret in secrets.items()]
     try:
         ns.out.mkdir(parents=True, exist_ok=True)
         acl_path, passwd_path = ns.out / ACL_NAME, ns.out / PASSWD_NAME
-        write_whole(acl_path, acl_text(logins, [str(c.path) for c in configs]), 0o644)
+        write_whole(acl_path, acl_text(logins, sources), 0o644)
         write_whole(passwd_path, "\n".join(entries) + "\n", 0o600)
     except OSError as exc:
         print(f"floord acl: cannot write into {ns.out}: {exc}", file=sys.stderr)
         return 1
     print(f"acl_file: {acl_path}")
     print(f"password_file: {passwd_path}")
+    print(f"logins: {len(logins.names())} ({len(logins.boxes)} table boxes)")
+    return 0
+
+
+def _write_nats(out: Path, text: str, logins: FloorLogins) -> int:
+    """The NATS include, readable by its owner only (it holds the password hashes)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / NATS_NAME
+        write_whole(path, text, 0o600)
+    except OSError as exc:
+        print(f"floord acl: cannot write into {out}: {exc}", file=sys.stderr)
+        return 1
+    print(f"nats include: {path}")
     print(f"logins: {len(logins.names())} ({len(logins.boxes)} table boxes)")
     return 0
