@@ -3,7 +3,8 @@ VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
 # --durations: the slowest tests in every run, so the suite's time budget stays in sight.
-PYTEST_ARGS ?= -q --durations=25
+# -n 2 --dist loadfile: two workers, each test file in one of them (its fixtures built once).
+PYTEST_ARGS ?= -q --durations=25 -n 2 --dist loadfile
 
 .PHONY: demo test lint bench clean deb
 
