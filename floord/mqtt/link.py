@@ -196,10 +196,10 @@ class TableLink:
         )
         return self._broker.client(will=will, window=self._window)
 
-    def _backlog(self) -> int | None:
+    async def _backlog(self) -> int | None:
         """The events still to publish, for the `broker connection back` line."""
         try:
-            return self._journal.backlog(list(self._streams))
+            return await self._journal.backlog_async(list(self._streams))
         except JournalError:
             return None  # the runner halts the table and says why
 

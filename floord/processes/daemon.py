@@ -255,7 +255,7 @@ class Daemon:
         while True:
             cut = format_ts(self.clock() - timedelta(days=days))
             try:
-                removed = self.journal.prune(cut)
+                removed = await self.journal.prune_async(cut)
             except JournalError as exc:
                 self.log.error("journal pruning failed", error=str(exc))
             else:
@@ -350,6 +350,13 @@ class Daemon:
             notify("STOPPING=1")
             await self._shutdown(background)
 
+    async def _publishing(self) -> bool:
+        """A connected link still has events to publish (read off the loop)."""
+        for unit in self.tables.values():
+            if unit.link.connected and await self.journal.backlog_async(unit.streams):
+                return True
+        return False
+
     async def _shutdown(self, background: list[asyncio.Task[Any]]) -> None:
         for unit in self.tables.values():
             for adapter in unit.adapters.values():
@@ -369,14 +376,12 @@ class Daemon:
                                tasks=[t.get_name() for t in stuck])  # fmt: skip
         now = self.clock()
         for unit in self.tables.values():
-            unit.runner.record_output(
+            await unit.runner.record_output_async(
                 _output(_daemon_decision(EventType.DAEMON_STOPPED, {"reason": "clean stop"})), now
             )
         # Give each link a moment to publish its backlog, then say offline.
         deadline = loop_time() + 3.0
-        while loop_time() < deadline and any(
-            self.journal.backlog(u.streams) and u.link.connected for u in self.tables.values()
-        ):
+        while loop_time() < deadline and await self._publishing():
             await asyncio.sleep(0.05)
         await asyncio.gather(*(u.link.stop() for u in self.tables.values()), return_exceptions=True)
         for unit in self.tables.values():

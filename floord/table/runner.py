@@ -18,52 +18,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import json
 from collections.abc import Callable, Coroutine
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
-from floord.contract import REPLAY_MAX_EVENTS, Envelope, EventType, format_ts
+from floord.contract import REPLAY_MAX_EVENTS, EventType, format_ts
 from floord.engine.core.command_checks import whole
-from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.engine.core.types import EngineOutput, VerifiedCommand
 from floord.journal.store import Journal, JournalError
 from floord.operator.commands import MAX_ID_LENGTH, Operators, Refusal, check_command
-from floord.table.bus import CommandArrived, TableBus, Tick
-from floord.table.state_lines import log_recorded
+from floord.table.bus import BusItem, CommandArrived, TableBus, Tick
+from floord.table.commit_group import Entry
+from floord.table.recording import Link as Link
+from floord.table.recording import TableEngine as TableEngine
+from floord.table.recording import TableRecord
 from floord.table.surveillance import TableSurveillance
 from floord.table.unrecorded import Pending, Unrecorded, command_named
 from floord.untrusted import escape_text
 
 
-class TableEngine(Protocol):
-    """What the runner needs of a game engine (the roulette engine is one)."""
-
-    @property
-    def current_round(self) -> str | None: ...
-    def on_device_event(
-        self, device: str, type: str, data: dict[str, Any], now: datetime
-    ) -> EngineOutput: ...
-    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome: ...
-    def tick(self, now: datetime) -> EngineOutput: ...
-    def after_restart(self, now: datetime) -> EngineOutput: ...
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
-    def snapshot(self) -> dict[str, Any]: ...
-    def public_state(self) -> dict[str, Any]: ...
-
-
-class Link(Protocol):
-    def notify(self) -> None: ...
-    def state_changed(self) -> None: ...
-    async def publish_result(self, payload: dict[str, Any]) -> None: ...
-    async def publish_replay(self, payloads: list[str]) -> None: ...
-
-
-class TableRunner:
+class TableRunner(TableRecord):
     def __init__(
         self,
         *,
@@ -97,14 +76,28 @@ class TableRunner:
         self.record_failure_code = "journal_failure"
         # The committed state, put back when an append fails (see the module docstring).
         self._committed = self._copy_state()
+        # The entries of the commit being gathered (None: each `_record` commits at once).
+        self._group: list[Entry] | None = None
+        # A commit is under way on the journal's thread: `state()` shows the committed
+        # state meanwhile, so nothing is published before it is durable.
+        self._in_flight = False
+        # One input (or a stop's record) at a time, across the awaits of its commit.
+        self._turn = asyncio.Lock()
+        # The table stream's chain head, as of the last commit (for `P/state`).
+        self._head: tuple[int, str] | None = None
+        with contextlib.suppress(JournalError):
+            self._head = journal.chain_head(table)
 
     # ----- the record -------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
         """The retained `P/state` body; a table that cannot record says it is halted."""
-        snap = dict(self.engine.public_state())
-        if self.surveillance is not None:
-            snap["alerts"] = self.surveillance.snapshot()["alerts"]
+        engine, surveillance = (
+            self._committed if self._in_flight else (self.engine, self.surveillance)
+        )
+        snap = dict(engine.public_state())
+        if surveillance is not None:
+            snap["alerts"] = surveillance.snapshot()["alerts"]
         if self.record_failure:
             snap["state"] = "halted"
             reasons = list(snap.get("halt_reasons") or [])
@@ -112,110 +105,11 @@ class TableRunner:
             if all(r.get("code") != self.record_failure_code for r in reasons):
                 reasons.append({"code": self.record_failure_code, "detail": self.record_failure})
             snap["halt_reasons"] = reasons
-        with contextlib.suppress(JournalError):
-            # The chain head lets a subscriber check the events it saw (docs/journal.md).
-            seq, head = self._journal.chain_head(self.table)
+        # The chain head lets a subscriber check the events it saw (docs/journal.md).
+        if self._head is not None:
+            seq, head = self._head
             snap["chain"] = {"seq": seq, "hash": head}
         return snap
-
-    def _builders(self, items: list[Pending], ts: str) -> list[Callable[[int], Envelope]]:
-        return [self._builder(item, ts) for item in items]
-
-    def _builder(self, item: Pending, ts: str) -> Callable[[int], Envelope]:
-        """The envelope of `item` once the journal gives it its `seq`."""
-        source, etype, data, rule, rnd = item
-
-        def build(seq: int) -> Envelope:
-            return Envelope(
-                site=self.site,
-                table=self.table,
-                seq=seq,
-                ts=ts,
-                type=etype,
-                source=source,
-                data=data,
-                rule=rule,
-                round=rnd,
-            )
-
-        return build
-
-    def _record(
-        self, items: list[Pending], now: datetime, unrecorded: dict[str, Any] | None = None
-    ) -> list[Envelope]:
-        """Journal `items` atomically with the engine's snapshot; fail closed on error.
-
-        `unrecorded` names the input `items` carry, for the halt's list of refused inputs
-        should the append fail (the engine is then put back to the committed state).
-        """
-        ts = format_ts(now)
-        builders = self._builders(items, ts)
-
-        if self._unrecorded_halt:
-            # A halt decided while nothing could be recorded goes on the record first,
-            # naming the inputs the journal refused meanwhile.
-            builders = [
-                *self._builders(self._unrecorded.into_halt(self._unrecorded_halt), ts),
-                *builders,
-            ]
-        try:
-            written = self._journal.append_many(
-                self.table, builders, snapshot=(self.table, self._snapshot())
-            )
-        except JournalError as exc:
-            self._roll_back()
-            if unrecorded is not None:
-                self._unrecorded.note(unrecorded)
-            self._fail_closed(exc.code, str(exc))
-            return []
-        self._committed = self._copy_state()
-        self._unrecorded_halt = []
-        self._unrecorded.clear()
-        if self.record_failure:
-            self._log.warning(
-                "journal recording again; the table stays halted until resumed",
-                code=self.record_failure_code,
-            )
-            self.record_failure = None
-        log_recorded(self._log, written)
-        if self.link:
-            self.link.notify()
-            self.link.state_changed()
-        return written
-
-    def _snapshot(self) -> dict[str, Any]:
-        """What restores the table: the engine's snapshot, and the open alerts."""
-        snap = self.engine.snapshot()
-        if self.surveillance is not None:
-            snap = {**snap, "surveillance": self.surveillance.snapshot()}
-        return snap
-
-    def _copy_state(self) -> tuple[TableEngine, TableSurveillance | None]:
-        return copy.deepcopy((self.engine, self.surveillance))
-
-    def _roll_back(self) -> None:
-        """Put the committed state back: the engine forgets what the journal refused."""
-        self.engine, self.surveillance = copy.deepcopy(self._committed)
-
-    def _fail_closed(self, code: str, reason: str) -> None:
-        first = self.record_failure is None
-        self.record_failure = reason
-        if first:
-            self.record_failure_code = code
-            what = "journal disk full" if code == "journal_disk_full" else "journal failure"
-            self._log.critical(f"{what}: table halted", code=code, error=reason)
-            # The engine halts too; the halt goes on the record as soon as it can, and is
-            # latched like any other until a floorperson resumes the table. The halted
-            # state is what a later failed append puts back.
-            halted = self.engine.halt(code, reason, self._clock())
-            self._unrecorded_halt.extend(self._decisions(halted))
-            self._committed = self._copy_state()
-        if self.link:
-            self.link.state_changed()
-
-    @staticmethod
-    def _decisions(output: EngineOutput) -> list[Pending]:
-        return [(d.source, str(d.type), d.data, d.rule, d.round) for d in output.events]
 
     def _dispatch(self, output: EngineOutput) -> None:
         for command in output.device_commands:
@@ -226,10 +120,19 @@ class TableRunner:
             self._spawn(adapter.send(command))
 
     def record_output(self, output: EngineOutput, now: datetime) -> None:
-        """Record engine decisions that no input carries (restart, ticks)."""
-        if output.events and not self._record(self._decisions(output), now):
-            return  # not on the record: the engine was put back, nothing is sent
-        self._dispatch(output)
+        """Record engine decisions that no input carries (restart, ticks); what the engine
+        asks of a device is sent once they are on the record (never if they are not)."""
+        if output.events:
+            self._record(self._decisions(output), now, then=lambda: self._dispatch(output))
+        else:
+            self._dispatch(output)
+
+    async def record_output_async(self, output: EngineOutput, now: datetime) -> None:
+        """`record_output` between inputs, its commit awaited (the daemon's stop)."""
+        async with self._turn:
+            if output.events and not await self._record_async(self._decisions(output), now):
+                return  # not on the record: the engine was put back, nothing is sent
+            self._dispatch(output)
 
     # ----- inputs -----------------------------------------------------------------
 
@@ -247,22 +150,26 @@ class TableRunner:
             "ts": format_ts(item.ts),
             "device_seq": item.device_seq,
         }
-        if self._record([own, *self._decisions(output)], item.ts, named):
-            self._dispatch(output)
+        self._record(
+            [own, *self._decisions(output)], item.ts, named, then=lambda: self._dispatch(output)
+        )
 
     async def on_command(self, payload: bytes, *, replay_only: bool = False) -> None:
         """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
         nothing but a `replay` is taken (whoever may publish there can command nothing)."""
         now = self._clock()
+        claimed = _claimed_id(payload)
         try:
+            # Read off the loop before the check, which asks of the id it finds.
+            used = claimed is not None and await self._journal.command_id_used_async(claimed)
             verified = check_command(
                 payload,
                 operators=self._operators,
                 now=now,
-                id_used=self._journal.command_id_used,
+                id_used=lambda cid: used if cid == claimed else self._journal.command_id_used(cid),
             )
             if not isinstance(verified, Refusal):
-                self._journal.record_command_id(verified.command.id, format_ts(now))
+                await self._journal.record_command_id_async(verified.command.id, format_ts(now))
         except JournalError as exc:
             # The replay guard cannot be read or written: no command can be taken safely.
             self._fail_closed(exc.code, str(exc))
@@ -315,7 +222,7 @@ class TableRunner:
         outcome = self.engine.on_command(result, now)
         if not outcome.ok:
             refused = {**described, "args": result.args, "code": "refused", "reason": outcome.error}
-            self._record(
+            await self._record_async(
                 [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)],
                 now,
                 command_named(result.id, result.name, source, now),
@@ -324,7 +231,7 @@ class TableRunner:
             return
         accepted = {**described, "args": result.args}
         rnd = self.engine.current_round
-        written = self._record(
+        written = await self._record_async(
             [
                 (source, EventType.OPERATOR_COMMAND, accepted, None, rnd),
                 *self._decisions(outcome.output),
@@ -351,7 +258,7 @@ class TableRunner:
             "key_expired",
         )
         source = f"operator:{refusal.by}" if known else "daemon"
-        self._record(
+        await self._record_async(
             [(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)],
             now,
             command_named(refusal.command_id, refusal.name, source, now),
@@ -369,7 +276,7 @@ class TableRunner:
             )
             return
         first, last = asked
-        self._record(
+        await self._record_async(
             [
                 (
                     f"operator:{command.by}",
@@ -381,7 +288,7 @@ class TableRunner:
             ],
             now,
         )
-        payloads = self._journal.read_range(self.table, first, last)
+        payloads = await self._journal.read_range_async(self.table, first, last)
         if self.link:
             self._spawn(self.link.publish_replay(payloads))
         await self._reply(command.id, True, None)
@@ -405,7 +312,7 @@ class TableRunner:
             return
         source = f"operator:{command.by}"
         accepted = {**described, "args": command.args}
-        written = self._record(
+        written = await self._record_async(
             [
                 (source, EventType.OPERATOR_COMMAND, accepted, None, None),
                 *self._decisions(EngineOutput([closed])),
@@ -442,25 +349,36 @@ class TableRunner:
         try:
             while True:
                 item = await self.bus.get()
-                try:
-                    if isinstance(item, Received):
-                        self.on_device(item)
-                    elif isinstance(item, CommandArrived):
-                        await self.on_command(item.payload, replay_only=item.replay_only)
-                    elif isinstance(item, Tick):
-                        self.on_tick(item.now)
-                except Exception:
-                    # A bug must not stop the table's record; it is logged loudly and
-                    # the table is halted so a person looks at it.
-                    self._log.exception("engine input failed; halting the table")
-                    self._roll_back()  # whatever the input half-did is not on the record
-                    self._fail_closed("internal_error", "internal error while processing an input")
+                async with self._turn:
+                    await self._take(item)
         finally:
             for task in list(self._tasks):
                 task.cancel()
             for task in list(self._tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+
+    async def _take(self, item: BusItem) -> None:
+        """One input through the engine, its record committed off the loop."""
+        try:
+            if isinstance(item, CommandArrived):
+                await self.on_command(item.payload, replay_only=item.replay_only)
+                return
+            self._group = []
+            try:
+                if isinstance(item, Received):
+                    self.on_device(item)
+                elif isinstance(item, Tick):
+                    self.on_tick(item.now)
+            finally:
+                entries, self._group = self._group, None
+            await self._commit(entries)
+        except Exception:
+            # A bug must not stop the table's record; it is logged loudly and
+            # the table is halted so a person looks at it.
+            self._log.exception("engine input failed; halting the table")
+            self._roll_back()  # whatever the input half-did is not on the record
+            self._fail_closed("internal_error", "internal error while processing an input")
 
 
 def _command_id(payload: bytes) -> str | None:
@@ -471,6 +389,16 @@ def _command_id(payload: bytes) -> str | None:
         return None
     found = body.get("id") if isinstance(body, dict) else None
     return escape_text(found, MAX_ID_LENGTH) if isinstance(found, str) else None
+
+
+def _claimed_id(payload: bytes) -> str | None:
+    """The `id` a command carries, as sent (what the check looks up), if it can be read."""
+    try:
+        body = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    found = body.get("id") if isinstance(body, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def replay_range(args: dict[str, Any]) -> tuple[int, int] | str:
