@@ -30,8 +30,9 @@ from floord.journal.store import Journal, JournalError
 
 Then = Callable[[int], None]
 
-# How many items one append takes: one, so each event is its own transaction.
-BATCH = 1
+# How many items one append takes at most: what came while the last one was under way
+# (the events of one read, of a burst), in one transaction.
+BATCH = 500
 
 
 class StreamAppends:

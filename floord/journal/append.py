@@ -89,7 +89,10 @@ def append_rows(
         if drop_snapshot is not None:
             db.execute("DELETE FROM snapshots WHERE table_id = ?", (drop_snapshot,))
         if command_id is not None:
-            db.execute("INSERT INTO command_ids (id, ts) VALUES (?, ?)", command_id)
+            db.execute(
+                "INSERT INTO command_ids (id, ts) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+                command_id,
+            )
         db.execute("COMMIT")
     except BaseException as exc:
         rollback(db)

@@ -103,17 +103,26 @@ class TableRecord:
         return self._recorded([entry], written)
 
     async def _record_async(
-        self, items: list[Pending], now: datetime, unrecorded: dict[str, Any] | None = None
+        self,
+        items: list[Pending],
+        now: datetime,
+        unrecorded: dict[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
     ) -> list[Envelope]:
-        """`_record`, its commit awaited while the loop goes on."""
+        """`_record`, its commit awaited while the loop goes on; `command_id`, an operator
+        command's, is recorded as used in the same transaction as the command's record."""
         self._group = []
         try:
             self._record(items, now, unrecorded)
         finally:
             entries, self._group = self._group, None
-        return await self._commit(entries)
+        used = None if command_id is None else (command_id, format_ts(now))
+        return await self._commit(entries, used)
 
-    async def _commit(self, entries: list[Entry]) -> list[Envelope]:
+    async def _commit(
+        self, entries: list[Entry], command_id: tuple[str, str] | None = None
+    ) -> list[Envelope]:
         """Commit the gathered entries in ONE transaction, on the journal's thread."""
         if not entries:
             return []
@@ -122,7 +131,9 @@ class TableRecord:
         try:
             # Shielded: a commit under way ends as the journal decides, not half-way.
             written = await asyncio.shield(
-                self._journal.append_many_async(self.table, builds, snapshot=snapshot)
+                self._journal.append_many_async(
+                    self.table, builds, snapshot=snapshot, command_id=command_id
+                )
             )
         except JournalError as exc:
             self._not_recorded(entries, exc)

@@ -168,10 +168,8 @@ class TableRunner(TableRecord):
                 now=now,
                 id_used=lambda cid: used if cid == claimed else self._journal.command_id_used(cid),
             )
-            if not isinstance(verified, Refusal):
-                await self._journal.record_command_id_async(verified.command.id, format_ts(now))
         except JournalError as exc:
-            # The replay guard cannot be read or written: no command can be taken safely.
+            # The replay guard cannot be read: no command can be taken safely.
             self._fail_closed(exc.code, str(exc))
             await self._reply(_command_id(payload), False, f"not recorded: {exc}")
             return
@@ -179,6 +177,8 @@ class TableRunner(TableRecord):
             await self._refuse(verified, now)
             return
         result = verified.command
+        # The id is used from now on: recorded with whatever record the command makes.
+        spent = result.id
         source = f"operator:{result.by}"
         # `key`: which of the operator's keys signed it (current, or previous during a
         # key rotation), so the record shows when a retired key was still in use.
@@ -199,6 +199,7 @@ class TableRunner(TableRecord):
                     result.by,
                 ),
                 now,
+                command_id=spent,
             )
             return
         if replay_only and result.name != "replay":
@@ -211,6 +212,7 @@ class TableRunner(TableRecord):
                     result.by,
                 ),
                 now,
+                command_id=spent,
             )
             return
         if result.name == "replay":
@@ -226,6 +228,7 @@ class TableRunner(TableRecord):
                 [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)],
                 now,
                 command_named(result.id, result.name, source, now),
+                command_id=spent,
             )
             await self._reply(result.id, False, outcome.error)
             return
@@ -238,6 +241,7 @@ class TableRunner(TableRecord):
             ],
             now,
             command_named(result.id, result.name, source, now),
+            command_id=spent,
         )
         if written:
             self._dispatch(outcome.output)
@@ -245,7 +249,10 @@ class TableRunner(TableRecord):
         else:
             await self._reply(result.id, False, f"not recorded: {self.record_failure}")
 
-    async def _refuse(self, refusal: Refusal, now: datetime) -> None:
+    async def _refuse(
+        self, refusal: Refusal, now: datetime, *, command_id: str | None = None
+    ) -> None:
+        """Record and answer a refusal; `command_id`: a verified command's, used up."""
         data = {
             "id": refusal.command_id,
             "name": refusal.name,
@@ -262,6 +269,7 @@ class TableRunner(TableRecord):
             [(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)],
             now,
             command_named(refusal.command_id, refusal.name, source, now),
+            command_id=command_id,
         )
         await self._reply(refusal.command_id, False, refusal.reason)
 
@@ -272,7 +280,9 @@ class TableRunner(TableRecord):
         asked = replay_range(args)
         if isinstance(asked, str):
             await self._refuse(
-                Refusal("bad_args", asked, command.id, command.name, command.by), now
+                Refusal("bad_args", asked, command.id, command.name, command.by),
+                now,
+                command_id=command.id,
             )
             return
         first, last = asked
@@ -287,6 +297,7 @@ class TableRunner(TableRecord):
                 )
             ],
             now,
+            command_id=command.id,
         )
         payloads = await self._journal.read_range_async(self.table, first, last)
         if self.link:
@@ -307,7 +318,9 @@ class TableRunner(TableRecord):
         if closed is None:
             problem = f"no open surveillance alert {alert_id!r} on this table"
             await self._refuse(
-                Refusal("bad_args", problem, command.id, command.name, command.by), now
+                Refusal("bad_args", problem, command.id, command.name, command.by),
+                now,
+                command_id=command.id,
             )
             return
         source = f"operator:{command.by}"
@@ -319,6 +332,7 @@ class TableRunner(TableRecord):
             ],
             now,
             command_named(command.id, command.name, source, now),
+            command_id=command.id,
         )
         if written:
             await self._reply(command.id, True, None)
@@ -348,9 +362,9 @@ class TableRunner(TableRecord):
     async def run(self) -> None:
         try:
             while True:
-                item = await self.bus.get()
+                first = await self.bus.get()
                 async with self._turn:
-                    await self._take(item)
+                    await self._take([first, *self.bus.take_pending()])
         finally:
             for task in list(self._tasks):
                 task.cancel()
@@ -358,27 +372,56 @@ class TableRunner(TableRecord):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
-    async def _take(self, item: BusItem) -> None:
-        """One input through the engine, its record committed off the loop."""
-        try:
+    async def _take(self, items: list[BusItem]) -> None:
+        """Every input that was waiting, through the engine in order: the device events
+        and ticks among them are committed together, once (group commit); an operator
+        command is committed on its own, in its place in the order."""
+        gathered: list[Received | Tick] = []
+        for item in items:
             if isinstance(item, CommandArrived):
-                await self.on_command(item.payload, replay_only=item.replay_only)
-                return
-            self._group = []
+                await self._settle(gathered)
+                gathered = []
+                try:
+                    await self.on_command(item.payload, replay_only=item.replay_only)
+                except Exception:
+                    self._input_failed()
+            else:
+                gathered.append(item)
+        await self._settle(gathered)
+
+    async def _settle(self, gathered: list[Received | Tick]) -> None:
+        """Run `gathered` through the engine and commit what they caused in ONE
+        transaction. Should the engine fail on one of them (a bug), the ones before it
+        are taken again from the committed state (the engine is pure: they decide the
+        same) and committed, the table halts for that one, and the rest go on."""
+        if not gathered:
+            return
+        self._group = []
+        for n, item in enumerate(gathered):
             try:
                 if isinstance(item, Received):
                     self.on_device(item)
-                elif isinstance(item, Tick):
+                else:
                     self.on_tick(item.now)
-            finally:
-                entries, self._group = self._group, None
+            except Exception:
+                self._group = None
+                self._roll_back()  # the half-done input is not on the record, nor its group
+                await self._settle(gathered[:n])
+                self._input_failed()
+                await self._settle(gathered[n + 1 :])
+                return
+        entries, self._group = self._group, None
+        try:
             await self._commit(entries)
         except Exception:
-            # A bug must not stop the table's record; it is logged loudly and
-            # the table is halted so a person looks at it.
-            self._log.exception("engine input failed; halting the table")
-            self._roll_back()  # whatever the input half-did is not on the record
-            self._fail_closed("internal_error", "internal error while processing an input")
+            self._input_failed()
+
+    def _input_failed(self) -> None:
+        """A bug must not stop the table's record; it is logged loudly and the table is
+        halted so a person looks at it."""
+        self._log.exception("engine input failed; halting the table")
+        self._roll_back()  # whatever the input half-did is not on the record
+        self._fail_closed("internal_error", "internal error while processing an input")
 
 
 def _command_id(payload: bytes) -> str | None:
