@@ -18,6 +18,7 @@ from floord.contract import Envelope
 from floord.journal.chain import event_hash, genesis
 from floord.journal.errors import INTERNAL, JournalError, fail, rollback
 from floord.journal.integrity import write_snapshot
+from floord.journal.watermark import set_mark
 from floord.untrusted import storable
 
 Build = Callable[[int], Envelope]
@@ -82,6 +83,8 @@ def append_rows(
                 "last_hash = excluded.last_hash",
                 (stream, seq, prev),
             )
+        if published and envelopes:
+            set_mark(db, stream, seq)
         if snapshot is not None:
             table_id, state = snapshot
             head = (seq, prev) if table_id == stream else None

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from floord.contract import Envelope, format_ts, parse_ts
+from floord.journal import watermark
 from floord.journal.append import Build, append_rows
 from floord.journal.chain import Break
 from floord.journal.errors import DISK_FULL as DISK_FULL
@@ -48,7 +49,7 @@ from floord.journal.errors import JournalError as JournalError
 from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
 from floord.journal.integrity import snapshot_breaks, tail_breaks
-from floord.journal.migrate import chain_snapshots, chain_version_1
+from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
 from floord.journal.writer import WriterThread
 
 SCHEMA_VERSION = 3
@@ -129,6 +130,7 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JournalError(f"journal {self.path}: cannot create its directory: {exc}") from exc
+        self._readonly = False
         file = self.path
         self._start(lambda: _connect(file), "cannot open")
         try:
@@ -156,8 +158,17 @@ class Journal:
             raise JournalError(f"journal {self.path}: WAL mode refused (got {mode!r})")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
+        self._db.executescript(_SCHEMA + watermark.SCHEMA)
         self._check_version()
+        self._in_transaction(fill_watermarks)
+
+    def _in_transaction(self, job: Callable[[sqlite3.Connection], object]) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            job(self._db)
+            self._db.execute("COMMIT")
+        finally:
+            rollback(self._db)
 
     @classmethod
     def open_readonly(cls, path: Path) -> Journal:
@@ -165,6 +176,7 @@ class Journal:
         no schema set-up or migration (the daemon's business); a write raises."""
         journal = cls.__new__(cls)
         journal.path = Path(path)
+        journal._readonly = True
         if not journal.path.is_file():
             raise JournalError(f"journal {journal.path}: no such file")
         uri = f"{journal.path.resolve().as_uri()}?mode=ro"
@@ -248,16 +260,12 @@ class Journal:
 
     @on_writer
     def mark_published(self, stream: str, seqs: list[int]) -> None:
-        """The broker acknowledged these: they are not sent again."""
+        """The broker acknowledged these: the stream's watermark moves over the run of
+        them that continues it, without an fsync (`floord.journal.watermark`)."""
         if not seqs:
             return
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "UPDATE events SET published = 1 WHERE stream = ? AND seq = ?",
-                [(stream, s) for s in seqs],
-            )
-            self._db.execute("COMMIT")
+            watermark.advance(self._db, stream, seqs)
         except sqlite3.Error as exc:
             rollback(self._db)
             raise fail(self.path, f"mark published in {stream!r}", exc) from exc
@@ -278,9 +286,9 @@ class Journal:
             streams = self._db.execute("SELECT stream, last_seq FROM streams").fetchall()
             for stream, last_seq in streams:
                 keep = self._db.execute(
-                    "SELECT seq FROM events WHERE stream = ? AND (published = 0 OR "
+                    "SELECT seq FROM events WHERE stream = ? AND (seq > ? OR "
                     "json_extract(body, '$.ts') >= ?) ORDER BY seq LIMIT 1",
-                    (stream, cut),
+                    (stream, watermark.mark(self._db, stream), cut),
                 ).fetchone()
                 up_to = min(keep[0] - 1 if keep else last_seq, last_seq - 1)
                 row = self._db.execute(
@@ -359,27 +367,20 @@ class Journal:
             return []
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
-        marks = ",".join("?" for _ in streams)
-        rows = self._query(
-            "read unpublished events",
-            f"SELECT stream, seq, body FROM events WHERE published = 0 AND stream IN ({marks}) "
-            "ORDER BY stream, seq LIMIT ?",
-            (*streams, limit),
-        )
-        return [(r[0], r[1], r[2]) for r in rows]
+        try:
+            return watermark.unpublished(self._db, streams, limit)
+        except sqlite3.Error as exc:
+            raise fail(self.path, "read unpublished events", exc) from exc
 
     @on_writer
     def backlog(self, streams: list[str]) -> int:
         """How many events of these streams the broker has not acknowledged yet."""
         if not streams:
             return 0
-        marks = ",".join("?" for _ in streams)
-        rows = self._query(
-            "count unpublished events",
-            f"SELECT COUNT(*) FROM events WHERE published = 0 AND stream IN ({marks})",
-            tuple(streams),
-        )
-        return int(rows[0][0])
+        try:
+            return watermark.backlog(self._db, streams)
+        except sqlite3.Error as exc:
+            raise fail(self.path, "count unpublished events", exc) from exc
 
     @on_writer
     def read_range(self, stream: str, from_seq: int, to_seq: int) -> list[str]:
@@ -461,14 +462,32 @@ class Journal:
     record_command_id_async = off_loop(record_command_id)
     chain_head_async = off_loop(chain_head)
 
+    def _last_job(self, db: sqlite3.Connection) -> None:
+        if self._readonly:
+            db.close()
+        else:
+            _fold_and_close(db)
+
     def close(self) -> None:
         """Close the connection and end the journal's thread (a second close does nothing)."""
         if self._writer.closed:
             return
         try:
-            self._writer.close(lambda db: db.close())
+            self._writer.close(self._last_job)
         except sqlite3.Error as exc:
             raise fail(self.path, "close", exc) from exc
+
+
+def _fold_and_close(db: sqlite3.Connection) -> None:
+    """Bring the per-row flags up to the watermarks (best effort: a full disk must not
+    stop a close, and the watermarks are what counts), then close."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        watermark.fold(db)
+        db.execute("COMMIT")
+    except sqlite3.Error:
+        rollback(db)
+    db.close()
 
 
 def _connect(target: str | Path, *, uri: bool = False) -> sqlite3.Connection:
