@@ -441,7 +441,13 @@ def _claimed_id(payload: bytes) -> str | None:
     except (ValueError, RecursionError):
         return None
     found = body.get("id") if isinstance(body, dict) else None
-    return found if isinstance(found, str) else None
+    if not isinstance(found, str):
+        return None
+    try:
+        found.encode("utf-8")
+    except UnicodeEncodeError:
+        return None  # a lone surrogate: the check refuses it before it asks of the id
+    return found
 
 
 def replay_range(args: dict[str, Any]) -> tuple[int, int] | str:
