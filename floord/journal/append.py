@@ -66,16 +66,19 @@ def append_rows(
                 )
             if prev is None:
                 prev = genesis(envelope.site, stream)
-            envelope = replace(envelope, prev=prev, hash=None)
-            # Text UTF-8 cannot hold (a lone surrogate from outside) is stored
-            # escaped: what came in must never be what stops the record.
-            body = storable(json.loads(envelope.to_json()))
-            body["hash"] = prev = event_hash(body)
+            body = _body(envelope, prev)
+            # Encoded twice, no more: canonically for the hash, compactly for storage
+            # (the stored form is the envelope's JSON with `hash` as its last key).
+            hashed = event_hash(body)
+            text = f'{dumps(body)[:-1]},"hash":"{hashed}"}}'
             db.execute(
                 "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)",
-                (stream, seq, dumps(body), int(published)),
+                (stream, seq, text, int(published)),
             )
-            envelopes.append(replace(envelope, data=body.get("data") or {}, hash=prev))
+            prev = hashed
+            envelopes.append(
+                replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed)
+            )
         if envelopes:
             db.execute(
                 "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
@@ -113,6 +116,47 @@ def append_rows(
             ) from exc
         raise
     return envelopes
+
+
+def _body(envelope: Envelope, prev: str) -> dict[str, Any]:
+    """The stored body of `envelope` chained to `prev`, without its `hash`: the keys of
+    `Envelope.to_dict` in its order, as JSON would give them back (text keys, lists),
+    and text UTF-8 cannot hold (a lone surrogate from outside) escaped: what came in
+    must never be what stops the record. A fresh copy: nothing the engine holds."""
+    return {
+        "v": envelope.v,
+        "site": _plain(envelope.site),
+        "table": _plain(envelope.table),
+        "seq": envelope.seq,
+        "ts": _plain(envelope.ts),
+        "type": _plain(envelope.type),
+        "source": _plain(envelope.source),
+        "data": _plain(envelope.data),
+        "rule": _plain(envelope.rule),
+        "round": _plain(envelope.round),
+        "prev": prev,
+    }
+
+
+def _plain(value: Any) -> Any:
+    """`value` as `json.loads(json.dumps(value))` would return it, for what an event
+    holds, with lone surrogates escaped (`floord.untrusted.storable`)."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {_key(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON writes it (`1` -> "1", `True` -> "true", `None` -> "null")."""
+    if isinstance(key, str):
+        return str(storable(key))
+    if key is None or isinstance(key, bool | int | float):
+        return json.dumps(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
 def dumps(body: dict[str, Any]) -> str:
