@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from floord.contract import Envelope
@@ -36,7 +37,11 @@ BATCH = 500
 
 
 class StreamAppends:
-    """The pending appends of one stream and the one task that settles them."""
+    """The pending appends of one stream, and the one append under way.
+
+    No task: the append under way is a job on the journal's thread whose completion is
+    handed back to the loop (`call_soon_threadsafe`), so a loop that ends with an append
+    under way leaves nothing pending behind it."""
 
     def __init__(self, journal: Journal, stream: str, log: Any, *, published: bool = False) -> None:
         self._journal = journal
@@ -45,7 +50,8 @@ class StreamAppends:
         # A copy of a stream someone else already published (a remote adapter's).
         self._published = published
         self._pending: list[tuple[Build | None, Then]] = []
-        self._task: asyncio.Task[None] | None = None
+        self._busy = False
+        self._idle: list[asyncio.Future[None]] = []
 
     def add(self, build: Build | None, then: Then) -> None:
         """Append `build`'s event (if any), then call `then(seq)`; seq 0: not recorded."""
@@ -55,32 +61,62 @@ class StreamAppends:
             self._settle([(build, then)], self._append_now([build]))
             return
         self._pending.append((build, then))
-        if self._task is None or self._task.done():
-            self._task = loop.create_task(self._drain())
+        if not self._busy:
+            # On the loop's next turn: what the rest of this read gives goes along.
+            self._busy = True
+            loop.call_soon(self._next, loop)
 
     async def settled(self) -> None:
-        """Until everything added so far is appended and handed on (even if cancelled)."""
-        while self._task is not None and not self._task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._task)
+        """Until everything added so far is appended and handed on."""
+        if self._busy:
+            waiter = asyncio.get_running_loop().create_future()
+            self._idle.append(waiter)
+            await waiter
 
-    async def _drain(self) -> None:
-        while self._pending:
-            batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
-            builds = [build for build, _ in batch]
-            todo = [b for b in builds if b is not None]
-            try:
-                written = (
-                    await self._journal.append_many_async(
-                        self._stream, todo, published=self._published
-                    )
-                    if todo
-                    else []
-                )
-            except JournalError as exc:
-                self._failed(exc, builds)
-                written = None
+    def _next(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the next append: what waits, up to BATCH items, in one transaction."""
+        if not self._pending:
+            self._busy = False
+            for waiter in self._idle:
+                if not waiter.done():
+                    waiter.set_result(None)
+            self._idle = []
+            return
+        self._busy = True
+        batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
+        builds = [build for build, _ in batch]
+        todo = [b for b in builds if b is not None]
+        if not todo:
+            loop.call_soon(self._done, loop, batch, builds, [])
+            return
+        published = self._published
+        job = self._journal.submit(
+            lambda: self._journal.append_many(self._stream, todo, published=published)
+        )
+
+        def back_on_the_loop(_: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
+                loop.call_soon_threadsafe(self._done, loop, batch, builds, job)
+
+        job.add_done_callback(back_on_the_loop)
+
+    def _done(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        batch: list[tuple[Build | None, Then]],
+        builds: list[Build | None],
+        job: Future[list[Envelope]] | list[Envelope],
+    ) -> None:
+        written: list[Envelope] | None
+        try:
+            written = job if isinstance(job, list) else job.result()
+        except JournalError as exc:
+            self._failed(exc, builds)
+            written = None
+        try:
             self._settle(batch, _seqs(builds, written))
+        finally:
+            self._next(loop)
 
     def _append_now(self, builds: list[Build | None]) -> list[int]:
         todo = [b for b in builds if b is not None]

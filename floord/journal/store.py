@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -449,6 +450,10 @@ class Journal:
         """Several of the methods above as one job on the journal's thread, waited for."""
         return self._writer.run(lambda _db: job())
 
+    def submit(self, job: Callable[[], R]) -> Future[R]:
+        """Several of the methods above as one job on the journal's thread; its future."""
+        return self._writer.submit(lambda _db: job())
+
     async def call(self, job: Callable[[], R]) -> R:
         """Several of the methods above as one job on the journal's thread, awaited."""
         return await self._writer.call(lambda _db: job())
@@ -466,7 +471,7 @@ class Journal:
         if self._readonly:
             db.close()
         else:
-            _fold_and_close(db)
+            watermark.fold_and_close(db)
 
     def close(self) -> None:
         """Close the connection and end the journal's thread (a second close does nothing)."""
@@ -476,18 +481,6 @@ class Journal:
             self._writer.close(self._last_job)
         except sqlite3.Error as exc:
             raise fail(self.path, "close", exc) from exc
-
-
-def _fold_and_close(db: sqlite3.Connection) -> None:
-    """Bring the per-row flags up to the watermarks (best effort: a full disk must not
-    stop a close, and the watermarks are what counts), then close."""
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        watermark.fold(db)
-        db.execute("COMMIT")
-    except sqlite3.Error:
-        rollback(db)
-    db.close()
 
 
 def _connect(target: str | Path, *, uri: bool = False) -> sqlite3.Connection:

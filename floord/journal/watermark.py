@@ -10,7 +10,7 @@ fsyncs, and that fsync also makes the marks written before it durable.
 
 The per-row `published` column of `events` stays for readers of the file that know only
 it (older floord versions, a query by hand): it is brought up to the watermark when the
-journal is closed and before a prune (`fold`), not on every acknowledgement.
+journal is closed (`fold_and_close`), not on every acknowledgement.
 
 Runs on the journal's own thread (`floord.journal.writer`), inside the caller's error
 handling.
@@ -18,6 +18,7 @@ handling.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 SCHEMA = """
@@ -102,3 +103,17 @@ def fold(db: sqlite3.Connection) -> None:
         "UPDATE events SET published = 1 WHERE published = 0 AND seq <= "
         "(SELECT up_to_seq FROM published_marks m WHERE m.stream = events.stream)"
     )
+
+
+def fold_and_close(db: sqlite3.Connection) -> None:
+    """Bring the per-row flags up to the watermarks (best effort: a full disk must not
+    stop a close, and the watermarks are what counts), then close."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        fold(db)
+        db.execute("COMMIT")
+    except sqlite3.Error:
+        with contextlib.suppress(sqlite3.Error):
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+    db.close()

@@ -58,6 +58,10 @@ class WriterThread:
     def submit(self, job: Job[T]) -> Future[T]:
         """Hand `job` to the thread; its future holds what it returned or raised."""
         future: Future[T] = Future()
+        if self._closed:
+            # Runs here on the closed connection and fails at once (see `run`).
+            _settle(self.db, job, future)  # type: ignore[arg-type]
+            return future
         self._jobs.put((job, future))  # type: ignore[arg-type]
         return future
 
