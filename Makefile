@@ -2,7 +2,8 @@
 VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
-PYTEST_ARGS ?= -q
+# --durations: the slowest tests in every run, so the suite's time budget stays in sight.
+PYTEST_ARGS ?= -q --durations=25
 
 .PHONY: demo test lint bench clean deb
 

@@ -16,6 +16,11 @@ console's lag (arrival less the event's `ts`: p50, p99, max), and CPU and memory
 of the daemons from /proc, per daemon and per table, beside the simulators' and the
 broker's. Prints the report; writes it as JSON to bench/results/.
 
+With `--nats-cluster` the broker is the three-node NATS cluster of examples/nats-cluster/
+on loopback ports (bench/nats_cluster.py) instead: each daemon names all three nodes in
+`broker.urls`, the first node of daemon N being node N mod 3 + 1, and the console and the
+commands use node 3.
+
 Run: `make bench-load` or `python -m bench.load_tables --tables 20 --seconds 30`.
 """
 
@@ -38,6 +43,7 @@ import aiomqtt
 import yaml
 
 from bench.load_console import Console, percentile
+from bench.nats_cluster import NatsCluster
 from bench.proc_stats import machine, sample
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
 from floord.demo.broker import free_port, mosquitto_binary
@@ -66,6 +72,7 @@ class Floor:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
         self.broker: subprocess.Popen[bytes] | None = None
+        self.cluster: NatsCluster | None = None
         self.broker_port = 0
         self.sims: list[subprocess.Popen[bytes]] = []
         self.daemons: list[subprocess.Popen[bytes]] = []
@@ -84,6 +91,27 @@ class Floor:
         self.broker = subprocess.Popen(
             [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
+
+    async def start_cluster(self) -> None:
+        """The example NATS cluster; the console's and the commands' node is node 3."""
+        self.cluster = NatsCluster(self.dir)
+        for i in range(3):
+            self.cluster.start(i)
+        for i in range(3):
+            await self.cluster.ready(i)
+        self.broker_port = self.cluster.ports[2]["mqtt"]
+
+    def broker_section(self, group: int) -> dict[str, Any]:
+        if self.cluster is None:
+            return {"url": f"mqtt://127.0.0.1:{self.broker_port}"}
+        first = group % 3
+        return {"urls": self.cluster.urls(*(first, (first + 1) % 3, (first + 2) % 3))}
+
+    @property
+    def broker_pids(self) -> list[int]:
+        if self.cluster is not None:
+            return self.cluster.pids
+        return [self.broker.pid] if self.broker else []
 
     def start_group(self, group: int, first: int, count: int, speed: float) -> None:
         sims = _python(
@@ -111,7 +139,7 @@ class Floor:
         (folder / "fp.key").write_bytes(OPERATOR_KEY + b"\n")
         config = {
             "site": SITE,
-            "broker": {"url": f"mqtt://127.0.0.1:{self.broker_port}"},
+            "broker": self.broker_section(group),
             "journal": "journal.db",
             "operators": [{"id": OPERATOR, "role": "floorperson", "key_file": "fp.key"}],
             "tables": [
@@ -156,6 +184,8 @@ class Floor:
                     proc.stdout.close()
         if self.broker is not None:
             _stop(self.broker, 10)
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def _stop(proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -216,8 +246,11 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
         floor = Floor(Path(tmp))
         console_task: asyncio.Task[None] | None = None
         try:
-            floor.start_broker()
-            await asyncio.sleep(0.3)
+            if ns.nats_cluster:
+                await floor.start_cluster()
+            else:
+                floor.start_broker()
+                await asyncio.sleep(0.3)
             console = Console("127.0.0.1", floor.broker_port, DEFAULT_TOPIC_PREFIX, SITE)
             console_task = asyncio.create_task(console.run())
             await asyncio.wait_for(console.ready.wait(), 15)
@@ -239,7 +272,7 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             print(f"load bench: {opened} tables open; measuring {ns.seconds:.0f} s", flush=True)
             daemon_pids = [p.pid for p in floor.daemons]
             sim_pids = [p.pid for p in floor.sims]
-            broker_pid = [floor.broker.pid] if floor.broker else []
+            broker_pid = floor.broker_pids
             groups = {
                 "daemons": daemon_pids,
                 "sims": sim_pids,
@@ -292,6 +325,7 @@ def report(
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "machine": machine(),
+        "broker": "nats-cluster (3 nodes)" if ns.nats_cluster else "mosquitto",
         "tables": ns.tables,
         "tables_open": opened,
         "daemons": daemons,
@@ -365,6 +399,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=1.0, help="wheel clock (1: real time)")
     parser.add_argument("--warmup", type=float, default=180.0, help="max s to identify/open")
     parser.add_argument("--workdir", default=None, help="where journals go (default: $TMPDIR)")
+    parser.add_argument(
+        "--nats-cluster",
+        action="store_true",
+        help="the three-node NATS cluster of examples/nats-cluster/ instead of one Mosquitto",
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON file (default: results/)")
     ns = parser.parse_args(argv)
     if ns.tables < 1 or ns.daemons < 1 or not ns.seconds > 0 or not ns.speed > 0:

@@ -64,6 +64,11 @@ class EventType(StrEnum):
     BIGSIX_REVOLUTION = "bigsix.revolution"
     BIGSIX_AT_REST = "bigsix.at_rest"
     BIGSIX_BETWEEN_SECTIONS = "bigsix.between_sections"
+    # Dice trackers and dice shakers (docs/protocols/dice-tracker.md; 58 Pa. Code
+    # § 537.7-537.10, § 535.2(d)): what the device saw, never a judgement of the throw.
+    DICE_SET = "dice.set"
+    DICE_SELECTED = "dice.selected"
+    DICE_THROW = "dice.throw"
     # The engine's decisions.
     TABLE_OPENED = "table.opened"
     TABLE_CLOSED = "table.closed"
@@ -93,14 +98,30 @@ class EventType(StrEnum):
     CARDS_DECK_REMOVED = "cards.deck_removed"
     CARDS_DECKS_RECEIVED = "cards.decks_received"
     CARDS_DECKS_INSPECTED = "cards.decks_inspected"
+    # The cut of a War stack: who was offered it and who cut (58 Pa. Code § 567.5(b)-(d)).
+    CARDS_CUT = "cards.cut"
     BACCARAT_HAND = "baccarat.hand"
     BACCARAT_RESULT = "baccarat.result"
     STUD_HAND = "stud.hand"
     STUD_RESULT = "stud.result"
     BIGSIX_RESULT = "bigsix.result"
     BIGSIX_NO_SPIN = "bigsix.no_spin"
+    # Pai Gow (58 Pa. Code § 535.2(d)): the starting position the shaker's dice named,
+    # and where the dealer dealt the tiles from.
+    PAIGOW_DEAL_POSITION = "paigow.deal_position"
+    PAIGOW_DEALT = "paigow.dealt"
+    # Craps and Mini-Craps (58 Pa. Code ch. 537): the engine's call of each throw.
+    CRAPS_ROLL = "craps.roll"
+    CRAPS_NO_ROLL = "craps.no_roll"
+    CRAPS_THROW_HELD = "craps.throw_held"
+    CRAPS_SHOOTER = "craps.shooter"
+    CRAPS_FIRE_BET = "craps.fire_bet"
+    CRAPS_DICE = "craps.dice"
     SURVEILLANCE_ALERT = "surveillance.alert"
     SURVEILLANCE_ALERT_ACKNOWLEDGED = "surveillance.alert_acknowledged"
+    # The surveillance department notified of what a rule says it must confirm (the
+    # Fire Bet's four unique points, 58 Pa. Code § 537.12(a)(6)); not an alert to acknowledge.
+    SURVEILLANCE_NOTICE = "surveillance.notice"
     # Operators.
     OPERATOR_INSPECTION = "operator.inspection"
     OPERATOR_COMMAND = "operator.command"
@@ -126,6 +147,10 @@ class Role(StrEnum):
     SUPERVISOR = "supervisor"
     SECURITY = "security"
     MAINTENANCE = "maintenance"
+    # Craps (58 Pa. Code § 537.1): the boxperson supervises the game at one table, the
+    # stickperson controls the selection and use of the dice.
+    BOXPERSON = "boxperson"
+    STICKPERSON = "stickperson"
 
 
 ANY_ROLE: frozenset[str] = frozenset(r.value for r in Role)
@@ -163,7 +188,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "remove_deck": FLOORPERSON_OR_ABOVE,
     "recut": FLOORPERSON_OR_ABOVE,
     # Decks received at a card table: the dealer inspects them, a floorperson verifies
-    # (58 Pa. Code § 549.5(a), § 551.4(a), (b)); either records their arrival.
+    # (58 Pa. Code § 549.5(a), § 551.4(a), (b), § 571.4(a), (b), § 545.4(a)); either
+    # records their arrival.
     "decks_received": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
     "decks_inspected": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
     # Roulette: a wheel's movable parts adjusted or replaced (58 Pa. Code § 531.3(b), (d)).
@@ -171,6 +197,16 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "wheel_part_replaced": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
     # Big Six: the dealer's call before the spin (58 Pa. Code § 533.2(a)).
     "spin": frozenset({Role.DEALER}),
+    # Pai Gow: where the dealer began dealing the tiles (58 Pa. Code § 535.2(d)).
+    "deal": frozenset({Role.DEALER}),
+    # Craps and Mini-Craps (58 Pa. Code ch. 537): the engine checks the game's own roles
+    # (§ 537.9(d), § 537.10(c), § 537.11(a)(2)); these are every role either game allows.
+    "shooter": frozenset({Role.STICKPERSON, Role.DEALER}),
+    "pass_dice": frozenset({Role.STICKPERSON, Role.DEALER, Role.BOXPERSON}),
+    "fire_bet": frozenset({Role.DEALER}),
+    "call_roll": frozenset({Role.STICKPERSON, Role.DEALER}),
+    "no_roll": frozenset({Role.BOXPERSON, Role.STICKPERSON, Role.DEALER, Role.FLOORPERSON}),
+    "face_ruling": frozenset({Role.BOXPERSON, Role.FLOORPERSON}),
     # Surveillance: a supervisor acknowledges a wheel-integrity alert.
     "ack_alert": frozenset({Role.SUPERVISOR, Role.SECURITY}),
 }
@@ -184,10 +220,10 @@ COMMAND_ARGS: dict[str, str] = {
     "resume": "reason=TEXT",
     "replay": "from_seq=N to_seq=M",
     "dealer_in": "",
-    "round_start": "boxes=[1,3] [players={...}] (Baccarat: none)",
+    "round_start": "boxes=[1,3] [players={...}] (Baccarat, Poker: none)",
     "decision": "box=N hand=N action=hit|stand|double|split|surrender|insurance",
     "dealer_turn": "",
-    "round_end": "",
+    "round_end": "[cover_card_at=BOX|dealer] (War)",
     "card_to": "box=N hand=N | dealer=true",
     "hand_option": "box=N hand=N option=deal|decline",
     "no_more_bets": "",
@@ -195,16 +231,26 @@ COMMAND_ARGS: dict[str, str] = {
     "reveal": "card=N",
     "stub_count": "cards=N misdealt=true|false",
     "shuffle": "[deck=BACK]",
-    "cut": "cards=N by=WHO",
+    "cut": "cards=N by=WHO [box=N] (War) [deck=BACK] (Poker)",
     "reshuffle": "reason=TEXT",
-    "change_decks": "",
+    "change_decks": (
+        "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] "
+        "(a receipt; carnival games also [preshuffled=true|false])"
+    ),
     "cover_shuffler": "",
     "remove_deck": "reason=TEXT",
     "recut": "reason=TEXT",
     "spin": "",
+    "deal": "from=1..6|dealer|dead_hand (Pai Gow)",
     "ack_alert": "alert=ID [note=TEXT]",
+    "shooter": "seat=N",
+    "pass_dice": "reason=voluntary|ordered [detail=TEXT]",
+    "fire_bet": "seat=N amount=DOLLARS",
+    "call_roll": "",
+    "no_roll": "reason=not_together|far_end|bank|cup_or_rail|cheating|improper [detail=TEXT]",
+    "face_ruling": "faces=[A,B] | void=true",
     "decks_received": "preinspected_preshuffled=true|false [decks=N] [note=TEXT]",
-    "decks_inspected": "defects_found=true|false [note=TEXT]",
+    "decks_inspected": "defects_found=true|false [decks=N] [note=TEXT]",
     "wheel_adjusted": (
         "part=TEXT description=TEXT licence=ID security_witness=NAME [security_licence=ID]"
     ),

@@ -90,7 +90,12 @@ class DeviceProfile(_Strict):
     maker: str
     name: str
     family: Literal[
-        "roulette_wheel", "card_reader", "dealing_shoe", "card_shuffler", "big_six_wheel"
+        "roulette_wheel",
+        "card_reader",
+        "dealing_shoe",
+        "card_shuffler",
+        "big_six_wheel",
+        "dice_tracker",
     ]
     driver: str
     simulator: str

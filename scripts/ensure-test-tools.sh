@@ -2,14 +2,29 @@
 # The tests need a few programs beside Python: the Mosquitto broker they start on a free
 # loopback port (and its mosquitto_passwd, for the ACL tests), the openssl command line
 # (the TLS tests make a CA and certificates), and systemd-analyze (the unit files are
-# verified). Install what is missing when we are root with apt-get; otherwise say exactly
-# what to install.
+# verified), and nats-server (the broker-cluster test runs three NATS nodes with JetStream
+# and MQTT, tests/test_e2e_cluster.py). Install what is missing when we are root with
+# apt-get; otherwise say exactly what to install.
 set -euo pipefail
 missing=()
 have() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
 have mosquitto || missing+=(mosquitto)
 have openssl || missing+=(openssl)
 have systemd-analyze || missing+=(systemd)
+# nats-server is optional: where it cannot be installed the cluster tests are skipped and
+# say why (Debian and Ubuntu ship it; elsewhere get it from nats.io).
+if ! have nats-server; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing nats-server with apt-get" >&2
+    apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      nats-server >/dev/null ||
+      echo "nats-server could not be installed: the broker-cluster tests will be skipped" >&2
+  else
+    echo "nats-server is not installed (sudo apt-get install nats-server):" \
+      "the broker-cluster tests will be skipped" >&2
+  fi
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

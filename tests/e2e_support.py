@@ -260,6 +260,15 @@ async def command(
     raise AssertionError("no command result")
 
 
+async def new_decks_inspected(url: str, table: str) -> None:
+    """The dealer inspects the decks a `change_decks` (or `decks_received`) recorded, then
+    the floorperson verifies them (§ 549.5(a), § 551.4(a), (b), § 571.4(a), (b))."""
+    for by, key in ((DEALER, DEALER_KEY), (FP, FP_KEY)):
+        args = {"defects_found": False}
+        reply = await command(url, "decks_inspected", args, by=by, key=key, table=table)
+        assert reply["ok"], reply
+
+
 CHECKLIST = {
     "no_magnet_or_contrivance": True,
     "wheel_level_and_free": True,

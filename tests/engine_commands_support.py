@@ -42,3 +42,14 @@ class OperatorCommands:
             "capabilities": caps,
         }
         self.device(EventType.DEVICE_IDENTIFIED, identity, device)  # type: ignore[attr-defined]
+
+    def inspect_decks(self, decks: int | None = None) -> list[CommandOutcome]:
+        """The dealer inspects the decks received (saying how many, where each deck is
+        inspected on its own), then the floorperson verifies; both must be accepted."""
+        args: dict[str, Any] = {"defects_found": False}
+        if decks is not None:
+            args["decks"] = decks
+        steps = [self.dealer("decks_inspected", args)]
+        steps.append(self.command("decks_inspected", {"defects_found": False}))
+        assert all(s.ok for s in steps), [s.error for s in steps]
+        return steps

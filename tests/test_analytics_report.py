@@ -143,6 +143,12 @@ def test_big_six_results_use_section_frequencies_and_section_indexes(tmp_path: P
     assert pocket["statistic"] == pytest.approx(theirs.statistic, rel=1e-12)
     assert pocket["p_value"] == pytest.approx(theirs.pvalue, rel=1e-9)
     assert sector["dof"] == 5 and sum(p["observed"] for p in report["pockets"]) == 600
+    # The sector test counts each result in the arc of its section (a symbol shows in
+    # every arc): six arcs of nine sections, each 9/54 of a fair wheel.
+    arcs = [sum(1 for s in sections if lo <= s < lo + 9) for lo in range(0, 54, 9)]
+    by_position = stats.chisquare(arcs, [600 / 6] * 6)
+    assert sector["statistic"] == pytest.approx(by_position.statistic, rel=1e-12)
+    assert sector["p_value"] == pytest.approx(by_position.pvalue, rel=1e-9)
 
 
 def test_the_report_gives_each_dealers_signature_test_with_scipys_numbers(

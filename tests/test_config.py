@@ -47,7 +47,7 @@ def test_valid_config_loads_and_resolves_paths(tmp_path: Path) -> None:
     loaded = load_config(_write(tmp_path, _valid(tmp_path)))
     assert loaded.journal_path == tmp_path.resolve() / "journal.db"
     assert loaded.operator_key("FP-1001") == b"secret"
-    assert loaded.config.broker.port == 1883
+    assert loaded.config.broker.nodes == ("mqtt://127.0.0.1:1883",)
     assert loaded.config.broker.topic_prefix == "floor/v1"
 
 

@@ -41,6 +41,8 @@ SCENARIOS = [
     "test_protocol_limiter.py",
     "test_journal_integrity.py",
     "test_journal_full_round.py",
+    # The clean stop: daemon.stopped naming what it did not act on, `stopping` refusals.
+    "test_clean_stop.py",
     # `floord journal retire`: table.retired.
     "test_check_refuses.py",
     # A real daemon and simulator, end to end: daemon.started, daemon.stopped.
@@ -75,6 +77,8 @@ def test_the_payload_grammar() -> None:
     assert "no row" in compare(doc, {"c.d": [["q"]]})[0]
 
 
+# It runs a part of the suite in a subprocess, every game's engine tests among them.
+@pytest.mark.timeout(600)
 def test_payloads_match_what_the_code_emits(tmp_path: Path) -> None:
     shapes_file = tmp_path / "shapes.json"
     env = dict(os.environ)

@@ -11,6 +11,10 @@ from floord.config.load import ConfigError, load_config
 from floord.engine import BaccaratEngine, BlackjackEngine, RouletteEngine, StudEngine
 from floord.engine.big_six.engine import BigSixEngine
 from floord.engine.carnival.engine import CarnivalEngine
+from floord.engine.craps.engine import CrapsEngine
+from floord.engine.pai_gow.engine import PaiGowEngine
+from floord.engine.poker.engine import PokerEngine
+from floord.engine.war.engine import WarEngine
 from floord.journal.store import Journal
 from floord.processes.daemon import build_engine
 
@@ -19,6 +23,8 @@ READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
+SHAKER = {"id": "shaker", "profile": "ref-paigow-shaker", "port": "/dev/ttyUSB5"}
+DICE = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB6"}
 
 
 def test_every_game_gets_its_engine(tmp_path: Path) -> None:
@@ -39,6 +45,14 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
              "devices": [SHUFFLER]},
             {"id": "TC", "game": "three_card_poker", "rules": {"shuffler": "none"}},
             {"id": "B6", "game": "big_six", "devices": [BIG_SIX]},
+            {"id": "PK", "game": "poker", "devices": [SHUFFLER]},
+            {"id": "PH", "game": "poker", "rules": {"shuffler": "none", "idle_minutes": 20}},
+            {"id": "WR", "game": "war", "rules": {"decks": 8}, "devices": [SHOE]},
+            {"id": "PGT", "game": "pai_gow",
+             "rules": {"count_order": [1, 2, 3, 4, 5, 6, "dealer", "dead_hand"]},
+             "devices": [SHAKER]},
+            {"id": "CR", "game": "craps", "rules": {"fire_bet": "A"}, "devices": [DICE]},
+            {"id": "MC", "game": "mini_craps", "devices": [DICE]},
         ],
     }  # fmt: skip
     path = tmp_path / "floord.yaml"
@@ -53,6 +67,12 @@ def test_every_game_gets_its_engine(tmp_path: Path) -> None:
         "PG": CarnivalEngine,
         "TC": CarnivalEngine,
         "B6": BigSixEngine,
+        "PK": PokerEngine,
+        "PH": PokerEngine,
+        "WR": WarEngine,
+        "PGT": PaiGowEngine,
+        "CR": CrapsEngine,
+        "MC": CrapsEngine,
     }
     journal = Journal(loaded.journal_path)
     try:
@@ -85,3 +105,31 @@ def test_a_carnival_table_is_checked_by_its_chapter(tmp_path: Path) -> None:
     assert "tables.1.rules: two decks are used with an automated shuffler" in text
     assert "559.4(d)" in text
     assert "tables.2.devices: 0 dealing shoe device(s) expected" in text
+
+
+def test_poker_and_war_tables_are_checked_by_their_chapters(tmp_path: Path) -> None:
+    """§ 553.5(a): two decks received (two different names); § 567.4(a): six or more
+    decks; a War stack goes into a dealing shoe (§ 567.5(e)); a shuffler unless `none`."""
+    tables = [
+        {"id": "PK", "game": "poker", "rules": {"deck_backs": ["red", "red"]},
+         "devices": [SHUFFLER]},
+        {"id": "PH", "game": "poker", "rules": {"shuffler": "none"}, "devices": [SHOE]},
+        {"id": "WR", "game": "war", "rules": {"shuffler": "automated"}, "devices": [SHOE]},
+        {"id": "WS", "game": "war"},
+    ]  # fmt: skip
+    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db"}
+    path = tmp_path / "floord.yaml"
+    path.write_text(yaml.safe_dump({**config, "tables": tables}))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    text = "\n".join(caught.value.problems)
+    assert "tables.0.rules: deck_backs must name the two decks received" in text
+    assert "553.5(a)" in text
+    assert "tables.1.devices: 0 dealing shoe device(s) expected" in text
+    assert "tables.2.devices: 1 card shuffler device(s) expected" in text
+    assert "tables.3.devices: 1 dealing shoe device(s) expected" in text
+    few = [{"id": "WD", "game": "war", "rules": {"decks": 4}, "devices": [SHOE]}]
+    path.write_text(yaml.safe_dump({**config, "tables": few}))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "tables.0.rules.decks" in "\n".join(caught.value.problems)

@@ -4,7 +4,7 @@ frame of its family into the event types the golden file expects.
 
 The golden frames are the ones the drivers' own tests use (tests/golden/, and the frame
 lists of the Big Six, wheel sensor and USB shoe driver tests); a new profile fails here
-until it has one.
+until it has one. A dice tracker's come from tests/golden/dice/, one case per profile.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import test_driver_wheel_sensor as wheel_sensor
 import yaml
 from cards_golden import GOLDEN_DIR as CARDS_DIR
 from cards_golden import load_cases
+from test_driver_dice_tracker import CASES as DICE_CASES
 
 import simulators
 from floord.adapters.local import load_driver
@@ -74,6 +75,9 @@ def golden_of(profile: DeviceProfile) -> tuple[dict[str, object], Golden]:
         return {}, _frames(big_six.IDN, big_six.GOLDEN)
     if model == "ref-big-six-angle":
         return {}, _frames(big_six.IDN_ANGLE, big_six.GOLDEN_ANGLE)
+    if profile.family == "dice_tracker":
+        [case, *_] = [c for c in DICE_CASES if c.profile.model == model]
+        return {}, [(s.now, s.data, _types(s.expected)) for s in case.steps]
     if model == "ref-usb-shoe":
         return {}, [(0.0, usb_shoe.AS + usb_shoe.TEN_H, [EventType.SHOE_CARD_DRAWN] * 2)]
     return {}, _cards(profile)

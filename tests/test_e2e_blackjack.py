@@ -17,6 +17,7 @@ from e2e_support import (
     Process,
     collecting,
     command,
+    new_decks_inspected,
     start_daemon,
     start_device_sim,
     topics,
@@ -92,6 +93,7 @@ def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
             for name in ("open", "change_decks"):
                 reply = await floorperson(broker.url, name, {})
                 assert reply["ok"], (name, reply)
+            await new_decks_inspected(broker.url, "BJ-01")  # the receipt (§ 549.5(a))
             await c.event("shoe.card_drawn")  # the burn card after the shoe was loaded
             reply = await dealer(broker.url, "round_start", {"boxes": [1, 2]})
             assert reply["ok"], reply

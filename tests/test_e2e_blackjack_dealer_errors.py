@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from e2e_support import Collector, collecting, start_daemon, start_device_sim
+from e2e_support import Collector, collecting, new_decks_inspected, start_daemon, start_device_sim
 from test_e2e_blackjack import CHECKLIST, dealer, floorperson, start_card_sim, write_card_config
 from test_sim_control import control_socket
 
@@ -64,6 +64,7 @@ async def ready_table(url: str, sock: str) -> AsyncIterator[Dealing]:
         assert (await floorperson(url, "inspect", {"checklist": CHECKLIST, "note": "e2e"}))["ok"]
         for name in ("open", "change_decks"):
             assert (await floorperson(url, name, {}))["ok"], name
+        await new_decks_inspected(url, "BJ-01")  # the receipt (§ 549.5(a))
         assert (await ask('load {side: "-"}')).startswith("ok load")
         await c.event("shoe.loaded")
         table = Dealing(url, c, ask)

@@ -9,7 +9,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from e2e_support import collecting, start_daemon, topics, write_tables_config
+from e2e_support import (
+    collecting,
+    new_decks_inspected,
+    start_daemon,
+    topics,
+    write_tables_config,
+)
 from test_e2e_blackjack import CHECKLIST, floorperson, start_card_sim
 
 
@@ -56,6 +62,7 @@ def test_a_cutting_card_too_deep_is_a_violation_through_floord_run(broker, tmp_p
             assert reply["ok"], reply
             for name in ("open", "change_decks"):
                 assert (await floorperson(broker.url, name, {}))["ok"], name
+            await new_decks_inspected(broker.url, "BJ-01")  # the receipt (§ 549.5(a))
             loaded = await c.event("shoe.loaded")
             assert loaded["data"]["cards"] == 104
             cut = await c.event("shoe.cutting_card", timeout=30)

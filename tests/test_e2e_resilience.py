@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from e2e_support import (
@@ -17,10 +18,12 @@ from e2e_support import (
     command,
     open_table,
     start_daemon,
+    start_device_sim,
     start_sim,
     topics,
     write_config,
 )
+from test_sim_control import control_socket
 
 SPEED = 20.0
 
@@ -87,12 +90,12 @@ def test_broker_killed_and_restarted_loses_nothing(broker, tmp_path: Path) -> No
 
 
 def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
-    scenario = {
-        "pockets": 37,
-        "seed": 3,
-        "steps": [{"idle": 30}, {"fault": {"code": 5}}, {"idle": 6000}],
-    }
-    sim, pty = start_sim(tmp_path, scenario, SPEED)
+    # The wheel stands still; its fault (permanent: the wheel powers down, so it is not
+    # healthy after the restart) is injected once the table is open (through the
+    # simulator's control channel), so a loaded machine cannot open the table after it.
+    scenario = {"pockets": 37, "seed": 3, "steps": [{"idle": 60000}]}
+    sock = f"{tempfile.mkdtemp(prefix='floord-res-')}/ss2.sock"  # a unix socket path is short
+    sim, pty = start_device_sim(tmp_path, "cammegh-ss2", scenario, SPEED, control=f"unix:{sock}")
     config = write_config(tmp_path, broker.url, pty)
     daemon = start_daemon(config)
     t = topics()
@@ -101,6 +104,11 @@ def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
         async with collecting(broker.url) as c:
             await c.event("device.identified")
             await open_table(broker.url)
+            await c.event("table.opened")
+            async with control_socket(sock) as ask:
+                assert (await ask("fault code=5 permanent=true")).startswith("ok fault"), (
+                    "the fault"
+                )
             halted = await c.event("table.halted")
             assert halted["data"]
             await asyncio.sleep(0.5)

@@ -52,3 +52,23 @@ def test_a_shoe_that_does_not_count_its_stack_is_taken_as_the_decks() -> None:
     t.ready(load=False)
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     assert violations(_cover(t, 405))[0].data["stack"] == 416
+
+
+@pytest.mark.parametrize("game", ["minibaccarat", "midibaccarat", "baccarat"])
+def test_a_stack_that_is_not_the_tables_decks_is_a_violation_under_policy(game: str) -> None:
+    """No paragraph of chapters 541, 543 or 545 in the seeds counts the stack loaded, so a
+    counted stack other than the table's decks (8 x 52 here) is floord's policy, uncited,
+    as at Blackjack outside § 549.7(k)(2); the stack still counts as loaded."""
+    t = make_table(game)
+    t.ready(load=False)
+    [short] = violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": 415}))
+    assert short.rule is None and short.data["policy"]
+    assert (short.data["what"], short.data["count"], short.data["expected"]) == (
+        "cards_missing",
+        415,
+        416,
+    )
+    [extra] = violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": 417}))
+    assert extra.data["what"] == "cards_extra"
+    assert violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": 416})) == []
+    assert t.engine.shoe.loaded

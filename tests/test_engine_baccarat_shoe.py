@@ -101,6 +101,8 @@ def test_cover_card_during_play_last_hand_then_reshuffle_or_new_decks(game) -> N
         changed = t.command("change_decks")
         [event] = changed.output.events
         assert event.type == EventType.CARDS_DECKS_CHANGED and event.rule == cite(COVER[game])
+        assert event.data["inspection"] == "required"  # received: inspected before use
+        t.inspect_decks(8)
         assert not t.start().ok  # the new decks are loaded and burned first
     t.load()
     assert t.start().ok

@@ -105,6 +105,8 @@ def _scenario() -> list:
         steps.append(t.coup("7S", "2H", "KD", "4C"))
         steps.append(t.coup("9S", "9H", "KD", "KC"))
         steps.append(t.command("change_decks").output)
+        steps.append(t.load())  # not yet inspected: a violation, the load does not count
+        steps += [step.output for step in t.inspect_decks(8)]
         steps.append(t.load())
         t.start()
         steps.append(t.draws("2S", "3H", "KD", "KC"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from test_engine_blackjack_support import make_table
+from test_engine_blackjack_support import SHUFFLER, make_table, violations
 from test_engine_support import only, types
 
 from floord.contract import EventType, cite
@@ -19,8 +19,11 @@ RECEIVED = {"preinspected_preshuffled": False, "decks": 6}
 
 
 def _open_table(game: str = "blackjack"):
+    """Open, the reader inspected and tested, and no decks on the record yet."""
     t = make_table(game)
-    t.ready(load=False)
+    t.connect_all()
+    assert t.inspect().ok and t.command("open").ok
+    t.reader(EventType.READER_SELF_TEST, {"passed": True, "code": 0, "text": "ok"})
     return t
 
 
@@ -84,6 +87,35 @@ def test_preinspected_and_preshuffled_decks_are_recorded_not_assumed_549_5_f() -
     assert t.start(1).ok
 
 
+def test_change_decks_is_a_receipt_whose_exemption_is_never_assumed_549_5_a_f() -> None:
+    """§ 549.3(e): the decks "shall be changed at least once every 24 hours"; the new decks
+    are decks received at the table, which § 549.5(a) has the dealer inspect. The
+    floorperson's `change_decks` is a receipt: without a declaration the exemption of
+    § 549.5(f) is not assumed (recorded null) and the decks are inspected; with one it
+    is as `decks_received` says."""
+    for game, rule in (("blackjack", "549.3(e)"), ("spanish21", "551.3(c)")):
+        t = _open_table(game)
+        changed = t.command("change_decks")
+        event = only(changed.output, EventType.CARDS_DECKS_CHANGED)
+        assert event.rule == cite(rule) and event.data["inspection"] == "required"
+        assert event.data["preinspected_preshuffled"] is None
+        loaded = t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
+        assert only(loaded, EventType.PROCEDURE_VIOLATION).data["what"] == "decks_not_inspected"
+        assert "not been inspected by the dealer" in t.start(1).error
+        t.inspect_decks()
+        t.load()
+        assert t.start(1).ok
+    t = _open_table()
+    changed = t.command("change_decks", {"preinspected_preshuffled": True, "note": "sealed"})
+    event = only(changed.output, EventType.CARDS_DECKS_CHANGED)
+    assert event.data["inspection"] == "not_required"
+    assert event.data["preinspected_preshuffled"] is True
+    t.load()
+    assert t.start(1).ok
+    assert "unknown argument" in t.command("change_decks", {"new": 1}).error
+    assert "between rounds" in t.command("change_decks").error
+
+
 def test_decks_with_defects_are_not_used_and_the_steps_are_checked_549_5_a() -> None:
     """§ 549.5(a): the dealer "shall inspect the cards for any defects": a set found
     defective is not used until another set is received."""
@@ -124,3 +156,39 @@ def test_the_24_hour_limit_runs_from_the_receipt_and_stops_the_next_round_549_3_
     snap = t.engine.snapshot()["shoe"]["receipt"]
     assert snap["preinspected_preshuffled"] is True
     assert types(t.command("decks_received", RECEIVED).output) == ["cards.decks_received"]
+
+
+def test_a_batch_shuffled_before_the_inspection_does_not_count_549_5_a_e() -> None:
+    """§ 549.5(a): the dealer inspects the decks received; (e): "If an automated shuffling
+    device is utilized, all the decks in one batch of cards shall be spread for inspection
+    ... each batch of cards shall separately be turned face downward on the table and
+    stacked." Only then are they shuffled (§ 549.6(a)): a batch the shuffler shuffles
+    before the inspection and verification is a violation and may not be dealt until it is
+    shuffled again."""
+    t = make_table(shuffler_device=SHUFFLER, shuffler="batch", batch_backs=["red", "blue"])
+    t.ready(load=False)
+    assert t.command("change_decks").ok
+
+    def shuffler(type, **data):
+        return t.device(type, data, SHUFFLER)
+
+    early = shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, batch="red")
+    [v] = violations(early)
+    assert v.rule == cite("549.5(a)") and v.data["what"] == "decks_not_inspected"
+    assert (v.data["step"], v.data["batch"]) == ("shuffle", "red")
+    assert not shuffler(EventType.SHUFFLER_SHUFFLE_COMPLETED, batch="red", cards=156).events
+    t.inspect_decks()
+    shuffler(EventType.SHUFFLER_BATCH_REMOVED, batch="red")
+    assert violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})) == []
+    [dealt] = violations(t.draw("2C"))
+    assert dealt.data["what"] == "card_from_refused_batch" and dealt.rule == cite("549.5(a)")
+    refused = t.start(1)
+    assert not refused.ok and refused.rule == cite("549.5(a)") and "uninspected" in refused.error
+    # The other batch, shuffled once the decks were inspected and verified, deals.
+    assert not shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, batch="blue").events
+    assert not shuffler(EventType.SHUFFLER_SHUFFLE_COMPLETED, batch="blue", cards=156).events
+    shuffler(EventType.SHUFFLER_BATCH_REMOVED, batch="blue")
+    assert violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})) == []
+    shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, batch="red")  # red's cards go back in
+    assert violations(t.draw("2C")) == []
+    assert t.start(1).ok

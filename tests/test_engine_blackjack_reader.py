@@ -18,7 +18,8 @@ def test_no_round_before_the_floorpersons_inspection_and_a_passed_self_test() ->
     t = make_table()
     t.connect_all()
     assert t.command("open").rule == READER_RULE  # open itself needs the inspection
-    assert t.inspect().ok and t.command("open").ok and t.command("change_decks").ok
+    assert t.inspect().ok and t.command("open").ok
+    t.new_decks()
     t.load()
     refused = t.start(1)
     assert not refused.ok and refused.rule == READER_RULE and "self-test" in refused.error

@@ -303,6 +303,7 @@ def test_decks_are_changed_every_24_hours_with_a_warning_549_3_e() -> None:
     assert not refused.ok and refused.rule == cite("549.3(e)")
     changed = t.command("change_decks").output.events[0]
     assert changed.type == EventType.CARDS_DECKS_CHANGED and changed.rule == cite("549.3(e)")
+    t.inspect_decks()  # the new decks are a receipt (§ 549.5(a))
     t.load()
     assert t.start(1).ok
 

@@ -67,15 +67,26 @@ class Table(OperatorCommands):
         return self.command("inspect", {"checklist": checklist, "note": "morning"})
 
     def ready(self, *, self_test: bool = True, load: bool = True) -> None:
-        """Devices up, inspected, opened, decks recorded, reader tested, shoe loaded and burned."""
+        """Devices up, inspected, opened, decks recorded (a receipt: inspected by the
+        dealer and verified, § 549.5(a)), reader tested, shoe loaded and burned."""
         self.connect_all()
         assert self.inspect().ok
         assert self.command("open").ok
-        assert self.command("change_decks").ok
+        self.new_decks()
         if self_test:
             self.reader(EventType.READER_SELF_TEST, {"passed": True, "code": 0, "text": "ok"})
         if load:
             self.load()
+
+    def new_decks(self) -> EngineOutput:
+        """The floorperson's `change_decks` (§ 549.3(e)), the dealer's inspection and the
+        verification (§ 549.5(a), § 551.4(a), (b))."""
+        changed = self.command("change_decks")
+        assert changed.ok, changed.error
+        out = EngineOutput(list(changed.output.events))
+        for step in self.inspect_decks():
+            out.extend(step.output)
+        return out
 
     def load(self, side: str | None = None) -> EngineOutput:
         out = self.device(EventType.SHOE_LOADED, {"side": side, "cards": None})

@@ -50,6 +50,21 @@ class Table:
         assert self.command("inspect", {"checklist": self.checklist()}).ok
         assert self.command("open").ok
 
+    def new_decks(self, args: dict[str, Any] | None = None) -> EngineOutput:
+        """The floorperson's `change_decks`, the dealer's inspection and the floorperson's
+        verification (§ 55x.4(a), (b); two decks each on its own, (d))."""
+        changed = self.command("change_decks", args)
+        assert changed.ok, changed.error
+        out = EngineOutput(list(changed.output.events))
+        decks = {"decks": 2} if self.engine.rules.decks == 2 else {}
+        for step in (
+            self.dealer("decks_inspected", {"defects_found": False, **decks}),
+            self.command("decks_inspected", {"defects_found": False}),
+        ):
+            assert step.ok, step.error
+            out.extend(step.output)
+        return out
+
     def shuffle(self, cards: int | None = None, batch: str = "deck") -> EngineOutput:
         size = self.engine.rules.deck_size if cards is None else cards
         out = self.shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, {"batch": batch})
@@ -150,7 +165,7 @@ def test_a_counting_shuffler_reporting_other_than_52_removes_the_deck_55x_5_b(ga
     refused = t.dealer("round_start", {"boxes": [1]})
     assert not refused.ok and refused.rule == rule(game, "5(b)")
     assert "change_decks" in refused.error
-    assert t.command("change_decks").ok
+    t.new_decks()
     assert not t.shuffle().events
     assert t.dealer("round_start", {"boxes": [1]}).ok
 
@@ -251,7 +266,8 @@ def test_preshuffled_decks_are_cut_not_shuffled_55x_5_a_c_2() -> None:
     t = make_table("texas_holdem_bonus")
     t.ready()
     [changed] = t.command("change_decks", {"preshuffled": True}).output.events
-    assert changed.type == EventType.CARDS_DECKS_CHANGED and changed.rule == cite("563.5(c)(2)")
+    assert changed.type == EventType.CARDS_DECKS_CHANGED and changed.rule == cite("563.4(e)")
+    assert changed.data["preinspected_preshuffled"] is True
     refused = t.dealer("round_start", {"boxes": [1]})
     assert not refused.ok and refused.rule == cite("563.5(c)(2)")
     assert t.dealer("cut", {"cards": 15}).ok
@@ -327,8 +343,8 @@ def test_every_decision_carries_a_citation_or_a_policy() -> None:
     t = make_table("four_card_poker")
     t.ready()
     outs = [t.shuffle(cards=51)]
-    for name, args in (("change_decks", {}), ("reshuffle", {"reason": "r"})):
-        outs.append(t.command(name, args).output)
+    outs.append(t.new_decks())
+    outs.append(t.command("reshuffle", {"reason": "r"}).output)
     outs.append(t.shuffle())
     outs.append(t.dealer("round_start", {"boxes": [1]}).output)
     outs.append(t.command("remove_deck", {"reason": "marked card"}).output)
@@ -337,3 +353,64 @@ def test_every_decision_carries_a_citation_or_a_policy() -> None:
     assert {d.type for d in seen} >= {EventType.ROUND_VOIDED, EventType.CARDS_DECK_REMOVED}
     for d in seen:
         assert d.rule or d.data.get("policy"), d
+
+
+@pytest.mark.parametrize(
+    ("game", "para"),
+    [("three_card_poker", "5(f)"), ("let_it_ride", "5(f)"), ("pai_gow_poker", "5(g)")],
+)
+def test_no_gaming_activity_means_the_cards_are_shuffled_again_55x_5_f(game, para) -> None:
+    """§ 565.5(f): "Whenever there is no gaming activity at a Three Card Poker table which
+    is open for gaming, the cards shall be spread out on the table ... After the first
+    player ... the procedures in § 565.4(c) ... and this section shall be completed."
+    (§ 565.4(c): "... Once the cards have been stacked, they shall be shuffled in
+    accordance with § 565.5".) Pai Gow Poker's is § 561.5(g)."""
+    from datetime import timedelta
+
+    t = make_table(game, idle_minutes=10)
+    t.ready()
+    t.shuffle()
+    assert t.dealer("round_start", {"boxes": [1]}).ok
+    assert t.dealer("round_end").ok
+    t.shuffle()
+    t.clock.now += timedelta(minutes=11)
+    [due] = t.engine.tick(t.clock.now).events
+    assert due.type == EventType.CARDS_SHUFFLE_REQUIRED and due.rule == rule(game, para)
+    assert due.data["reason"] == "no_gaming_activity" and due.data["decks"] == ["deck"]
+    assert t.engine.tick(t.clock.now).events == []  # once
+    refused = t.dealer("round_start", {"boxes": [1]})
+    assert not refused.ok and refused.rule == rule(game, para)
+    t.shuffle()
+    assert t.dealer("round_start", {"boxes": [1]}).ok
+
+
+def test_an_idle_hand_shuffled_table_shuffles_and_cuts_again_55x_5_f() -> None:
+    """§ 555.5(f): the cards of an idle Caribbean Stud table are spread; then § 555.4(c)
+    and this section: shuffled, and (by hand) cut again (§ 555.5(c)(2))."""
+    from datetime import timedelta
+
+    t = make_table("caribbean_stud", shuffler="none", idle_minutes=5)
+    t.ready()
+    assert t.dealer("shuffle").ok and t.dealer("cut", {"cards": 20}).ok
+    assert t.dealer("round_start", {"boxes": [1]}).ok and t.dealer("round_end").ok
+    assert t.dealer("shuffle").ok and t.dealer("cut", {"cards": 20}).ok
+    t.clock.now += timedelta(minutes=6)
+    [due] = t.engine.tick(t.clock.now).events
+    assert due.rule == cite("555.5(f)") and t.engine.stack is None
+    assert not t.dealer("round_start", {"boxes": [1]}).ok
+    restored = make_table("caribbean_stud", "none", t.engine.snapshot(), idle_minutes=5)
+    assert restored.engine.decks.idle_since == t.engine.decks.idle_since
+    assert t.dealer("shuffle").ok and t.dealer("cut", {"cards": 15}).ok
+    assert t.dealer("round_start", {"boxes": [1]}).ok
+
+
+def test_idle_minutes_is_checked_by_the_config_55x_5_f() -> None:
+    from pydantic import ValidationError
+
+    from floord.games.carnival import CarnivalRules as ConfigRules
+
+    with pytest.raises(ValueError, match=r"565\.5\(f\)"):
+        make_table(idle_minutes=0)
+    with pytest.raises(ValidationError):
+        ConfigRules(idle_minutes=2000)
+    assert ConfigRules(idle_minutes=30).idle_minutes == 30

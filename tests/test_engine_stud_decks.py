@@ -18,7 +18,7 @@ def test_a_counting_shuffler_reporting_51_cards_removes_the_deck_571_5_b() -> No
     assert removed.rule == cite("571.5(b)") and removed.data["cards"] == 51
     refused = t.start(1)
     assert not refused.ok and refused.rule == cite("571.5(b)") and "change_decks" in refused.error
-    assert t.command("change_decks").ok
+    t.new_decks()
     t.prepare()
     assert t.start(1).ok
 
@@ -174,7 +174,7 @@ def test_stub_counted_every_5_rounds_without_a_counting_shuffler_571_8_f() -> No
     t.connect("shoe-1", ["recognition"])
     assert t.command("inspect", {"checklist": {"cards_inspected": True, "cards_verified": True}}).ok
     assert t.command("open").ok
-    assert t.command("change_decks").ok
+    t.new_decks()
     _four_rounds(t)
     _fifth_round_dealt(t)
     t.decide(1, "fold")
@@ -202,7 +202,7 @@ def test_a_wrong_stub_count_voids_and_misdealt_or_not_decides_the_deck_571_8_h()
     t.connect("shoe-1", ["recognition"])
     assert t.command("inspect", {"checklist": {"cards_inspected": True, "cards_verified": True}}).ok
     assert t.command("open").ok
-    assert t.command("change_decks").ok
+    t.new_decks()
     _fifth_round_dealt(t)
     asks = t.dealer("stub_count", {"cards": 44})
     assert not asks.ok and asks.rule == cite("571.8(h)") and "misdealt" in asks.error

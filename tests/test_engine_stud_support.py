@@ -51,8 +51,18 @@ class Table(OperatorCommands):
             self.connect(SHUFFLER, [])
         assert self.command("inspect", {"checklist": CHECKLIST, "note": "morning"}).ok
         assert self.command("open").ok
-        assert self.command("change_decks").ok
+        self.new_decks()
         self.prepare()
+
+    def new_decks(self) -> EngineOutput:
+        """The floorperson's `change_decks`, the dealer's inspection and the verification
+        (§ 571.3(c), § 571.4(a), (b))."""
+        changed = self.command("change_decks")
+        assert changed.ok, changed.error
+        out = EngineOutput(list(changed.output.events))
+        for step in self.inspect_decks(self.rules.decks):
+            out.extend(step.output)
+        return out
 
     def prepare(self, deck: str | None = None, cards: int = 52) -> EngineOutput:
         """Shuffle (with a shuffler) and place the deck in the shoe (with a shoe)."""

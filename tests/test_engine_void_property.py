@@ -296,7 +296,7 @@ def _carnival_build(snapshot: dict[str, Any] | None, clock: Any) -> Any:
 
 CARNIVAL = Game(
     build=_carnival_build,
-    ready=lambda t: (t.ready(), t.command("change_decks"), t.shuffle()),
+    ready=lambda t: (t.ready(), t.new_decks(), t.shuffle()),
     devices=[("shuffler-1", {"capabilities": []})],
     send=_card_send,
     round=[

@@ -15,8 +15,12 @@ from floord.engine.baccarat import rules as baccarat_rules
 from floord.engine.blackjack import rules as blackjack_rules
 from floord.engine.blackjack.engine import GAMES as BLACKJACK_GAMES
 from floord.engine.carnival import rules as carnival_rules
+from floord.engine.craps import rules as craps_rules
+from floord.engine.pai_gow import rules as pai_gow_rules
+from floord.engine.poker import rules as poker_rules
 from floord.engine.stud import rules as stud_rules
-from floord.games import baccarat, blackjack, carnival, stud
+from floord.engine.war import rules as war_rules
+from floord.games import baccarat, blackjack, carnival, poker, stud, war
 from floord.games.registry import BY_GAME, DEFINITIONS, GAMES, driver_options, setup_for_table
 from floord.journal.store import Journal
 from floord.processes.daemon import build_engine
@@ -24,9 +28,11 @@ from floord.processes.daemon import build_engine
 ROOT = Path(__file__).resolve().parents[1]
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB1"}
+DICE = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB5"}
 READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB2"}
 SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB3"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-csm", "port": "/dev/ttyUSB4"}
+SHAKER = {"id": "shaker", "profile": "ref-paigow-shaker", "port": "/dev/ttyUSB5"}
 
 # The least a table of each game needs: the rules without a default, and the devices
 # its default rules ask for.
@@ -38,6 +44,10 @@ MINIMAL: dict[str, dict[str, Any]] = {
     **{g: {"devices": [SHOE]} for g in baccarat_rules.GAMES},
     "mississippi_stud": {"devices": [SHUFFLER]},
     **{g: {"devices": [SHUFFLER]} for g in carnival_rules.GAMES},
+    "poker": {"devices": [SHUFFLER]},
+    "war": {"devices": [SHOE]},
+    "pai_gow": {"rules": {"count_order": ["dealer", 1, 2, 3, 4, 5, 6]}, "devices": [SHAKER]},
+    **{g: {"devices": [DICE]} for g in craps_rules.GAMES},
 }
 
 
@@ -55,7 +65,8 @@ def test_the_registry_covers_every_game_the_config_accepts() -> None:
     assert len(GAMES) == sum(len(d.games) for d in DEFINITIONS), "a game defined twice"
     # The engines name the games they play; the registry plays exactly those.
     engines = {"roulette", "big_six", *BLACKJACK_GAMES, *baccarat_rules.GAMES,
-               *stud_rules.GAMES, *carnival_rules.GAMES}  # fmt: skip
+               *stud_rules.GAMES, *carnival_rules.GAMES, poker_rules.GAME,
+               war_rules.GAME, pai_gow_rules.GAME, *craps_rules.GAMES}  # fmt: skip
     assert engines == set(GAMES)
 
 
@@ -63,7 +74,11 @@ def test_every_engine_package_has_its_definition() -> None:
     packages = {
         p.name for p in (ROOT / "floord" / "engine").iterdir() if (p / "engine.py").is_file()
     }
-    assert packages == {"roulette", "big_six", "blackjack", "baccarat", "stud", "carnival"}
+    assert packages == {
+        "roulette", "big_six", "blackjack", "baccarat", "stud", "carnival", "poker", "war",
+        "pai_gow",
+        "craps",
+    }  # fmt: skip
     for name in packages:
         module = importlib.import_module(f"floord.games.{name}")
         assert module.DEFINITION in DEFINITIONS, f"floord/games/{name}.py is not registered"
@@ -108,6 +123,8 @@ def test_a_stud_table_without_a_shuffler_setting_gets_a_counting_shuffler(
     [
         (stud.StudRules, stud_rules.DEFAULTS),
         (carnival.CarnivalRules, carnival_rules.DEFAULTS),
+        (poker.PokerRules, poker_rules.DEFAULTS),
+        (war.WarRules, war_rules.DEFAULTS),
         (baccarat.BaccaratRules, baccarat_rules.DEFAULTS),
         (blackjack.CardTableRules, blackjack_rules.CARD_DEFAULTS),
     ],

@@ -5,7 +5,8 @@ connection through it, and their own tests cover it through them; these pin down
 the loop itself promises: a fresh client per connection with the back-off reset after
 CONNACK, a logged failure (with the wait before the next try) and `on_lost`, a stop that
 ends a back-off wait or a session at once (saying goodbye first), and a session failure
-that is not MQTT's ending run() with it.
+that is not MQTT's ending run() with it, and the back-off starting over only after a
+connection that stayed up (a node that accepts and then drops at once is a failure).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def test_failures_are_logged_with_the_growing_wait_and_stop_ends_the_wait() -> N
         loop = SessionLoop(
             make_client=where.client,
             serve=serve,
-            broker=where.where,
+            nodes=where.nodes,
             log=log,
             backoff=Waits(0.05, 0.1, 0.2, 600.0),
             on_lost=lost.append,
@@ -107,7 +108,7 @@ def test_a_session_runs_on_a_connected_client_and_stop_says_goodbye(broker: Brok
         where = address(broker.url)
         backoff = Backoff(0.05, 0.2)
         backoff.next()
-        backoff.next()  # as after two failures: a connection must start the wait over
+        backoff.next()  # as after two failures: a connection is not yet a good one
         said: list[str] = []
         sessions: list[aiomqtt.Client] = []
 
@@ -121,11 +122,11 @@ def test_a_session_runs_on_a_connected_client_and_stop_says_goodbye(broker: Brok
             await run_session({asyncio.create_task(loop.until_stopped(lambda: goodbye(client)))})
 
         loop = SessionLoop(
-            make_client=where.client, serve=serve, broker=where.where, log=log, backoff=backoff
+            make_client=where.client, serve=serve, nodes=where.nodes, log=log, backoff=backoff
         )
         task = asyncio.create_task(loop.run())
         await until("a session", lambda: len(sessions) == 1)
-        assert backoff.next() == 0.05
+        assert backoff.next() == 0.2  # not reset at CONNACK: only once it stayed up
         loop.stop()
         await asyncio.wait_for(task, DEADLINE_S)
         assert task.exception() is None and said == ["bye"] and len(sessions) == 1
@@ -150,7 +151,7 @@ def test_each_connection_gets_a_fresh_client_and_a_failure_not_of_mqtt_ends_run(
         loop = SessionLoop(
             make_client=where.client,
             serve=serve,
-            broker=where.where,
+            nodes=where.nodes,
             log=None,  # no logger: the loop says nothing
             backoff=Backoff(0.01, 0.01),
         )
@@ -158,5 +159,41 @@ def test_each_connection_gets_a_fresh_client_and_a_failure_not_of_mqtt_ends_run(
         await asyncio.wait([task], timeout=DEADLINE_S)
         assert isinstance(task.exception(), RuntimeError)
         assert len(sessions) == 3 and len({id(c) for c in sessions}) == 3
+
+    run(scenario)
+
+
+def test_the_back_off_starts_over_only_after_a_connection_that_stayed_up(
+    broker: Broker,
+) -> None:
+    class Counted(Backoff):
+        def __init__(self) -> None:
+            super().__init__(0.01, 0.08)
+            self.given: list[float] = []
+
+        def next(self) -> float:
+            self.given.append(super().next())
+            return self.given[-1]
+
+    async def scenario() -> None:
+        where = address(broker.url)
+        backoff = Counted()
+        sessions = 0
+
+        async def serve(client: aiomqtt.Client) -> None:
+            nonlocal sessions
+            sessions += 1
+            if sessions == 4:
+                await asyncio.sleep(0.3)  # this one stays up longer than stable_s
+            if sessions == 6:
+                loop.stop()
+            raise aiomqtt.MqttError("dropped")
+
+        loop = SessionLoop(
+            make_client=where.client, serve=serve, nodes=where.nodes, backoff=backoff, stable_s=0.2
+        )
+        await asyncio.wait_for(loop.run(), DEADLINE_S)
+        # Dropped at once three times: the wait grows; after the long one it starts over.
+        assert backoff.given == [0.01, 0.02, 0.04, 0.01, 0.02]
 
     run(scenario)

@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from e2e_support import DEALER, DEALER_KEY, FP, FP_KEY, Collector, Process, collecting, command
+from e2e_support import (
+    DEALER,
+    DEALER_KEY,
+    FP,
+    FP_KEY,
+    Collector,
+    Process,
+    collecting,
+    command,
+    new_decks_inspected,
+)
 from e2e_support import start_daemon as start_floord
 from test_e2e_blackjack import CHECKLIST, start_card_sim
 
@@ -76,6 +86,7 @@ async def open_card_table(c: Collector, url: str, table: str) -> None:
     for name in ("open", "change_decks"):
         reply = await command(url, name, {}, table=table)
         assert reply["ok"], (name, reply)
+    await new_decks_inspected(url, table)  # the receipt (§ 549.5(a))
 
 
 async def fault_mid_round(url: str, table: str) -> list[dict[str, Any]]:
@@ -114,7 +125,8 @@ def same_table(events: list[dict[str, Any]], table: str) -> list[Any]:
 def test_a_reader_fault_suspends_the_round_the_same_with_the_reader_remote(
     broker, tmp_path: Path
 ) -> None:
-    reader_steps = [{"idle": 20}, {"fault": {"code": 11}}, {"idle": 6000}]
+    # The fault 25 s in: after the opening, the deck receipt and the first round_start.
+    reader_steps = [{"idle": 25}, {"fault": {"code": 11}}, {"idle": 6000}]
     procs: list[Process] = []
     dirs = {}
     for table in TABLES:

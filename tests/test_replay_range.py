@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from floord.contract import REPLAY_MAX_EVENTS
-from floord.table.runner import replay_range
+from floord.table.replay import replay_range
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 from floord.contract import Envelope, Topics
 from floord.watch.app import WatchApp
 from floord.watch.model import FloorModel
-from floord.watch.render import ALERT, COLUMNS
+from floord.watch.render import ALERT
 
 PREFIX = "floor/v1"
 SITE = "casino-1"
@@ -28,7 +28,7 @@ def publish(model: FloorModel, table: str, seq: int, kind: str, data: dict) -> N
 
 
 def floor() -> FloorModel:
-    model = FloorModel(PREFIX)
+    model = FloorModel(PREFIX, recent=50)
     model.set_connected(True, "connected")
     # Arrival order is not id order: the screen sorts.
     for table in reversed(TABLES):
@@ -77,14 +77,19 @@ def test_rows_colours_selection_and_batched_refresh() -> None:
             assert "tables 200" in totals and "halted 1" in totals
             assert "alerts 1" in totals and "stale 1" in totals
 
-            # Selecting the halted table shows its last 50 events and its wheel.
+            # Selecting the halted table shows its wheel and its last 50 events, the
+            # wheel's telemetry hidden until `t`.
             grid.move_cursor(row=grid.get_row_index(halted))
             await pilot.pause()
             detail = str(app.query_one("#detail", Static).content)
             assert f"{SITE}/{HALTED_TABLE}" in detail
-            assert "recent events (50)" in detail
-            assert "#60 " in detail and "roulette.result" in detail and "#10 " not in detail
-            assert "wheel: single_zero" in detail and "recent: 26" in detail
+            assert "events: 1 of the last 50 (telemetry hidden)" in detail
+            assert "#60 26" in detail and "wheel idle" not in detail
+            assert "wheel single_zero, 1 results seen, recent: 26" in detail
+            await pilot.press("t")
+            detail = str(app.query_one("#detail", Static).content)
+            assert "events: 50 of the last 50 (all events)" in detail
+            assert "#59 spin 59: wheel idle" in detail and "#10 " not in detail
 
             # One table's new event updates that row only, on the next refresh.
             calls: list[tuple[str, str]] = []
@@ -101,7 +106,8 @@ def test_rows_colours_selection_and_batched_refresh() -> None:
             await pilot.pause(0.2)
             touched = {row for row, _ in calls}
             assert touched == {f"{SITE}/RL-003", f"{SITE}/RL-004"}
-            assert len(calls) == 2 * len(COLUMNS)  # 29 messages, one update per row
+            assert app.layout_now is not None
+            assert len(calls) == 2 * len(app.layout_now.keys)  # 29 messages, one update per row
             assert "red" in str(cell(grid, f"{SITE}/RL-003", "state").style)
             assert "halted 2" in str(app.query_one("#totals", Static).content)
 
@@ -147,15 +153,25 @@ def test_settings_from_flags_and_from_a_config(tmp_path, capsys) -> None:
     config = write_config(tmp_path, "mqtt://127.0.0.1:1884", "/dev/null")
     parser_ns = argparse.Namespace
     base = {"broker": None, "config": config, "prefix": None, "site": None, "username": None}
-    base |= {"password_file": None, "operator": FP, "key_file": None}
+    base |= {"password_file": None, "operator": FP, "key_file": None, "session": None}
     settings = settings_from(parser_ns(**base))
-    assert (settings.url, settings.prefix, settings.site) == ("mqtt://127.0.0.1:1884", PREFIX, None)
+    assert (settings.urls, settings.prefix, settings.site) == (
+        ("mqtt://127.0.0.1:1884",),
+        PREFIX,
+        None,
+    )
     assert settings.signer is not None and settings.signer.key == FP_KEY
     nobody = settings_from(parser_ns(**{**base, "operator": None, "site": "s1"}))
     assert nobody.signer is None and nobody.site == "s1"
 
     assert main(["watch", "--broker", "mqtt://127.0.0.1:1", "--as", FP]) == 1
     assert "--as needs --key-file" in capsys.readouterr().err
+    assert main(["watch", "--broker", "mqtt://127.0.0.1:1", "--operator", FP]) == 1
+    assert "--as needs --key-file" in capsys.readouterr().err
+    from floord.cli.main import _parser
+
+    flags = ["watch", "-c", str(config), "--operator", FP]
+    assert settings_from(_parser().parse_args(flags)).signer == settings.signer
     assert main(["watch", "--broker", "http://x", "--json"]) == 1
     assert "broker URL" in capsys.readouterr().err
     assert main(["watch", "-c", str(config), "--as", "NOBODY", "--json"]) == 1

@@ -245,3 +245,30 @@ def test_the_site_filter_and_the_recent_limit() -> None:
         "table": "RL-01",
         "from_seq": 1,
     }
+
+
+def test_a_console_command_and_its_answer_show_on_the_row_while_they_matter() -> None:
+    model = FloorModel(PREFIX)
+    alert = {"id": "A00002", "test": "pocket", "p_value": 0.0001, "level": 0.001}
+    model.on_message(
+        topics("RL-01").state, json.dumps({"state": "open", "alerts": [alert]}).encode()
+    )
+    args = {"alert": "A00002", "note": "checked"}
+    sent = model.command_sent(SITE, "RL-01", "ack_alert", args)
+    assert [n.kind for n in sent] == ["command_sent"]
+    view = model.tables[(SITE, "RL-01")]
+    assert row_values(view)["note"] == "ack_alert A00002: sent, waiting for the table's answer"
+    why = "'ack_alert' may be issued by security, supervisor; operator 'FP-1' is floorperson"
+    answered = model.command_answered(SITE, "RL-01", False, why)
+    assert [(n.kind, n.data["error"]) for n in answered] == [("command_refused", why)]
+    assert row_values(view)["note"] == f"ack_alert A00002: refused: {why}"
+    # Once the alert is closed (by someone else), the old refusal leaves the row.
+    acked = {"id": "A00002", "by": "SE-1", "note": "", "alert": alert}
+    model.on_message(
+        topics("RL-01").events,
+        envelope("RL-01", 1, "surveillance.alert_acknowledged", data=acked),
+    )
+    assert not view.alerts and row_values(view)["note"] == ""
+    assert view.command is not None and view.command.ok is False  # the detail still has it
+    assert model.command_answered(SITE, "RL-01", True, None)[0].kind == "command_accepted"
+    assert view.command.text() == "ack_alert A00002: accepted"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,7 +31,7 @@ import structlog
 from floord.contract import CONTRACT_VERSION, DEVICE_REPLAY_BATCH, EventType, Topics, format_ts
 from floord.events import DeviceCommand
 from floord.journal.store import Journal
-from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
+from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
 from floord.mqtt.outbox import drain
@@ -97,7 +97,7 @@ class AdapterLink:
     def __init__(
         self,
         *,
-        url: str,
+        url: str | Sequence[str],
         username: str | None,
         password: str | None,
         topics: Topics,
@@ -137,7 +137,7 @@ class AdapterLink:
         self._session = SessionLoop(
             make_client=self._make_client,
             serve=self._serve_connection,
-            broker=self._broker.where,
+            nodes=self._broker.nodes,
             log=self._log,
         )
         self._client: aiomqtt.Client | None = None
@@ -195,6 +195,9 @@ class AdapterLink:
                 "table": self._topics.table,
                 "device": self._device,
                 "reason": reason,
+                # The broker node this connection is on (`host:port`): which node of a
+                # cluster the box is on, or, in the last will, the one it was lost from.
+                "broker": self._broker.where,
                 "device_online": self._device_online(),
                 "last_seq": last,
                 "first_ts": json.loads(first[0])["ts"] if first else None,
@@ -217,11 +220,14 @@ class AdapterLink:
         await client.publish(
             status, await self._status_async(online=True, reason="connected"), qos=1, retain=True
         )
-        for topic in (
-            self._topics.device_cmd(self._device),
-            self._topics.device_replay_request(self._device),
-        ):
-            await client.subscribe(topic, qos=1, timeout=self._ack_timeout)
+        await subscribe_checked(
+            client,
+            [
+                self._topics.device_cmd(self._device),
+                self._topics.device_replay_request(self._device),
+            ],
+            timeout=self._ack_timeout,
+        )
         self._client = client
         self.connections += 1
         jobs = {

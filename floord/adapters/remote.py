@@ -27,7 +27,7 @@ import contextlib
 import json
 import ssl
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -49,7 +49,7 @@ from floord.contract import (
 )
 from floord.events import DeviceCommand, DeviceEvent
 from floord.journal.store import Journal
-from floord.mqtt.client import Broker
+from floord.mqtt.client import Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
 from floord.mqtt.session import SessionLoop
@@ -115,7 +115,7 @@ class RemoteDevice:
         journal: Journal,
         sink: Sink,
         clock: Callable[[], datetime],
-        url: str,
+        url: str | Sequence[str],
         username: str | None,
         password: str | None,
         keepalive: int = 10,
@@ -150,7 +150,7 @@ class RemoteDevice:
         self._session = SessionLoop(
             make_client=self._broker.client,
             serve=self._serve_connection,
-            broker=self._broker.where,
+            nodes=self._broker.nodes,
             log=self._log,
         )
         # The device stream: the next seq to deliver, and early arrivals held back.
@@ -401,12 +401,14 @@ class RemoteDevice:
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
         """Subscribe, ask for what is missing, then take the adapter's messages."""
-        for topic in (
-            self._topics.device_events(self.device),
-            self._topics.device_replay(self.device),
-            self._topics.device_status(self.device),
-        ):
-            await client.subscribe(topic, qos=1)
+        await subscribe_checked(
+            client,
+            [
+                self._topics.device_events(self.device),
+                self._topics.device_replay(self.device),
+                self._topics.device_status(self.device),
+            ],
+        )
         self._client = client
         self._asked_at = None
         try:

@@ -107,9 +107,6 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
     counts = Counter(r.result for r in results)
     tests: list[dict[str, Any]] = []
     too_few: list[str] = []
-    sector_of = {}
-    if watch.sector is not None:
-        sector_of = {m: i for i, c in enumerate(watch.sector.categories) for m in c.members}
     for running in (watch.pocket, watch.sector):
         if running is None:
             continue
@@ -120,10 +117,12 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         if running.test == "pocket":
             observed = [counts[c.label] for c in running.categories]
         else:
+            # By position: a Big Six symbol shows in every arc, its section says which.
             observed = [0] * len(running.categories)
             for r in results:
-                member = r.result if r.position is None else setup.order[r.position]
-                observed[sector_of[member]] += 1
+                arc = watch.sector_of(r.result, r.position if setup.kind == BIG_SIX else None)
+                if arc is not None:
+                    observed[arc] += 1
         test = evaluate(running.test, running.categories, observed, n)
         tests.append({**test, "level": setup.level, "below_level": test["p_value"] < setup.level})
     alerts = []
@@ -158,6 +157,12 @@ def format_report(table: str, report: dict[str, Any]) -> str:
         f"table {table}: {report['kind']} wheel, {report['results']} results"
         + (f" from {report['first']} to {report['last']}" if report["results"] else ""),
     ]
+    if "settings" in report:
+        used = ", ".join(f"{name} {s['value']} (from {s['from']})"
+                         for name, s in report["settings"].items())  # fmt: skip
+        lines.append(f"settings: {used}")
+    if report.get("live") is False:
+        lines.append("surveillance is off in the config: the table raised no live alerts")
     n = report["results"]
     lines.append("pocket  observed  expected")
     for p in report["pockets"]:

@@ -135,6 +135,14 @@ class WheelWatch:
             raise ValueError(f"section {position} does not show {result!r}")
         return position
 
+    def sector_of(self, result: str, position: int | None = None) -> int | None:
+        """The index of the sector arc a result falls in (by its position on the wheel:
+        a Big Six symbol shows in many arcs); None when the sector test is off."""
+        if self.sector is None:
+            return None
+        at = self._position(result, position)
+        return None if at is None else self._arc_of[at]
+
     def add(self, result: str, *, position: int | None = None) -> list[dict[str, Any]]:
         """Count one result; return the alerts it raises (each test raises once per
         excursion of its p-value below the level, see the module docstring).

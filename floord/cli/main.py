@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="keep the demo's journal in this new file (default: thrown away at the end)",
     )
+    demo.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the wheels' random spins (default: a new one each run, printed)",
+    )
 
     sim = sub.add_parser("sim", help="run one device simulator for a test rig")
     sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")
@@ -104,9 +110,11 @@ def _parser() -> argparse.ArgumentParser:
     wheel.add_argument("--table", required=True)
     wheel.add_argument("--since", help="only results at or after this ISO 8601 time")
     wheel.add_argument("--png", type=Path, help="write a pocket-frequency chart here")
-    wheel.add_argument("--window", type=int, default=1000, help="running watch window")
-    wheel.add_argument("--level", type=float, default=0.01, help="alert below this p-value")
-    wheel.add_argument("--sectors", type=int, default=None, help="wheel sectors (0: off)")
+    live = " (default: the config's surveillance.%s, as the table runs it live)"
+    wheel.add_argument("--window", type=int, help="running watch window" + live % "window")
+    wheel.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
+    wheel.add_argument("--sectors", type=int,
+                       help="wheel sectors, 0: off" + live % "<game>_sectors")  # fmt: skip
     for module_name in EXTENSIONS:
         importlib.import_module(module_name).register(sub)
     return parser
@@ -186,7 +194,7 @@ def _cmd(ns: argparse.Namespace) -> int:
     try:
         result = asyncio.run(
             send_command(
-                url=broker.url,
+                url=broker.nodes,
                 username=broker.username,
                 password=loaded.broker_password(),
                 topics=Topics(broker.topic_prefix, loaded.config.site, ns.table),
@@ -200,7 +208,7 @@ def _cmd(ns: argparse.Namespace) -> int:
         )
     except broker_errors() as exc:
         problem = broker_problem(exc)
-        print(f"floord cmd: cannot use the broker {broker.url}: {problem}", file=sys.stderr)
+        print(f"floord cmd: cannot use the broker {broker.where}: {problem}", file=sys.stderr)
         return 1
     print(json.dumps(result))
     return 0 if result.get("ok") is True else 1
@@ -239,6 +247,7 @@ def _demo(ns: argparse.Namespace) -> int:
                 broker_url=ns.broker,
                 speed=ns.speed,
                 journal=ns.journal.resolve() if ns.journal else None,
+                seed=ns.seed,
             )
         )
     except KeyboardInterrupt:

@@ -3,16 +3,22 @@
 Apart from `floord/analytics/report.py` so that the statistics never import the config
 (the config's cross-checks build the same setup, so the other way round would be a
 cycle): this module reads the config, the analytics compute.
+
+The running watch is tuned as the table's live surveillance is (the config's
+`surveillance:` window, level and the game's sectors setting) unless the command line
+says otherwise, so that the report replays exactly the alerts the table raised; the
+report says where each setting came from.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from floord.analytics.report import format_report, read_results, wheel_report
 from floord.config.load import load_config
 from floord.contract import parse_ts
-from floord.games.registry import setup_for_table
+from floord.games.registry import definition_of, setup_for_table
 from floord.system.extras import require_extra
 
 
@@ -22,24 +28,20 @@ def run_wheel_report(
     since: str | None,
     png: Path | None,
     *,
-    window: int,
-    level: float,
-    sectors: int | None,
+    window: int | None = None,
+    level: float | None = None,
+    sectors: int | None = None,
 ) -> str:
     """Everything `floord report wheel` does; returns the text to print.
 
-    Bad input (an unknown table, a table without a wheel, a bad --since, an unreadable
-    journal) is a ValueError, KeyError or ConfigError for the command line to print.
+    Bad input (an unknown table, a table without a wheel, a bad --since, a setting the
+    wheel cannot run, an unreadable journal) is a ValueError, KeyError or ConfigError
+    for the command line to print.
     """
     if png is not None:
         require_extra("report", "floord report wheel --png (the text report needs nothing more)")
-    loaded = load_config(config_path)
-    settings = loaded.config.surveillance
-    setup = setup_for_table(loaded.table(table), window, level, sectors,
-                            settings.dealer_window, settings.dealer_bins)  # fmt: skip
-    start = parse_ts(since) if since is not None else None
-    results = read_results(loaded.journal_path, table, start)
-    report = wheel_report(setup, results)
+    report = table_report(config_path, table, since, window=window, level=level,
+                          sectors=sectors)  # fmt: skip
     text = format_report(table, report)
     if png is not None:
         from floord.analytics.report_chart import write_chart
@@ -47,3 +49,41 @@ def run_wheel_report(
         write_chart(table, report, png)
         text += f"\nchart written to {png}"
     return text
+
+
+def table_report(
+    config_path: Path,
+    table: str,
+    since: str | None,
+    *,
+    window: int | None = None,
+    level: float | None = None,
+    sectors: int | None = None,
+) -> dict[str, Any]:
+    """The `wheel_report` of a configured table, with `settings`: each of window, level
+    and sectors and where it came from (None: the table's live setting)."""
+    loaded = load_config(config_path)
+    settings = loaded.config.surveillance
+    configured = loaded.table(table)
+    wheel = definition_of(configured).wheel
+    live_sectors = getattr(settings, wheel.sectors_setting) if wheel is not None else None
+    sectors_key = wheel.sectors_setting if wheel is not None else "sectors"
+    # (value, where it came from): as the live table runs (`registry.live_setup`) unless
+    # the command line says otherwise.
+    chosen: dict[str, tuple[Any, str]] = {
+        "window": (window, "--window") if window is not None
+        else (settings.window, "surveillance.window"),
+        "level": (level, "--level") if level is not None
+        else (settings.level, "surveillance.level"),
+        "sectors": (sectors, "--sectors") if sectors is not None
+        else (live_sectors, f"surveillance.{sectors_key}"),
+    }  # fmt: skip
+    setup = setup_for_table(configured, chosen["window"][0], chosen["level"][0],
+                            chosen["sectors"][0], settings.dealer_window,
+                            settings.dealer_bins)  # fmt: skip
+    start = parse_ts(since) if since is not None else None
+    report = wheel_report(setup, read_results(loaded.journal_path, table, start))
+    report["settings"] = {name: {"value": getattr(setup, name), "from": source}
+                          for name, (_, source) in chosen.items()}  # fmt: skip
+    report["live"] = settings.enabled
+    return report

@@ -13,12 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from floord.tools.status import BoxStatus, TableStatus, table_state
+from floord.tools.status import BoxStatus, TableStatus, open_alerts, table_state
 
 
 def register(sub: Any) -> None:
     """Add `floord status` to the `floord` subcommands."""
-    parser = sub.add_parser("status", help="each table's state, halts, devices and publish backlog")
+    parser = sub.add_parser(
+        "status", help="each table's state, halts, open alerts, devices and publish backlog"
+    )
     parser.add_argument("-c", "--config", required=True, type=Path)
     parser.add_argument("--json", action="store_true", help="one JSON object instead of text")
     parser.add_argument(
@@ -59,7 +61,7 @@ def describe(box: BoxStatus) -> str:
     else:
         lines.append(f"journal: NOT READ: {box.journal_error}")
     if box.broker_read:
-        lines.append(f"broker {box.broker_url}: read")
+        lines.append(f"broker {box.broker_node or box.broker_url}: read")
     else:
         lines.append(f"broker: NOT READ: {box.broker_error} (journal's view only)")
     for table in box.tables:
@@ -86,6 +88,10 @@ def _table_lines(table: TableStatus, box: BoxStatus) -> list[str]:
         where = f" [{reason.get('device')}]" if reason.get("device") else ""
         since = f" since {reason.get('since')}" if reason.get("since") else ""
         lines.append(f"  halt: {reason.get('code')}{where}: {reason.get('detail')}{since}")
+    alerts = open_alerts(table)
+    if alerts["source"] is not None and not alerts["alerts"]:
+        lines.append(f"  alerts: none open (from the {alerts['source']})")
+    lines += [f"  {describe_alert(a)}" for a in alerts["alerts"]]
     if table.backlog is not None:
         lines.append(f"  backlog: {table.backlog} event(s) not yet acknowledged by the broker")
     for device in table.devices:
@@ -100,3 +106,27 @@ def _table_lines(table: TableStatus, box: BoxStatus) -> list[str]:
             avail = ", online" if device.broker.get("online") else ", offline"
         lines.append(f"  device {device.id}: {heard}{avail}")
     return lines
+
+
+def describe_alert(alert: dict[str, Any]) -> str:
+    """One open surveillance alert, and what closes it (`ack_alert`, from a supervisor or
+    security); numbers to three significant digits."""
+    who = f" for dealer {alert['dealer']}" if alert.get("dealer") else ""
+    at = f", at result {alert['spins']}" if alert.get("spins") else ""
+    cells = alert.get("over_represented")
+    top = ", ".join(
+        f"{c.get('label')} ({c.get('observed')} vs {_number(c.get('expected'))})"
+        for c in (cells if isinstance(cells, list) else [])
+        if isinstance(c, dict)
+    )
+    return (
+        f"alert {alert.get('id')} OPEN: {alert.get('test')} test{who}, "
+        f"p {_number(alert.get('p_value'))} below {alert.get('level')} over the last "
+        f"{alert.get('window')} results{at}"
+        + (f"; over-represented: {top}" if top else "")
+        + f"; close with ack_alert alert={alert.get('id')}"
+    )
+
+
+def _number(value: Any) -> str:
+    return f"{value:.3g}" if isinstance(value, int | float) else "?"

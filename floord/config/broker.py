@@ -9,13 +9,21 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pydantic import AwareDatetime, Field, field_validator
+from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from floord.config.ports import broker_url_problem
 from floord.config.tables import ID_PATTERN, StrictModel
 from floord.contract import DEFAULT_TOPIC_PREFIX, Role
 
 _TOPIC_LEVEL = re.compile(r"^[^/+#\s]+$")
+_URL = re.compile(r"^mqtts?://[^/:]+(:\d{1,5})?/?$")
+
+
+def _url_problem(value: str) -> str | None:
+    """What is wrong with one broker URL (its shape, host and port), or None."""
+    if not _URL.match(value):
+        return "the shape mqtt[s]://HOST[:PORT]"
+    return broker_url_problem(value)
 
 
 class BrokerTLSConfig(StrictModel):
@@ -34,7 +42,13 @@ class BrokerTLSConfig(StrictModel):
 
 
 class BrokerConfig(StrictModel):
-    url: str = Field(pattern=r"^mqtts?://[^/:]+(:\d{1,5})?/?$")
+    """`broker`: one broker (`url`) or the nodes of a broker cluster (`urls`, tried in
+    order, then round-robin with back-off: `floord.mqtt.client.NodeRing`). Exactly one of
+    the two; the login and `tls` settings are the same on every node, so every URL has
+    the same scheme."""
+
+    url: str | None = None
+    urls: list[str] | None = None
     username: str | None = None
     password_file: Path | None = None
     topic_prefix: str = DEFAULT_TOPIC_PREFIX
@@ -43,11 +57,56 @@ class BrokerConfig(StrictModel):
 
     @field_validator("url")
     @classmethod
-    def _url(cls, value: str) -> str:
-        problem = broker_url_problem(value)
+    def _url(cls, value: str | None) -> str | None:
+        problem = _url_problem(value) if value is not None else None
         if problem:
             raise ValueError(f"an mqtt[s]://HOST[:PORT] url with {problem}")
         return value
+
+    @field_validator("urls")
+    @classmethod
+    def _urls(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("a list of one or more mqtt[s]://HOST[:PORT] urls")
+        problems = [
+            f"urls[{i}] {url!r}: {problem}"
+            for i, url in enumerate(value)
+            if (problem := _url_problem(url))
+        ]
+        if problems:
+            raise ValueError("mqtt[s]://HOST[:PORT] urls; " + "; ".join(problems))
+        if len({url.split("://", 1)[0] for url in value}) > 1:
+            raise ValueError(
+                "every url mqtt:// or every url mqtts:// (the tls settings apply to every "
+                "node), found both"
+            )
+        if len(set(value)) < len(value):
+            raise ValueError("each node once, found a url twice")
+        return value
+
+    @model_validator(mode="after")
+    def _one_of(self) -> BrokerConfig:
+        if (self.url is None) == (self.urls is None):
+            found = "both" if self.url is not None else "neither"
+            raise ValueError(
+                f"exactly one of broker.url (one broker) or broker.urls (the nodes of a "
+                f"cluster) expected, found {found}"
+            )
+        return self
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """The broker URLs in the order they are tried: `urls`, or the one `url`."""
+        if self.urls is not None:
+            return tuple(self.urls)
+        return (self.url,) if self.url is not None else ()
+
+    @property
+    def where(self) -> str:
+        """The broker(s), for a message: the one URL, or the nodes joined by commas."""
+        return ", ".join(self.nodes)
 
     @field_validator("topic_prefix")
     @classmethod
@@ -58,19 +117,8 @@ class BrokerConfig(StrictModel):
 
     @property
     def secure(self) -> bool:
-        """The URL is mqtts:// (TLS); the `tls` section says how."""
-        return self.url.startswith("mqtts://")
-
-    @property
-    def host(self) -> str:
-        return self.url.split("://", 1)[1].rstrip("/").rsplit(":", 1)[0]
-
-    @property
-    def port(self) -> int:
-        rest = self.url.split("://", 1)[1].rstrip("/")
-        if ":" in rest:
-            return int(rest.rsplit(":", 1)[1])
-        return 8883 if self.secure else 1883
+        """The URLs are mqtts:// (TLS); the `tls` section says how."""
+        return self.nodes[0].startswith("mqtts://")
 
 
 class OperatorConfig(StrictModel):

@@ -75,13 +75,13 @@ def broker_problems(path: Path, broker: BrokerConfig) -> list[str]:
         return [
             *problems,
             f"{path}: broker.tls: a tls section (ca_file; cert_file and key_file when the "
-            f"broker requires client certificates) expected for {broker.url!r}, found none",
+            f"broker requires client certificates) expected for {broker.where!r}, found none",
         ]
     if not broker.secure and tls is not None:
         return [
             *problems,
             f"{path}: broker.tls: no tls section with a plain mqtt:// url expected (use "
-            f"mqtts:// for TLS), found one with {broker.url!r}",
+            f"mqtts:// for TLS), found one with {broker.where!r}",
         ]
     if tls is None:
         return problems

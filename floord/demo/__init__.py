@@ -22,7 +22,13 @@ and the release pocket; now and then a spin is no spin (§ 531.7(a), (b)); and i
 biased towards one arc of pockets and spins in time-lapse (a dozen or so spins a second,
 each only eight frames), so that the live wheel-integrity surveillance
 (`sensor_wheel.SURVEILLANCE`) fills its window and raises a `surveillance.alert` within
-half a minute.
+half a minute. Its spins, and the SS2 wheels' numbers, are drawn fresh in every run from
+the run's seed (`--seed N` repeats a run's; `ss2_wheels`, `sensor_wheel`).
+
+First the demo says where its config is, which broker it uses, and the command lines
+that open the console on it and acknowledge RL-03's alert (`header`); its operators
+include a supervisor and a security officer, keys beside the config (`operators`), so
+every command of `docs/contract.md` can be tried from another terminal.
 
 The demo's files (config, keys, journal) go to a temporary directory in memory
 (/dev/shm) where there is one: they are thrown away at the end, and the time-lapse
@@ -37,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -57,26 +64,25 @@ from floord.demo.broker import demo_broker
 from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
 from floord.demo.dealer import VirtualDealer
 from floord.demo.floorperson import VirtualFloorperson
+from floord.demo.header import command_lines, header_lines, intro_lines
+from floord.demo.operators import DEALER as DEALER_OPERATOR
+from floord.demo.operators import FLOORPERSON, write_operators
 from floord.demo.pty_device import PtyDevice
-from floord.demo.sensor_wheel import FAVOURED, SURVEILLANCE, time_lapse_wheel
+from floord.demo.seat import SignedOperator
+from floord.demo.sensor_wheel import SURVEILLANCE, time_lapse_wheel
 from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
 from floord.demo.sensor_wheel import WHEEL as SENSOR_WHEEL
 from floord.demo.sensor_wheel import table_config as sensor_config
+from floord.demo.ss2_wheels import DEMO_TABLES, open_wheels, power_on, wheel_config
 from floord.demo.stop_signals import StopSignals
 from floord.demo.view import LiveView
 from floord.operator.client import client_args
 from floord.processes.daemon import Daemon
-from floord.profiles import load_profile
 
 SITE = "demo"
-OPERATOR = "FP-DEMO"
-DEALER = "DL-DEMO"
-SCENARIOS = Path(__file__).resolve().parents[2] / "simulators" / "scenarios"
-# The SS2 wheels: (table, wheel type, scenario file, pockets the simulated wheel has)
-DEMO_TABLES = [
-    ("RL-01", "double_zero_as_single", "demo.yaml", 38),
-    ("RL-02", "single_zero", "fair.yaml", 37),
-]
+OPERATOR = FLOORPERSON.id
+DEALER = DEALER_OPERATOR.id
+CONFIG_NAME = "floord.yaml"  # short: its path is in the command lines the demo prints
 STOP_S = 10.0  # the daemon's clean stop; then it is cancelled
 CLOSE_S = 3.0  # each later step of the teardown
 # The embedded broker shares the demo's process: the time-lapse wheel spins slower there.
@@ -91,10 +97,10 @@ def write_demo_config(
     wheel_ports: dict[str, str] | None = None,
     journal: Path | None = None,
 ) -> Path:
-    """The demo floor's config, as a table box would have it; the journal goes in
-    `directory` unless `journal` names a file to keep."""
-    (directory / "fp-demo.key").write_text("demo-floorperson-secret\n")
-    (directory / "dl-demo.key").write_text("demo-dealer-secret\n")
+    """The demo floor's config, as a table box would have it, and its operators' key
+    files beside it; the journal goes in `directory` unless `journal` names a file to
+    keep."""
+    operators = write_operators(directory)
     card_ports = card_ports or {}
     wheel_ports = wheel_ports or {}
     config = {
@@ -102,48 +108,17 @@ def write_demo_config(
         "broker": {"url": url},
         "journal": str(journal or directory / "journal.db"),
         "surveillance": dict(SURVEILLANCE),
-        "operators": [
-            {"id": OPERATOR, "role": "floorperson", "key_file": "fp-demo.key"},
-            {"id": DEALER, "role": "dealer", "key_file": "dl-demo.key"},
-        ],
+        "operators": operators,
         "tables": [
-            *(
-                {
-                    "id": table,
-                    "game": "roulette",
-                    "rules": {"wheel": wheel},
-                    "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": ports[table]}],
-                }
-                for table, wheel, _, _ in DEMO_TABLES
-            ),
+            *(wheel_config(table, wheel, ports[table]) for table, wheel, _, _ in DEMO_TABLES),
             *(table_config(t, card_ports[t.id]) for t in DEMO_CARD_TABLES if t.id in card_ports),
             *([sensor_config(wheel_ports[SENSOR_TABLE])] if SENSOR_TABLE in wheel_ports else []),
             *([big_six_config(wheel_ports[BIG_SIX_TABLE])] if BIG_SIX_TABLE in wheel_ports else []),
         ],
     }
-    path = directory / "floord-demo.yaml"
+    path = directory / CONFIG_NAME
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
-
-
-async def _start_wheels(speed: float) -> tuple[dict[str, str], list[Any], list[asyncio.Task[Any]]]:
-    from simulators.cammegh_ss2.simulator import Ss2Simulator
-    from simulators.link import open_pty_link
-    from simulators.scenario import load_scenario
-
-    profile = load_profile("cammegh-ss2")
-    ports: dict[str, str] = {}
-    links: list[Any] = []
-    tasks: list[asyncio.Task[Any]] = []
-    for table, _, scenario_file, pockets in DEMO_TABLES:
-        scenario = load_scenario(SCENARIOS / scenario_file)
-        if scenario.pockets != pockets:
-            scenario = scenario.model_copy(update={"pockets": pockets})
-        link, path = await open_pty_link()
-        links.append(link)
-        ports[table] = path
-        tasks.append(asyncio.create_task(Ss2Simulator(profile, scenario, speed=speed).run(link)))
-    return ports, links, tasks
 
 
 async def _watch(url: str, listeners: list[Callable[[str, bytes], None]]) -> None:
@@ -213,24 +188,22 @@ async def _close_devices(devices: list[PtyDevice], links: list[Any]) -> None:
             await link.close()
 
 
-def _header(url: str, what: str, tables: list[str]) -> list[str]:
-    host_port = url.split("://", 1)[1]
-    host, _, port = host_port.rpartition(":")
-    return [
-        f"floord demo: site {SITE!r}, tables {', '.join(tables)}, broker {url} ({what})",
-        f"{SENSOR_TABLE} is a time-lapse wheel (a manual wheel with the sensor kit, many spins "
-        f"a second; its wheel events are not shown): biased towards {'-'.join(FAVOURED)}, "
-        f"flagged by the sector test once {SURVEILLANCE['window']} results are in",
-        "Subscribe from another terminal:",
-        f"  mosquitto_sub -h {host} -p {port} -t '{DEFAULT_TOPIC_PREFIX}/{SITE}/#' -v",
-        f"  (or: {sys.executable} -m floord.demo.tail {url})",
-    ]
-
-
 async def run_demo(
-    *, seconds: float | None, broker_url: str | None, speed: float, journal: Path | None = None
+    *,
+    seconds: float | None,
+    broker_url: str | None,
+    speed: float,
+    journal: Path | None = None,
+    seed: int | None = None,
 ) -> int:
+    """Run the demo floor for `seconds` (None: until stopped); `seed` (default: a fresh
+    one) draws the wheels' spins."""
+    seed = secrets.randbelow(1_000_000) if seed is None else seed
     view = LiveView(time_lapse=frozenset({SENSOR_TABLE}))
+    view.no_alerts = (
+        f"none open ({SENSOR_TABLE}'s sector test flags its bias once "
+        f"{SURVEILLANCE['window']} results are in)"
+    )
     started = time.monotonic()
     wheel_tables = [SENSOR_TABLE, BIG_SIX_TABLE]
     tables = [t for t, *_ in DEMO_TABLES] + [t.id for t in DEMO_CARD_TABLES] + wheel_tables
@@ -241,25 +214,27 @@ async def run_demo(
             cards = CardFloor(pace_for(speed))
             lapse = EMBEDDED_TIME_LAPSE if "embedded" in what else 1.0
             big_six = big_six_wheel()
-            devices = [time_lapse_wheel(lapse), big_six]
+            devices = [time_lapse_wheel(seed, lapse), big_six]
             wheels: list[asyncio.Task[Any]] = []
             links: list[Any] = []
             tasks: list[asyncio.Task[Any]] = []
             runner: asyncio.Task[Any] | None = None
+            operators: list[SignedOperator] = []
             daemon: Daemon | None = None
             try:
-                ports, links, wheels = await _start_wheels(speed)
+                ports, links, ss2 = await open_wheels(speed, seed)
                 await cards.open()
                 for device in devices:
                     await device.open()
                 wheel_ports = {t: d.port for t, d in zip(wheel_tables, devices, strict=True)}
-                loaded = load_config(
-                    write_demo_config(Path(tmp), url, ports, cards.ports, wheel_ports, journal)
-                )
+                config = write_demo_config(Path(tmp), url, ports, cards.ports, wheel_ports, journal)
+                loaded = load_config(config)
                 daemon = Daemon(loaded)
-                view.header = _header(url, what, tables)
-                for line in view.header:
-                    view.write(line + "\n")
+                view.header = header_lines(url=url, what=what, config=config)
+                view.intro = intro_lines(site=SITE, seed=seed, url=url, tables=tables)
+                view.whole = command_lines([*view.header, *view.intro])
+                if not view.interactive:
+                    view.announce()
                 topics = {t: Topics(DEFAULT_TOPIC_PREFIX, SITE, t) for t in tables}
                 games = {t.id: t.game for t in DEMO_CARD_TABLES}
                 games |= {BIG_SIX_TABLE: "big_six", SENSOR_TABLE: "roulette"}
@@ -284,6 +259,7 @@ async def run_demo(
                     pace=cards.pace,
                     hands={BIG_SIX_TABLE: BigSixHand(big_six).spin},
                 )
+                operators = [fp, dealer]
                 tasks = [
                     asyncio.create_task(_watch(url, [view.on_message, dealer.on_message])),
                     *(asyncio.create_task(fp.tend(t)) for t in tables),
@@ -293,6 +269,7 @@ async def run_demo(
                 await asyncio.sleep(0.2)  # the drivers open their ports
                 signals.install()  # over the daemon's own: the demo stops it, in order
                 cards.start()
+                wheels = power_on(ss2, links)
                 for device in devices:
                     device.start()
                 while seconds is None or time.monotonic() - started < seconds:
@@ -311,6 +288,10 @@ async def run_demo(
                 for device in devices:
                     await within(device.power_off(), CLOSE_S)
                 await within(cards.power_off(), CLOSE_S)
+                # The operators leave before the daemon stops: none of their commands
+                # reaches it while it is stopping (it would refuse them, `stopping`).
+                for operator in operators:
+                    await operator.leave(CLOSE_S)
                 await _stop_daemon(daemon, runner)
                 await _bounded(tasks, CLOSE_S)
                 await within(cards.close(), CLOSE_S)

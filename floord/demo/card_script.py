@@ -188,7 +188,10 @@ def batch_table_timeline(table: CardTable, pace: float) -> Timeline:
     rng = random.Random(table.seed)
     line = Timeline(pace)
     full, short = table.batch_cards, table.batch_cards - 1
-    line.wait(1.5)
+    # The first batch goes into the shuffler once the new decks were inspected and verified
+    # (§ 549.5(a), (e)): the floorperson opens the table and records them within about a
+    # second of the devices coming up, the dealer and floorperson inspect them next.
+    line.wait(3.5)
     line.shuffle("red", full, 1.0)
     for first, second, fault in (("red", "blue", "short"), ("blue", "red", "jam")):
         line.wait(2.0)

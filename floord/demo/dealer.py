@@ -8,8 +8,11 @@ A card table's dealer tells floord what no device sees (docs/contract.md): the b
 with a wager (`round_start`), each player's decision, the dealer's turn and the end of
 the round. The virtual dealer does so exactly as a person's client would (signed
 commands through the broker, role dealer), watching the table as a dealer does: the
-table's state says when a round may start (open, the shoe loaded and burned, no
-reshuffle due), and the shoe's `shoe.card_drawn` events are the cards on the layout.
+table's state says when a round may start (open, the decks received inspected and
+verified, the shoe loaded and burned, no reshuffle due), and the shoe's `shoe.card_drawn`
+events are the cards on the layout. New decks the floorperson records (`change_decks`, a
+receipt) are inspected by the dealer first (§ 549.5(a), § 551.4(a)); the floorperson
+then verifies them.
 Players follow `card_script`'s strategy, which the scripted shoe also follows, so each
 command arrives in the pause before the card it calls for.
 """
@@ -28,7 +31,7 @@ from floord.demo.big_six_dealer import BigSixSeat
 from floord.demo.big_six_table import GAP_S as BIG_SIX_GAP_S
 from floord.demo.card_script import dealer_draws, player_hits
 from floord.demo.game_scripts import SETTLE_S
-from floord.demo.seat import CommandSeat, SignedOperator
+from floord.demo.seat import CommandSeat, SignedOperator, receipt_cleared, receipt_in
 from floord.demo.stud_dealer import StudSeat
 from floord.demo.wheel_dealer import WheelDealerSeat
 from floord.engine.cards.card import count_hand
@@ -77,8 +80,9 @@ class RoundInPlay:
 
 
 def shoe_ready(state: dict[str, Any]) -> bool:
-    """The table's state allows a round: open, none in play, decks on record, the shoe
-    loaded and its burn card out, no reshuffle due and no refused batch in it."""
+    """The table's state allows a round: open, none in play, decks on record, inspected
+    and verified, the shoe loaded and its burn card out, no reshuffle due and no refused
+    batch in it."""
     shoe = state.get("shoe") or {}
     sides = shoe.get("sides") or {}
     batch = shoe.get("shuffler") or {}
@@ -86,6 +90,7 @@ def shoe_ready(state: dict[str, Any]) -> bool:
         state.get("state") == "open"
         and state.get("round") is None
         and bool(shoe.get("decks_opened_at"))
+        and receipt_cleared(receipt_in(state, "shoe"))
         and shoe.get("burn_due") is None
         and bool(sides)
         and all(
@@ -112,6 +117,8 @@ class DealerSeat(CommandSeat):
 
     async def on_state(self, state: dict[str, Any]) -> None:
         self.state = state
+        if await self.inspect_received(receipt_in(state, "shoe")):
+            return
         if self.round is None:
             await self.advance()
 

@@ -5,8 +5,10 @@ broker), so the demo shows the operator path of the contract, refusals included.
 card table it inspects the card reader (58 Pa. Code § 549.2(e), § 551.2(e); and that the
 tens are out of a Spanish 21 deck), or the cards (Baccarat § 545.4, Mississippi Stud
 § 571.4(a), (b)), records the decks opened for use once the table is open (§ 549.3(e),
-§ 571.3(c)), and after a halt tries `resume` every second until the devices allow
-it (a reader that failed must first be replaced: the refusals show why). On the Big Six
+§ 571.3(c)), verifies the dealer's inspection of new decks (§ 551.4(b), § 571.4(b); at
+Blackjack floord's policy, § 549.5(a) naming only the dealer), and after a
+halt tries `resume` every second until the devices allow it (a reader that failed must
+first be replaced: the refusals show why). On the Big Six
 wheel it checks the characteristics of § 533.1 before opening (`big_six_inspection`).
 """
 
@@ -68,9 +70,9 @@ class VirtualFloorperson(SignedOperator):
         self.state_of = state_of
         self.resume_after_s = resume_after_s
         self.games = dict(games or {})
-        self.decks_recorded: set[str] = (
-            set()
-        )  # change_decks accepted (a repeat would void the shoe)
+        # change_decks accepted (a repeat would void the shoe); receipts verified.
+        self.decks_recorded: set[str] = set()
+        self.verified: set[tuple[str, str]] = set()
         self.log = structlog.get_logger("floord.demo.floorperson")
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -132,12 +134,24 @@ class VirtualFloorperson(SignedOperator):
             elif state.get("state") == "open" and needs_decks and table not in self.decks_recorded:
                 if (await self._send(table, "change_decks", {})).get("ok"):
                     self.decks_recorded.add(table)
+            elif (receipt := self._to_verify(table, decks.get("receipt"))) is not None:
+                # § 551.4(b), § 571.4(b): the floorperson verifies the dealer's inspection.
+                self.verified.add((table, receipt))
+                await self._send(table, "decks_inspected", {"defects_found": False})
             elif state.get("state") == "halted":
                 reply = await self._send(
                     table, "resume", {"reason": "demo: card reader replaced and tested"}
                 )
                 if not reply.get("ok"):
                     await asyncio.sleep(1.0)
+
+    def _to_verify(self, table: str, receipt: Any) -> str | None:
+        """The time of a receipt the dealer inspected that awaits this verification."""
+        if not isinstance(receipt, dict) or receipt.get("rejected"):
+            return None
+        at = receipt.get("received_at")
+        waiting = receipt.get("inspected_by") and not receipt.get("verified_by")
+        return at if waiting and isinstance(at, str) and (table, at) not in self.verified else None
 
     async def _open(self, table: str) -> None:
         note = {"checklist": self.checklist(table), "note": "demo"}

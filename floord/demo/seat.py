@@ -3,11 +3,15 @@
 The dealers' seats and the floorperson reach the tables exactly as a person's client
 would (signed commands through the broker, no broker login, five seconds to answer), and
 a seat logs a refusal the same way whatever its game. Kept here once so the seats differ
-only in how they play.
+only in how they play. A card table's dealer also inspects the decks received at the
+table before they are used (58 Pa. Code § 549.5(a), § 551.4(a), § 571.4(a)); the
+floorperson then verifies them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -25,20 +29,58 @@ class SignedOperator:
         self.operator = operator
         self.key = key
         self.topics = topics
+        # The demo's stop: no new command leaves once `leave` is called, and the commands
+        # already sent are answered first, so none reaches a daemon that is stopping.
+        self._leaving = asyncio.Event()
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def leave(self, timeout_s: float) -> None:
+        """Send nothing more; wait (at most `timeout_s`) for the answers still due."""
+        self._leaving.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout_s)
 
     async def _send(self, table: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Send one signed command to `table` and return its result body."""
-        return await send_command(
-            url=self.url,
-            username=None,
-            password=None,
-            topics=self.topics[table],
-            name=name,
-            by=self.operator,
-            key=self.key,
-            args=args,
-            timeout_s=5.0,
-        )
+        """Send one signed command to `table` and return its result body; once the
+        operator is leaving, wait to be cancelled instead of sending."""
+        if self._leaving.is_set():
+            await asyncio.Future()  # never done: the demo cancels its operators next
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            return await send_command(
+                url=self.url,
+                username=None,
+                password=None,
+                topics=self.topics[table],
+                name=name,
+                by=self.operator,
+                key=self.key,
+                args=args,
+                timeout_s=5.0,
+            )
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+
+def receipt_in(state: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """The decks received at the table and their inspection, as the state shows them
+    (`where`: the state's "shoe" at Blackjack, "decks" at Mississippi Stud)."""
+    receipt = (state.get(where) or {}).get("receipt")
+    return receipt if isinstance(receipt, dict) else None
+
+
+def receipt_cleared(receipt: dict[str, Any] | None) -> bool:
+    """No receipt, or its decks may be used (as `floord.engine.cards.deck_receipt`)."""
+    if receipt is None:
+        return True
+    return not receipt.get("rejected") and bool(
+        receipt.get("preinspected_preshuffled") or receipt.get("verified_by")
+    )
 
 
 class CommandSeat:
@@ -51,12 +93,25 @@ class CommandSeat:
         self.table = table
         self._send = send
         self.log = structlog.get_logger(logger).bind(table=table)
+        self.inspected: str | None = None  # the receipt (its time) this dealer inspected
 
     async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
         reply = await self._send(self.table, name, args or {})
         if not reply.get("ok"):
             self.log.warning("command refused", name=name, args=args, error=reply.get("error"))
             return False
+        return True
+
+    async def inspect_received(self, receipt: dict[str, Any] | None) -> bool:
+        """As the dealer, inspect decks received that wait for it, once per receipt;
+        True when the inspection was sent."""
+        if receipt is None or receipt.get("rejected") or receipt.get("inspected_by"):
+            return False
+        at = receipt.get("received_at")
+        if receipt.get("preinspected_preshuffled") or at == self.inspected:
+            return False
+        self.inspected = at
+        await self.command("decks_inspected", {"defects_found": False})
         return True
 
     def quiet_s(self) -> float | None:

@@ -2,23 +2,31 @@
 and time-lapsed, so that the live surveillance (`docs/analytics.md`) catches it.
 
 The kit (`ref-wheel-sensor`, `simulators/flf1/wheel_sensor.py`) runs in the demo's process on
-its own pty. Its scenario is generated here with a fixed seed (`SEED`): the wheel stands
-still while the table opens (the virtual dealer signs in with `dealer_in` then), then
-spins in time-lapse, a spin every `SPIN_S + GAP_S` seconds, each only `ROT`, `BAL` (with
-the release pocket, for the dealer signature test), four `REV`, `NMB` and `POC`.
-The FLF/1 link sends one frame at a time and waits for the daemon's `ACK`, so the wheel
-never outruns the daemon: on a busy machine it simply spins slower.
+its own pty. Its spins are generated here as it plays (`FreshSpinsKit`), from a random
+generator seeded once per run (`floord demo --seed N` repeats a run's spins): the wheel
+stands still while the table opens (the virtual dealer signs in with `dealer_in` then),
+then spins in time-lapse, a spin every `SPIN_S + GAP_S` seconds, each only `ROT`, `BAL`
+(with the release pocket, for the dealer signature test), four `REV`, `NMB` and `POC`,
+for as long as the demo runs and never in a loop. The FLF/1 link sends one frame at a
+time and waits for the daemon's `ACK`, so the wheel never outruns the daemon: on a busy
+machine it simply spins slower.
 
 The bias: a tilted rotor favours one arc of the wheel, `FAVOURED` (one of the eight
 sector-test arcs of § 531.1(b)'s order): one result in four comes from it (25 %; 5 of 37
 pockets, 13.5 %, on a fair wheel). Every group of four results holds one from the arc,
-at a seeded place, and every block of `BLOCK` results holds each favoured pocket 5 times
-and each other pocket 2 or 3 times, in a seeded order. So any `SURVEILLANCE["window"]`
+at a random place, and every block of `BLOCK` results holds each favoured pocket 5 times
+and each other pocket 2 or 3 times, in a random order. So any `SURVEILLANCE["window"]`
 consecutive results hold 67 or 68 from the arc, enough for the sector test (p < 0.001)
 whenever the table opened; no single pocket stands out, and the pocket test sees nothing
 unusual. The bias is that strong, and the wheel that fast, because the window cannot be
 smaller: with a Big Six wheel on the floor, its pocket test needs 270 results (the joker
 is 1 of 54 sections, and each cell must expect five).
+
+The dealer is fair, and evenly so: every `len(SINGLE_ZERO_ORDER)` results hold each
+release-to-result distance once, in a random order (the release pocket is worked back
+from the result), so the dealer signature test's arcs stay near their expected counts
+and it never flags the demo's dealer. (A scenario that looped its few hundred spins did:
+over a few minutes the same distances came round again and again.)
 
 Now and then the dealer's spin is no spin (§ 531.7), which is no result: a ball launched
 with the rotor, which the dealer catches (`OFF`, § 531.7(a)), and a ball that rests after
@@ -28,15 +36,17 @@ three revolutions (§ 531.7(b)); one of each per block (`NO_SPINS`).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 from floord.analytics.wheel_watch import roulette_order, sector_arcs
 from floord.demo.pty_device import PtyDevice
+from simulators.flf1.wheel_sensor import WheelSensorSimulator
+from simulators.flf1.wheel_sensor_scenarios import WheelSensorStep
 
 TABLE = "RL-03"
 PROFILE = "ref-wheel-sensor"
 WHEEL = "single_zero"
-SEED = 531
 # The kit's clock: 1, so its ACK timeout (0.5 s) and heartbeat keep the profile's values.
 KIT_SPEED = 1.0
 POWER_ON_QUIET_S = 1.0  # the daemon's driver opens its port first
@@ -57,13 +67,12 @@ FAVOURED = tuple(
 BLOCK = 100  # results per block
 FAVOURED_PER_BLOCK = 25  # 25 % of results, where a fair wheel gives 13.5 %
 NO_SPINS = ("with_rotor", "short")  # per block
-BLOCKS = 3  # per loop of the scenario
 
 
 def _block_numbers(rng: random.Random) -> list[str]:
     """One block's results: one in every `BLOCK // FAVOURED_PER_BLOCK` from the favoured
-    arc (at a seeded place in its group), spread evenly over the arc's pockets and over
-    the others (each 2 or 3 times), in a seeded order."""
+    arc (at a random place in its group), spread evenly over the arc's pockets and over
+    the others (each 2 or 3 times), in a random order."""
     others = [p for p in SINGLE_ZERO_ORDER if p not in FAVOURED]
     favoured = [FAVOURED[i % len(FAVOURED)] for i in range(FAVOURED_PER_BLOCK)]
     rest = BLOCK - FAVOURED_PER_BLOCK
@@ -80,7 +89,26 @@ def _block_numbers(rng: random.Random) -> list[str]:
     return numbers
 
 
-def _spin(rng: random.Random, n: int, pocket: str | None, **changes: Any) -> dict[str, Any]:
+class _FairDealer:
+    """Where the dealer releases the ball: each distance to the result once per deal of
+    all `len(SINGLE_ZERO_ORDER)` distances, in a random order."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+        self._deal: list[int] = []
+
+    def release_for(self, pocket: str) -> str:
+        if not self._deal:
+            self._deal = list(range(len(SINGLE_ZERO_ORDER)))
+            self._rng.shuffle(self._deal)
+        distance = self._deal.pop()
+        where = SINGLE_ZERO_ORDER.index(pocket) - distance
+        return SINGLE_ZERO_ORDER[where % len(SINGLE_ZERO_ORDER)]
+
+
+def _spin(
+    rng: random.Random, n: int, pocket: str | None, release: str, **changes: Any
+) -> dict[str, Any]:
     """A spin as the kit reports it; the rotor turns each way in turn, the ball against."""
     rotor = "cw" if n % 2 == 0 else "ccw"
     spin: dict[str, Any] = {
@@ -88,7 +116,7 @@ def _spin(rng: random.Random, n: int, pocket: str | None, **changes: Any) -> dic
         "rpm": round(rng.uniform(16.0, 24.0), 1),
         "ball": "ccw" if rotor == "cw" else "cw",
         "revolutions": 4,  # the fewest a spin may have (§ 531.7(b)): fewest frames
-        "release": rng.choice(SINGLE_ZERO_ORDER),
+        "release": release,
         "seconds": SPIN_S,
     }
     if pocket is None:
@@ -100,49 +128,80 @@ def _spin(rng: random.Random, n: int, pocket: str | None, **changes: Any) -> dic
 
 def no_spin(rng: random.Random, n: int, which: str) -> dict[str, Any]:
     """A § 531.7 no spin: `with_rotor` (a), caught by the dealer; `short` (b)."""
+    release = rng.choice(SINGLE_ZERO_ORDER)
     if which == "with_rotor":
         rotor = "cw" if n % 2 == 0 else "ccw"
-        return _spin(rng, n, None, ball=rotor)
-    return _spin(rng, n, rng.choice(SINGLE_ZERO_ORDER), revolutions=3)
+        return _spin(rng, n, None, release, ball=rotor)
+    return _spin(rng, n, rng.choice(SINGLE_ZERO_ORDER), release, revolutions=3)
 
 
-def spins(seed: int = SEED) -> list[dict[str, Any]]:
-    """One loop of the wheel's spins (scenario `spin` bodies), results and no spins."""
+def spins(seed: int) -> Iterator[dict[str, Any]]:
+    """The wheel's spins (scenario `spin` bodies), results and no spins, block after
+    block for ever: the same `seed` gives the same spins."""
     rng = random.Random(seed)
-    out: list[dict[str, Any]] = []
-    for _ in range(BLOCKS):
+    dealer = _FairDealer(rng)
+    n = 0
+    while True:
         block: list[tuple[str, str]] = [("result", number) for number in _block_numbers(rng)]
         for which in NO_SPINS:
             block.insert(rng.randrange(5, len(block)), ("no_spin", which))
         for kind, what in block:
-            n = len(out)
-            out.append(no_spin(rng, n, what) if kind == "no_spin" else _spin(rng, n, what))
-    return out
+            if kind == "no_spin":
+                yield no_spin(rng, n, what)
+            else:
+                yield _spin(rng, n, what, dealer.release_for(what))
+            n += 1
 
 
-def scenario_body(time_lapse: float = 1.0) -> dict[str, Any]:
-    """The kit's scenario (`simulators.flf1.wheel_sensor_scenarios`): stand still while the
-    table opens, then the spins; loops for ever. `time_lapse` above 1 slows the spins
-    (the embedded broker shares the demo's process)."""
-    steps: list[dict[str, Any]] = [{"idle": OPENING_S * KIT_SPEED}]
-    for spin in spins():
-        steps.append({"spin": {**spin, "seconds": spin["seconds"] * time_lapse * KIT_SPEED}})
-        steps.append({"idle": GAP_S * time_lapse * KIT_SPEED})
+def _steps(seed: int, time_lapse: float) -> Iterator[dict[str, Any]]:
+    """The kit's steps after the opening: each spin, then a moment's rest."""
+    for spin in spins(seed):
+        yield {"spin": {**spin, "seconds": spin["seconds"] * time_lapse * KIT_SPEED}}
+        yield {"idle": GAP_S * time_lapse * KIT_SPEED}
+
+
+def scenario_body(seed: int, time_lapse: float = 1.0) -> dict[str, Any]:
+    """The kit's scenario (`simulators.flf1.wheel_sensor_scenarios`) as it starts: stand
+    still while the table opens, then the first block's spins; `FreshSpinsKit` goes on
+    from there. `time_lapse` above 1 slows the spins (the embedded broker shares the
+    demo's process)."""
+    steps = _steps(seed, time_lapse)
+    first = [next(steps) for _ in range(2 * (BLOCK + len(NO_SPINS)))]
     return {
         "pockets": 37,
         "power_on_quiet": POWER_ON_QUIET_S * KIT_SPEED,
-        "loop": True,
-        "steps": steps,
+        "loop": False,
+        "steps": [{"idle": OPENING_S * KIT_SPEED}, *first],
     }
 
 
-def build_simulator(time_lapse: float = 1.0) -> Any:
-    """The kit's simulator, its scenario validated against the model."""
-    from floord.profiles import load_profile
-    from simulators.flf1.wheel_sensor import WheelSensorSimulator
+class FreshSpinsKit(WheelSensorSimulator):
+    """The kit playing `scenario_body(seed)`, then the spins that follow it, for ever.
 
-    scenario = WheelSensorSimulator.SCENARIO.model_validate(scenario_body(time_lapse))
-    return WheelSensorSimulator(load_profile(PROFILE), scenario, speed=KIT_SPEED)
+    A scenario is a list the simulator plays (and loops); this wheel's spins never end,
+    so after the scenario's own steps (dry-run checked by the simulator like any
+    scenario's) it takes each next step from the same generator, checked by the same
+    step model."""
+
+    def __init__(self, profile: Any, seed: int, time_lapse: float = 1.0) -> None:
+        self._later = _steps(seed, time_lapse)
+        body = scenario_body(seed, time_lapse)
+        for _ in body["steps"][1:]:
+            next(self._later)  # the scenario holds these; go on after them
+        scenario = WheelSensorSimulator.SCENARIO.model_validate(body)
+        super().__init__(profile, scenario, speed=KIT_SPEED)
+
+    def _passes(self, steps: list[Any], used: int) -> Iterator[Any]:
+        yield from steps[used:]
+        for step in self._later:
+            yield WheelSensorStep.model_validate(step)
+
+
+def build_simulator(seed: int, time_lapse: float = 1.0) -> FreshSpinsKit:
+    """The kit's simulator, its first steps validated against the scenario model."""
+    from floord.profiles import load_profile
+
+    return FreshSpinsKit(load_profile(PROFILE), seed, time_lapse)
 
 
 def table_config(port: str) -> dict[str, Any]:
@@ -155,6 +214,6 @@ def table_config(port: str) -> dict[str, Any]:
     }
 
 
-def time_lapse_wheel(time_lapse: float = 1.0) -> PtyDevice:
+def time_lapse_wheel(seed: int, time_lapse: float = 1.0) -> PtyDevice:
     """RL-03's kit on its pty, not yet powered on."""
-    return PtyDevice(lambda: build_simulator(time_lapse))
+    return PtyDevice(lambda: build_simulator(seed, time_lapse))

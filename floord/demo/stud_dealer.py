@@ -7,6 +7,8 @@ before the shoe deals (§ 571.10(a)(2)), each player's 3rd, 4th and 5th Street d
 (§ 571.11(a), (c), (e)) with "no more bets" after each, the community card turned with
 its face (`reveal`, § 571.11(b), (d), (f)), and the end of the round. The demo's players
 always play 1x. A round floord voids (the shoe stopped dealing, § 571.13(f)) ends there.
+New decks the floorperson records are inspected by this dealer first (`decks_inspected`,
+§ 571.4(a)); the floorperson then verifies them (b).
 """
 
 from __future__ import annotations
@@ -17,16 +19,18 @@ from typing import Any
 
 from floord.demo.card_script import SUITS
 from floord.demo.game_scripts import RANKS
-from floord.demo.seat import CommandSeat
+from floord.demo.seat import CommandSeat, receipt_cleared, receipt_in
 
 
 def stud_ready(state: dict[str, Any]) -> bool:
-    """The table's state allows a round: open, none in play, decks on record, the shoe
-    loaded with a deck that was shuffled and counted, none jammed or removed."""
+    """The table's state allows a round: open, none in play, decks on record, inspected
+    and verified, the shoe loaded with a deck that was shuffled and counted, none jammed
+    or removed."""
     decks = state.get("decks") or {}
     states = list((decks.get("decks") or {}).values())
     return (
-        state.get("state") == "open"
+        receipt_cleared(receipt_in(state, "decks"))
+        and state.get("state") == "open"
         and state.get("round") is None
         and bool(decks.get("decks_opened_at"))
         and bool(decks.get("shoe_loaded"))
@@ -53,6 +57,8 @@ class StudSeat(CommandSeat):
         self.seen: list[str] = []
 
     async def on_state(self, state: dict[str, Any]) -> None:
+        if await self.inspect_received(receipt_in(state, "decks")):
+            return
         if self.in_play or not stud_ready(state):
             return
         self.in_play = True

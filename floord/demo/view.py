@@ -1,8 +1,23 @@
 """The demo's live view: what a surveillance console would see, in a terminal.
 
-On a terminal it redraws a small dashboard (each table's state and the recent events);
-piped, it prints one plain line per event, so the demo can be logged or grepped. A
-card table's row shows its game, round and last result (kept from its
+On a terminal it redraws a small dashboard, fitted to the terminal (80x24 included):
+the demo's header (its config, broker and the command lines to copy), each table's
+state, an alerts line, and the recent events. Piped, it prints one plain line per
+event, so the demo can be logged or grepped. Every line but the command lines is cut to
+the terminal's width (`screen`), so none wraps.
+
+The alerts line lists every open `surveillance.alert` of every table until it is
+acknowledged: an alert is open from its `surveillance.alert` event until its
+`surveillance.alert_acknowledged`, and a table's retained state (`alerts`, which the
+view may see first, or without the events) says which of its alerts are open.
+
+A time-lapse wheel's (RL-03's) routine events, its wheel telemetry (`wheel.*`) and its
+rounds and results, come a dozen a second: its row shows its last result and the event
+list leaves them out; its no spins, alerts and commands are listed. Piped into a
+terminal (`| tee`) the lines are for a person too, so the same are left out; piped into
+a file or a program, only its telemetry is (the lines are a log to grep, one per event).
+
+A card table's row shows its game, round and last result (kept from its
 `blackjack.result`, `baccarat.result` or `stud.result` events, since a card table's
 state has no last result).
 """
@@ -12,7 +27,11 @@ from __future__ import annotations
 import json
 import sys
 from collections import deque
+from collections.abc import Callable
 from typing import Any, TextIO
+
+from floord.demo.screen import RESET, clip, screen_size, visible_length
+from floord.demo.words import RESULTS, describe
 
 HIGHLIGHT = {
     "table.halted": "\x1b[1;31m",
@@ -32,156 +51,22 @@ HIGHLIGHT = {
     "shuffler.jam": "\x1b[1;33m",
     "procedure.violation": "\x1b[1;35m",
     "cards.shuffle_required": "\x1b[36m",
+    "surveillance.alert": "\x1b[1;41;37m",
+    "surveillance.alert_acknowledged": "\x1b[1;32m",
 }
-RESET = "\x1b[0m"
-
-
-def _cards(cards: Any) -> str:
-    return " ".join(str(c) for c in cards) if isinstance(cards, list) else "?"
-
-
-def _hand(data: dict[str, Any]) -> str:
-    """`KH 7D = 17`, with soft totals, Blackjack and bust said in words."""
-    total = data.get("total", data.get("hard"))
-    extra = " blackjack" if data.get("blackjack") else " bust" if data.get("bust") else ""
-    return f"{_cards(data.get('cards'))} = {total}{extra}"
-
-
-def describe_result(data: dict[str, Any]) -> str:
-    """A Blackjack round's result on one line: the dealer's hand, then each box's outcome."""
-    dealer = data.get("dealer") or {}
-    hands = []
-    for hand in data.get("hands") or []:
-        odds = f" {hand['odds']}" if hand.get("odds") else ""
-        hands.append(f"box {hand.get('box')}: {hand.get('total')} {hand.get('outcome')}{odds}")
-    return f"dealer {_hand(dealer)} | " + ", ".join(hands)
-
-
-def describe_coup(data: dict[str, Any]) -> str:
-    """A Baccarat coup's result on one line: each hand, then the winner."""
-    hands = []
-    for side in ("player", "banker"):
-        hand = data.get(side) or {}
-        natural = " natural" if hand.get("natural") else ""
-        hands.append(f"{side} {_cards(hand.get('cards'))} = {hand.get('total')}{natural}")
-    winner = data.get("winner")
-    return " | ".join(hands) + (" | tie" if winner == "tie" else f" | {winner} wins")
-
-
-def describe_stud(data: dict[str, Any]) -> str:
-    """A Mississippi Stud round's result on one line: the community cards, each box."""
-    boxes = [
-        f"box {b.get('box')}: {b.get('payout_class')} {b.get('outcome')}"
-        for b in data.get("boxes") or []
-    ]
-    return f"community {_cards(data.get('community'))} | " + ", ".join(boxes)
-
-
-RESULTS = {
-    "blackjack.result": describe_result,
-    "baccarat.result": describe_coup,
-    "stud.result": describe_stud,
-}
-
-
-def _card_event(kind: str, data: dict[str, Any]) -> str | None:
-    """Words for the card tables' events; None for a type that is not one of them."""
-    if kind in RESULTS:
-        return RESULTS[kind](data)
-    if kind == "baccarat.hand":
-        return f"{data.get('hand')} card {data.get('card')}: total {data.get('total')}"
-    if kind == "blackjack.hand":
-        return f"box {data.get('box')} hand {data.get('hand')}: {_hand(data)}"
-    if kind == "blackjack.dealer_hand":
-        hole = "" if data.get("hole_card") == "revealed" else " (hole card down)"
-        return f"dealer: {_hand(data)}{hole}"
-    if kind == "blackjack.peek":
-        return f"up card {data.get('up_card')}: blackjack={data.get('blackjack')}"
-    if kind == "shoe.card_drawn":
-        return f"card {data.get('card') or '(not read)'} (#{data.get('count')})"
-    if kind == "shoe.cutting_card":
-        return f"cutting card out after {data.get('count')} cards"
-    if kind == "shoe.empty":
-        return "the shoe is empty"
-    if kind == "shoe.loaded":
-        return f"{data.get('cards') or 'unknown number of'} cards loaded"
-    if kind.startswith("shuffler."):
-        parts = [f"batch {data['batch']}" if data.get("batch") else ""]
-        if data.get("cards") is not None:
-            parts.append(f"{data['cards']} cards")
-        if data.get("code"):
-            parts.append(f"{data.get('text')} (code {data['code']})")
-        if "open" in data:
-            parts.append("door open" if data["open"] else "door closed")
-        return ", ".join(p for p in parts if p)
-    if kind == "cards.batch_refused":
-        if data.get("reason") == "card_count":
-            why = f"counted {data.get('cards')} cards, {data.get('expected')} expected"
-        else:
-            why = str(data.get("reason"))
-        return f"batch {data.get('batch') or data.get('batches')} may not be dealt: {why}"
-    if kind == "cards.shuffle_required":
-        return f"reshuffle before the next round ({data.get('reason')})"
-    if kind == "cards.decks_changed":
-        return f"new decks opened by {data.get('by')}, due by {data.get('due_at')}"
-    if kind == "reader.self_test":
-        return f"self-test {'passed' if data.get('passed') else 'FAILED'} ({data.get('text')})"
-    if kind == "round.started" and "boxes" in data:
-        return f"round {data.get('n')} of {data.get('game')}, boxes {data.get('boxes')}"
-    if kind == "round.ended" and "boxes" in data:
-        return f"{data.get('outcome')}, boxes {data.get('boxes')}"
-    return None
-
-
-def describe(event: dict[str, Any]) -> str:
-    """One line of words for an event: what a person on the floor needs to read."""
-    data = event.get("data") or {}
-    kind = event.get("type", "?")
-    card_text = _card_event(kind, data)
-    if card_text is not None:
-        text = card_text
-    elif kind == "roulette.result":
-        text = f"{data.get('number')} {data.get('colour', '')}"
-        if data.get("dealer"):  # a sensor kit's wheel: the dealer signature test's inputs
-            text += f", dealer {data['dealer']}, released over {data.get('release_pocket')}"
-    elif kind == "bigsix.result":
-        text = f"{data.get('symbol')} (section {data.get('section')}), pays {data.get('odds')}"
-    elif kind == "surveillance.alert":
-        over = [c.get("label") for c in data.get("over_represented") or []][:2]
-        text = (
-            f"{data.get('test')} test p={data.get('p_value', 0):.2g} over "
-            f"{data.get('window')} results, most over-represented {over}"
-        )
-    elif kind == "table.halted":
-        where = f" ({data['device']})" if data.get("device") else ""
-        text = f"{data.get('code')}{where}: {data.get('detail')}"
-    elif kind in ("roulette.no_spin", "round.voided"):
-        text = str(data.get("reason") or data.get("reasons") or "")
-    elif kind == "wheel.number":
-        text = f"ball in {data.get('number')}"
-    elif kind == "wheel.warning":
-        text = f"flags {data.get('flags')} persistent={data.get('persistent')}"
-    elif kind.startswith("operator."):
-        args = data.get("args") or {}
-        said = " ".join(f"{k}={v}" for k, v in args.items() if k in ("box", "action", "boxes"))
-        text = f"{data.get('name', '')} {said} by {data.get('by', '')} {data.get('reason') or ''}"
-    elif kind == "device.fault":
-        text = f"{data.get('text')} (code {data.get('code')})"
-    elif kind == "procedure.violation":
-        text = f"{data.get('what')}: {data.get('detail') or ''}"
-    elif kind == "device.protocol_error":
-        text = f"{data.get('reason')}: {data.get('raw')}"
-    else:
-        text = ", ".join(f"{k}={v}" for k, v in list(data.items())[:3])
-    rule = f"  [{event['rule']}]" if event.get("rule") else ""
-    return f"{text}{rule}"
+ALERT = "\x1b[1;41;37m"
+CARD_GAMES = ("blackjack", "spanish21", "baccarat", "mississippi_stud")
+# A time-lapse wheel's events that its row says enough about.
+ROUTINE = ("round.started", "round.ended", "roulette.result")
+WIDE = 110  # columns from which the table rows show the game and round in full
 
 
 class LiveView:
     """The demo's screen (or, piped, one plain line per event).
 
-    A time-lapse wheel's (`time_lapse`) device events come many a second: they are
-    counted but not shown; its rounds, results, no spins and alerts are.
+    `size` gives the terminal's (columns, rows), None when no terminal shows the output
+    (default: `screen.screen_size` of `out`). `header` lines are the dashboard's top;
+    `intro` lines are printed once piped, and shown on a screen tall enough for them.
     """
 
     def __init__(
@@ -190,14 +75,22 @@ class LiveView:
         *,
         interactive: bool | None = None,
         time_lapse: frozenset[str] = frozenset(),
+        size: Callable[[], tuple[int, int] | None] | None = None,
     ) -> None:
         self.out = out
         self.time_lapse = time_lapse
         self.interactive = out.isatty() if interactive is None else interactive
+        self.size = size if size is not None else lambda: screen_size(out)
+        self._size = self.size()  # looked up again on each render, not on each event
         self.states: dict[str, dict[str, Any]] = {}
         self.online: dict[str, bool] = {}
-        self.recent: deque[dict[str, Any]] = deque(maxlen=14)
+        self.recent: deque[dict[str, Any]] = deque(maxlen=40)
         self.header: list[str] = []
+        self.intro: list[str] = []
+        self.whole: frozenset[str] = frozenset()  # lines never cut: commands to copy
+        self.no_alerts = "none open"  # what the alerts line says when there is none
+        self.last_ack = ""  # the latest alert acknowledged, and by whom
+        self.open_alerts: dict[str, dict[str, dict[str, Any]]] = {}  # table -> id -> alert
         self.events_seen = 0
         self.closed = False  # the output's reader went away
         self.card_results: dict[str, str] = {}  # a card table's last blackjack.result
@@ -210,19 +103,50 @@ class LiveView:
         if not isinstance(body, dict):
             return
         if topic.endswith("/state"):
-            self.states[str(body.get("table"))] = body
+            table = str(body.get("table"))
+            self.states[table] = body
+            if isinstance(body.get("alerts"), list):
+                self.open_alerts[table] = {
+                    str(a.get("id")): a for a in body["alerts"] if isinstance(a, dict)
+                }
         elif topic.endswith("/status"):
             self.online[topic.rsplit("/", 2)[-2]] = bool(body.get("online"))
         elif topic.endswith("/events") and "/devices/" not in topic:
             self.events_seen += 1
-            if body.get("table") in self.time_lapse and str(body.get("type")).startswith("wheel."):
+            kind = str(body.get("type"))
+            lapse = body.get("table") in self.time_lapse
+            if lapse and kind.startswith("wheel."):
                 return
-            self.recent.append(body)
-            describe_it = RESULTS.get(str(body.get("type")))
+            self._follow_alerts(str(body.get("table")), kind, body.get("data") or {})
+            describe_it = RESULTS.get(kind)
             if describe_it is not None:
                 self.card_results[str(body.get("table"))] = describe_it(body.get("data") or {})
-            if not self.interactive:
-                self.write(self.plain_line(body) + "\n")
+            routine = lapse and kind in ROUTINE
+            if not routine:
+                self.recent.append(body)
+            if not self.interactive and not (routine and self._size is not None):
+                self.write(self.fit(self.plain_line(body)) + "\n")
+
+    def _follow_alerts(self, table: str, kind: str, data: dict[str, Any]) -> None:
+        if kind == "surveillance.alert":
+            self.open_alerts.setdefault(table, {})[str(data.get("id"))] = data
+        elif kind == "surveillance.alert_acknowledged":
+            self.open_alerts.get(table, {}).pop(str(data.get("id")), None)
+            self.last_ack = f"{table} {data.get('id')} by {data.get('by')}"
+
+    def width(self) -> int | None:
+        return None if self._size is None else self._size[0]
+
+    def fit(self, line: str, width: int | None = None) -> str:
+        """`line` cut to the terminal's width, unless it is a command line to copy."""
+        if line in self.whole:
+            return line
+        return clip(line, self.width() if width is None else width)
+
+    def announce(self) -> None:
+        """Piped: the header and the intro, once, before the events."""
+        for line in [*self.header, *self.intro]:
+            self.write(self.fit(line) + "\n")
 
     def write(self, text: str) -> None:
         """Write to the output; a reader that went away (`| head`) stops the printing,
@@ -242,13 +166,13 @@ class LiveView:
             f"{event.get('type')} {describe(event)}"
         )
 
-    def row(self, table: str, state: dict[str, Any]) -> str:
+    def row(self, table: str, state: dict[str, Any], wide: bool = True) -> str:
         """One table's line: state, game, devices, round, last result."""
         devices = state.get("devices") or {}
         up = all(bool(d.get("online")) for d in devices.values()) if devices else False
         rnd = state.get("round") or {}
         colour = {"open": "\x1b[32m", "halted": "\x1b[1;31m"}.get(state.get("state", ""), "")
-        if state.get("game") in ("blackjack", "spanish21", "baccarat", "mississippi_stud"):
+        if state.get("game") in CARD_GAMES:
             kind = state["game"]
             last = self.card_results.get(table, "-")
         else:
@@ -256,27 +180,81 @@ class LiveView:
             result = state.get("last_result") or {}
             shown = result.get("number", result.get("symbol", "-"))
             last = f"{shown} {result.get('colour', '')}"
-        round_id = (rnd.get("id") if isinstance(rnd, dict) else rnd) or "-"
+        alerts = len(self.open_alerts.get(table) or {})
+        flag = f"{ALERT}{alerts} alert{'s' if alerts > 1 else ''}{RESET} " if alerts else ""
+        devices_word = "online" if up else "OFFLINE"
+        if wide:
+            round_id = (rnd.get("id") if isinstance(rnd, dict) else rnd) or "-"
+            return (
+                f"{table:7} {colour}{state.get('state', '?'):8}{RESET} {kind:22} "
+                f"{devices_word:8} {round_id:24} {flag}{last}"
+            )
+        # Narrow: the round's number, and the devices only when one is offline.
+        n = rnd.get("n") if isinstance(rnd, dict) else None
+        round_no = f"#{n}" if n is not None else "-"
+        offline = "" if up else f"\x1b[31m{devices_word}{RESET} "
         return (
-            f"{table:7} {colour}{state.get('state', '?'):8}{RESET} {kind:22} "
-            f"{'online' if up else 'OFFLINE':8} {round_id:24} {last}"
+            f"{table:6} {colour}{state.get('state', '?'):7}{RESET} {kind:21} "
+            f"{round_no:6} {offline}{flag}{last}"
         )
 
-    def render(self, elapsed_s: float) -> None:
-        if not self.interactive:
-            return
-        lines = ["\x1b[H\x1b[2J", *self.header, f"running {elapsed_s:5.1f} s", ""]
-        lines.append(f"{'TABLE':7} {'STATE':8} {'GAME':22} {'DEVICES':8} {'ROUND':24} LAST RESULT")
+    def alerts_line(self) -> str:
+        """Every open alert of the floor, until it is acknowledged."""
+        found = [
+            f"{table} {a.get('id')} {a.get('test')} p={a.get('p_value', 0):.2g} "
+            f"{','.join(str(c.get('label')) for c in (a.get('over_represented') or [])[:1])}"
+            for table, alerts in sorted(self.open_alerts.items())
+            for a in alerts.values()
+        ]
+        if not found and self.last_ack:
+            return f"ALERTS: none open (acknowledged: {self.last_ack})"
+        if not found:
+            return f"ALERTS: {self.no_alerts}"
+        return f"{ALERT}ALERTS ({len(found)} open, until acknowledged):{RESET} {'; '.join(found)}"
+
+    def screen(self, elapsed_s: float) -> list[str]:
+        """The dashboard's lines, each fitted to the terminal: nothing wraps but the
+        command lines, and the event list takes the rows that are left."""
+        columns, rows = self._size or (200, 50)
+        wide = columns >= WIDE
+        heading = (
+            f"{'TABLE':7} {'STATE':8} {'GAME':22} {'DEVICES':8} {'ROUND':24} LAST RESULT"
+            if wide
+            else f"{'TABLE':6} {'STATE':7} {'GAME':21} {'ROUND':6} LAST RESULT"
+        )
+        tables = [heading]
         for table, state in sorted(self.states.items()):
-            lines.append(self.row(table, state))
+            tables.append(self.row(table, state, wide))
             for reason in state.get("halt_reasons") or []:
                 where = f" ({reason.get('device')})" if reason.get("device") else ""
-                lines.append(
-                    f"        \x1b[31mhalted: {reason.get('code')}{where}: "
-                    f"{reason.get('detail')}{RESET}"
+                tables.append(
+                    f"  \x1b[31mhalted: {reason.get('code')}{where}: {reason.get('detail')}{RESET}"
                 )
-        lines += ["", "Recent events"]
-        for event in self.recent:
+        lapse = ", ".join(sorted(self.time_lapse))
+        events_title = f"Recent events ({elapsed_s:.0f} s, {self.events_seen} seen" + (
+            f"; {lapse}'s spins in its row)" if lapse else ")"
+        )
+        top = [*self.header]
+        used = sum(self._rows(line, columns) for line in top) + len(tables) + 2
+        if rows - used - 1 - len(self.intro) >= 6:  # room for the intro and some events
+            top += self.intro
+            used += len(self.intro)
+        room = max(rows - used - 1, 0)  # the last row stays empty: no scrolling
+        events = list(self.recent)[-room:] if room else []
+        lines = [*top, *tables, self.alerts_line(), events_title]
+        for event in events:
             tint = HIGHLIGHT.get(event.get("type", ""), "")
             lines.append(f"{tint}{self.plain_line(event)}{RESET}")
-        self.write("\n".join(lines) + "\n")
+        return [self.fit(line, columns) for line in lines]
+
+    def _rows(self, line: str, columns: int) -> int:
+        """Rows the line takes on the screen: a command line may wrap, others are cut."""
+        if line not in self.whole:
+            return 1
+        return max(1, -(-visible_length(line) // columns))
+
+    def render(self, elapsed_s: float) -> None:
+        self._size = self.size()
+        if not self.interactive:
+            return
+        self.write("\x1b[H\x1b[2J" + "\n".join(self.screen(elapsed_s)) + "\n")

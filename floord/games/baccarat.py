@@ -26,6 +26,9 @@ class BaccaratRules(StrictModel):
     tie_pays: int = Field(default=DEFAULTS["tie_pays"], ge=8)  # § 545.13(b): at least 8 to 1
     # § 545.13(f): vigorish collected with the payout, or deferred (collected before a new shoe).
     vigorish_collection: Literal["at_payout", "deferred"] = DEFAULTS["vigorish_collection"]
+    # § 541.5(h) (Minibaccarat only): minutes without a coup after which the cards are
+    # spread, inspected and reshuffled before the next coup; null: not watched.
+    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
 
 
 class BaccaratTableConfig(GameTable):
@@ -43,6 +46,7 @@ def _check(table: BaccaratTableConfig, where: str, families: Families) -> list[s
         "card_reader": 0,
         "roulette_wheel": 0,
         "big_six_wheel": 0,
+        "dice_tracker": 0,
     }
     problems = slot_problems(families, wanted, where, "a Baccarat table")
     try:

@@ -91,6 +91,7 @@ def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
         "card_reader": 1,
         "dealing_shoe": 1,
         "card_shuffler": 0 if rules.shuffler == "none" else 1,
+        "dice_tracker": 0,
     }
     problems += slot_problems(families, wanted, where, f"shuffler {rules.shuffler!r}")
     if families.get("roulette_wheel") or families.get("big_six_wheel"):

@@ -26,6 +26,9 @@ class CarnivalRules(StrictModel):
     decks: Literal[1, 2] = DEFAULTS["decks"]
     deck_backs: list[str] | None = None
     boxes: int = Field(default=DEFAULTS["boxes"], ge=1, le=MAX_BOXES)
+    # § 55x.5(f), § 561.5(g): minutes without a round after which the cards are spread and
+    # shuffled again before the next round; null: not watched.
+    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
 
 
 class CarnivalTableConfig(GameTable):
@@ -51,6 +54,7 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
         "card_reader": 0,
         "roulette_wheel": 0,
         "big_six_wheel": 0,
+        "dice_tracker": 0,
     }
     problems = slot_problems(families, wanted, where, f"{table.game} with shuffler {shuffler!r}")
     try:

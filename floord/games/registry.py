@@ -13,7 +13,18 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 from pydantic import Field
 
 from floord.analytics.report import WheelSetup
-from floord.games import baccarat, big_six, blackjack, carnival, roulette, stud
+from floord.games import (
+    baccarat,
+    big_six,
+    blackjack,
+    carnival,
+    craps,
+    pai_gow,
+    poker,
+    roulette,
+    stud,
+    war,
+)
 from floord.games.definition import (
     GameDefinition,
     SurveillanceSettings,
@@ -29,7 +40,11 @@ DEFINITIONS: tuple[GameDefinition, ...] = (
     baccarat.DEFINITION,
     stud.DEFINITION,
     carnival.DEFINITION,
+    poker.DEFINITION,
+    war.DEFINITION,
     big_six.DEFINITION,
+    pai_gow.DEFINITION,
+    craps.DEFINITION,
 )
 BY_GAME: dict[str, GameDefinition] = {g: d for d in DEFINITIONS for g in d.games}
 GAMES: tuple[str, ...] = tuple(BY_GAME)

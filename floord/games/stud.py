@@ -35,6 +35,9 @@ class StudRules(StrictModel):
     deck_change_warn_minutes: int = Field(
         default=DEFAULTS["deck_change_warn_minutes"], ge=0, le=240
     )
+    # § 571.5(f): minutes without a round after which the cards in the shoe and the rack
+    # are spread, washed, stacked and shuffled before the next round; null: not watched.
+    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
 
 
 class StudTableConfig(GameTable):
@@ -53,6 +56,7 @@ def _check(table: StudTableConfig, where: str, families: Families) -> list[str]:
         "card_reader": 0,
         "roulette_wheel": 0,
         "big_six_wheel": 0,
+        "dice_tracker": 0,
     }
     why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
     problems = slot_problems(families, wanted, where, why)

@@ -5,11 +5,17 @@ Clean sessions (the journal, not the broker, is what survives a restart), QoS 1 
 bounded in-flight window, an optional retained last will, and TLS from the config's
 `broker.tls` (`floord.mqtt.tls.client_tls`) or, for an mqtts:// URL without one, the
 system's CA store.
+
+A client names one broker or the nodes of a broker cluster (`NodeRing`): each connection
+goes to the current node, and a failed or lost connection moves the client on to the
+next, so a box whose node dies carries on at another one after its back-off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -33,6 +39,110 @@ def broker_address(url: str) -> tuple[str, int, bool]:
     except ValueError as exc:
         raise ValueError(f"a broker URL with a valid port expected, found {url!r}") from exc
     return parts.hostname, port, tls
+
+
+class NodeRing:
+    """The broker URLs a client may connect to: tried in order, then round-robin.
+
+    One URL is a single broker; several are the nodes of one cluster (the same logins,
+    the same TLS, the same retained state), so a client may use any of them. `advance()`
+    after a failed or lost connection moves on to the next node; a good connection stays
+    where it is. Every URL has the same scheme (the TLS settings apply to each node).
+    """
+
+    def __init__(self, urls: str | Sequence[str]) -> None:
+        listed = [urls] if isinstance(urls, str) else list(urls)
+        if not listed:
+            raise ValueError("at least one broker URL expected, found none")
+        self._addresses = [broker_address(url) for url in listed]
+        if len({tls for _, _, tls in self._addresses}) > 1:
+            raise ValueError(
+                f"every broker URL mqtt:// or every one mqtts:// expected, found {listed!r}"
+            )
+        self.urls = tuple(listed)
+        self._at = 0
+
+    def __len__(self) -> int:
+        return len(self.urls)
+
+    @property
+    def url(self) -> str:
+        """The node the next connection goes to."""
+        return self.urls[self._at]
+
+    @property
+    def host(self) -> str:
+        return self._addresses[self._at][0]
+
+    @property
+    def port(self) -> int:
+        return self._addresses[self._at][1]
+
+    @property
+    def tls(self) -> bool:
+        return self._addresses[0][2]
+
+    @property
+    def where(self) -> str:
+        """The current node as `host:port`, for the logs and `P/status`."""
+        return f"{self.host}:{self.port}"
+
+    def advance(self) -> None:
+        """The current node failed: the next connection goes to the next one (round-robin)."""
+        self._at = (self._at + 1) % len(self.urls)
+
+
+@contextlib.asynccontextmanager
+async def first_reachable(
+    urls: Sequence[str],
+    make: Callable[[str], aiomqtt.Client],
+    ready: Callable[[aiomqtt.Client], Awaitable[None]] | None = None,
+) -> AsyncIterator[tuple[aiomqtt.Client, str]]:
+    """Connect a one-shot client (`floord cmd`, `floord status`) to the first node of
+    `urls` that accepts it and, with `ready`, takes its subscriptions; yields the client
+    and that node's URL.
+
+    Only a node that fails before the caller has sent anything is left for the next one
+    (a refused connection, or a subscription `ready` finds refused): once the caller
+    has the client, a failure is its own (a command already sent must not be sent
+    twice). Raises MqttError naming every node's failure when none answers.
+    """
+    failures: list[str] = []
+    for url in urls:
+        stack = contextlib.AsyncExitStack()
+        try:
+            client = await stack.enter_async_context(make(url))
+            if ready is not None:
+                await ready(client)
+        except aiomqtt.MqttError as exc:
+            with contextlib.suppress(aiomqtt.MqttError):
+                await stack.aclose()
+            failures.append(f"{url}: {exc}")
+            continue
+        async with stack:
+            yield client, url
+        return
+    if len(failures) == 1:
+        raise aiomqtt.MqttError(failures[0].split(": ", 1)[1])
+    raise aiomqtt.MqttError("no broker node answered (" + "; ".join(failures) + ")")
+
+
+async def subscribe_checked(
+    client: aiomqtt.Client, topics: Sequence[str], *, timeout: float | None = None
+) -> None:
+    """Subscribe to `topics` at QoS 1 and read each SUBACK: a subscription the broker
+    refused (a return code of 0x80 or above) raises MqttError, so the session starts over
+    (on the next node) instead of running deaf to its commands. A broker cluster refuses
+    one while it cannot store the subscription (NATS: its JetStream consumer not created
+    while the cluster elects new leaders after losing a node)."""
+    for topic in topics:
+        if timeout is None:
+            granted = await client.subscribe(topic, qos=1)
+        else:
+            granted = await client.subscribe(topic, qos=1, timeout=timeout)
+        codes = [code if isinstance(code, int) else int(code.value) for code in granted]
+        if not codes or any(code >= 0x80 for code in codes):
+            raise aiomqtt.MqttError(f"the broker refused the subscription to {topic} ({codes})")
 
 
 def make_client(
@@ -72,11 +182,12 @@ def make_client(
 
 @dataclass(frozen=True)
 class Broker:
-    """Where and as whom one floord client connects: what each of its connections shares."""
+    """Where and as whom one floord client connects: what each of its connections shares.
 
-    host: str
-    port: int
-    tls: bool
+    `nodes` is the one broker or the cluster's nodes; each new client goes to the
+    current node (`SessionLoop` moves it on after a failure)."""
+
+    nodes: NodeRing
     username: str | None
     password: str | None = field(repr=False)
     identifier: str | None
@@ -89,7 +200,7 @@ class Broker:
     @classmethod
     def from_url(
         cls,
-        url: str,
+        url: str | Sequence[str],
         *,
         username: str | None,
         password: str | None,
@@ -98,27 +209,34 @@ class Broker:
         timeout: float = CONNECT_TIMEOUT_S,
         tls_context: ssl.SSLContext | None = None,
     ) -> Broker:
-        host, port, tls = broker_address(url)
-        return cls(host, port, tls, username, password, identifier, keepalive, timeout, tls_context)
+        """From one broker URL, or the URLs of a cluster's nodes in the order to try them."""
+        nodes = NodeRing(url)
+        if tls_context is not None and not nodes.tls:
+            raise ValueError(f"a TLS context needs an mqtts:// broker URL, found {nodes.url!r}")
+        return cls(nodes, username, password, identifier, keepalive, timeout, tls_context)
+
+    @property
+    def tls(self) -> bool:
+        return self.nodes.tls
 
     @property
     def where(self) -> str:
-        """`host:port`, for the logs."""
-        return f"{self.host}:{self.port}"
+        """The current node's `host:port`, for the logs."""
+        return self.nodes.where
 
     def client(
         self, *, will: aiomqtt.Will | None = None, window: int | None = None
     ) -> aiomqtt.Client:
-        """A fresh client for one connection."""
+        """A fresh client for one connection, to the current node."""
         return make_client(
-            host=self.host,
-            port=self.port,
+            host=self.nodes.host,
+            port=self.nodes.port,
             username=self.username,
             password=self.password,
             identifier=self.identifier,
             keepalive=self.keepalive,
             timeout=self.timeout,
-            tls=self.tls,
+            tls=self.nodes.tls,
             tls_context=self.tls_context,
             will=will,
             window=window,

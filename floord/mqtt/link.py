@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import json
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,7 +31,7 @@ import structlog
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
-from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker
+from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
 from floord.mqtt.jobs import run_session
 from floord.mqtt.outbox import drain, publish_in_order
@@ -61,7 +61,7 @@ class TableLink:
     def __init__(
         self,
         *,
-        url: str,
+        url: str | Sequence[str],
         username: str | None,
         password: str | None,
         topics: Topics,
@@ -87,8 +87,6 @@ class TableLink:
             timeout=connect_timeout,
             tls_context=tls_context,
         )
-        if tls_context is not None and not self._broker.tls:
-            raise ValueError(f"a TLS context needs an mqtts:// broker URL, found {url!r}")
         if window < 1:
             raise ValueError(f"window must be at least 1, not {window}")
         self._topics = topics
@@ -106,7 +104,7 @@ class TableLink:
         self._session = SessionLoop(
             make_client=self._make_client,
             serve=self._serve_connection,
-            broker=self._broker.where,
+            nodes=self._broker.nodes,
             log=self._log,
             backoff=backoff,
             backlog=self._backlog,
@@ -262,8 +260,9 @@ class TableLink:
         self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
-        await client.subscribe(self._topics.cmd, qos=1, timeout=self._ack_timeout)
-        await client.subscribe(self._topics.replay_request, qos=1, timeout=self._ack_timeout)
+        await subscribe_checked(
+            client, [self._topics.cmd, self._topics.replay_request], timeout=self._ack_timeout
+        )
         ready.set()
 
     async def _listen(self, client: aiomqtt.Client) -> None:
@@ -342,6 +341,9 @@ class TableLink:
                 "site": self._topics.site,
                 "table": self._topics.table,
                 "reason": reason,
+                # The broker node this connection is on (`host:port`): which node of a
+                # cluster the box is on, or, in the last will, the one it was lost from.
+                "broker": self._broker.where,
                 "ts": format_ts(datetime.now(UTC)),
             }
         )

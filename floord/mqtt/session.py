@@ -6,12 +6,19 @@ What differs is only what one connection does (its session); this loop does the 
 
 - a fresh client for every connection (clean session, its last will registered anew):
   a client from a broken connection could otherwise resend half-finished messages;
-- after CONNACK the back-off starts over, and the session runs until it ends;
+- a connection that stayed up `stable_s` (10 s) was a good one: after it the back-off
+  starts over; one that failed sooner (a cluster node that accepts the connection but
+  cannot yet keep the session's subscriptions) counts as a failed attempt, so a box does
+  not reconnect in a tight loop and add to the load of a cluster electing new leaders;
+- a failed or lost connection moves on to the next broker node (`NodeRing`: a cluster's
+  nodes tried in order, then round-robin), so the wait before the next node is the
+  back-off's and a box whose node died is on another within it;
 - the operator's lines (docs/deployment.md, "Logs"): `broker connected` the first time,
   `broker connection lost` or `broker unreachable` once when it goes (with the delay
-  before the next attempt, `floord.mqtt.backoff`), the retries after it as debug lines,
-  and `broker connection back` with how long it was down and, where the client keeps a
-  backlog, how many events still wait; anything but an MQTT failure ends run() with it,
+  before the next attempt, `floord.mqtt.backoff`, and for a cluster the node tried next),
+  the retries after it as debug lines, and `broker connection back` with the node it is
+  on now, how long it was down and, where the client keeps a backlog, how many events
+  still wait; anything but an MQTT failure ends run() with it,
   so a link whose journal fails does not pretend to carry on;
 - stop() ends a back-off wait at once and a session through the stop watch it runs among
   its jobs (`until_stopped`, which may say goodbye first, e.g. a retained `online: false`).
@@ -28,32 +35,40 @@ from typing import Any, NoReturn
 import aiomqtt
 
 from floord.mqtt.backoff import Backoff
+from floord.mqtt.client import NodeRing
 from floord.mqtt.jobs import SessionStopped
+
+# A connection up this long was a good one: the back-off starts over after it.
+STABLE_S = 10.0
 
 
 class SessionLoop:
-    """Keeps one client connected to `broker` (for the logs, `host:port`) until stop()."""
+    """Keeps one client connected to one of `nodes` until stop(); `make_client` makes a
+    client for `nodes`' current node."""
 
     def __init__(
         self,
         *,
         make_client: Callable[[], aiomqtt.Client],
         serve: Callable[[aiomqtt.Client], Awaitable[None]],
-        broker: str,
+        nodes: NodeRing,
         log: Any = None,
         backoff: Backoff | None = None,
         on_lost: Callable[[aiomqtt.MqttError], None] | None = None,
         backlog: Callable[[], Awaitable[int | None]] | None = None,
+        stable_s: float = STABLE_S,
     ) -> None:
         self._make_client = make_client
         self._serve = serve
-        self._broker = broker
+        self._nodes = nodes
         # A structlog-style logger (event, then fields), or None for a client whose user
         # sees the connection some other way (the console shows it on screen).
         self._log = log
         self._backoff = backoff if backoff is not None else Backoff()
         self._on_lost = on_lost
         self._backlog = backlog
+        self._stable_s = stable_s
+        self._up_since: float | None = None
         self._stop = asyncio.Event()
         # For the operator's lines: connected once, then lost and back.
         self._ever_connected = False
@@ -81,9 +96,15 @@ class SessionLoop:
                 await self._connect_once()
             except aiomqtt.MqttError as exc:
                 failure = exc
+            up = self._up_since
+            self._up_since = None
+            if up is not None and time.monotonic() - up >= self._stable_s:
+                self._backoff.reset()
             delay = None if self._stop.is_set() else self._backoff.next()
             if failure is not None:
-                self._lost(failure, delay)
+                failed = self._nodes.where
+                self._nodes.advance()
+                self._lost(failure, delay, failed)
             if delay is None:
                 break
             with contextlib.suppress(TimeoutError):
@@ -93,7 +114,7 @@ class SessionLoop:
         client = self._make_client()
         try:
             async with client:
-                self._backoff.reset()
+                self._up_since = time.monotonic()
                 await self._connected()
                 await self._serve(client)
         finally:
@@ -109,36 +130,40 @@ class SessionLoop:
         if self._log is None:
             return
         if first:
-            self._log.info("broker connected", broker=self._broker)
+            self._log.info("broker connected", broker=self._nodes.where)
             return
         self._log.info(
             "broker connection back",
-            broker=self._broker,
+            broker=self._nodes.where,
             backlog=await self._backlog() if self._backlog is not None else None,
             down_s=round(down_s, 1) if down_s is not None else None,
         )
 
-    def _lost(self, failure: aiomqtt.MqttError, delay: float | None) -> None:
-        """One warning when the link goes (or cannot come up at all), with the wait before
-        the next attempt; the retries after it are debug lines, so a broker away for an
-        hour does not fill the log."""
+    def _lost(self, failure: aiomqtt.MqttError, delay: float | None, failed: str) -> None:
+        """One warning when the link goes (or cannot come up at all) at node `failed`,
+        with the wait before the next attempt and, for a cluster, the node it goes to;
+        the retries after it are debug lines, so a broker away for an hour does not fill
+        the log."""
         self._failures += 1
         if self._on_lost is not None:
             self._on_lost(failure)
         if self._log is None:
             return
+        # Which node comes next, only for a cluster (a lone broker's lines are unchanged).
+        nodes = {"next_broker": self._nodes.where} if len(self._nodes) > 1 else {}
         if self._failures > 1:
             self._log.debug(
                 "broker still unreachable",
-                broker=self._broker,
+                broker=failed,
                 error=str(failure),
                 attempts=self._failures,
                 retry_in_s=delay,
+                **nodes,
             )
             return
         self._down_since = time.monotonic()
         what = "broker connection lost" if self._ever_connected else "broker unreachable"
-        self._log.warning(what, broker=self._broker, error=str(failure), retry_in_s=delay)
+        self._log.warning(what, broker=failed, error=str(failure), retry_in_s=delay, **nodes)
 
 
 def _take_disconnect_error(client: aiomqtt.Client) -> None:

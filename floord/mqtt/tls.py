@@ -13,7 +13,7 @@ shape is described here as a Protocol; `floord.config.load.BrokerConfig` fits it
 from __future__ import annotations
 
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,7 +35,7 @@ class BrokerSettings(Protocol):
     """`broker` in a config (`floord.config.load.BrokerConfig`)."""
 
     @property
-    def url(self) -> str: ...
+    def nodes(self) -> Sequence[str]: ...
     @property
     def tls(self) -> TLSSettings | None: ...
 
@@ -55,24 +55,26 @@ class _ServerNameContext(ssl.SSLContext):
 
 
 def client_tls(broker: BrokerSettings, resolve: Callable[[Path], Path]) -> ssl.SSLContext | None:
-    """The TLS context for `broker` (None for `mqtt://`); `resolve` makes a config's
-    relative paths absolute (`LoadedConfig.resolve`).
+    """The TLS context for `broker` (None for `mqtt://`), the same for every node of a
+    cluster (the config refuses a mix of mqtt:// and mqtts:// nodes); `resolve` makes a
+    config's relative paths absolute (`LoadedConfig.resolve`).
 
     Raises ValueError naming the config key and file when a file does not load.
     """
-    secure = broker.url.startswith("mqtts://")
+    where = ", ".join(broker.nodes)
+    secure = all(url.startswith("mqtts://") for url in broker.nodes)
     settings = broker.tls
     if not secure:
         if settings is not None:
             raise ValueError(
                 f"broker.tls: no tls section with a plain mqtt:// url expected "
-                f"(use mqtts:// for TLS), found one with {broker.url!r}"
+                f"(use mqtts:// for TLS), found one with {where!r}"
             )
         return None
     if settings is None:
         raise ValueError(
             f"broker.tls: a tls section (ca_file, and cert_file/key_file when the broker "
-            f"requires client certificates) expected for {broker.url!r}, found none"
+            f"requires client certificates) expected for {where!r}, found none"
         )
     context: ssl.SSLContext
     if settings.server_name:

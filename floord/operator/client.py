@@ -10,12 +10,14 @@ import asyncio
 import json
 import ssl
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import aiomqtt
 
 from floord.contract import Topics
+from floord.mqtt.client import first_reachable, subscribe_checked
 from floord.mqtt.link import broker_address
 from floord.operator.commands import build_command
 
@@ -72,7 +74,7 @@ def client_args(
 
 async def send_command(
     *,
-    url: str,
+    url: str | Sequence[str],
     username: str | None,
     password: str | None,
     topics: Topics,
@@ -84,13 +86,21 @@ async def send_command(
     tls_context: ssl.SSLContext | None = None,
 ) -> dict[str, Any]:
     """Publish a signed command and return the table's `P/cmd/result` reply. A `replay`
-    goes to `P/replay/request`, which a surveillance login may publish to."""
+    goes to `P/replay/request`, which a surveillance login may publish to.
+
+    `url` is one broker or a cluster's nodes: the command goes through the first node
+    that accepts the connection (`first_reachable`), and only once."""
     command = build_command(name, by, args, key, datetime.now(UTC))
-    async with aiomqtt.Client(
-        identifier=f"floord-cmd-{uuid.uuid4().hex[:12]}",
-        **client_args(url, username, password, tls_context),
-    ) as client:
-        await client.subscribe(topics.cmd_result, qos=1)
+    urls = [url] if isinstance(url, str) else list(url)
+    kwargs = {u: client_args(u, username, password, tls_context) for u in urls}
+
+    def connect(node: str) -> aiomqtt.Client:
+        return aiomqtt.Client(identifier=f"floord-cmd-{uuid.uuid4().hex[:12]}", **kwargs[node])
+
+    async def subscribed(client: aiomqtt.Client) -> None:
+        await subscribe_checked(client, [topics.cmd_result])
+
+    async with first_reachable(urls, connect, subscribed) as (client, _):
         topic = topics.replay_request if name == "replay" else topics.cmd
         await client.publish(topic, json.dumps(command), qos=1)
 

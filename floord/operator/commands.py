@@ -293,3 +293,31 @@ def check_command(
     return Verified(
         VerifiedCommand(id=cid, name=name, by=by, role=role, args=dict(body["args"])), which
     )
+
+
+def claimed_id(payload: bytes) -> str | None:
+    """The `id` a command claims, escaped, for the reply to a command that could not be
+    taken (nothing else of it is trusted)."""
+    try:
+        body = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    found = body.get("id") if isinstance(body, dict) else None
+    return escape_text(found, MAX_ID_LENGTH) if isinstance(found, str) else None
+
+
+def looked_up_id(payload: bytes) -> str | None:
+    """The `id` a command carries, as sent (what `check_command` asks `id_used` of), if
+    it can be read: the runner reads the replay guard for it off the loop beforehand."""
+    try:
+        body = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    found = body.get("id") if isinstance(body, dict) else None
+    if not isinstance(found, str):
+        return None
+    try:
+        found.encode("utf-8")
+    except UnicodeEncodeError:
+        return None  # a lone surrogate: the check refuses it before it asks of the id
+    return found

@@ -100,7 +100,7 @@ class AdapterProcess:
             clock=clock,
         )
         self.link = AdapterLink(
-            url=cfg.broker.url,
+            url=cfg.broker.nodes,
             username=cfg.broker.username,
             password=loaded.broker_password(),
             topics=self.topics,

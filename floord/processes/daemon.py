@@ -1,8 +1,10 @@
 """The daemon: wires each table's adapters, bus, engine, journal and MQTT link.
 
 Start-up restores every table from the journal before any device is heard (a halt is
-latched across restarts), then starts the adapters and the links. A clean stop records
-`daemon.stopped`, publishes what it can and says `online: false` on each table's status.
+latched across restarts), then starts the adapters and the links. A clean stop first
+closes each table to anything new (commands are refused `stopping`, no round starts:
+`floord.table.stopping`), stops the adapters, has each runner record `daemon.stopped` as
+its table's last event, publishes what it can and says `online: false` on each status.
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ from floord.analytics.report import read_results
 from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.contract import EventType, Topics, format_ts
-from floord.engine.core.types import Decision, EngineOutput
+from floord.engine.core.types import Decision
 from floord.games import registry
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
 from floord.profiles import DeviceProfile, load_profile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
-from floord.table.bus import CommandArrived, TableBus, Tick
+from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.runner import TableEngine, TableRunner
 from floord.table.start_check import check_on_start
 from floord.table.surveillance import TableSurveillance
@@ -153,7 +155,7 @@ class Daemon:
             bus.put(CommandArrived(payload, replay_only))
 
         link = TableLink(
-            url=cfg.broker.url,
+            url=cfg.broker.nodes,
             username=cfg.broker.username,
             password=self.loaded.broker_password(),
             tls_context=client_tls(cfg.broker, self.loaded.resolve),
@@ -190,7 +192,7 @@ class Daemon:
             journal=self.journal,
             sink=sink,
             clock=self.clock,
-            url=cfg.broker.url,
+            url=cfg.broker.nodes,
             username=cfg.broker.username,
             password=self.loaded.broker_password(),
             keepalive=cfg.broker.keepalive_s,
@@ -358,6 +360,10 @@ class Daemon:
         return False
 
     async def _shutdown(self, background: list[asyncio.Task[Any]]) -> None:
+        # From here on no table takes a command or starts a round (the link still hands
+        # commands over, and each is refused `stopping`, on the record).
+        for unit in self.tables.values():
+            unit.runner.stop.begin()
         for unit in self.tables.values():
             for adapter in unit.adapters.values():
                 adapter.stop()
@@ -374,11 +380,7 @@ class Daemon:
                 # record of it) hostage; say which, and go on.
                 self.log.error("adapter tasks did not stop", table=unit.config.id,
                                tasks=[t.get_name() for t in stuck])  # fmt: skip
-        now = self.clock()
-        for unit in self.tables.values():
-            await unit.runner.record_output_async(
-                _output(_daemon_decision(EventType.DAEMON_STOPPED, {"reason": "clean stop"})), now
-            )
+        await self._finish_tables()
         # Give each link a moment to publish its backlog, then say offline.
         deadline = loop_time() + 3.0
         while loop_time() < deadline and await self._publishing():
@@ -394,9 +396,27 @@ class Daemon:
         self.journal.close()
         self.log.info("floord stopped")
 
+    async def _finish_tables(self) -> None:
+        """Each runner records `daemon.stopped` after every input queued before it; a
+        runner that does not get there in time is finished from here."""
+        for unit in self.tables.values():
+            unit.bus.put(Finish())
+        for unit in self.tables.values():
+            try:
+                await asyncio.wait_for(unit.runner.stop.finished.wait(), RUNNER_FINISH_S)
+            except TimeoutError:
+                self.log.error("table runner did not finish its stop", table=unit.config.id)
+                try:
+                    await asyncio.wait_for(unit.runner.finish_async(self.clock()), RUNNER_FINISH_S)
+                except TimeoutError:
+                    # Its commit is stuck on the journal's thread: the stop goes on.
+                    self.log.error("table runner could not record its stop", table=unit.config.id)
+
 
 # How long a stop waits for a table's adapter tasks after cancelling them.
 ADAPTER_STOP_S = 5.0
+# How long a stop waits for a table's runner to reach its `daemon.stopped`.
+RUNNER_FINISH_S = 5.0
 
 
 def loop_time() -> float:
@@ -405,7 +425,3 @@ def loop_time() -> float:
 
 def _daemon_decision(etype: EventType, data: dict[str, Any]) -> Decision:
     return Decision(type=etype, data=data, source="daemon")
-
-
-def _output(decision: Decision) -> EngineOutput:
-    return EngineOutput(events=[decision])

@@ -1,7 +1,8 @@
 """The in-process event bus between a table's adapters, its operators and its engine.
 
 One queue per table, drained by one task (the table's runner), so the engine sees
-device events, operator commands and clock ticks one at a time in arrival order.
+device events, operator commands and clock ticks one at a time in arrival order (and,
+last, the daemon's stop).
 The journal and MQTT meet the engine only here: nothing else calls into it.
 """
 
@@ -30,7 +31,15 @@ class Tick:
     now: datetime
 
 
-BusItem = Received | CommandArrived | Tick
+@dataclass(frozen=True)
+class Finish:
+    """The daemon's stop: the runner records `daemon.stopped` once every input queued
+    before this is taken, stamped by its own clock then (`floord.table.stopping`)."""
+
+    reason: str = "clean stop"
+
+
+BusItem = Received | CommandArrived | Tick | Finish
 
 
 class TableBus:

@@ -11,14 +11,15 @@ committed one (what the journal's last snapshot holds, plus a halt not yet recor
 and the candidate the engine becomes by acting on an input. A failed append puts the
 committed state back, so an input the journal refused leaves no trace in the engine
 (no round started that the record does not show), and the halt, once recorded, names
-those inputs (`unrecorded_inputs`).
+those inputs (`unrecorded_inputs`). The daemon's stop goes through the runner too
+(`floord.table.stopping`): from its start no command is taken and no round starts, and
+`daemon.stopped` is the table's last event.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Any
@@ -27,19 +28,25 @@ import structlog
 
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
-from floord.contract import REPLAY_MAX_EVENTS, EventType, format_ts
-from floord.engine.core.command_checks import whole
+from floord.contract import EventType, format_ts
 from floord.engine.core.types import EngineOutput, VerifiedCommand
 from floord.journal.store import Journal, JournalError
-from floord.operator.commands import MAX_ID_LENGTH, Operators, Refusal, check_command
-from floord.table.bus import BusItem, CommandArrived, TableBus, Tick
+from floord.operator.commands import (
+    Operators,
+    Refusal,
+    check_command,
+    claimed_id,
+    looked_up_id,
+)
+from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
 from floord.table.commit_group import Entry
 from floord.table.recording import Link as Link
 from floord.table.recording import TableEngine as TableEngine
 from floord.table.recording import TableRecord
+from floord.table.replay import replay_range
+from floord.table.stopping import STOPPED_REASON, StopGate
 from floord.table.surveillance import TableSurveillance
 from floord.table.unrecorded import Pending, Unrecorded, command_named
-from floord.untrusted import escape_text
 
 
 class TableRunner(TableRecord):
@@ -87,6 +94,8 @@ class TableRunner(TableRecord):
         self._head: tuple[int, str] | None = None
         with contextlib.suppress(JournalError):
             self._head = journal.chain_head(table)
+        # Where the table is in the daemon's stop (`floord.table.stopping`).
+        self.stop = StopGate()
 
     # ----- the record -------------------------------------------------------------
 
@@ -127,29 +136,39 @@ class TableRunner(TableRecord):
         else:
             self._dispatch(output)
 
-    async def record_output_async(self, output: EngineOutput, now: datetime) -> None:
-        """`record_output` between inputs, its commit awaited (the daemon's stop)."""
-        async with self._turn:
-            if output.events and not await self._record_async(self._decisions(output), now):
-                return  # not on the record: the engine was put back, nothing is sent
-            self._dispatch(output)
+    def _held_back(
+        self, output: EngineOutput, before: tuple[TableEngine, TableSurveillance | None] | None
+    ) -> bool:
+        """While the daemon stops, an input whose answer would start a round is not acted
+        on: the engine is put back to `before` it (the state the inputs gathered ahead of
+        it in the same commit left, not the committed one), and True is returned."""
+        if before is None or not self.stop.holds_back(output):
+            return False
+        self.engine, self.surveillance = before
+        return True
 
     # ----- inputs -----------------------------------------------------------------
 
     def on_device(self, item: Received) -> None:
+        if self.stop.finished.is_set():
+            return  # the record is closed; the event stays on its device's stream
+        before = self._copy_state() if self.stop.stopping else None
         round_at_receipt = self.engine.current_round
         output = self.engine.on_device_event(
             item.device, str(item.event.type), item.event.data, item.ts
         )
         own = (item.device, str(item.event.type), item.event.data, None, round_at_receipt)
-        if self.surveillance is not None:
-            output.events.extend(self.surveillance.on_decisions(output.events))
         named = {
             "source": item.device,
             "type": str(item.event.type),
             "ts": format_ts(item.ts),
             "device_seq": item.device_seq,
         }
+        if self._held_back(output, before):
+            self.stop.held_back(named)  # the daemon is stopping: no round starts
+            return
+        if self.surveillance is not None:
+            output.events.extend(self.surveillance.on_decisions(output.events))
         self._record(
             [own, *self._decisions(output)], item.ts, named, then=lambda: self._dispatch(output)
         )
@@ -158,7 +177,11 @@ class TableRunner(TableRecord):
         """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
         nothing but a `replay` is taken (whoever may publish there can command nothing)."""
         now = self._clock()
-        claimed = _claimed_id(payload)
+        if self.stop.finished.is_set():
+            # `daemon.stopped` is the table's last event: an answer, but no record.
+            await self._reply(claimed_id(payload), False, STOPPED_REASON)
+            return
+        claimed = looked_up_id(payload)
         try:
             # Read off the loop before the check, which asks of the id it finds.
             used = claimed is not None and await self._journal.command_id_used_async(claimed)
@@ -171,7 +194,7 @@ class TableRunner(TableRecord):
         except JournalError as exc:
             # The replay guard cannot be read: no command can be taken safely.
             self._fail_closed(exc.code, str(exc))
-            await self._reply(_command_id(payload), False, f"not recorded: {exc}")
+            await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
             return
         if isinstance(verified, Refusal):
             await self._refuse(verified, now)
@@ -189,6 +212,10 @@ class TableRunner(TableRecord):
             "role": result.role,
             "key": verified.key,
         }
+        stopping = self.stop.refusal(result.id, result.name, result.by)
+        if stopping is not None:
+            await self._refuse(stopping, now, command_id=spent)
+            return
         if self.record_failure and result.name != "replay":
             await self._refuse(
                 Refusal(
@@ -351,11 +378,44 @@ class TableRunner(TableRecord):
         task.add_done_callback(self._tasks.discard)
 
     def on_tick(self, now: datetime) -> None:
+        if self.stop.finished.is_set():
+            return
         if self.record_failure:
             # Try the journal again (the disk may have room now): the pending halt goes
             # on the record and out over MQTT without waiting for a device event.
             self._record([], now)
-        self.record_output(self.engine.tick(now), now)
+        before = self._copy_state() if self.stop.stopping else None
+        output = self.engine.tick(now)
+        if self._held_back(output, before):
+            return
+        self.record_output(output, now)
+
+    def finish(self, now: datetime, reason: str = "clean stop") -> None:
+        """Record `daemon.stopped`, the table's last event (once), the caller waiting
+        for its commit (a tool, a test: off the loop)."""
+        if self.stop.finished.is_set():
+            return
+        self.stop.begin()
+        self.record_output(EngineOutput(events=[self.stop.stopped(reason)]), now)
+        self.stop.finished.set()
+
+    async def finish_async(self, now: datetime, reason: str = "clean stop") -> None:
+        """`finish` between two of the run loop's inputs, its commit awaited (the
+        daemon's stop, should the runner not reach its `Finish` in time)."""
+        async with self._turn:
+            await self._finish(now, reason)
+
+    async def _finish(self, now: datetime, reason: str) -> None:
+        if self.stop.finished.is_set():
+            return
+        self.stop.begin()
+        try:
+            await self._record_async(
+                self._decisions(EngineOutput([self.stop.stopped(reason)])), now
+            )
+        finally:
+            # Recorded or refused by the journal, the table takes nothing more.
+            self.stop.finished.set()
 
     # ----- the loop ---------------------------------------------------------------
 
@@ -375,14 +435,18 @@ class TableRunner(TableRecord):
     async def _take(self, items: list[BusItem]) -> None:
         """Every input that was waiting, through the engine in order: the device events
         and ticks among them are committed together, once (group commit); an operator
-        command is committed on its own, in its place in the order."""
+        command is committed on its own, in its place in the order, and so is the
+        daemon's `Finish` (its `daemon.stopped` stamped by the runner's clock then)."""
         gathered: list[Received | Tick] = []
         for item in items:
-            if isinstance(item, CommandArrived):
+            if isinstance(item, CommandArrived | Finish):
                 await self._settle(gathered)
                 gathered = []
                 try:
-                    await self.on_command(item.payload, replay_only=item.replay_only)
+                    if isinstance(item, Finish):
+                        await self._finish(self._clock(), item.reason)
+                    else:
+                        await self.on_command(item.payload, replay_only=item.replay_only)
                 except Exception:
                     self._input_failed()
             else:
@@ -397,6 +461,7 @@ class TableRunner(TableRecord):
         if not gathered:
             return
         self._group = []
+        mark = self.stop.held_back_mark()
         for n, item in enumerate(gathered):
             try:
                 if isinstance(item, Received):
@@ -406,6 +471,7 @@ class TableRunner(TableRecord):
             except Exception:
                 self._group = None
                 self._roll_back()  # the half-done input is not on the record, nor its group
+                self.stop.forget_held_back(mark)
                 await self._settle(gathered[:n])
                 self._input_failed()
                 await self._settle(gathered[n + 1 :])
@@ -422,44 +488,3 @@ class TableRunner(TableRecord):
         self._log.exception("engine input failed; halting the table")
         self._roll_back()  # whatever the input half-did is not on the record
         self._fail_closed("internal_error", "internal error while processing an input")
-
-
-def _command_id(payload: bytes) -> str | None:
-    """The `id` a command claims, for the reply to a command that could not be taken."""
-    try:
-        body = json.loads(payload)
-    except (ValueError, RecursionError):
-        return None
-    found = body.get("id") if isinstance(body, dict) else None
-    return escape_text(found, MAX_ID_LENGTH) if isinstance(found, str) else None
-
-
-def _claimed_id(payload: bytes) -> str | None:
-    """The `id` a command carries, as sent (what the check looks up), if it can be read."""
-    try:
-        body = json.loads(payload)
-    except (ValueError, RecursionError):
-        return None
-    found = body.get("id") if isinstance(body, dict) else None
-    if not isinstance(found, str):
-        return None
-    try:
-        found.encode("utf-8")
-    except UnicodeEncodeError:
-        return None  # a lone surrogate: the check refuses it before it asks of the id
-    return found
-
-
-def replay_range(args: dict[str, Any]) -> tuple[int, int] | str:
-    """The journal range a `replay` command asks for, or why it is refused.
-
-    Both ends are whole numbers: JSON's true is not sequence number 1.
-    """
-    first, last = args.get("from_seq"), args.get("to_seq")
-    if not whole(first) or not whole(last):
-        return "replay needs integer from_seq and to_seq"
-    if first < 1 or last < first:
-        return "replay needs 1 <= from_seq <= to_seq"
-    if last - first + 1 > REPLAY_MAX_EVENTS:
-        return f"replay is limited to {REPLAY_MAX_EVENTS} events per request"
-    return first, last

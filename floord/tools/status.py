@@ -1,12 +1,14 @@
 """What a table box is doing, as `floord status` shows it: the journal's view and the broker's.
 
 The journal (opened read-only, so it is safe beside a running daemon) says what was
-recorded: each table's last snapshot (open, closed or halted, and why), when each
-device's stream last had an event and which, and how many events the broker has not
-acknowledged yet (the publish backlog). The broker says what the floor sees: each
-table's retained `P/state`, its `P/status` (online, or the last will), and each
+recorded: each table's last snapshot (open, closed or halted, and why; a wheel table's
+open surveillance alerts, kept there until acknowledged), when each device's stream
+last had an event and which, and how many events the broker has not acknowledged yet
+(the publish backlog). The broker says what the floor sees: each table's retained
+`P/state` (with its open `alerts`), its `P/status` (online, or the last will), and each
 device's retained availability. Either view alone is still worth printing: a box whose
-broker is down is exactly when someone runs this.
+broker is down is exactly when someone runs this. A box on a broker cluster
+(`broker.urls`) is read from the first node that answers, and says which.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import aiomqtt
 from floord.config.load import LoadedConfig
 from floord.contract import Topics
 from floord.journal.store import Journal, JournalError
+from floord.mqtt.client import first_reachable, subscribe_checked
 from floord.mqtt.tls import client_tls
 from floord.operator.client import client_args
 
@@ -61,6 +64,9 @@ class BoxStatus:
     tables: list[TableStatus]
     journal_error: str | None = None
     broker_error: str | None = None
+    # The broker URLs the config names (one, or a cluster's nodes) and the one read.
+    broker_urls: tuple[str, ...] = ()
+    broker_node: str | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -75,19 +81,27 @@ class BoxStatus:
         return {
             "site": self.site,
             "journal": {"path": self.journal_path, "error": self.journal_error},
-            "broker": {"url": self.broker_url, "error": self.broker_error},
+            "broker": {
+                "url": self.broker_url,
+                "error": self.broker_error,
+                "urls": list(self.broker_urls),
+                "node": self.broker_node,
+            },
             "tables": [_table_json(t) for t in self.tables],
         }
 
 
 def _table_json(table: TableStatus) -> dict[str, Any]:
     state = table_state(table)
+    alerts = open_alerts(table)
     return {
         "id": table.id,
         "game": table.game,
         "state": state["state"],
         "halt_reasons": state["halt_reasons"],
         "state_from": state["source"],
+        "alerts": alerts["alerts"],
+        "alerts_from": alerts["source"],
         "online": table.status.get("online") if table.status else None,
         "status": table.status,
         "backlog": table.backlog,
@@ -119,6 +133,21 @@ def table_state(table: TableStatus) -> dict[str, Any]:
     return {"state": None, "halt_reasons": [], "source": None}
 
 
+def open_alerts(table: TableStatus) -> dict[str, Any]:
+    """The table's open surveillance alerts (raised, not yet acknowledged with
+    `ack_alert`): the broker's retained `P/state` `alerts` when it was read, else the
+    journal snapshot's, where the runner keeps them. `source` None: neither holds any
+    (a table without a wheel, or with surveillance off), and `alerts` is empty."""
+    snapshot = table.snapshot if isinstance(table.snapshot, dict) else {}
+    watched = snapshot.get("surveillance")
+    journal = watched.get("alerts") if isinstance(watched, dict) else None
+    broker = table.state.get("alerts") if isinstance(table.state, dict) else None
+    for source, alerts in (("broker", broker), ("journal", journal)):
+        if isinstance(alerts, list):
+            return {"alerts": [a for a in alerts if isinstance(a, dict)], "source": source}
+    return {"alerts": [], "source": None}
+
+
 def _skeleton(loaded: LoadedConfig) -> BoxStatus:
     cfg = loaded.config
     tables = []
@@ -126,7 +155,9 @@ def _skeleton(loaded: LoadedConfig) -> BoxStatus:
         devices = [DeviceStatus(d.id, f"{table.id}/devices/{d.id}") for d in table.devices]
         streams = [table.id, *(d.stream for d in devices)]
         tables.append(TableStatus(table.id, table.game, streams, devices))
-    return BoxStatus(cfg.site, str(loaded.journal_path), cfg.broker.url, tables)
+    return BoxStatus(
+        cfg.site, str(loaded.journal_path), cfg.broker.where, tables, broker_urls=cfg.broker.nodes
+    )
 
 
 def read_journal(box: BoxStatus, path: Path) -> None:
@@ -164,25 +195,31 @@ async def read_broker(box: BoxStatus, loaded: LoadedConfig, timeout_s: float) ->
         for device in table.devices:
             wanted[topics.device(device.id)] = (table, "device", device)
     try:
-        kwargs = client_args(
-            cfg.broker.url,
-            cfg.broker.username,
-            loaded.broker_password(),
-            client_tls(cfg.broker, loaded.resolve),
-        )
+        tls_context = client_tls(cfg.broker, loaded.resolve)
+        password = loaded.broker_password()
+        kwargs = {
+            url: client_args(url, cfg.broker.username, password, tls_context)
+            for url in cfg.broker.nodes
+        }
     except (OSError, ValueError) as exc:
         box.broker_error = f"cannot set up the broker connection: {exc}"
         return
+
+    def connect(url: str) -> aiomqtt.Client:
+        return aiomqtt.Client(**kwargs[url])
+
+    async def subscribed(client: aiomqtt.Client) -> None:
+        await subscribe_checked(client, list(wanted))
+
     try:
         async with asyncio.timeout(timeout_s):
-            async with aiomqtt.Client(**kwargs) as client:
-                for topic in wanted:
-                    await client.subscribe(topic, qos=1)
+            async with first_reachable(cfg.broker.nodes, connect, subscribed) as (client, node):
+                box.broker_node = node
                 await _collect(client, wanted)
     except TimeoutError:
-        box.broker_error = f"broker {cfg.broker.url} not reached within {timeout_s:g} s"
+        box.broker_error = f"broker {cfg.broker.where} not reached within {timeout_s:g} s"
     except (aiomqtt.MqttError, OSError) as exc:
-        box.broker_error = f"broker {cfg.broker.url}: {exc}"
+        box.broker_error = f"broker {cfg.broker.where}: {exc}"
 
 
 async def _collect(

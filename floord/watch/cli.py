@@ -1,11 +1,20 @@
 """`floord watch`: the surveillance console on a terminal, or JSON lines for scripts.
 
-    floord watch --broker mqtt://HOST:PORT [--prefix floor/v1] [--site S]
-                 [--username U --password-file F] [--as OPERATOR --key-file F] [--json]
-    floord watch -c CONFIG [--site S] [--as OPERATOR [--key-file F]] [--json]
+    floord watch --broker mqtt://HOST:PORT [--broker ...] [--prefix floor/v1] [--site S]
+                 [--username U --password-file F] [--as OPERATOR --key-file F]
+                 [--session ID] [--json]
+    floord watch -c CONFIG [--site S] [--as OPERATOR [--key-file F]] [--session ID] [--json]
 
-With `--as` the console signs `replay` commands to fill the gaps it sees; without it a
-gap is reported as unfilled and the table stays stale (docs/console.md).
+`--broker` once per node of a broker cluster (or the config's `broker.urls`): the console
+is on one node and moves to the next when it goes. `--session ID` keeps a persistent
+broker session under that client id, so the broker queues what arrives while the console
+is away (the replays fill the rest).
+
+With `--as` (or `--operator`) the console signs `replay` commands to fill the gaps it
+sees, and the `ack_alert` a person gives on the screen (`a`, twice); the table checks the
+operator's role (a supervisor or security may acknowledge). Without it a gap is reported
+as unfilled and the table stays stale, and alerts cannot be acknowledged here
+(docs/console.md).
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from typing import Any, TextIO
 
 from floord.config.load import ConfigError, load_config, read_secret
 from floord.contract import DEFAULT_TOPIC_PREFIX
-from floord.mqtt.link import broker_address
+from floord.mqtt.client import NodeRing
 from floord.mqtt.tls import client_tls
 from floord.system.extras import require_extra
 from floord.watch.feed import ReplaySigner, WatchFeed
@@ -33,7 +42,7 @@ from floord.watch.model import FloorModel, Notice
 class WatchSettings:
     """Where to watch and as whom, from the flags or a floord config."""
 
-    url: str
+    urls: tuple[str, ...]
     prefix: str
     site: str | None
     username: str | None
@@ -41,6 +50,7 @@ class WatchSettings:
     signer: ReplaySigner | None
     # The config's broker.tls (floord.mqtt.tls.client_tls); None: plain, or the system CAs.
     tls_context: ssl.SSLContext | None = None
+    session: str | None = None
 
 
 def register(sub: Any) -> None:
@@ -48,14 +58,29 @@ def register(sub: Any) -> None:
         "watch", help="a live surveillance console of every table (or --json lines)"
     )
     where = watch.add_mutually_exclusive_group(required=True)
-    where.add_argument("--broker", help="the broker, mqtt://HOST:PORT or mqtts://HOST:PORT")
+    where.add_argument(
+        "--broker",
+        action="append",
+        help="the broker, mqtt://HOST:PORT or mqtts://HOST:PORT; once per node of a cluster",
+    )
     where.add_argument("-c", "--config", type=Path, help="take broker and prefix from a config")
     watch.add_argument("--prefix", default=None, help=f"topic prefix ({DEFAULT_TOPIC_PREFIX})")
     watch.add_argument("--site", default=None, help="only this site's tables")
     watch.add_argument("--username", default=None)
     watch.add_argument("--password-file", type=Path, default=None)
-    watch.add_argument("--as", dest="operator", help="operator who signs replay requests")
+    watch.add_argument(
+        "--as",
+        "--operator",
+        dest="operator",
+        help="operator who signs the console's commands: replays, and ack_alert (a "
+        "supervisor or security officer); with -c the key defaults to the config's",
+    )
     watch.add_argument("--key-file", type=Path, help="that operator's secret")
+    watch.add_argument(
+        "--session",
+        default=None,
+        help="a persistent broker session under this client id (default: a clean one)",
+    )
     watch.add_argument("--json", action="store_true", help="no screen: one JSON line per notice")
     watch.add_argument("--seconds", type=float, default=None, help="stop after N seconds")
     watch.set_defaults(handler=run_watch)
@@ -70,15 +95,15 @@ def settings_from(ns: argparse.Namespace) -> WatchSettings:
             raise ValueError("with -c the broker's credentials come from the config")
         loaded = load_config(ns.config)
         broker = loaded.config.broker
-        url, username, password = broker.url, broker.username, loaded.broker_password()
+        urls, username, password = broker.nodes, broker.username, loaded.broker_password()
         tls_context = client_tls(broker, loaded.resolve)
         prefix = ns.prefix or broker.topic_prefix
         key = None
         if ns.operator:
             key = read_secret(ns.key_file) if ns.key_file else loaded.operator_key(ns.operator)
     else:
-        url, username, tls_context = ns.broker, ns.username, None
-        broker_address(url)
+        urls, username, tls_context = tuple(ns.broker), ns.username, None
+        NodeRing(urls)  # each URL's shape, and one scheme for all
         password = read_secret(ns.password_file).decode() if ns.password_file else None
         prefix = ns.prefix or DEFAULT_TOPIC_PREFIX
         if ns.operator and ns.key_file is None:
@@ -87,19 +112,22 @@ def settings_from(ns: argparse.Namespace) -> WatchSettings:
     if key is not None and not key:
         raise ValueError(f"the key of operator {ns.operator!r} is empty")
     signer = ReplaySigner(ns.operator, key) if ns.operator and key else None
-    return WatchSettings(url, prefix.strip("/"), ns.site, username, password, signer, tls_context)
+    return WatchSettings(
+        urls, prefix.strip("/"), ns.site, username, password, signer, tls_context, ns.session
+    )
 
 
 def build(settings: WatchSettings, on_notices: Any = None) -> tuple[FloorModel, WatchFeed]:
     model = FloorModel(settings.prefix, settings.site, can_replay=settings.signer is not None)
     feed = WatchFeed(
         model,
-        url=settings.url,
+        url=settings.urls,
         username=settings.username,
         password=settings.password,
         signer=settings.signer,
         on_notices=on_notices,
         tls_context=settings.tls_context,
+        session=settings.session,
     )
     return model, feed
 

@@ -4,9 +4,18 @@ One aiomqtt client subscribes to every table's contract topics under the prefix 
 site's), hands each message to the `FloorModel` and passes the notices on. Every
 `tick_s` it sends the replays the model wants, as signed `replay` commands from the
 operator given with `--as` (a replay changes nothing on a table, but it is still a
-signed command, so the table's record says who asked). The answer on
-`P/cmd/result` tells the model if a table refused. A lost connection marks every table
-stale and is retried with back-off (floord.mqtt.backoff), like a table's own link.
+signed command, so the table's record says who asked). The same operator signs the
+commands a person gives at the console (`submit`: an `ack_alert`), sent on `P/cmd`; the
+table checks the operator's role as for any command. The answer on `P/cmd/result` tells
+the model if a table accepted or refused. A lost connection marks every table
+stale and is retried with back-off (floord.mqtt.backoff), like a table's own link, at
+the next node of a broker cluster (`floord.mqtt.client.NodeRing`).
+
+By default each connection is a clean session: what the console missed while away it
+asks for by replay. With `session` the console keeps a persistent session under that
+client id (clean_session off), so a broker that keeps sessions (a cluster's, in
+JetStream) queues the QoS 1 messages of its subscriptions while it is away and the
+replays only fill what the broker could not keep.
 """
 
 from __future__ import annotations
@@ -16,14 +25,16 @@ import json
 import ssl
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import aiomqtt
 
 from floord.contract import Topics
 from floord.mqtt.backoff import Backoff
+from floord.mqtt.client import NodeRing, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.session import SessionLoop
 from floord.operator.client import client_args
@@ -42,11 +53,26 @@ SUFFIXES = (
 )
 TICK_S = 0.25
 MAX_UNANSWERED = 2000
+# How long a console command waits for the table's answer before it is shown as lost.
+COMMAND_TIMEOUT_S = 10.0
+# How long the broker may take to acknowledge one subscription: a cluster sets up each of
+# a persistent session's subscriptions in replicated storage (NATS: a JetStream consumer
+# on three nodes, about half a second each on an idle node, seconds on a busy one).
+SUBSCRIBE_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """A console command waiting for its table's answer."""
+
+    site: str
+    table: str
+    at: float
 
 
 @dataclass(frozen=True)
 class ReplaySigner:
-    """The operator whose key signs the console's replay commands."""
+    """The operator whose key signs the console's commands: its replays and acks."""
 
     operator: str
     key: bytes
@@ -61,13 +87,14 @@ def _payload_bytes(body: object) -> bytes:
 
 
 class WatchFeed:
-    """Feeds `model` from the broker at `url` until `stop()`; `on_notices` sees each batch."""
+    """Feeds `model` from the broker at `url` (or the first of a cluster's nodes that
+    answers) until `stop()`; `on_notices` sees each batch."""
 
     def __init__(
         self,
         model: FloorModel,
         *,
-        url: str,
+        url: str | Sequence[str],
         username: str | None = None,
         password: str | None = None,
         signer: ReplaySigner | None = None,
@@ -76,16 +103,21 @@ class WatchFeed:
         tick_s: float = TICK_S,
         clock: Callable[[], float] = time.monotonic,
         tls_context: ssl.SSLContext | None = None,
+        session: str | None = None,
     ) -> None:
         self.model = model
-        self._client_kwargs = client_args(url, username, password, tls_context)
+        self._nodes = NodeRing(url)
+        self._client_kwargs = {
+            u: client_args(u, username, password, tls_context) for u in self._nodes.urls
+        }
+        self._session_id = session
         self._signer = signer
         self._on_notices = on_notices
         # No log: the console shows the connection on screen (FloorModel.set_connected).
         self._session = SessionLoop(
             make_client=self._make_client,
             serve=self._serve_connection,
-            broker=url,
+            nodes=self._nodes,
             backoff=backoff if backoff is not None else Backoff(0.2, 5.0),
             on_lost=lambda exc: self._tell(
                 self.model.set_connected(False, str(exc) or type(exc).__name__)
@@ -94,6 +126,8 @@ class WatchFeed:
         self._tick_s = tick_s
         self._clock = clock
         self._asked: dict[str, tuple[str, str]] = {}
+        self._outbox: list[tuple[str, str, str, dict[str, Any]]] = []
+        self._sent: dict[str, _Sent] = {}
         self.replays_sent = 0
         self.messages = 0
 
@@ -103,6 +137,20 @@ class WatchFeed:
 
     def stop(self) -> None:
         self._session.stop()
+
+    @property
+    def operator(self) -> str | None:
+        return self._signer.operator if self._signer is not None else None
+
+    def submit(self, site: str, table: str, name: str, args: dict[str, Any]) -> str | None:
+        """Sign and send `name` to a table on the next tick; why not, when it cannot be."""
+        if self._signer is None:
+            return "no operator to sign with: start floord watch with --as OPERATOR"
+        if not self.model.connected:
+            return f"not connected to the broker ({self.model.connection_detail})"
+        self._outbox.append((site, table, name, dict(args)))
+        self._tell(self.model.command_sent(site, table, name, args))
+        return None
 
     def _tell(self, notices: list[Notice]) -> None:
         if notices and self._on_notices is not None:
@@ -114,20 +162,24 @@ class WatchFeed:
         if self.model.connected:
             self._tell(self.model.set_connected(False, "stopped"))
 
+    @property
+    def node(self) -> str:
+        """The broker node the console is on (or tries next), `host:port`."""
+        return self._nodes.where
+
     def _make_client(self) -> aiomqtt.Client:
         client = aiomqtt.Client(
-            identifier=f"floord-watch-{uuid.uuid4().hex[:12]}",
-            clean_session=True,
+            identifier=self._session_id or f"floord-watch-{uuid.uuid4().hex[:12]}",
+            clean_session=self._session_id is None,
             timeout=5.0,
-            **self._client_kwargs,
+            **self._client_kwargs[self._nodes.url],
         )
         # A whole floor's retained states arrive at once on subscribe.
         client.pending_calls_threshold = 1000
         return client
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
-        for topic in self.topics():
-            await client.subscribe(topic, qos=1)
+        await subscribe_checked(client, self.topics(), timeout=SUBSCRIBE_TIMEOUT_S)
         self._tell(self.model.set_connected(True, "connected"))
         await run_session(
             {
@@ -156,10 +208,15 @@ class WatchFeed:
             return []
         if not isinstance(body, dict) or not isinstance(body.get("id"), str):
             return []
+        error = body.get("error")
+        sent = self._sent.pop(body["id"], None)
+        if sent is not None:
+            return self.model.command_answered(
+                sent.site, sent.table, body.get("ok") is True, str(error) if error else None
+            )
         asked = self._asked.pop(body["id"], None)
         if asked is None:
             return []
-        error = body.get("error")
         return self.model.replay_answered(
             asked[0], asked[1], body.get("ok") is True, str(error) if error else None
         )
@@ -168,7 +225,27 @@ class WatchFeed:
         while True:
             for request in self.model.take_requests(self._clock()):
                 await self._send(client, request)
+            await self._send_commands(client)
             await asyncio.sleep(self._tick_s)
+
+    async def _send_commands(self, client: aiomqtt.Client) -> None:
+        """Publish what `submit` queued; a command unanswered in time is shown as lost."""
+        now = self._clock()
+        for command_id, sent in list(self._sent.items()):
+            if now - sent.at > COMMAND_TIMEOUT_S:
+                del self._sent[command_id]
+                lost = f"no answer from {sent.table} within {COMMAND_TIMEOUT_S:g} s"
+                self._tell(self.model.command_answered(sent.site, sent.table, False, lost))
+        if self._signer is None:
+            return
+        outbox, self._outbox = self._outbox, []
+        for site, table, name, args in outbox:
+            command = build_command(
+                name, self._signer.operator, args, self._signer.key, datetime.now(UTC)
+            )
+            self._sent[command["id"]] = _Sent(site, table, now)
+            topics = Topics(self.model.prefix, site, table)
+            await client.publish(topics.cmd, json.dumps(command), qos=1)
 
     async def _send(self, client: aiomqtt.Client, request: ReplayRequest) -> None:
         if self._signer is None:

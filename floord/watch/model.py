@@ -25,7 +25,7 @@ from typing import Any
 
 from floord.contract import REPLAY_MAX_EVENTS, Envelope
 from floord.watch.streams import DUPLICATE, FILL
-from floord.watch.table_view import TableView
+from floord.watch.table_view import CommandOutcome, TableView
 
 Key = tuple[str, str]
 TABLE_STREAM = "events"
@@ -69,6 +69,7 @@ class _Replay:
 @dataclass(frozen=True)
 class Totals:
     tables: int
+    open: int
     halted: int
     alerts: int
     stale: int
@@ -83,7 +84,7 @@ class FloorModel:
         site: str | None = None,
         *,
         can_replay: bool = False,
-        recent: int = 50,
+        recent: int = 200,
         retry_s: float = DEFAULT_RETRY_S,
     ) -> None:
         self.prefix = prefix.strip("/")
@@ -108,6 +109,7 @@ class FloorModel:
         views = self.tables.values()
         return Totals(
             tables=len(self.tables),
+            open=sum(1 for v in views if v.state == "open"),
             halted=sum(1 for v in views if v.halted),
             alerts=sum(len(v.alerts) for v in views),
             stale=sum(1 for v in views if v.is_stale),
@@ -149,6 +151,23 @@ class FloorModel:
             Notice("replay_refused", site, table, {"error": replay.refused}),
             self._stale_notice(view),
         ]
+
+    # ----- the console's own commands (`ack_alert`) ------------------------------------
+
+    def command_sent(self, site: str, table: str, name: str, args: dict[str, Any]) -> list[Notice]:
+        """The console signed `name` for this table: shown as waiting for its answer."""
+        view = self._view(site, table)
+        view.command = CommandOutcome(name, dict(args))
+        return [Notice("command_sent", site, table, {"name": name, "args": dict(args)})]
+
+    def command_answered(self, site: str, table: str, ok: bool, error: str | None) -> list[Notice]:
+        """The table's `P/cmd/result` to the console's command (or no answer in time)."""
+        view = self._view(site, table)
+        asked = view.command
+        name, args = (asked.name, asked.args) if asked is not None else ("command", {})
+        view.command = CommandOutcome(name, args, ok, None if ok else error or "refused")
+        kind = "command_accepted" if ok else "command_refused"
+        return [Notice(kind, site, table, {"name": name, "args": args, "error": error})]
 
     # ----- the connection -----------------------------------------------------------
 

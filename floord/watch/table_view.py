@@ -37,6 +37,24 @@ def halt_text(reasons: Any) -> str:
     return "; ".join(parts)
 
 
+@dataclass(frozen=True)
+class CommandOutcome:
+    """A command the console signed for this table: `ok` None while it waits for the
+    table's answer, then True (accepted) or False with the table's `error`."""
+
+    name: str
+    args: dict[str, Any]
+    ok: bool | None = None
+    error: str | None = None
+
+    def text(self) -> str:
+        shown = (v for k, v in self.args.items() if k != "note" and isinstance(v, str))
+        what = self.name + "".join(f" {v}" for v in shown)
+        if self.ok is None:
+            return f"{what}: sent, waiting for the table's answer"
+        return f"{what}: accepted" if self.ok else f"{what}: refused: {self.error or '?'}"
+
+
 @dataclass
 class WheelStats:
     """A wheel table's surveillance picture: its kind, recent results, latest test values."""
@@ -65,7 +83,7 @@ class TableView:
 
     site: str
     table: str
-    recent_limit: int = 50
+    recent_limit: int = 200
     game: str | None = None
     state: str | None = None
     underlying: str | None = None
@@ -75,6 +93,8 @@ class TableView:
     alerts: dict[str, dict[str, Any]] = field(default_factory=dict)
     voids: int = 0
     last_void: str | None = None
+    violations: int = 0
+    last_violation: str | None = None
     devices: dict[str, bool] = field(default_factory=dict)
     online: bool | None = None
     status_reason: str | None = None
@@ -83,6 +103,8 @@ class TableView:
     notes: dict[str, str] = field(default_factory=dict)
     streams: dict[str, SeqTracker] = field(default_factory=dict)
     recent: list[Envelope] = field(default_factory=list)
+    # The console's last command to this table (an `ack_alert`) and its answer, if any.
+    command: CommandOutcome | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -132,6 +154,9 @@ class TableView:
         elif kind == EventType.ROUND_VOIDED:
             self.voids += 1
             self.last_void = str(data.get("reason", "?"))
+        elif kind == EventType.PROCEDURE_VIOLATION:
+            self.violations += 1
+            self.last_violation = str(data.get("what", "?"))
         elif kind in RESULT_TYPES:
             self.wheel.spins_seen += 1
             shown = data.get("number", data.get("symbol"))
@@ -214,6 +239,8 @@ class TableView:
             "alerts": sorted(self.alerts),
             "voids": self.voids,
             "last_void": self.last_void,
+            "violations": self.violations,
+            "last_violation": self.last_violation,
             "devices": dict(sorted(self.devices.items())),
             "online": self.online,
             "stale": dict(self.stale),

@@ -4,7 +4,11 @@ The dealer starts a coup (`round_start`) and ends it (`round_end`), and says whe
 dealer comes in (`dealer_in`: recorded; floord's sources tie no Baccarat rule to it). A
 floorperson orders a reshuffle (§ 54x.5(c)) and records new decks (`change_decks`,
 required after the cover card's last hand at Midibaccarat and Baccarat, § 543.10(e),
-§ 545.10(e)). The table commands (inspect, open, close, resume) are `TableState`'s;
+§ 545.10(e)). Decks received at the table (`decks_received`, or `change_decks`) are
+sorted and inspected deck by deck by the dealer and verified by the floorperson
+(`decks_inspected`, § 541.4(a), § 543.4(a), § 545.4(a)) before a stack of them counts,
+unless received preinspected and preshuffled (§ 541.4(e), § 543.4(d), § 545.4(d)), which
+the receipt says. The table commands (inspect, open, close, resume) are `TableState`'s;
 the floorperson assigned to the table verifies the inspection of the cards (§ 54x.4(a)).
 """
 
@@ -16,6 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.baccarat.coup import Coup, new_coup
+from floord.engine.cards.deck_receipt import (
+    ReceiptRefused,
+    inspect_step,
+    new_receipt,
+    received_data,
+)
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
@@ -45,7 +55,11 @@ CARD_COMMANDS = (
     "vigorish_collected",
     "reshuffle",
     "change_decks",
+    "decks_received",
+    "decks_inspected",
 )
+# The commands whose arguments their handler checks; the others take none but `reason`.
+OWN_ARGS = ("change_decks", "decks_received", "decks_inspected")
 
 
 class BaccaratCommands(TableEngineBase):
@@ -68,7 +82,8 @@ class BaccaratCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        if problem := unknown_args(command, ("reason",) if command.name == "reshuffle" else ()):
+        allowed = ("reason",) if command.name == "reshuffle" else ()
+        if command.name not in OWN_ARGS and (problem := unknown_args(command, allowed)):
             return CommandOutcome(False, problem)
         return self._own_command(command, now)
 
@@ -158,10 +173,15 @@ class BaccaratCommands(TableEngineBase):
         return accepted([order])
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if self.rounds.current is not None:
-            return CommandOutcome(False, "the decks are changed between coups")
+        """New decks (after the cover card's last hand, § 543.10(e), § 545.10(e), or at any
+        time): a receipt like `decks_received`, whose declaration may be left out (then
+        they are inspected: the exemption of § 54x.4(d), (e) is never assumed)."""
+        receipt = self._receipt(command, now, declared=False)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
         answered = self.shoe.new_decks_required
         self.shoe.decks_changed()
+        self.shoe.receipt = receipt
         event = ruled(
             self.rules,
             EventType.CARDS_DECKS_CHANGED,
@@ -171,5 +191,52 @@ class BaccaratCommands(TableEngineBase):
             opened_at=format_ts(now),
             after_cover_card=answered,
             detail="the new decks are shuffled, cut, loaded and burned before the next coup",
+            inspection=received_data(receipt)["inspection"],
+            preinspected_preshuffled=receipt["preinspected_preshuffled"],
         )
+        return accepted([event])
+
+    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """Six or more decks received at the table (§ 54x.4(a)); whether preinspected and
+        preshuffled (§ 541.4(e), § 543.4(d), § 545.4(d)) the command must say. New decks
+        also answer the cover card's "new decks" (§ 543.10(e), § 545.10(e))."""
+        receipt = self._receipt(command, now, declared=True)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
+        answered = self.shoe.new_decks_required
+        self.shoe.decks_changed()
+        self.shoe.receipt = receipt
+        pre = receipt["preinspected_preshuffled"]
+        event = ruled(
+            self.rules,
+            EventType.CARDS_DECKS_RECEIVED,
+            "preinspected" if pre else "inspection",
+            None,
+            **received_data(receipt),
+            opened_at=format_ts(now),
+            # No deck-change period is in floord's Baccarat sources: no clock runs.
+            due_at=None,
+            deck_rule=None,
+            after_cover_card=answered,
+        )
+        return accepted([event])
+
+    def _receipt(
+        self, command: VerifiedCommand, now: datetime, *, declared: bool
+    ) -> dict[str, Any] | CommandOutcome:
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between coups")
+        try:
+            return new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("inspection"))
+
+    def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer sorts and inspects each deck separately, face down, and says how many
+        (`decks`); the floorperson assigned to the table verifies (§ 54x.4(a))."""
+        try:
+            data = inspect_step(self.shoe.receipt, command, now, separately=True)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("inspection"))
+        event = ruled(self.rules, EventType.CARDS_DECKS_INSPECTED, "inspection", None, **data)
         return accepted([event])

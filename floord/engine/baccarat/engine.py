@@ -18,13 +18,14 @@ from __future__ import annotations
 from datetime import datetime, time
 from typing import Any
 
-from floord.contract import EventType
+from floord.contract import EventType, format_ts
 from floord.engine.baccarat.commands import BaccaratCommands
 from floord.engine.baccarat.coup import Coup
 from floord.engine.baccarat.rules import BaccaratRules, RulesError, baccarat_inspection
 from floord.engine.baccarat.shoe import BaccaratShoe
 from floord.engine.baccarat.vigorish import VigorishBook
 from floord.engine.cards.card import CardError, parse_card
+from floord.engine.cards.idle_clock import idle_since
 from floord.engine.cards.shoe_identity import shoe_recognition_problem
 from floord.engine.core.base import SHOE_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.rulings import STRICT_POLICY, policy_decision, violation
@@ -71,10 +72,27 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         )
         self.shoe = BaccaratShoe(self.rules)
         self.vigorish = VigorishBook(self.rules)
+        self.active_at: str | None = None  # the last coup or card (§ 541.5(h))
         if snapshot is not None:
             self._restore(snapshot)
 
     # ----- public interface -------------------------------------------------------
+
+    def tick(self, now: datetime) -> EngineOutput:
+        """Keep the gaming day current; an idle Minibaccarat table's cards are reshuffled
+        (§ 541.5(h), with the Rules Submission's `idle_minutes`)."""
+        now = self._touch(now)
+        minutes = self.rules.idle_minutes
+        self.active_at, since = idle_since(
+            self.active_at,
+            now,
+            minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+        )
+        if since is None or not minutes:
+            return EngineOutput()
+        return EngineOutput(self.shoe.idle(since, minutes))
 
     def snapshot(self) -> dict[str, Any]:
         head = {"game": self.game, "rules": self.rules.to_dict()}
@@ -82,6 +100,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
             **self._snapshot_head(SNAPSHOT_VERSION, head),
             "shoe": self.shoe.snapshot(),
             "vigorish": self.vigorish.snapshot(),
+            "active_at": self.active_at,
         }
 
     def public_state(self) -> dict[str, Any]:
@@ -106,10 +125,15 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
             return misrouted
         rnd = self.rounds.current
         round_id = self.rounds.current_id
+        if type in (EventType.SHOE_LOADED, EventType.SHOE_CARD_DRAWN):
+            self.active_at = format_ts(now)
         if type == EventType.SHOE_LOADED:
             out = EngineOutput()
             if rnd is not None:
                 out = self._violation("shoe_loaded_mid_round")
+            if (uninspected := self.shoe.uninspected_load(round_id)) is not None:
+                out.events.append(uninspected)
+                return out
             out.events += self.shoe.stack_loaded(data.get("cards"))
             self.vigorish.shoe_loaded()
             return out
@@ -194,3 +218,5 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
         self._restore_table(snap, shoe=self.shoe)
         self.vigorish.restore(snap.get("vigorish"))
+        active = snap.get("active_at")
+        self.active_at = active if isinstance(active, str) else None

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from floord.contract import cite
+from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.core.inspection import InspectionSpec
 
 GAMES = ("minibaccarat", "midibaccarat", "baccarat")
@@ -36,6 +37,8 @@ DEFAULTS: dict[str, Any] = {
 # key -> (chapter 541, chapter 543, chapter 545); None: not in floord's sources.
 SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "inspection": ("541.4(a)", "543.4(a)", "545.4(a)"),
+    # Decks received preinspected and preshuffled: (a)-(d) / (a)-(c) do not apply.
+    "preinspected": ("541.4(e)", "543.4(d)", "545.4(d)"),
     "shuffle": ("541.5(a)", "543.5(a)", "545.5(a)"),
     "burn": ("541.5(g)", "543.5(g)", "545.5(f)"),
     "cover_position": ("541.5(e)", "543.5(e)", "545.5(d)"),
@@ -60,6 +63,9 @@ SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "deferred_vigorish": (None, None, "545.13(f)"),
     "same_vigorish": (None, None, "545.13(g)"),
 }
+# § 541.5(h): no gaming activity at a Minibaccarat table; chapters 543 and 545 in
+# floord's sources have no such paragraph.
+IDLE_SECTION = {"minibaccarat": "541.5(h)"}
 # § 545.13(f): the Rules Submission says whether the vigorish is collected when the
 # winning payout is made or deferred (then collected before a new shoe).
 VIGORISH_COLLECTION = ("at_payout", "deferred")
@@ -80,6 +86,8 @@ class BaccaratRules:
     dragon_bonus_table: str | None
     tie_pays: int
     vigorish_collection: str = "at_payout"
+    # § 541.5(h): minutes without a coup after which the cards are spread and reshuffled.
+    idle_minutes: int | None = None
 
     @classmethod
     def from_config(cls, game: str, rules: dict[str, Any]) -> BaccaratRules:
@@ -95,6 +103,7 @@ class BaccaratRules:
             "dragon_bonus_table",
             "tie_pays",
             "vigorish_collection",
+            "idle_minutes",
         }
         unknown = sorted(map(str, set(rules) - known))
         if unknown:
@@ -133,7 +142,15 @@ class BaccaratRules:
                 "vigorish_collection must be at_payout or deferred (§ 545.13(f)), "
                 f"found {collection!r}"
             )
-        return cls(game, decks, None if ez else vig, ez, bonus, tie, collection)
+        idle = rules.get("idle_minutes")
+        if (problem := idle_minutes_problem(idle)) is not None:
+            raise RulesError(f"{problem} (§ 541.5(h))")
+        if idle is not None and game not in IDLE_SECTION:
+            raise RulesError(
+                "idle_minutes is Minibaccarat's (§ 541.5(h), no gaming activity); floord's "
+                f"sources hold no such paragraph for {game} (chapters 543, 545)"
+            )
+        return cls(game, decks, None if ez else vig, ez, bonus, tie, collection, idle)
 
     def section(self, key: str) -> str:
         own = SECTIONS[key][CHAPTER[self.game]]
@@ -151,6 +168,12 @@ class BaccaratRules:
             "rule_note": f"chapter {chapter}'s rule for this is not in floord's sources; "
             f"§ {SECTIONS[key][2]} (Baccarat) applied"
         }
+
+    @property
+    def idle_rule(self) -> str | None:
+        """§ 541.5(h) at Minibaccarat; None where the chapter has no such paragraph."""
+        section = IDLE_SECTION.get(self.game)
+        return None if section is None else cite(section)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -12,6 +12,12 @@
   (the one at the bottom of the stack, § 541.5(e)) changes nothing. The first cover card
   out of a stack is the one inserted at least 14 cards above the bottom (§ 541.5(e),
   § 543.5(e), § 545.5(d)): its count against the stack (the shoe's, else the decks) shows it.
+- The decks received at the table (`deck_receipt`): until the dealer has sorted and
+  inspected each deck and the floorperson verified it (§ 541.4(a), § 543.4(a),
+  § 545.4(a)), or they came preinspected and preshuffled (§ 541.4(e), § 543.4(d),
+  § 545.4(d)), a stack loaded with them is a violation and does not count.
+- No gaming activity at a Minibaccarat table (§ 541.5(h)): the cards come out of the
+  shoe, are spread and inspected, and are shuffled and cut again before the next coup.
 """
 
 from __future__ import annotations
@@ -21,7 +27,16 @@ from typing import Any
 from floord.contract import EventType
 from floord.engine.baccarat.rules import BaccaratRules
 from floord.engine.cards.card import burn_value
-from floord.engine.core.rulings import STRICT_POLICY, policy_decision, ruled, violation
+from floord.engine.cards.deck_receipt import receipt_problem
+from floord.engine.cards.stack_count import STACK_COUNT_POLICY, stack_count_problem
+from floord.engine.core.rulings import (
+    STRICT_POLICY,
+    decision,
+    policy_decision,
+    ruled,
+    violation,
+)
+from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
 
 MAX_BURN = 11  # a ten-value first card and ten more
@@ -43,6 +58,7 @@ class BaccaratShoe:
         "shuffle_required",
         "new_decks_required",
         "stack",
+        "receipt",
     )
 
     def __init__(self, rules: BaccaratRules) -> None:
@@ -57,13 +73,33 @@ class BaccaratShoe:
         self.new_decks_required = False
         # The cards loaded: the shoe's count, else the table's decks.
         self.stack: int | None = None
+        # The decks received at the table and their inspection (`deck_receipt`).
+        self.receipt: dict[str, Any] | None = None
 
     # ----- device events ----------------------------------------------------------
+
+    def uninspected_load(self, round_id: str | None) -> Decision | None:
+        """A stack loaded with decks not yet cleared (§ 54x.4(a)): the violation (the load
+        does not count), else None."""
+        if (problem := receipt_problem(self.receipt)) is None:
+            return None
+        return violation(
+            self.rules,
+            "inspection",
+            "decks_not_inspected",
+            round_id,
+            detail=f"{problem}: the shoe is loaded again once they are",
+        )
 
     def stack_loaded(self, cards: object = None) -> list[Decision]:
         out: list[Decision] = []
         counted = isinstance(cards, int) and not isinstance(cards, bool)
         self.stack = cards if isinstance(cards, int) and counted else self.rules.decks * 52
+        # No paragraph of chapters 541-545 in the seeds counts the stack: floord's policy.
+        if (problem := stack_count_problem(cards, self.rules.decks * 52, None)) is not None:
+            out.append(
+                policy_decision(EventType.PROCEDURE_VIOLATION, STACK_COUNT_POLICY, None, **problem)
+            )
         if self.new_decks_required:
             out.append(
                 violation(
@@ -233,6 +269,27 @@ class BaccaratShoe:
 
     # ----- floorperson ------------------------------------------------------------
 
+    def idle(self, since: str, minutes: int) -> list[Decision]:
+        """No gaming activity since `since` (§ 541.5(h)): the cards in the shoe are spread,
+        inspected, washed, shuffled and cut again (h)(1); floord requires a new load."""
+        rule = self.rules.idle_rule
+        if rule is None or not self.loaded or self.shuffle_required:
+            return []
+        self.shuffle_required = "no_gaming_activity"
+        self.cover = None
+        return [
+            decision(
+                EventType.CARDS_SHUFFLE_REQUIRED,
+                rule,
+                None,
+                reason="no_gaming_activity",
+                since=since,
+                idle_minutes=minutes,
+                detail="the cards are taken from the shoe and the discard rack, spread for "
+                "the first player, washed, stacked, shuffled and cut before the next coup",
+            )
+        ]
+
     def reshuffle_ordered(self) -> None:
         self.shuffle_required = "floorperson"
         self.cover = None
@@ -250,6 +307,8 @@ class BaccaratShoe:
         """Why no coup may start now: (citation or None, sentence), the strongest first."""
         cite = self.rules.cite
         problems: list[tuple[str | None, str]] = []
+        if (problem := receipt_problem(self.receipt)) is not None:
+            problems.append((cite("inspection"), problem))
         if self.new_decks_required:
             problems.append(
                 (cite("cover_card"), "the cards are replaced with new decks (change_decks)")
@@ -259,6 +318,8 @@ class BaccaratShoe:
             # A reshuffle the shoe running out or a floorperson called for is policy.
             policy = self.shuffle_required in ("shoe_empty", "floorperson")
             rule = None if policy else cite(key)
+            if self.shuffle_required == "no_gaming_activity":
+                rule = self.rules.idle_rule
             problems.append(
                 (rule, f"the cards must be shuffled ({self.shuffle_required}) and loaded")
             )
@@ -284,7 +345,8 @@ class BaccaratShoe:
 
     def snapshot(self) -> dict[str, Any]:
         burn = dict(self.burn) if self.burn else None
-        return {**{name: getattr(self, name) for name in self.FIELDS}, "burn": burn}
+        body = {name: getattr(self, name) for name in self.FIELDS}
+        return {**body, "burn": burn, "receipt": json_copy(self.receipt)}
 
     def restore(self, body: dict[str, Any]) -> None:
         if not isinstance(body, dict):
@@ -298,3 +360,4 @@ class BaccaratShoe:
             if name in body:
                 setattr(self, name, body[name])
         self.burn = dict(burn) if burn else None
+        self.receipt = json_copy(body.get("receipt"))

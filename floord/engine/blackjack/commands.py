@@ -4,6 +4,10 @@ The dealer tells floord what no device sees: a new dealer at the table (`dealer_
 a burn card is due, § 549.7(c)), the boxes with a wager (`round_start`), each player's
 decision, the dealer's turn and the end of the round. A floorperson orders a reshuffle
 (§ 549.6(g)), records new decks (§ 549.3(e), § 551.3(c)) and covers a broken shuffler.
+New decks are a receipt (`decks_received`, or `change_decks`): the dealer inspects them
+(§ 549.5(a), § 551.4(a)) and a floorperson verifies (§ 551.4(b); on Blackjack floord's
+policy) before a shoe loaded with them counts, unless received preinspected and
+preshuffled (§ 549.5(f), § 551.4(d)), which the receipt says.
 The table commands (inspect, open, close, resume) are `TableState`'s; only the
 floorperson assigned to the table inspects the card reader (§ 549.2(e), § 551.2(e)).
 """
@@ -24,12 +28,12 @@ from floord.engine.cards.deck_receipt import (
     ReceiptRefused,
     inspect_step,
     new_receipt,
+    received_data,
 )
 from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
-    change_decks_refusal,
     deal_refusal,
     distinct_boxes,
     floor_reshuffle,
@@ -265,9 +269,13 @@ class BlackjackCommands(TableEngineBase):
         return accepted([floor_reshuffle(self.rules, command)])
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if refused := change_decks_refusal(command, self.rounds.current is not None):
-            return refused
-        self.shoe.decks_changed(now)
+        """New decks for the 24-hour change (§ 549.3(e), § 551.3(c)): a receipt like
+        `decks_received`, as at Mississippi Stud and Baccarat, whose declaration may be
+        left out (the decks are then inspected: the exemption of § 549.5(f), § 551.4(d)
+        is never assumed)."""
+        receipt = self._receive(command, now, declared=False)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
         due = self.shoe.deck_due_at()
         assert due is not None
         event = ruled(
@@ -278,6 +286,8 @@ class BlackjackCommands(TableEngineBase):
             by=command.by,
             opened_at=format_ts(now),
             due_at=format_ts(due),
+            inspection=received_data(receipt)["inspection"],
+            preinspected_preshuffled=receipt["preinspected_preshuffled"],
         )
         return accepted([event])
 
@@ -285,14 +295,9 @@ class BlackjackCommands(TableEngineBase):
         """New decks at the table (§ 549.5(a)): the 24-hour clock starts (§ 549.3(e)) and
         they are used only once inspected and verified, or received preinspected and
         preshuffled (§ 549.5(f)), as the command must say."""
-        try:
-            receipt = new_receipt(command, now)
-        except ReceiptRefused as exc:
-            return CommandOutcome(False, str(exc), self.rules.cite("cards_inspected"))
-        if self.rounds.current is not None:
-            return CommandOutcome(False, "the decks are changed between rounds")
-        self.shoe.decks_changed(now)
-        self.shoe.receipt = receipt
+        receipt = self._receive(command, now, declared=True)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
         due = self.shoe.deck_due_at()
         assert due is not None
         pre = receipt["preinspected_preshuffled"]
@@ -301,17 +306,27 @@ class BlackjackCommands(TableEngineBase):
             EventType.CARDS_DECKS_RECEIVED,
             "preinspected" if pre else "cards_inspected",
             None,
-            by=command.by,
-            role=command.role,
-            decks=receipt["decks"],
-            preinspected_preshuffled=pre,
-            note=receipt["note"],
-            inspection="not_required" if pre else "required",
+            **received_data(receipt),
             opened_at=format_ts(now),
             due_at=format_ts(due),
             deck_rule=self.rules.cite("deck_change"),
         )
         return accepted([event])
+
+    def _receive(
+        self, command: VerifiedCommand, now: datetime, *, declared: bool
+    ) -> dict[str, Any] | CommandOutcome:
+        """The receipt on the record (the decks opened now, the shoe to be loaded with
+        them), or the refusal."""
+        try:
+            receipt = new_receipt(command, now, declared=declared)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("cards_inspected"))
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between rounds")
+        self.shoe.decks_changed(now)
+        self.shoe.receipt = receipt
+        return receipt
 
     def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """The dealer's inspection of the decks received, then a floorperson's check."""

@@ -22,18 +22,14 @@ from __future__ import annotations
 
 from floord.contract import EventType
 from floord.engine.blackjack.rules import GameRules
+from floord.engine.cards.quarter_cut import quarter_minimum as quarter_cards
+from floord.engine.cards.quarter_cut import quarter_reading
+from floord.engine.cards.stack_count import STACK_COUNT_POLICY, stack_count_problem
 from floord.engine.core.rulings import policy_decision, violation
 from floord.engine.core.types import Decision
 
 # "At least approximately one-quarter": floord allows a quarter of a deck less.
-QUARTER_POLICY = (
-    "floord's reading of 'at least approximately one-quarter': the cards behind the "
-    "cutting card may fall short of a quarter of the stack by at most a quarter deck"
-)
-LOAD_COUNT_POLICY = (
-    "floord policy, not a regulation: a stack loaded holds exactly the table's decks "
-    "(one side's share of a double shoe, one batch of a shuffler)"
-)
+QUARTER_POLICY = quarter_reading("cutting card")
 
 
 def expected_stack(rules: GameRules, decks: int, double: bool, shuffler: str) -> int:
@@ -44,7 +40,7 @@ def expected_stack(rules: GameRules, decks: int, double: bool, shuffler: str) ->
 
 def quarter_minimum(rules: GameRules, stack: int) -> int:
     """The fewest cards behind the cutting card that floord accepts as about a quarter."""
-    return max(0, stack // 4 - rules.deck_size // 4)
+    return quarter_cards(stack, rules.deck_size)
 
 
 def load_count(
@@ -56,19 +52,13 @@ def load_count(
     round_id: str | None,
 ) -> list[Decision]:
     """A stack whose count is not the table's decks: cards missing or cards added."""
-    if not isinstance(cards, int) or isinstance(cards, bool) or cards == expected:
+    body = stack_count_problem(cards, expected, None if side == "shoe" else side)
+    if body is None:
         return []
-    what = "cards_missing" if cards < expected else "cards_extra"
-    body: dict[str, object] = {
-        "what": what,
-        "side": None if side == "shoe" else side,
-        "count": cards,
-        "expected": expected,
-        "detail": f"the shoe was loaded with {cards} cards; the table's decks make {expected}",
-    }
+    what = body["what"]
     if after_cutting_card:
         return [violation(rules, "no_cards_missing", what, round_id, **_rest(body))]
-    return [policy_decision(EventType.PROCEDURE_VIOLATION, LOAD_COUNT_POLICY, round_id, **body)]
+    return [policy_decision(EventType.PROCEDURE_VIOLATION, STACK_COUNT_POLICY, round_id, **body)]
 
 
 def cut_position(

@@ -12,7 +12,7 @@ The engine is pure: every input carries its `now`, and nothing here reads a cloc
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
@@ -27,6 +27,7 @@ from floord.engine.blackjack.rules import (
 )
 from floord.engine.blackjack.shoe import ShoeBook
 from floord.engine.blackjack.spanish21 import read_pay_table
+from floord.engine.cards.idle_clock import idle_since
 from floord.engine.core.base import (
     CLOSE_POLICY,
     SHOE_EVENTS,
@@ -183,15 +184,16 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         """No gaming activity past the table's `idle_minutes`: the cards come out of the
         shoe and the rack, are spread, inspected and reshuffled before the next round
         (§ 549.6(h), § 551.5(h)); floord requires the shoe loaded again."""
-        if self.rounds.current is not None:
-            self.active_at = format_ts(now)
-            return []
         minutes = self.card_rules.get("idle_minutes")
-        if not minutes or self.active_at is None or not self.table.is_open:
+        self.active_at, since = idle_since(
+            self.active_at,
+            now,
+            minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+        )
+        if since is None or not minutes:
             return []
-        if now - parse_ts(self.active_at) < timedelta(minutes=int(minutes)):
-            return []
-        since, self.active_at = self.active_at, None
         return self.shoe.idle(since, int(minutes))
 
     def snapshot(self) -> dict[str, Any]:

@@ -278,6 +278,15 @@ class ShoeBook:
     def shuffler_event(
         self, type: str, data: dict[str, Any], round_id: str | None
     ) -> list[Decision]:
+        batch = data.get("batch")
+        shuffled = type in (
+            EventType.SHUFFLER_SHUFFLE_STARTED,
+            EventType.SHUFFLER_SHUFFLE_COMPLETED,
+            EventType.SHUFFLER_BATCH_READY,
+        )
+        problem = receipt_problem(self.receipt)
+        if shuffled and problem is not None and not self.continuous and batch in self.batch.batches:
+            return self.batch.uninspected_shuffle(type, batch, problem, round_id)
         return self.batch.event(type, data, round_id)
 
     # ----- decks ------------------------------------------------------------------
@@ -349,9 +358,10 @@ class ShoeBook:
                 elif not state["loaded"]:
                     problems.append((rule("shuffle_after_shoe"), f"{where} holds no cards"))
         if self.batch.shoe_batch_bad:
+            bad = "cards_inspected" if self.batch.shoe_batch_bad == "uninspected" else None
             problems.append(
                 (
-                    rule("batches_equal"),
+                    rule(bad or "batches_equal"),
                     f"the batch in the shoe may not be dealt ({self.batch.shoe_batch_bad})",
                 )
             )

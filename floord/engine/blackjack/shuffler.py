@@ -43,6 +43,10 @@ FIELDS = (
 )
 
 
+# The rule a batch that may not be dealt breaks, by why (else § 549.3(d)'s batch rule).
+BAD_BATCH_KEYS = {"refused": "batches_equal", "uninspected": "cards_inspected"}
+
+
 class ShufflerBook:
     """The batches (state per back colour) and the shuffler's order; returns decisions."""
 
@@ -99,7 +103,7 @@ class ShufflerBook:
                     )
                 )
             state = self.batches.get(batch, "unknown")
-            self.shoe_batch_bad = state if state in ("refused", "jammed") else None
+            self.shoe_batch_bad = state if state in ("refused", "jammed", "uninspected") else None
             previous = self.last_loaded
             if previous and previous != batch and self.batches.get(previous) == "in_shoe":
                 self.batches[previous] = "discard"
@@ -126,7 +130,7 @@ class ShufflerBook:
                     )
                 )
             else:
-                key = "batches_equal" if self.shoe_batch_bad == "refused" else "batch_in_shuffler"
+                key = BAD_BATCH_KEYS.get(self.shoe_batch_bad, "batch_in_shuffler")
                 out.append(
                     violation(
                         self.rules,
@@ -154,6 +158,28 @@ class ShufflerBook:
                     )
                 )
         return out
+
+    def uninspected_shuffle(
+        self, type: str, batch: str, problem: str, round_id: str | None
+    ) -> list[Decision]:
+        """A batch of decks not yet inspected and verified goes through the shuffler
+        (§ 549.5(a), (e): the decks are inspected, then each batch stacked, then shuffled):
+        a violation when the shuffle starts, and the batch may not be dealt until it is
+        shuffled again once they are."""
+        self.batches[batch] = "uninspected"
+        if type != EventType.SHUFFLER_SHUFFLE_STARTED:
+            return []
+        return [
+            violation(
+                self.rules,
+                "cards_inspected",
+                "decks_not_inspected",
+                round_id,
+                step="shuffle",
+                batch=batch,
+                detail=f"{problem}: the shuffle does not count",
+            )
+        ]
 
     def event(self, type: str, data: dict[str, Any], round_id: str | None) -> list[Decision]:
         if self.shuffler == "none":

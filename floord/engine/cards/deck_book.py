@@ -12,7 +12,13 @@ What this module keeps, and why:
 - a shuffler out of order, covered before cards are shuffled by hand (§ 571.13(g));
 - rounds since the stub was last counted (§ 571.8(f), § 571.9(d), § 571.10(d));
 - when the decks were opened: changed every 4 hours dealt by hand, 8 from a shoe
-  (§ 571.3(c)).
+  (§ 571.3(c)), the clock running from the receipt on the record;
+- the decks received at the table (`deck_receipt`): until inspected by the dealer and
+  verified by the floorperson (§ 571.4(a), (b), (d)), or received preinspected and
+  preshuffled (§ 571.4(e)), a shuffle or a shoe load of them is a violation and does not
+  count, and no round starts;
+- the last gaming activity, and a table idle past the Rules Submission's `idle_minutes`
+  (§ 571.5(f), § 55x.5(f)): the cards named there are shuffled again before the next round.
 
 The citations come from the rules object (`rules.deck_rule(key)`), so the carnival games
 (chapters 555-565) keep their decks here too: a key the game's chapter has no rule for is
@@ -26,12 +32,20 @@ from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
 from floord.engine.cards.deck_change import deck_change_due
+from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
-from floord.engine.core.rulings import STRICT_POLICY, decision, strict
+from floord.engine.core.rulings import STRICT_POLICY, decision, policy_decision, strict
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
 
 DOOR_POLICY = "floord policy, not a regulation: an open shuffler door is reported"
+# § 571.5(b), § 55x.5(b) rule on a counting shuffler that "reveals that an incorrect number
+# of cards are present"; they say nothing of one that reports no count at all.
+COUNT_MISSING_POLICY = (
+    "floord policy, not a regulation: a shuffler configured as counting that completes a "
+    "shuffle without its count has not shown whether every card is present; the shuffle "
+    "does not count and the deck is shuffled again"
+)
 
 
 class DeckRules(Protocol):
@@ -78,6 +92,9 @@ FIELDS = (
     "deck_warned",
     "rounds_uncounted",
     "removed_rule",
+    "receipt",
+    "active_at",
+    "idle_since",
 )
 
 
@@ -96,6 +113,10 @@ class DeckBook:
         self.deck_warned = False
         self.rounds_uncounted = 0
         self.removed_rule: str | None = None
+        # The decks received and their inspection; the last activity; an idle spell.
+        self.receipt: dict[str, Any] | None = None
+        self.active_at: str | None = None
+        self.idle_since: str | None = None
 
     # ----- what the table uses ----------------------------------------------------
 
@@ -160,7 +181,23 @@ class DeckBook:
             return []
         return [strict("unknown_shuffler_event", round_id, event=str(type))]
 
+    def _uninspected(self, what: str, round_id: str | None, **data: Any) -> Decision | None:
+        """The violation of using decks not yet cleared (§ 571.4(a)), else None."""
+        if (problem := receipt_problem(self.receipt)) is None:
+            return None
+        return self._ruled(
+            "inspected",
+            EventType.PROCEDURE_VIOLATION,
+            round_id,
+            what="decks_not_inspected",
+            step=what,
+            detail=f"{problem}: the {what} does not count",
+            **data,
+        )
+
     def _started(self, deck: str, round_id: str | None) -> list[Decision]:
+        if (uninspected := self._uninspected("shuffle", round_id, deck=deck)) is not None:
+            return [uninspected]
         state = self.decks[deck]
         if state == "removed":
             return [
@@ -189,12 +226,21 @@ class DeckBook:
 
     def _completed(self, deck: str, cards: Any, round_id: str | None) -> list[Decision]:
         state = self.decks[deck]
-        if state in ("removed", "in_play"):
+        if state in ("removed", "in_play") or receipt_problem(self.receipt) is not None:
             return []  # already recorded when the shuffle started or the deck was removed
         if self.counting_in_use:
             if not isinstance(cards, int) or isinstance(cards, bool):
                 self.decks[deck] = "unshuffled"
-                return [strict("shuffle_count_missing", round_id, deck=deck, cards=cards)]
+                missing = policy_decision(
+                    EventType.PROCEDURE_VIOLATION,
+                    COUNT_MISSING_POLICY,
+                    round_id,
+                    what="shuffle_count_missing",
+                    deck=deck,
+                    cards=cards,
+                    basis=self.rules.deck_rule("count"),
+                )
+                return [missing]
             if cards != self.rules.deck_size:
                 self.decks[deck] = "removed"
                 self.removed_rule = self.rules.deck_rule("count")
@@ -212,6 +258,7 @@ class DeckBook:
                     )
                 ]
         self.decks[deck] = "ready"
+        self.idle_since = None
         return []
 
     def _jam(self, data: dict[str, Any], round_id: str | None) -> list[Decision]:
@@ -265,6 +312,8 @@ class DeckBook:
         out: list[Decision] = []
         if round_id is not None:
             out.append(strict("shoe_loaded_during_round", round_id))
+        if (uninspected := self._uninspected("shoe load", round_id)) is not None:
+            return [*out, uninspected]
         if self.out_of_order and not self.covered:
             out.append(
                 decision(
@@ -277,6 +326,7 @@ class DeckBook:
                 )
             )
         self.shoe_loaded = True
+        self.idle_since = None
         return out
 
     # ----- rounds -----------------------------------------------------------------
@@ -284,14 +334,15 @@ class DeckBook:
     def take_for_round(self, deck: str | None = None) -> str:
         """The deck dealt in the round now starting (`deal_problems` said it may be);
         `deck` names it when the game knows which (one shuffled by hand)."""
-        deck = deck or self._next_deck()
+        deck = deck or self.next_deck()
         assert deck is not None and self.decks.get(deck) != "removed"
         self.decks[deck] = "in_play"
         self.in_play = deck
         self.shoe_loaded = False
         return deck
 
-    def _next_deck(self) -> str | None:
+    def next_deck(self) -> str | None:
+        """The deck the next round would deal (shuffled, not last round's), or None."""
         usable = [d for d, s in self.decks.items() if s != "removed"]
         if self.shuffler_in_use:
             usable = [d for d in usable if self.decks[d] == "ready"]
@@ -327,6 +378,7 @@ class DeckBook:
         self.last_dealt = self.in_play = self.removed_rule = None
         self.shoe_loaded = False
         self.rounds_uncounted = 0
+        self.idle_since = None
 
     def deck_due_at(self) -> datetime | None:
         if self.decks_opened_at is None or self.rules.deck_hours is None:
@@ -342,6 +394,16 @@ class DeckBook:
     def deal_problems(self, now: datetime) -> list[tuple[str | None, str]]:
         """Why no round may start now: (citation or None, sentence), strongest first."""
         problems: list[tuple[str | None, str]] = []
+        if (problem := receipt_problem(self.receipt)) is not None:
+            problems.append((self.rules.deck_rule("inspected"), problem))
+        if self.idle_since is not None:
+            problems.append(
+                (
+                    self.rules.deck_rule("no_gaming_activity"),
+                    f"no gaming activity since {self.idle_since}: the cards are spread, "
+                    "washed, stacked and shuffled again",
+                )
+            )
         due = self.deck_due_at()
         if due is None and self.rules.deck_hours is not None:
             problems.append(
@@ -376,7 +438,7 @@ class DeckBook:
             problems.append(
                 (needs_rule, "cards dealt from the hand need a working automated shuffler")
             )
-        if self.shuffler_in_use and not removed and self._next_deck() is None:
+        if self.shuffler_in_use and not removed and self.next_deck() is None:
             states = sorted(set(self.decks.values()))
             if "jammed" in states:
                 problems.append(

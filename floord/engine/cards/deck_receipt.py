@@ -12,6 +12,14 @@ came preinspected and preshuffled (a required true or false); if not, the dealer
 them. Until then the decks may not be used: a shoe loaded with them is a violation and
 does not count as loaded, and no round starts. A dealer who finds a defect rejects the
 set; only another receipt clears the table then. Pure: no I/O, no clock.
+
+The Baccarat family (§ 541.4(a), § 543.4(a), § 545.4(a): "sort and inspect each deck of
+cards separately") and Mississippi Stud with two decks (§ 571.4(d): "each deck of cards
+shall be separately ... inspected") inspect deck by deck: there the dealer's step says
+how many decks were inspected separately (`separately=True`), and it must be all of them.
+A game whose `change_decks` goes through a receipt (Mississippi Stud, Baccarat) may leave
+the declaration out (`declared=False`): it is then recorded as not declared (null), and
+the decks are inspected, since the exemption is never assumed.
 """
 
 from __future__ import annotations
@@ -35,12 +43,21 @@ class ReceiptRefused(ValueError):
     """A receipt command that cannot go on the record; the message says why."""
 
 
-def new_receipt(command: VerifiedCommand, now: datetime) -> dict[str, Any]:
-    """The record of decks received, from a `decks_received` (or `change_decks`) command."""
+def new_receipt(
+    command: VerifiedCommand,
+    now: datetime,
+    *,
+    table_decks: tuple[int, ...] | None = None,
+    declared: bool = True,
+) -> dict[str, Any]:
+    """The record of decks received, from a `decks_received` (or `change_decks`) command.
+
+    `table_decks`: the numbers of decks the table may receive (the first is taken when the
+    command names none); `declared=False` lets the declaration be left out (see above)."""
     if problem := unknown_args(command, ("preinspected_preshuffled", "decks", "note")):
         raise ReceiptRefused(problem)
     pre = command.args.get("preinspected_preshuffled")
-    if not isinstance(pre, bool):
+    if not isinstance(pre, bool) and (declared or pre is not None):
         raise ReceiptRefused(
             "preinspected_preshuffled must be true or false: whether the decks came "
             "preinspected and preshuffled is recorded, never assumed"
@@ -48,6 +65,12 @@ def new_receipt(command: VerifiedCommand, now: datetime) -> dict[str, Any]:
     decks = command.args.get("decks")
     if decks is not None and not (whole(decks) and 1 <= decks <= 16):
         raise ReceiptRefused("decks must be a whole number of decks from 1 to 16")
+    if table_decks is not None:
+        if decks is None:
+            decks = table_decks[0]
+        elif decks not in table_decks:
+            said = " or ".join(map(str, table_decks))
+            raise ReceiptRefused(f"this table receives {said} deck(s), found decks={decks}")
     note = command.args.get("note", "")
     if not isinstance(note, str) or len(note) > 500:
         raise ReceiptRefused("note must be text of at most 500 characters")
@@ -75,12 +98,34 @@ def cleared(receipt: dict[str, Any] | None) -> bool:
     return bool(receipt.get("preinspected_preshuffled") or receipt.get("verified_by"))
 
 
+def received_data(receipt: dict[str, Any]) -> dict[str, Any]:
+    """What a `cards.decks_received` (or a receipt's `cards.decks_changed`) says of it."""
+    pre = receipt["preinspected_preshuffled"]
+    return {
+        "by": receipt["by"],
+        "role": receipt["role"],
+        "decks": receipt["decks"],
+        "preinspected_preshuffled": pre,
+        "note": receipt["note"],
+        "inspection": "not_required" if pre else "required",
+    }
+
+
 def inspect_step(
-    receipt: dict[str, Any] | None, command: VerifiedCommand, now: datetime
+    receipt: dict[str, Any] | None,
+    command: VerifiedCommand,
+    now: datetime,
+    *,
+    separately: bool = False,
 ) -> dict[str, Any]:
-    """Apply a `decks_inspected` command to the receipt; return the event's data."""
-    if problem := unknown_args(command, ("defects_found", "note")):
+    """Apply a `decks_inspected` command to the receipt; return the event's data.
+
+    `separately`: the dealer inspects each deck on its own and says how many (`decks`)."""
+    if problem := unknown_args(command, ("defects_found", "note", "decks")):
         raise ReceiptRefused(problem)
+    counted = command.args.get("decks")
+    if counted is not None and not whole(counted):
+        raise ReceiptRefused("decks must be the whole number of decks inspected")
     defects = command.args.get("defects_found")
     if not isinstance(defects, bool):
         raise ReceiptRefused("defects_found must be true or false")
@@ -99,6 +144,14 @@ def inspect_step(
     if command.role == "dealer":
         if receipt["inspected_by"]:
             raise ReceiptRefused(f"the dealer {receipt['inspected_by']} already inspected them")
+        received = receipt["decks"]
+        if separately and received and received > 1 and counted != received:
+            raise ReceiptRefused(
+                f"each deck is inspected separately: decks must say how many were "
+                f"({received} received), found {counted!r}"
+            )
+        if counted is not None and received is not None and counted != received:
+            raise ReceiptRefused(f"{received} deck(s) were received, found decks={counted}")
         step = "inspected"
         receipt.update(inspected_by=command.by, inspected_at=at)
     elif command.role in FLOOR_ROLES:
@@ -120,6 +173,7 @@ def inspect_step(
         "note": note,
         "received_at": receipt["received_at"],
         "cleared": cleared(receipt),
+        **({"decks": counted} if counted is not None else {}),
     }
 
 

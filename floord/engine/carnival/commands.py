@@ -3,17 +3,31 @@
 The dealer says what no device sees: a round opened with its `boxes` and closed
 (`round_start`, `round_end`), the cards shuffled by hand (`shuffle`) and cut (`cut`:
 not after an automated shuffle, § 55x.5(c)(1); at least 10 cards, § 55x.5(d), § 561.5(e)).
-A floorperson or above orders a recut (§ 55x.5(e), § 561.5(f)) or a reshuffle, removes a
-deck and records new (or preshuffled) decks. Table commands are `TableState`'s.
+A floorperson or above orders a recut (§ 55x.5(e), § 561.5(f)) or a reshuffle and removes a
+deck. New decks are a receipt (`decks_received`, or the floorperson's `change_decks`,
+`deck_receipt` as at Mississippi Stud and Baccarat): the dealer inspects them (§ 55x.4(a);
+two decks each on its own, (d)) and the floorperson verifies (b) before they are shuffled
+(§ 55x.4(c)), unless received preinspected and preshuffled (e), which the receipt says;
+such decks are not shuffled but cut (§ 55x.5(a), (c)(2)). No chapter in the seeds gives
+these games a deck-change period (§ 55x.3 is referred to, not contained): no clock runs.
+Table commands are `TableState`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from floord.contract import EventType
+from floord.contract import EventType, format_ts
+from floord.engine.cards.deck_receipt import (
+    ReceiptRefused,
+    inspect_step,
+    new_receipt,
+    receipt_problem,
+    received_data,
+)
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, deal_refusal, distinct_boxes, needs_reason
 from floord.engine.core.rulings import decision, policy_decision
@@ -24,10 +38,11 @@ if TYPE_CHECKING:
     from floord.engine.carnival.rules import CarnivalRules
 
 ABOVE_FLOOR = ("floorperson", "supervisor")
-DECKS_POLICY = "floord policy: the chapters' deck rules (§ 55x.3) are not in our seeds"
+ACTIVITY = ("round_start", "round_end", "shuffle", "cut")  # the dealer at work
 FLOOR_POLICY = "a floorperson's call (floord records it; the chapter names no cause)"
 COMMANDS: tuple[str, ...] = ("round_start", "round_end", "shuffle", "cut", "recut", "reshuffle")
-COMMANDS += ("remove_deck", "change_decks")
+COMMANDS += ("remove_deck", "change_decks", "decks_received", "decks_inspected")
+RECEIPT_ARGS = ("preinspected_preshuffled", "decks", "note")  # `deck_receipt` checks them
 ARGS = {
     "round_start": ("boxes",),
     "cut": ("cards", "by"),
@@ -35,7 +50,10 @@ ARGS = {
     "recut": ("reason",),
     "reshuffle": ("reason",),
     "remove_deck": ("reason", "deck"),
-    "change_decks": ("preshuffled",),
+    # `preshuffled`: change_decks' argument before the receipt, still taken (see there).
+    "change_decks": ("preshuffled", *RECEIPT_ARGS),
+    "decks_received": RECEIPT_ARGS,
+    "decks_inspected": ("defects_found", "decks", "note"),
 }
 
 
@@ -75,7 +93,10 @@ class CarnivalCommands(TableEngineBase):
         if command.name not in ("round_end", "remove_deck") and in_play is not None:
             rule = self._cite("shuffle") if command.name in ("shuffle", "reshuffle") else None
             return CommandOutcome(False, f"round {in_play} is in play: wait for its end", rule)
-        return self._own_command(command, now)
+        outcome = self._own_command(command, now)
+        if outcome.ok and command.name in ACTIVITY:
+            self.decks.active_at = format_ts(now)  # gaming activity (§ 55x.5(f))
+        return outcome
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         boxes, limit = command.args.get("boxes"), self.rules.boxes
@@ -142,7 +163,13 @@ class CarnivalCommands(TableEngineBase):
             return CommandOutcome(
                 False, f"deck {deck} was removed from the table", self.decks.removed_rule
             )
+        if (problem := receipt_problem(self.decks.receipt)) is not None:
+            # § 55x.4(c): the cards are shuffled once inspected, verified, spread, washed.
+            return CommandOutcome(
+                False, f"{problem}: they are shuffled after that", self._cite("cards_inspected")
+            )
         self.decks.decks[deck] = "ready"
+        self.decks.idle_since = None
         self.stack = {"shuffled": "hand", "deck": deck, "cut": None}
         return accepted([])
 
@@ -224,20 +251,86 @@ class CarnivalCommands(TableEngineBase):
         )
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        pre = command.args.get("preshuffled", False)
-        if not isinstance(pre, bool):
+        """New decks recorded by a floorperson (after a removal, say): a receipt like
+        `decks_received`, whose declaration may be left out (the decks are then inspected:
+        the exemption of § 55x.4(e) is never assumed). `preshuffled`, this command's
+        argument before it was a receipt, is that declaration: § 55x.4(e) and § 55x.5(a)
+        both name decks preshuffled "in accordance with § 523.16(u) or (v)", which the
+        seeds do not contain; given with `preinspected_preshuffled`, the two must agree."""
+        args = dict(command.args)
+        old = args.pop("preshuffled", None)
+        if old is not None and not isinstance(old, bool):
             return CommandOutcome(False, "preshuffled must be true or false")
-        self.decks.decks_changed(now)
-        self.stack = None
-        data = {"by": command.by, "decks": list(self.decks.decks), "preshuffled": pre}
-        if not pre:
-            return accepted(
-                [policy_decision(EventType.CARDS_DECKS_CHANGED, DECKS_POLICY, None, **data)]
+        if old is not None and args.setdefault("preinspected_preshuffled", old) != old:
+            return CommandOutcome(
+                False, "preshuffled and preinspected_preshuffled say different things"
             )
-        for d in self.decks.decks:
-            self.decks.decks[d] = "ready"
-        self.stack = {"shuffled": "preshuffled", "deck": None, "cut": None}
-        data["detail"] = "preshuffled decks are not shuffled before play, but cut"
-        return accepted(
-            [decision(EventType.CARDS_DECKS_CHANGED, self._cite("cut_required"), None, **data)]
+        receipt = self._receive(replace(command, args=args), now, declared=False)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
+        pre = receipt["preinspected_preshuffled"]
+        data = {
+            "by": command.by,
+            "decks": list(self.decks.decks),
+            "preshuffled": bool(pre),
+            "opened_at": format_ts(now),
+            "due_at": None,
+            "inspection": received_data(receipt)["inspection"],
+            "preinspected_preshuffled": pre,
+            "detail": "preshuffled decks are not shuffled before play, but cut"
+            if pre
+            else "the dealer inspects the decks and the floorperson verifies them before "
+            "they are shuffled",
+        }
+        key = "preinspected" if pre else "cards_inspected"
+        return accepted([decision(EventType.CARDS_DECKS_CHANGED, self._cite(key), None, **data)])
+
+    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """Decks received at the table (§ 55x.4(a)); whether preinspected and preshuffled
+        (§ 55x.4(e)) the command must say."""
+        receipt = self._receive(command, now, declared=True)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
+        key = "preinspected" if receipt["preinspected_preshuffled"] else "cards_inspected"
+        event = decision(
+            EventType.CARDS_DECKS_RECEIVED,
+            self._cite(key),
+            None,
+            **received_data(receipt),
+            opened_at=format_ts(now),
+            # No deck-change period for these games is in the seeds: no clock runs.
+            due_at=None,
+            deck_rule=None,
         )
+        return accepted([event])
+
+    def _receive(
+        self, command: VerifiedCommand, now: datetime, *, declared: bool
+    ) -> dict[str, Any] | CommandOutcome:
+        """The receipt on the record (the decks replace the table's), or the refusal.
+        Preinspected and preshuffled decks are ready to be cut (§ 55x.5(a), (c)(2))."""
+        try:
+            receipt = new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self._cite("cards_inspected"))
+        self.decks.decks_changed(now)
+        self.decks.receipt = receipt
+        self.stack = None
+        if receipt["preinspected_preshuffled"]:
+            for d in self.decks.decks:
+                self.decks.decks[d] = "ready"
+            self.stack = {"shuffled": "preshuffled", "deck": None, "cut": None}
+        return receipt
+
+    def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer's inspection (§ 55x.4(a); two decks each on its own, (d)), then the
+        verification by the floorperson assigned to the table (b)."""
+        separately = self.rules.decks == 2
+        try:
+            data = inspect_step(self.decks.receipt, command, now, separately=separately)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self._cite("cards_inspected"))
+        key = "cards_verified" if data["step"] == "verified" else "cards_inspected"
+        if separately and data["step"] == "inspected":
+            key = "decks_inspected_separately"
+        return accepted([decision(EventType.CARDS_DECKS_INSPECTED, self._cite(key), None, **data)])

@@ -2,9 +2,10 @@
 
 Caribbean Stud, Four Card Poker, Let It Ride, Pai Gow Poker, Texas Hold 'Em Bonus and
 Three Card Poker. Our seeds hold only § 55x.4 and § 55x.5 of these chapters, so floord
-checks the opening inspection, the shuffle after every round, a counting shuffler's count,
-the cut of cards shuffled by hand, the recut, and rounds opened and closed by the dealer;
-it neither reads hands nor pays. The decks and the shuffler are `stud_deck.DeckBook`'s
+checks the opening inspection, the decks received (inspected and verified before they are
+shuffled), the shuffle after every round, a counting shuffler's count, the cut of cards
+shuffled by hand, the recut, and rounds opened and closed by the dealer; it neither reads
+hands nor pays. The decks and the shuffler are `cards.deck_book.DeckBook`'s
 (with this chapter's citations), the table is `TableState`'s; the stack the dealer
 shuffled by hand (or received preshuffled) and its cut are kept here. A table with no
 automated shuffler has no device at all. The engine is pure: every input carries its `now`.
@@ -15,8 +16,9 @@ from __future__ import annotations
 from datetime import datetime, time
 from typing import Any
 
-from floord.contract import EventType
+from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_book import DeckBook
+from floord.engine.cards.idle_clock import watch_idle
 from floord.engine.carnival.commands import CarnivalCommands
 from floord.engine.carnival.rules import GAMES, carnival_inspection, read_rules
 from floord.engine.core.base import TableEngineBase
@@ -91,6 +93,7 @@ class CarnivalEngine(CarnivalCommands, TableEngineBase):
             return self._violation("unknown_device_event", device=device, event=type)
         if device != self.shuffler_device:
             return self._violation("event_from_other_device", device=device, event=type)
+        self.decks.active_at = format_ts(now)  # the shuffler at work: gaming activity
         rnd = self.current_round
         stack = self.stack
         restarted = type == EventType.SHUFFLER_SHUFFLE_STARTED
@@ -101,6 +104,22 @@ class CarnivalEngine(CarnivalCommands, TableEngineBase):
         ):
             self.stack = None  # the device shuffles it again: no hand shuffle stands
         return EngineOutput([self._pai_gow(d) for d in self.decks.shuffler_event(type, data, rnd)])
+
+    def tick(self, now: datetime) -> EngineOutput:
+        """Keep the gaming day current; after no gaming activity for the Rules Submission's
+        `idle_minutes` the cards are spread and shuffled again (§ 55x.5(f), § 561.5(g))."""
+        now = self._touch(now)
+        idle = watch_idle(
+            self.decks,
+            now,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+            every_deck=True,
+        )
+        if idle:
+            self.stack = None  # a hand shuffle (and its cut) is done again
+        return EngineOutput(idle)
 
     def _pai_gow(self, made: Decision) -> Decision:
         """§ 561.5 has no count paragraph: Pai Gow Poker's deck removed on a count other

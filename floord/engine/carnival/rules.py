@@ -16,6 +16,7 @@ from typing import Any
 
 from floord.contract import cite
 from floord.engine.cards.deck_count import read_decks
+from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.core.inspection import InspectionSpec
 
 CHAPTERS = {
@@ -49,14 +50,18 @@ CITES: dict[str, tuple[str | None, str | None]] = {
     "cut": ("5(d)(1)", "5(e)"),
     "cut_offer": (None, "5(c)"),
     "recut": ("5(e)", "5(f)"),
+    "no_gaming_activity": ("5(f)", "5(g)"),
 }
-# What `stud_deck.DeckBook` asks for, in these chapters' words: a shuffle is a completed
+# What `cards.deck_book.DeckBook` asks for, in these chapters' words: a shuffle is a completed
 # one, after each round (§ 55x.5(a)); a jam or an unfinished shuffle is no shuffle.
 DECK_KEYS = {
     "shuffle": "shuffle",
     "count": "count",
     "in_play_shuffled": "shuffle",
     "reshuffle": "shuffle",
+    "no_gaming_activity": "no_gaming_activity",
+    # Decks received are used once inspected and verified (§ 55x.4(a), (b)).
+    "inspected": "cards_inspected",
 }
 
 
@@ -80,6 +85,9 @@ class CarnivalRules:
     has_shoe: bool = False  # the dealing procedures (§ 55x.8-10) are not in our seeds
     deck_hours: int | None = None  # the deck-change rules (§ 55x.3) are not in our seeds
     deck_change_rule: str | None = None
+    # § 55x.5(f), § 561.5(g): minutes without a round after which the cards are spread
+    # and shuffled again before the next round; None: not watched.
+    idle_minutes: int | None = None
 
     @property
     def deck_size(self) -> int:
@@ -116,7 +124,8 @@ def read_rules(game: str, rules: dict[str, Any]) -> CarnivalRules:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, found {game!r}")
     if not isinstance(rules, dict):
         raise ValueError(f"rules must be an object, found {type(rules).__name__}")
-    unknown = sorted(set(map(str, rules)) - {"shuffler", "decks", "deck_backs", "boxes"})
+    known = {"shuffler", "decks", "deck_backs", "boxes", "idle_minutes"}
+    unknown = sorted(set(map(str, rules)) - known)
     if unknown:
         raise ValueError(f"unknown {game} rule(s): {', '.join(unknown)}")
     shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
@@ -135,12 +144,16 @@ def read_rules(game: str, rules: dict[str, Any]) -> CarnivalRules:
     boxes = rules.get("boxes", DEFAULTS["boxes"])
     if not isinstance(boxes, int) or isinstance(boxes, bool) or not 1 <= boxes <= MAX_BOXES:
         raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {boxes!r}")
+    idle = rules.get("idle_minutes")
+    if (problem := idle_minutes_problem(idle)) is not None:
+        raise ValueError(f"{problem} ({rule_of(game, 'no_gaming_activity')})")
     return CarnivalRules(
         game=game,
         shuffler=shuffler,
         decks=decks,
         deck_backs=backs,
         boxes=boxes,
+        idle_minutes=idle,
     )
 
 

@@ -71,13 +71,3 @@ def deal_refusal(problems: list[tuple[str | None, str]], prefix: str) -> Command
 def accepted(decisions: list[Decision]) -> CommandOutcome:
     """A command done, with the decisions it caused."""
     return CommandOutcome(True, output=EngineOutput(decisions))
-
-
-def change_decks_refusal(command: VerifiedCommand, in_play: bool) -> CommandOutcome | None:
-    """Why a `change_decks` (which takes no argument) is refused now, or None: the decks
-    are changed between rounds."""
-    if problem := unknown_args(command, ()):
-        return CommandOutcome(False, problem)
-    if in_play:
-        return CommandOutcome(False, "the decks are changed between rounds")
-    return None

@@ -5,6 +5,10 @@ The dealer tells floord what no device sees: the boxes with an Ante Wager
 decision (`decision`, § 571.11), each community card turned (`reveal`), the stub's count
 (`stub_count`, § 571.8(f)-(h)) and the end of the round. A floorperson orders a reshuffle,
 removes a deck, records new decks (§ 571.3(c)) and covers a broken shuffler (§ 571.13(g)).
+New decks are a receipt (`decks_received`, or `change_decks`): the dealer inspects them
+(§ 571.4(a); two decks each on its own, (d)) and the floorperson verifies (b) before a
+shuffle or a shoe load of them counts, unless they came preinspected and preshuffled (e);
+the 4 or 8 hours of § 571.3(c) run from the receipt.
 The table commands (inspect, open, close, resume) are `TableState`'s; the cards are
 verified by the floorperson assigned to the table (§ 571.4(b)).
 """
@@ -13,15 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, cite, format_ts
 from floord.engine.cards.card import CardError, parse_card
+from floord.engine.cards.deck_receipt import (
+    ReceiptRefused,
+    inspect_step,
+    new_receipt,
+    received_data,
+)
 from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
-    change_decks_refusal,
     deal_refusal,
     distinct_boxes,
     needs_reason,
@@ -48,6 +57,8 @@ CARD_COMMANDS = (
     "remove_deck",
     "change_decks",
     "cover_shuffler",
+    "decks_received",
+    "decks_inspected",
 )
 FLOOR_POLICY = "a floorperson's call (floord records it; chapter 571 names no cause)"
 STUB_COUNT_ROUNDS = 5  # § 571.8(f), § 571.9(d), § 571.10(d)
@@ -72,7 +83,10 @@ class StudCommands(TableEngineBase):
         )
         if refused is not None:
             return refused
-        return self._own_command(command, now)
+        outcome = self._own_command(command, now)
+        if outcome.ok and command.name in ("round_start", "round_end"):
+            self.decks.active_at = format_ts(now)  # gaming activity (§ 571.5(f))
+        return outcome
 
     def _step(self, play: StudPlay, step: Step) -> CommandOutcome:
         if step.error:
@@ -146,7 +160,36 @@ class StudCommands(TableEngineBase):
             return CommandOutcome(
                 False, f"decision needs a box number and an action ({', '.join(ACTIONS)})"
             )
-        return self._step(play, play.decide(box, action))
+        outcome = self._step(play, play.decide(box, action))
+        if outcome.ok and self.rounds.current is not None:
+            outcome.output.events[:0] = self._discard_rack(play)
+        return outcome
+
+    def _discard_rack(self, play: StudPlay) -> list[Decision]:
+        """§ 571.3(b)(5): "The cards from only one deck shall be placed in the discard rack
+        at any given time." The dealing procedures end with the stub in the discard rack
+        (§ 571.8(e), § 571.9(c), § 571.10(e)) before any player decides (§ 571.11(a)); a
+        deck dealt last round that has not gone into the shuffler since is still in the
+        rack then. Checked once a round, at its first decision or its end."""
+        r = play.r
+        other = self.decks.last_dealt
+        if self.rules.decks != 2 or r.get("rack_checked") or other in (None, r["deck"]):
+            return []
+        r["rack_checked"] = True
+        if self.decks.decks.get(other or "") != "unshuffled":
+            return []
+        return [
+            decision(
+                EventType.PROCEDURE_VIOLATION,
+                cite("571.3(b)(5)"),
+                play.id,
+                what="two_decks_in_discard_rack",
+                deck=r["deck"],
+                other_deck=other,
+                detail=f"deck {other}, dealt last round, has not gone into the shuffler: its "
+                f"cards are in the discard rack with deck {r['deck']}'s stub",
+            )
+        ]
 
     def _cmd_reveal(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         play = self._in_play(command, ("card", "face"))
@@ -219,7 +262,9 @@ class StudCommands(TableEngineBase):
                 f"counted at least once every {STUB_COUNT_ROUNDS} rounds (stub_count)",
                 self.rules.cite("stub_count"),
             )
+        rack = self._discard_rack(play)
         decisions, called = settle(self.rules, r)
+        decisions[:0] = rack
         rnd = self.rounds.finish()
         self.decks.round_done(counted=rnd["stub_counted"])
         ended = {"outcome": "result" if called else "not_called", "boxes": rnd["boxes"]}
@@ -279,9 +324,12 @@ class StudCommands(TableEngineBase):
         return accepted(out)
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if refused := change_decks_refusal(command, self.rounds.current is not None):
-            return refused
-        self.decks.decks_changed(now)
+        """New decks for the 4 or 8 hour change (§ 571.3(c)): a receipt like
+        `decks_received`, whose declaration may be left out (the decks are then inspected:
+        the exemption of § 571.4(e) is never assumed)."""
+        receipt = self._receive(command, now, declared=False)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
         due = self.decks.deck_due_at()
         assert due is not None
         event = decision(
@@ -292,8 +340,57 @@ class StudCommands(TableEngineBase):
             decks=list(self.decks.decks),
             opened_at=format_ts(now),
             due_at=format_ts(due),
+            inspection=received_data(receipt)["inspection"],
+            preinspected_preshuffled=receipt["preinspected_preshuffled"],
         )
         return accepted([event])
+
+    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """Decks received at the table (§ 571.4(a)); whether preinspected and preshuffled
+        (§ 571.4(e)) the command must say. The deck-change clock starts (§ 571.3(c))."""
+        receipt = self._receive(command, now, declared=True)
+        if isinstance(receipt, CommandOutcome):
+            return receipt
+        due = self.decks.deck_due_at()
+        assert due is not None
+        pre = receipt["preinspected_preshuffled"]
+        event = decision(
+            EventType.CARDS_DECKS_RECEIVED,
+            cite("571.4(e)" if pre else "571.4(a)"),
+            None,
+            **received_data(receipt),
+            opened_at=format_ts(now),
+            due_at=format_ts(due),
+            deck_rule=self.rules.deck_change_rule,
+        )
+        return accepted([event])
+
+    def _receive(
+        self, command: VerifiedCommand, now: datetime, *, declared: bool
+    ) -> dict[str, Any] | CommandOutcome:
+        """The receipt on the record (the decks opened now), or the refusal."""
+        if self.rounds.current is not None:
+            return CommandOutcome(False, "the decks are changed between rounds")
+        try:
+            receipt = new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), cite("571.4(a)"))
+        self.decks.decks_changed(now)
+        self.decks.receipt = receipt
+        return receipt
+
+    def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer's inspection (§ 571.4(a); two decks each separately, (d)), then the
+        verification by the floorperson assigned to the table (b)."""
+        separately = self.rules.decks == 2
+        try:
+            data = inspect_step(self.decks.receipt, command, now, separately=separately)
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), cite("571.4(a)"))
+        para = (
+            "571.4(b)" if data["step"] == "verified" else "571.4(d)" if separately else "571.4(a)"
+        )
+        return accepted([decision(EventType.CARDS_DECKS_INSPECTED, cite(para), None, **data)])
 
     def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         return cover_shuffler(command, self.rules.shuffler, self.decks)

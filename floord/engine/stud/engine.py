@@ -14,9 +14,10 @@ from __future__ import annotations
 from datetime import datetime, time
 from typing import Any
 
-from floord.contract import EventType, cite
+from floord.contract import EventType, cite, format_ts
 from floord.engine.cards.card import CardError, parse_card
 from floord.engine.cards.deck_book import DeckBook
+from floord.engine.cards.idle_clock import watch_idle
 from floord.engine.cards.shoe_identity import shoe_recognition_problem
 from floord.engine.core.base import (
     SHOE_EVENTS,
@@ -96,14 +97,25 @@ class StudEngine(StudCommands, TableEngineBase):
         owners = [(SHOE_EVENTS, self.shoe_device), (SHUFFLER_EVENTS, self.shuffler_device)]
         if (misrouted := self._misrouted(device, type, owners)) is not None:
             return misrouted
+        self.decks.active_at = format_ts(now)  # a card, stack or shuffle: gaming activity
         if type in SHUFFLER_EVENTS:
             return EngineOutput(self.decks.shuffler_event(type, data, self.current_round))
         return EngineOutput(self._shoe_event(EventType(type), data))
 
     def tick(self, now: datetime) -> EngineOutput:
-        """Keep the gaming day current and warn ahead of the deck change (§ 571.3(c))."""
+        """Keep the gaming day current, warn ahead of the deck change (§ 571.3(c)), and
+        have the cards in the shoe and the rack reshuffled after no gaming activity for
+        the Rules Submission's `idle_minutes` (§ 571.5(f))."""
         now = self._touch(now)
-        return EngineOutput(self.decks.tick(now))
+        idle = watch_idle(
+            self.decks,
+            now,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+            every_deck=False,
+        )
+        return EngineOutput(self.decks.tick(now) + idle)
 
     def snapshot(self) -> dict[str, Any]:
         return {

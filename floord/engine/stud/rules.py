@@ -13,6 +13,7 @@ from typing import Any
 
 from floord.contract import cite
 from floord.engine.cards.deck_count import read_decks
+from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.cards.poker_hands import PokerHand, pair_rank
 from floord.engine.core.inspection import InspectionSpec
 
@@ -64,6 +65,8 @@ DECK_RULES = {
     "reshuffle": "571.13(e)",
     "out_of_order": "571.13(g)",
     "alternate": "571.3(b)(4)",
+    "inspected": "571.4(a)",
+    "no_gaming_activity": "571.5(f)",
 }
 STREET_RULES = {3: "571.11(a)", 4: "571.11(c)", 5: "571.11(e)"}
 REVEAL_RULES = {1: "571.11(b)", 2: "571.11(d)", 3: "571.11(f)"}
@@ -81,6 +84,8 @@ class StudRules:
     aggregate_payout_limit: int
     deck_change_warn_minutes: int
     minimum_ante: int | None = None
+    # § 571.5(f): minutes without a round after which the cards are spread and reshuffled.
+    idle_minutes: int | None = None
 
     def cite(self, key: str) -> str:
         return cite(BY_PROCEDURE[key][PROCEDURE_INDEX[self.dealing]])
@@ -92,7 +97,7 @@ class StudRules:
         return self.dealing != "hand"
 
     def deck_rule(self, key: str) -> str | None:
-        """The citation `stud_deck.DeckBook` gives a deck decision (see DECK_RULES)."""
+        """The citation `cards.deck_book.DeckBook` gives a deck decision (see DECK_RULES)."""
         if key == "needs_shuffler":
             return cite("571.9(a)(1)") if self.dealing == "hand" else None
         return cite(DECK_RULES[key])
@@ -129,6 +134,7 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
         "aggregate_payout_limit",
         "deck_change_warn_minutes",
         "minimum_ante",
+        "idle_minutes",
     }
     unknown = sorted(set(map(str, rules)) - known)
     if unknown:
@@ -170,7 +176,11 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
     warn = rules.get("deck_change_warn_minutes", DEFAULTS["deck_change_warn_minutes"])
     if not _whole(warn) or not 0 <= warn <= 240:
         raise ValueError(f"deck_change_warn_minutes must be 0..240, found {warn!r}")
+    idle = rules.get("idle_minutes")
+    if (problem := idle_minutes_problem(idle)) is not None:
+        raise ValueError(f"{problem} (§ 571.5(f))")
     return StudRules(
+        idle_minutes=idle,
         dealing=dealing,
         shuffler=shuffler,
         decks=decks,

@@ -1,0 +1,1 @@
+"""Craps and Mini-Craps (ch. 537): the engine, its calls, throws, wagers, Fire Bets, odds."""

@@ -1,0 +1,118 @@
+"""War (58 Pa. Code chapter 567): citations and table rules.
+
+Our seeds hold only § 567.4 (opening of the table for gaming) and § 567.5 (shuffle and
+cut of the cards) of chapter 567, as amended by 40 Pa.B. 2959. They refer to § 567.8(d)
+(the procedure for dealing the cards, which says when the cover card ends the shoe) and
+§ 523.16(u), (v) (preinspected and preshuffled cards), neither of which the seeds
+contain: floord reads § 567.5(g) alone (the round in play is completed, then the cards
+are reshuffled) and takes a receipt's "preinspected and preshuffled" as the operator
+declares it. The layout (§ 567.2), the decks (§ 567.3), the wagers and payouts are not in
+the seeds either: no hand is read or paid. `CITES` maps a short key to its paragraph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from floord.contract import cite
+from floord.engine.cards.idle_clock import idle_minutes_problem
+from floord.engine.core.inspection import InspectionSpec
+
+GAME = "war"
+SHUFFLERS = ("none", "automated")
+MIN_DECKS = 6  # § 567.4(a): "After receiving six or more decks of cards at the table"
+MAX_DECKS = 16  # floord's bound (a receipt names at most 16 decks)
+MAX_BOXES = 7  # floord's bound: the layout (§ 567.2) is not in our seeds
+DECK_SIZE = 52
+CUT_MIN = 10  # § 567.5(d): "at least 10 cards in from the top or the bottom"
+# A rule a table's config leaves out: these, here and in the config's model
+# (`floord/games/war.py`).
+DEFAULTS: dict[str, Any] = {"decks": MIN_DECKS, "shuffler": "none", "boxes": MAX_BOXES}
+
+CITES: dict[str, str] = {
+    "decks_inspected": "567.4(a)",
+    "cards_spread": "567.4(b)",
+    "washed_and_stacked": "567.4(c)",
+    "batches_separately": "567.4(d)",
+    "preinspected": "567.4(e)",
+    "shuffle": "567.5(a)",
+    "offer": "567.5(b)",
+    "offer_first_player": "567.5(b)(1)",
+    "offer_cover_box": "567.5(b)(2)",
+    "offer_cover_dealer": "567.5(b)(3)",
+    "offer_reshuffle": "567.5(b)(4)",
+    "cut_declined": "567.5(c)",
+    "cover_card": "567.5(d)",
+    "second_cover_card": "567.5(e)",
+    "recut": "567.5(f)",
+    "reshuffle_at_cover": "567.5(g)",
+    "no_gaming_activity": "567.5(h)",
+    "idle_shuffler": "567.5(h)(2)",
+}
+
+
+@dataclass(frozen=True)
+class WarRules:
+    """A War table's validated rules."""
+
+    decks: int
+    shuffler: str
+    boxes: int
+    # § 567.5(h): minutes without a round or a card after which the cards come out of
+    # the shoe and the rack, are spread, and are shuffled and cut again; None: not watched.
+    idle_minutes: int | None = None
+    deck_size: int = DECK_SIZE
+
+    def cite(self, key: str) -> str:
+        return cite(CITES[key])
+
+    @property
+    def stack_cards(self) -> int:
+        """The cards of the table's decks: one stack shuffled by hand."""
+        return self.decks * self.deck_size
+
+
+def _whole(value: object, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def read_rules(rules: dict[str, Any]) -> WarRules:
+    """Check a table's `rules` against chapter 567; ValueError names what is wrong."""
+    if not isinstance(rules, dict):
+        raise ValueError(f"rules must be an object, found {type(rules).__name__}")
+    unknown = sorted(set(map(str, rules)) - {"decks", "shuffler", "boxes", "idle_minutes"})
+    if unknown:
+        raise ValueError(f"unknown war rule(s): {', '.join(unknown)}")
+    decks = rules.get("decks", DEFAULTS["decks"])
+    if not _whole(decks, MIN_DECKS, MAX_DECKS):
+        raise ValueError(
+            f"decks must be {MIN_DECKS} or more ({cite(CITES['decks_inspected'])}), at most "
+            f"{MAX_DECKS}, found {decks!r}"
+        )
+    shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
+    if shuffler not in SHUFFLERS:
+        raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
+    boxes = rules.get("boxes", DEFAULTS["boxes"])
+    if not _whole(boxes, 1, MAX_BOXES):
+        raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {boxes!r}")
+    idle = rules.get("idle_minutes")
+    if (problem := idle_minutes_problem(idle)) is not None:
+        raise ValueError(f"{problem} ({cite(CITES['no_gaming_activity'])})")
+    return WarRules(decks=decks, shuffler=shuffler, boxes=boxes, idle_minutes=idle)
+
+
+def war_inspection(rules: WarRules) -> InspectionSpec:
+    """The opening checklist of § 567.4: each deck sorted and inspected separately, face
+    down, and the floorperson assigned to the table verifies (a); the cards spread face up
+    by suit and in sequence for the first player (b); turned face down, washed and
+    stacked (c); with an automated shuffler, each batch spread on its own (d). Decks
+    received preinspected and preshuffled (e) are answered true with a note saying so."""
+    items = {
+        "decks_sorted_and_inspected": rules.cite("decks_inspected"),
+        "cards_spread_for_first_player": rules.cite("cards_spread"),
+        "cards_washed_and_stacked": rules.cite("washed_and_stacked"),
+    }
+    if rules.shuffler != "none":
+        items["batches_spread_separately"] = rules.cite("batches_separately")
+    return InspectionSpec(items=items, rule=rules.cite("decks_inspected"))

@@ -1,0 +1,84 @@
+"""Craps and Mini-Craps (58 Pa. Code ch. 537): one dice tracker, the Rules Submission's odds."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from floord.contract import cite
+from floord.engine.craps.engine import CrapsEngine
+from floord.engine.craps.rules import payout_problems
+from floord.games.definition import Families, GameDefinition
+from floord.games.table_model import DeviceConfig, GameTable, StrictModel
+from floord.profiles import DeviceProfile
+from floord.table.runner import TableEngine
+
+TRACKER = "dice_tracker"
+
+
+class CrapsRules(StrictModel):
+    """A Craps table's Rules Submission (§ 521.2) as floord reads it: odds above the
+    minimums of § 537.5(b) (`payout_odds`, wager -> "N to D"), the Fire Bet's table of
+    § 537.5(g) (`fire_bet`: A or B; none: the Fire Bet is not offered) and any higher
+    odds in it (`fire_bet_odds`, points 4, 5 or 6 -> N for "N to 1"), and whether Lay Bets
+    are offered (§ 537.5a(b)). `floord check` refuses odds below a minimum."""
+
+    payout_odds: dict[str, str] = Field(default_factory=dict)
+    fire_bet: Literal["A", "B"] | None = None
+    fire_bet_odds: dict[int, int] = Field(default_factory=dict)
+    lay_bets: bool = False
+
+
+class CrapsTableConfig(GameTable):
+    game: Literal["craps", "mini_craps"]
+    rules: CrapsRules = CrapsRules()
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]:
+    """One dice tracker and nothing else; the odds of § 537.5; the Fire Bet at Craps only."""
+    problems = [
+        f"{where}.devices: no {family.replace('_', ' ')} on a Craps table expected, "
+        f"found {len(found)}"
+        for family, found in families.items()
+        if family != TRACKER
+    ]
+    trackers = len(families.get(TRACKER, []))
+    if trackers != 1:
+        problems.append(f"{where}.devices: exactly one dice tracker expected, found {trackers}")
+    rules = table.rules
+    odds = payout_problems(rules.payout_odds, rules.fire_bet, rules.fire_bet_odds)
+    problems += [f"{where}.rules.{p}" for p in odds]
+    if table.game == "mini_craps" and rules.fire_bet is not None:
+        problems.append(f"{where}.rules.fire_bet: the Fire Bet is offered in the game of Craps "
+                        f"only ({cite('537.12(a)')}), not at Mini-Craps")  # fmt: skip
+    return problems
+
+
+def _device_check(profile: DeviceProfile) -> str | None:
+    """A Craps table's tracker reads two dice (§ 537.8); a Pai Gow shaker reads three."""
+    dice = profile.quirks.get("dice")
+    if profile.family == TRACKER and dice != 2:
+        return f"a dice tracker of two dice expected, found {profile.model} of {dice}"
+    return None
+
+
+def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    [(tracker, _)] = families[TRACKER]
+    rules = table.rules
+    return CrapsEngine(
+        table.id,
+        game=table.game,
+        payout_odds=dict(rules.payout_odds),
+        fire_bet=rules.fire_bet,
+        fire_bet_odds=dict(rules.fire_bet_odds),
+        lay_bets=rules.lay_bets,
+        dice_device=tracker,
+        **common,
+    )
+
+
+DEFINITION = GameDefinition(
+    table=CrapsTableConfig, build_engine=_engine, check=_check, device_check=_device_check
+)

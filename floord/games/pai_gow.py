@@ -1,0 +1,71 @@
+"""Pai Gow (58 Pa. Code ch. 535): one Pai Gow shaker whose three dice name the starting
+position of each deal (§ 535.2(d)); only § 535.2 is in our seeds."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from floord.engine.pai_gow.engine import PaiGowEngine
+from floord.engine.pai_gow.rules import DICE, read_rules
+from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.table_model import DeviceConfig, GameTable, StrictModel
+from floord.profiles import DeviceProfile
+from floord.table.runner import TableEngine
+
+SHAKER = "dice_tracker"
+
+
+class PaiGowRules(StrictModel):
+    """Rules of a Pai Gow table (ch. 535: only § 535.2 is in our seeds).
+
+    `count_order` has no default: § 535.2(d) says the shaker's dice determine the starting
+    position of the deal but not how, so the table's Rules Submission says it: the
+    positions (betting areas 1 to 6, `dealer`, optionally `dead_hand`) in the order the
+    total of the three faces is counted, the first counted 1 (`floord.engine.pai_gow.rules`).
+    """
+
+    count_order: list[int | str]
+
+
+class PaiGowTableConfig(GameTable):
+    game: Literal["pai_gow"]
+    rules: PaiGowRules
+    devices: list[DeviceConfig] = Field(min_length=1)
+
+
+def _check(table: PaiGowTableConfig, where: str, families: Families) -> list[str]:
+    """One Pai Gow shaker and nothing else; the rules against § 535.2."""
+    wanted: dict[str, int | None] = {SHAKER: 1}
+    wanted |= {f: 0 for f in families if f != SHAKER}
+    problems = slot_problems(families, wanted, where, "pai gow (one Pai Gow shaker, § 535.2(d))")
+    try:
+        read_rules(table.rules.model_dump())
+    except ValueError as exc:
+        problems.append(f"{where}.rules: {exc}")
+    return problems
+
+
+def _device_check(profile: DeviceProfile) -> str | None:
+    """A shaker of three dice (§ 535.2(d)(1)), not a two-dice Craps tracker."""
+    if profile.family != SHAKER:
+        return None
+    dice = profile.quirks.get("dice")
+    if dice != DICE:
+        return (
+            f"a Pai Gow shaker of {DICE} dice (quirks.dice: {DICE}, 58 Pa. Code § 535.2(d)(1)) "
+            f"expected, found quirks.dice {dice!r}"
+        )
+    return None
+
+
+def _engine(table: PaiGowTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    shaker = first_device(families, SHAKER)
+    assert shaker is not None  # `check` requires it
+    return PaiGowEngine(table.id, rules=table.rules.model_dump(), shaker_device=shaker, **common)
+
+
+DEFINITION = GameDefinition(
+    table=PaiGowTableConfig, build_engine=_engine, check=_check, device_check=_device_check
+)

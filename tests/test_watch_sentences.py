@@ -1,0 +1,164 @@
+"""Every event a table emits reads as a sentence on the console, never as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from contract_doc import documented_payloads
+
+from floord.contract import EVENT_TYPES, Envelope, EventType
+from floord.watch.detail import EventFilter
+from floord.watch.sentences import SENTENCES, TELEMETRY, fallback, family, sentence
+from floord.watch.wording import cite, p_text, round_number
+
+DOCUMENTED = documented_payloads()
+JSON_MARKS = ("{", "}", "[", "]", '"', "None", "True", "False")
+
+
+def env(kind: str, data: Any, rule: str | None = None, round_id: str | None = None) -> Envelope:
+    return Envelope(
+        "casino-1", "RL-01", 42, "2026-11-29T19:17:40.123456Z", kind, "wheel", data, rule, round_id
+    )
+
+
+def test_every_contract_event_type_has_its_own_wording() -> None:
+    assert set(DOCUMENTED) == EVENT_TYPES
+    assert set(SENTENCES) == EVENT_TYPES
+
+
+@pytest.mark.parametrize("kind", sorted(EVENT_TYPES))
+def test_each_type_reads_as_words_whatever_its_data(kind: str) -> None:
+    keys = [k.rstrip("?") for k in DOCUMENTED[kind].keys]
+    required = [k.rstrip("?") for k in DOCUMENTED[kind].required]
+    shapes: list[dict[str, Any]] = [
+        {k: "x" for k in keys},  # every documented key
+        {k: "x" for k in required},  # only those always present
+        {k: 7 for k in keys},  # numbers where text was expected
+        {k: {"a": [1, "b"]} for k in keys},  # nested groups and lists
+        {k: None for k in keys},
+        {},
+    ]
+    for data in shapes:
+        text = sentence(env(kind, data, "58 Pa. Code § 531.5(a)", "RL-01-2026-11-29-0042"))
+        assert text and text.endswith(", § 531.5(a)"), (kind, data, text)
+        for mark in JSON_MARKS:
+            assert mark not in text, (kind, data, text)
+        assert text != fallback(env(kind, data)), (kind, text)
+
+
+def test_the_sentences_staff_read() -> None:
+    rid = "RL-01-2026-11-29-0042"
+    result = {"number": "17", "colour": "black", "dealer": "DL-7", "spin": 3}
+    assert sentence(env(EventType.ROULETTE_RESULT, result, None, rid)) == (
+        "17 black, round 42, dealer DL-7"
+    )
+    halted = {"code": "device_offline", "device": "reader", "detail": "card reader silent"}
+    halted["reasons"] = [dict(halted)]
+    assert sentence(env(EventType.TABLE_HALTED, halted, "58 Pa. Code § 549.16(k)")) == (
+        "halted: reader offline (card reader silent), § 549.16(k)"
+    )
+    halted["reasons"].append({"code": "journal_failure"})
+    assert sentence(env(EventType.TABLE_HALTED, {**halted, "device": None, "code": "tilt"})) == (
+        "halted: tilt (card reader silent); 1 more reason(s) latched"
+    )
+    alert = {"id": "A00001", "test": "pocket", "p_value": 0.000213456789, "level": 0.001}
+    assert sentence(env(EventType.SURVEILLANCE_ALERT, {**alert, "window": 270})) == (
+        "alert A00001: pocket test p = 0.000213 below 0.001 over 270 results"
+    )
+    acked = {"id": "A00001", "by": "SE-3001", "note": "wheel checked", "alert": alert}
+    assert sentence(env(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, acked)) == (
+        "alert A00001 acknowledged by SE-3001: wheel checked"
+    )
+    command = {"id": "c1", "name": "ack_alert", "by": "SE-3001", "role": "security"}
+    command |= {"args": {"alert": "A00001", "note": "ok"}, "key": "current"}
+    assert sentence(env(EventType.OPERATOR_COMMAND, command)) == (
+        "SE-3001 (security): ack_alert alert A00001, note ok"
+    )
+    refused = {"id": "c2", "name": "ack_alert", "by": "FP-1", "code": "role_not_allowed"}
+    refused["reason"] = "'ack_alert' may be issued by security, supervisor"
+    assert sentence(env(EventType.OPERATOR_COMMAND_REFUSED, refused)) == (
+        "FP-1's ack_alert refused (role_not_allowed): 'ack_alert' may be issued by "
+        "security, supervisor"
+    )
+    offline = {"port": "/dev/pts/3", "reason": "silent past 5 s"}
+    assert sentence(env(EventType.DEVICE_OFFLINE, offline)) == "wheel offline: silent past 5 s"
+    revolutions = {"spin": 9, "count": 14}
+    assert sentence(env(EventType.WHEEL_BALL_REVOLUTIONS, revolutions)) == (
+        "spin 9: ball went round 14 times"
+    )
+    moved = {"card": "9H", "from": {"dealer": True}, "to": {"box": 1, "hand": 0}, "by": "DL-7"}
+    assert sentence(env(EventType.BLACKJACK_CARD_CORRECTED, moved)) == (
+        "card 9H was dealt to box 1 hand 0, not the dealer, by DL-7"
+    )
+    throw = {
+        "throw": 7,
+        "together": True,
+        "dice": [
+            {"id": "A1", "face": 4, "rest": "table", "lie": "flat", "far_end": True},
+            {"id": "A2", "face": 3, "rest": "die", "lie": "cocked", "far_end": True},
+        ],
+    }
+    assert sentence(env(EventType.DICE_THROW, throw)) == (
+        "throw 7: A1: 4, A2: 3 on the other die (cocked)"
+    )
+    voided = {"reason": "ball_off_wheel", "detail": "the ball left the wheel", "spin": 9}
+    assert sentence(env(EventType.ROUND_VOIDED, voided, "58 Pa. Code § 531.7(c)", rid)) == (
+        "round 42 voided: ball off wheel (the ball left the wheel), § 531.7(c)"
+    )
+
+
+def test_the_pai_gow_sentences() -> None:
+    rid = "PG-01-2026-11-29-0007"
+    position = {"throw": 3, "faces": [4, 2, 6], "total": 12, "position": 4}
+    position |= {"count_order": ["dealer", 1, 2, 3, 4, 5, 6], "detail": "counted"}
+    assert sentence(env(EventType.PAIGOW_DEAL_POSITION, position, None, rid)) == (
+        "shaker 4/2/6 = 12: deal starts at betting area 4, round 7"
+    )
+    dealt = {"from": 3, "position": "dealer", "as_determined": False, "by": "DL-7"}
+    assert sentence(env(EventType.PAIGOW_DEALT, {**dealt, "role": "dealer"}, None, rid)) == (
+        "tiles dealt from betting area 3 by DL-7; the dice said the dealer, round 7"
+    )
+    right = {**dealt, "from": "dead_hand", "position": "dead_hand", "as_determined": True}
+    assert sentence(env(EventType.PAIGOW_DEALT, right)) == (
+        "tiles dealt from the Dead Hand by DL-7, as the dice said"
+    )
+
+
+def test_a_type_this_console_does_not_know_still_reads_as_words() -> None:
+    newer = env("wheel.ball_speed", {"spin": 3, "rpm": 61.5, "ok": True})
+    assert sentence(newer) == "wheel ball speed: spin 3, rpm 61.5, ok yes"
+    assert sentence(env("table.something", None)) == "table something"
+
+
+def test_p_values_and_citations_are_short() -> None:
+    assert [p_text(p) for p in (0.000213456789, 3.8e-10, 0.0123456, 0.5, 1.0)] == [
+        "0.000213",
+        "3.8e-10",
+        "0.0123",
+        "0.5",
+        "1",
+    ]
+    assert [p_text(p) for p in (None, "0.1", True, float("nan"))] == ["?", "?", "?", "nan"]
+    assert cite("58 Pa. Code § 549.16(k)") == "§ 549.16(k)" and cite(None) == ""
+    assert round_number("RL-01-2026-11-29-0042") == "42" and round_number(None) == ""
+
+
+def test_telemetry_is_hidden_by_default_and_families_filter() -> None:
+    assert EventType.WHEEL_BALL_REVOLUTIONS in TELEMETRY
+    assert family(EventType.WHEEL_BALL_REVOLUTIONS) == "telemetry"
+    assert family(EventType.TABLE_HALTED) == "halt"
+    assert family(EventType.SURVEILLANCE_ALERT) == "alert"
+    assert family(EventType.PROCEDURE_VIOLATION) == "violation"
+    assert family(EventType.ROUND_VOIDED) == "void"
+    assert family(EventType.ROULETTE_RESULT) == "result"
+    assert family(EventType.OPERATOR_COMMAND) == "operator"
+    assert family(EventType.DEVICE_OFFLINE) == "device"
+    assert family(EventType.ROUND_STARTED) == "table"
+    spin = env(EventType.WHEEL_BALL_REVOLUTIONS, {"spin": 1, "count": 9})
+    halt = env(EventType.TABLE_HALTED, {"code": "tilt"})
+    shown = EventFilter()
+    assert not shown.shows(spin) and shown.shows(halt)
+    assert shown.toggled_telemetry().shows(spin)
+    only_halts = shown.next_family()
+    assert only_halts.only == "halt" and only_halts.shows(halt) and not only_halts.shows(spin)
