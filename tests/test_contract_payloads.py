@@ -37,6 +37,7 @@ SCENARIOS = [
     "test_key_rotation.py",
     "test_commands.py",
     "test_surveillance_live.py",
+    "test_surveillance_dice_live.py",
     "test_adapter_events.py",
     "test_protocol_limiter.py",
     "test_journal_integrity.py",

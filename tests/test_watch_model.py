@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from floord.contract import REPLAY_MAX_EVENTS, Envelope, Topics
+from floord.watch.detail import detail_text
 from floord.watch.model import FloorModel, Notice
 from floord.watch.render import HALTED, row_style, row_values
 from floord.watch.streams import SeqTracker
@@ -173,6 +174,27 @@ def test_the_console_losing_its_broker_marks_every_table_stale() -> None:
     assert model.totals().stale == 2
     model.set_connected(True, "connected")
     assert model.totals().stale == 0
+
+
+def test_a_craps_tables_dice_alert_is_an_open_alert_not_a_wheel_test() -> None:
+    """Issue 16 item 5: a dice alert names its die and set; the table has no wheel."""
+    model = FloorModel(PREFIX)
+    t = topics("CR-01")
+    dice = {"id": "A00001", "test": "dice_faces", "p_value": 0.0002, "level": 0.001,
+            "die": "D2", "dice_set": "D1,D2,D3,D4,D5"}  # fmt: skip
+    state = {"table": "CR-01", "game": "craps", "state": "open", "alerts": [dice]}
+    model.on_message(t.state, json.dumps(state).encode())
+    view = model.tables[(SITE, "CR-01")]
+    assert set(view.alerts) == {"A00001"} and not view.wheel.present
+    shooter = {**dice, "id": "A00002", "test": "shooter_signature", "shooter": 3}
+    del shooter["die"]
+    model.on_message(t.events, envelope("CR-01", 5, "surveillance.alert", data=shooter))
+    assert set(view.alerts) == {"A00001", "A00002"} and not view.wheel.present
+    assert row_values(view)["alerts"] == "2 open"
+    shown = detail_text(view).plain
+    assert "alert A00001: dice_faces test p = 0.0002 (level 0.001, die D2)" in shown
+    assert "shooter_signature test p = 0.0002 (level 0.001, shooter at seat 3)" in shown
+    assert "results seen" not in shown  # no wheel lines for a Craps table
 
 
 def test_state_halt_alerts_voids_and_wheel_analytics() -> None:

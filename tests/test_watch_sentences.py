@@ -66,6 +66,17 @@ def test_the_sentences_staff_read() -> None:
     assert sentence(env(EventType.SURVEILLANCE_ALERT, {**alert, "window": 270})) == (
         "alert A00001: pocket test p = 0.000213 below 0.001 over 270 results"
     )
+    # A Craps table's dice tests name the die or the shooter's seat, and the dice set.
+    dice = {**alert, "test": "dice_faces", "window": 180, "die": "D2", "dice_set": "D1,D2"}
+    assert sentence(env(EventType.SURVEILLANCE_ALERT, dice)) == (
+        "alert A00001: dice faces test p = 0.000213 below 0.001 over 180 results, die D2, "
+        "dice set D1,D2"
+    )
+    shooter = {**alert, "test": "shooter_signature", "window": 60, "shooter": 3}
+    assert sentence(env(EventType.SURVEILLANCE_ALERT, shooter)) == (
+        "alert A00001: shooter signature test p = 0.000213 below 0.001 over 60 results, "
+        "shooter at seat 3"
+    )
     acked = {"id": "A00001", "by": "SE-3001", "note": "wheel checked", "alert": alert}
     assert sentence(env(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, acked)) == (
         "alert A00001 acknowledged by SE-3001: wheel checked"

@@ -115,6 +115,16 @@ def _parser() -> argparse.ArgumentParser:
     wheel.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
     wheel.add_argument("--sectors", type=int,
                        help="wheel sectors, 0: off" + live % "<game>_sectors")  # fmt: skip
+    dice = what.add_parser("dice", help="a Craps table's dice statistics (chi-square tests)")
+    dice.add_argument("-c", "--config", required=True, type=Path)
+    dice.add_argument("--table", required=True)
+    dice.add_argument("--since", help="only rolls at or after this ISO 8601 time")
+    dice.add_argument("--window", type=int, help="running watch window" + live % "window")
+    dice.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
+    dice.add_argument("--shooter-window", type=int,
+                      help="rolls per shooter" + live % "shooter_window")  # fmt: skip
+    dice.add_argument("--shooter-bins", type=int,
+                      help="runs of totals, 0: off" + live % "shooter_bins")  # fmt: skip
     for module_name in EXTENSIONS:
         importlib.import_module(module_name).register(sub)
     return parser
@@ -255,17 +265,24 @@ def _demo(ns: argparse.Namespace) -> int:
 
 
 def _report(ns: argparse.Namespace) -> int:
+    from floord.cli.dice_report import run_dice_report
     from floord.cli.report import run_wheel_report
     from floord.config.load import ConfigError
 
     try:
-        text = run_wheel_report(ns.config, ns.table, ns.since, ns.png, window=ns.window,
-                                level=ns.level, sectors=ns.sectors)  # fmt: skip
+        if ns.report == "dice":
+            text = run_dice_report(ns.config, ns.table, ns.since,
+                                   {"window": ns.window, "level": ns.level,
+                                    "shooter_window": ns.shooter_window,
+                                    "shooter_bins": ns.shooter_bins})  # fmt: skip
+        else:
+            text = run_wheel_report(ns.config, ns.table, ns.since, ns.png, window=ns.window,
+                                    level=ns.level, sectors=ns.sectors)  # fmt: skip
     except ConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
         return 1
     except (KeyError, ValueError, OSError) as exc:
-        print(f"floord report wheel: {exc}", file=sys.stderr)
+        print(f"floord report {ns.report}: {exc}", file=sys.stderr)
         return 1
     print(text)
     return 0

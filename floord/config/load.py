@@ -26,7 +26,7 @@ from floord.config.secrets import broker_problems, read_secret, rotation_problem
 from floord.config.tables import GAMES, ID_PATTERN, StrictModel, TableConfig
 from floord.config.text import text_problems
 from floord.games.definition import devices_by_family
-from floord.games.registry import definition_of, live_setup
+from floord.games.registry import definition_of, dice_setup, live_setup
 from floord.operator.commands import OperatorKeys
 from floord.profiles import ProfileError, load_profile
 
@@ -68,6 +68,11 @@ class SurveillanceConfig(StrictModel):
     # the release pocket; see docs/analytics.md.
     dealer_window: int = Field(default=300, ge=40, le=100_000)
     dealer_bins: int = Field(default=8, ge=0, le=37)
+    # The shooter signature test of a Craps table: per shooter's seat, totals in
+    # `shooter_bins` runs of neighbouring totals over the last `shooter_window` rolls
+    # (0 bins: off); `floord check` refuses a window too small for the runs.
+    shooter_window: int = Field(default=200, ge=30, le=100_000)
+    shooter_bins: int = Field(default=5, ge=0, le=11)
 
     @field_validator("dealer_bins")
     @classmethod
@@ -186,8 +191,9 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
 
 
 def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
-    """The live wheel tests must be buildable for every wheel table the daemon will run
-    (a window too small for a wheel's rarest cell would otherwise stop it at start)."""
+    """The live wheel and dice tests must be buildable for every table the daemon will run
+    (a window too small for a test's rarest cell would otherwise stop it at start)."""
+    from floord.table.dice_surveillance import DiceSurveillance
     from floord.table.surveillance import TableSurveillance
 
     settings = cfg.surveillance
@@ -196,6 +202,9 @@ def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
     problems = []
     for table in cfg.tables:
         try:
+            dice = dice_setup(table, settings)
+            if dice is not None:
+                DiceSurveillance(dice)
             setup = live_setup(table, settings)
             if setup is None:
                 continue

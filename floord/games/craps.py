@@ -80,5 +80,9 @@ def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any])
 
 
 DEFINITION = GameDefinition(
-    table=CrapsTableConfig, build_engine=_engine, check=_check, device_check=_device_check
+    table=CrapsTableConfig,
+    build_engine=_engine,
+    check=_check,
+    device_check=_device_check,
+    dice_watch=True,
 )

@@ -3,7 +3,8 @@
 A `GameDefinition` is all that floord outside the engine knows of a game: the table's
 config model (its `game` names are the config's discriminator), the checks `floord check`
 runs on its rules and device slots, how its engine is built, the options its drivers
-derive from its rules, and for a wheel game how its wheel is reported on.
+derive from its rules, for a wheel game how its wheel is reported on, and whether its
+rolls run the dice tests.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ class SurveillanceSettings(Protocol):
     def dealer_window(self) -> int: ...
     @property
     def dealer_bins(self) -> int: ...
+    @property
+    def shooter_window(self) -> int: ...
+    @property
+    def shooter_bins(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,8 @@ class GameDefinition:
     # What a driver of that family must know of the table's rules to judge its bytes.
     driver_options: Callable[[Any, str], dict[str, Any]] = _no_options
     wheel: Wheel | None = field(default=None)
+    # Its rolls run the live dice tests (`floord/analytics/dice_watch.py`): Craps.
+    dice_watch: bool = False
 
     @property
     def games(self) -> tuple[str, ...]:

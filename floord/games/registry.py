@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
 from pydantic import Field
 
+from floord.analytics.dice_report import DiceSetup
 from floord.analytics.report import WheelSetup
 from floord.games import (
     baccarat,
@@ -99,3 +100,12 @@ def live_setup(table: GameTable, settings: SurveillanceSettings) -> WheelSetup |
     sectors = getattr(settings, wheel.sectors_setting)
     return wheel.setup(table, settings.window, settings.level, sectors,
                        settings.dealer_window, settings.dealer_bins)  # fmt: skip
+
+
+def dice_setup(table: GameTable, settings: SurveillanceSettings) -> DiceSetup | None:
+    """The dice tests of a table as the config's `surveillance:` tunes them; None for a
+    table whose game runs none (only Craps and Mini-Craps rolls are tested)."""
+    if not definition_of(table).dice_watch:
+        return None
+    return DiceSetup(settings.window, settings.level, settings.shooter_window,
+                     settings.shooter_bins)  # fmt: skip

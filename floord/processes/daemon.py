@@ -23,6 +23,7 @@ import floord
 from floord.adapters.local import DeviceAdapter, Received, Sink
 from floord.adapters.remote import RemoteDevice, TableDevice
 from floord.adapters.supervision import supervise
+from floord.analytics.dice_report import read_rolls
 from floord.analytics.report import read_results
 from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
@@ -35,9 +36,10 @@ from floord.mqtt.tls import client_tls
 from floord.profiles import DeviceProfile, load_profile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
+from floord.table.dice_surveillance import DiceSurveillance
 from floord.table.runner import TableEngine, TableRunner
 from floord.table.start_check import check_on_start
-from floord.table.surveillance import TableSurveillance
+from floord.table.surveillance import AlertKeeper, TableSurveillance
 
 TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
@@ -201,17 +203,27 @@ class Daemon:
             on_recorded=recorded,
         )
 
-    def _surveillance(self, table: TableConfig) -> TableSurveillance | None:
-        """The live wheel-integrity tests of a wheel table, their window refilled from the
-        journal and their open alerts restored from the last snapshot."""
+    def _surveillance(self, table: TableConfig) -> AlertKeeper | None:
+        """The live wheel- or dice-integrity tests of a wheel or Craps table, their
+        windows refilled from the journal and their open alerts restored from the last
+        snapshot."""
         settings = self.loaded.config.surveillance
-        setup = registry.live_setup(table, settings) if settings.enabled else None
-        if setup is None:
+        if not settings.enabled:
             return None
         saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
+        journal = self.loaded.journal_path
+        dice = registry.dice_setup(table, settings)
+        if dice is not None:
+            dice_watcher = DiceSurveillance(dice, saved)
+            if journal.is_file():
+                dice_watcher.warm_up_rolls(read_rolls(journal, table.id, None))
+            return dice_watcher
+        setup = registry.live_setup(table, settings)
+        if setup is None:
+            return None
         watcher = TableSurveillance(setup, saved)
-        if self.loaded.journal_path.is_file():
-            watcher.warm_up(read_results(self.loaded.journal_path, table.id, None))
+        if journal.is_file():
+            watcher.warm_up(read_results(journal, table.id, None))
         return watcher
 
     def restore(self) -> None:

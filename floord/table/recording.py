@@ -27,7 +27,7 @@ from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedComma
 from floord.journal.store import DISK_FULL, Journal, JournalError
 from floord.table.commit_group import Entry, builders
 from floord.table.state_lines import log_recorded
-from floord.table.surveillance import TableSurveillance
+from floord.table.surveillance import AlertKeeper
 from floord.table.unrecorded import Pending, Unrecorded
 
 
@@ -60,7 +60,7 @@ class TableRecord:
     site: str
     table: str
     engine: TableEngine
-    surveillance: TableSurveillance | None
+    surveillance: AlertKeeper | None
     link: Link | None
     record_failure: str | None
     record_failure_code: str
@@ -69,7 +69,7 @@ class TableRecord:
     _log: Any
     _unrecorded_halt: list[Pending]
     _unrecorded: Unrecorded
-    _committed: tuple[TableEngine, TableSurveillance | None]
+    _committed: tuple[TableEngine, AlertKeeper | None]
     _group: list[Entry] | None
     _in_flight: bool
     # The table stream's chain head as of the last commit; None while unknown.
@@ -196,7 +196,7 @@ class TableRecord:
             snap = {**snap, "surveillance": self.surveillance.snapshot()}
         return snap
 
-    def _copy_state(self) -> tuple[TableEngine, TableSurveillance | None]:
+    def _copy_state(self) -> tuple[TableEngine, AlertKeeper | None]:
         return copy.deepcopy((self.engine, self.surveillance))
 
     def _roll_back(self) -> None:

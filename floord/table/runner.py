@@ -45,7 +45,7 @@ from floord.table.recording import TableEngine as TableEngine
 from floord.table.recording import TableRecord
 from floord.table.replay import replay_range
 from floord.table.stopping import STOPPED_REASON, StopGate
-from floord.table.surveillance import TableSurveillance
+from floord.table.surveillance import AlertKeeper
 from floord.table.unrecorded import Pending, Unrecorded, command_named
 
 
@@ -61,7 +61,7 @@ class TableRunner(TableRecord):
         adapters: dict[str, TableDevice],
         operators: Operators,
         clock: Callable[[], datetime],
-        surveillance: TableSurveillance | None = None,
+        surveillance: AlertKeeper | None = None,
     ) -> None:
         self.site = site
         self.surveillance = surveillance
@@ -137,7 +137,7 @@ class TableRunner(TableRecord):
             self._dispatch(output)
 
     def _held_back(
-        self, output: EngineOutput, before: tuple[TableEngine, TableSurveillance | None] | None
+        self, output: EngineOutput, before: tuple[TableEngine, AlertKeeper | None] | None
     ) -> bool:
         """While the daemon stops, an input whose answer would start a round is not acted
         on: the engine is put back to `before` it (the state the inputs gathered ahead of

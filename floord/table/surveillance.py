@@ -9,6 +9,7 @@ of security acknowledges it (`ack_alert`), and survives a restart through the sn
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 from floord.analytics.dealer_signature import DealerSignature
@@ -20,10 +21,44 @@ from floord.engine.core.types import Decision
 POLICY = "surveillance analytics (floord, not a regulation): a statistical flag to review"
 
 
-class TableSurveillance:
+class AlertKeeper(ABC):
+    """A table's open surveillance alerts, numbered, kept until acknowledged; what the
+    runner asks of a watcher (a wheel's below, a table's dice in `dice_surveillance`)."""
+
+    def __init__(self, saved: dict[str, Any] | None = None) -> None:
+        saved = saved or {}
+        self.alerts: list[dict[str, Any]] = list(saved.get("alerts") or [])
+        self.raised = int(saved.get("raised") or 0)
+
+    @abstractmethod
+    def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
+        """The alerts the engine's decisions raise, as decisions to record with them."""
+
+    def _raise(self, alert: dict[str, Any], round_id: str | None) -> Decision:
+        """Number and keep one alert; the decision that records it."""
+        self.raised += 1
+        body = {"id": f"A{self.raised:05d}", **alert, "policy": POLICY}
+        self.alerts.append(body)
+        return Decision(EventType.SURVEILLANCE_ALERT, body, None, round_id)
+
+    def acknowledge(self, alert_id: Any, by: str, note: str) -> Decision | None:
+        """Close an open alert; None when there is no such open alert."""
+        for alert in self.alerts:
+            if alert["id"] == alert_id:
+                self.alerts.remove(alert)
+                body = {"id": alert_id, "by": by, "note": note, "alert": alert}
+                return Decision(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, body, None, None)
+        return None
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}
+
+
+class TableSurveillance(AlertKeeper):
     """One wheel's running tests and its open alerts."""
 
     def __init__(self, setup: WheelSetup, saved: dict[str, Any] | None = None) -> None:
+        super().__init__(saved)
         self.setup = setup
         self.watch = WheelWatch(
             setup.kind,
@@ -40,9 +75,6 @@ class TableSurveillance:
             self.dealers = DealerSignature(
                 setup.kind, setup.order, setup.dealer_window, setup.level, setup.dealer_bins
             )
-        saved = saved or {}
-        self.alerts: list[dict[str, Any]] = list(saved.get("alerts") or [])
-        self.raised = int(saved.get("raised") or 0)
 
     def warm_up(self, history: list[WheelResult]) -> None:
         """Replay the journal's last results so the window is full again after a restart;
@@ -55,7 +87,6 @@ class TableSurveillance:
                     self.dealers.add(past.dealer, past.release, past.result)
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
-        """The alerts the engine's results raise, as decisions to record with them."""
         raised: list[Decision] = []
         for decision in decisions:
             if decision.type == EventType.ROULETTE_RESULT:
@@ -67,10 +98,7 @@ class TableSurveillance:
             else:
                 continue
             for alert in [*self.watch.add(result, position=position), *found]:
-                self.raised += 1
-                body = {"id": f"A{self.raised:05d}", **alert, "policy": POLICY}
-                self.alerts.append(body)
-                raised.append(Decision(EventType.SURVEILLANCE_ALERT, body, None, decision.round))
+                raised.append(self._raise(alert, decision.round))
         return raised
 
     def _dealer_alerts(self, data: dict[str, Any], result: str) -> list[dict[str, Any]]:
@@ -78,15 +106,3 @@ class TableSurveillance:
         if self.dealers is None or not isinstance(dealer, str) or not isinstance(release, str):
             return []
         return self.dealers.add(dealer, release, result)
-
-    def acknowledge(self, alert_id: Any, by: str, note: str) -> Decision | None:
-        """Close an open alert; None when there is no such open alert."""
-        for alert in self.alerts:
-            if alert["id"] == alert_id:
-                self.alerts.remove(alert)
-                body = {"id": alert_id, "by": by, "note": note, "alert": alert}
-                return Decision(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, body, None, None)
-        return None
-
-    def snapshot(self) -> dict[str, Any]:
-        return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}

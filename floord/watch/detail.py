@@ -96,6 +96,9 @@ def _alert_line(alert_id: str, alert: dict[str, object]) -> str:
     window = alert.get("window")
     dealer = alert.get("dealer")
     text += f", window {value_text(window)}" if window is not None else ""
+    for key, shown in (("die", "die"), ("shooter", "shooter at seat")):
+        if alert.get(key) is not None:
+            text += f", {shown} {value_text(alert.get(key))}"
     return text + (f", dealer {value_text(dealer)})" if dealer else ")")
 
 

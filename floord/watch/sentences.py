@@ -148,6 +148,8 @@ def _voided(d: dict[str, Any], e: Envelope) -> str:
 def _alert(d: dict[str, Any], e: Envelope) -> str:
     text = f"alert {get(d, 'id')}: {words(d.get('test'))} test p = {p_text(d.get('p_value'))}"
     text += f" below {p_text(d.get('level'))} over {get(d, 'window')} results"
+    text += optional(d, "die", ", die {}") + optional(d, "shooter", ", shooter at seat {}")
+    text += optional(d, "dice_set", ", dice set {}")
     return text + optional(d, "dealer", ", dealer {}")
 
 

@@ -280,7 +280,7 @@ class CrapsEngine(CrapsCalls):
         decision = self._advance(total)
         rnd = self.rounds.finish()
         self.shooter["rolls"] += 1
-        body = {"throw": rnd["throw"], "faces": [d1, d2], "total": total,
+        body = {"throw": rnd["throw"], "faces": [d1, d2], "dice": rnd["dice"], "total": total,
                 "come_out": before is None, "point_before": before, "point": self.point,
                 "marker": self.marker, "decision": decision, "shooter": self.shooter["seat"],
                 "called_by": called_by, "outcomes": outcomes, **more}  # fmt: skip
