@@ -78,6 +78,9 @@ async def drain(
             elif stream not in stopped:
                 by_stream.setdefault(stream, []).append(seq)
         for stream, seqs in by_stream.items():
-            await journal.mark_published_async(stream, seqs)
+            # Shielded: the broker acknowledged these, so the mark is written even when
+            # the connection ends (and this job is cancelled) while it waits its turn on
+            # the journal's thread; else a lost link would send them all again.
+            await asyncio.shield(journal.mark_published_async(stream, seqs))
         if not all(acked):
             raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")
