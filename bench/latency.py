@@ -9,7 +9,9 @@
   and the table's record). Baseline: a burst of QoS 1 publishes to a subscriber.
 
 Prints one JSON line; ratios are floord / baseline from this run on this machine.
-Run: `make bench` (or `python -m bench.latency --frames 400`).
+Run: `make bench` (or `python -m bench.latency --frames 400`). `--slow-fsync-ms 5`
+(`make bench-slow`) runs the daemon on a slow disk: every fsync takes 5 ms more, as on a
+table box's eMMC or SD card (bench/slow_disk.py, an LD_PRELOAD shim built with cc).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 import aiomqtt
 import yaml
 
+from bench.slow_disk import shim_env
 from floord.demo.broker import mosquitto_binary, private_mosquitto
 
 IDENTITY = {
@@ -109,7 +112,9 @@ class Wheel:
         os.close(self.slave)
 
 
-async def floord_run(url: str, count: int, tmp: Path) -> tuple[list[float], float]:
+async def floord_run(
+    url: str, count: int, tmp: Path, env: dict[str, str] | None = None
+) -> tuple[list[float], float]:
     wheel = Wheel()
     config = {
         "site": "bench",
@@ -142,6 +147,7 @@ async def floord_run(url: str, count: int, tmp: Path) -> tuple[list[float], floa
                 str(path),
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
+                env=env,
             )
 
             async def next_of(kind: str) -> dict:
@@ -184,7 +190,7 @@ async def floord_run(url: str, count: int, tmp: Path) -> tuple[list[float], floa
     return latencies, throughput
 
 
-async def main(count: int) -> dict:
+async def main(count: int, slow_fsync_ms: float = 0.0) -> dict:
     # aiomqtt warns on every queued publish of the baseline's burst; that is the point.
     logging.getLogger("mqtt").setLevel(logging.ERROR)
     if not mosquitto_binary():
@@ -192,14 +198,20 @@ async def main(count: int) -> dict:
     async with private_mosquitto(mosquitto_binary() or "") as url:
         base_lat, base_tput = await baseline(url, count)
         with tempfile.TemporaryDirectory(prefix="floord-bench-") as tmp:
-            lat, tput = await floord_run(url, count, Path(tmp))
+            env = shim_env(slow_fsync_ms, Path(tmp)) if slow_fsync_ms else None
+            if slow_fsync_ms and env is None:
+                raise SystemExit("--slow-fsync-ms needs a C compiler (cc) to build its shim")
+            lat, tput = await floord_run(url, count, Path(tmp), env)
     result = {
         "bench": "latency_throughput",
         "frames": count,
+        "slow_fsync_ms": slow_fsync_ms,
         "latency_ms": {
             "floord": {
                 "p50": round(percentile(lat, 0.5), 3),
                 "p99": round(percentile(lat, 0.99), 3),
+                "max": round(max(lat), 3),
+                "over_10ms": sum(1 for x in lat if x > 10.0),
             },
             "baseline": {
                 "p50": round(percentile(base_lat, 0.5), 3),
@@ -221,4 +233,8 @@ async def main(count: int) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=300)
-    print(json.dumps(asyncio.run(main(parser.parse_args().frames))))
+    parser.add_argument(
+        "--slow-fsync-ms", type=float, default=0.0, help="every fsync of the daemon takes this more"
+    )
+    ns = parser.parse_args()
+    print(json.dumps(asyncio.run(main(ns.frames, ns.slow_fsync_ms))))

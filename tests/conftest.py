@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,3 +39,22 @@ def _no_floord_process_left() -> Iterator[None]:
     from e2e_support import reap_leftovers
 
     reap_leftovers()
+
+
+def _journal_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("journal ") and t.is_alive()}
+
+
+@pytest.fixture(autouse=True)
+def _no_journal_thread_left() -> Iterator[None]:
+    """Every journal a test opened ends its thread (`floord.journal.writer`): closed, or
+    dropped and collected. A thread still alive two seconds after the test fails it."""
+    before = _journal_threads()
+    yield
+    deadline = time.monotonic() + 2.0
+    while left := _journal_threads() - before:
+        if time.monotonic() > deadline:
+            names = sorted(t.name for t in left)
+            pytest.fail(f"journal threads left running after the test: {names}")
+        gc.collect()
+        time.sleep(0.02)

@@ -156,6 +156,10 @@ class AdapterLink:
     def backlog(self) -> int:
         return self._journal.backlog([self.stream])
 
+    async def backlog_async(self) -> int:
+        """`backlog()`, read off the loop."""
+        return await self._journal.backlog_async([self.stream])
+
     async def stop(self) -> None:
         """End run(): say `online: false` (clean stop) if connected, then disconnect."""
         self._session.stop()
@@ -172,6 +176,15 @@ class AdapterLink:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _status(self, *, online: bool, reason: str) -> str:
+        """The status body, the stream read here (only for the will, made as a client
+        is made); on the loop, `_status_async`."""
+        return self._journal.run(lambda: self._status_body(online=online, reason=reason))
+
+    async def _status_async(self, *, online: bool, reason: str) -> str:
+        """The status body, the stream's head read off the loop."""
+        return await self._journal.call(lambda: self._status_body(online=online, reason=reason))
+
+    def _status_body(self, *, online: bool, reason: str) -> str:
         last = self._journal.last_seq(self.stream)
         first = self._journal.read_range(self.stream, 1, 1) if last else []
         return compact(
@@ -205,7 +218,7 @@ class AdapterLink:
         """Say online, subscribe, then run the connection's jobs until one ends it."""
         status = self._topics.device_status(self._device)
         await client.publish(
-            status, self._status(online=True, reason="connected"), qos=1, retain=True
+            status, await self._status_async(online=True, reason="connected"), qos=1, retain=True
         )
         await subscribe_checked(
             client,
@@ -231,7 +244,7 @@ class AdapterLink:
     async def _goodbye(self, client: aiomqtt.Client) -> None:
         await client.publish(
             self._topics.device_status(self._device),
-            self._status(online=False, reason="clean stop"),
+            await self._status_async(online=False, reason="clean stop"),
             qos=1,
             retain=True,
             timeout=5.0,
@@ -241,7 +254,7 @@ class AdapterLink:
         status = self._topics.device_status(self._device)
         while True:
             await asyncio.sleep(self._heartbeat_s)
-            body = self._status(online=True, reason="heartbeat")
+            body = await self._status_async(online=True, reason="heartbeat")
             await client.publish(status, body, qos=1, retain=True, timeout=self._ack_timeout)
 
     # --- the device stream -------------------------------------------------------
@@ -296,13 +309,8 @@ class AdapterLink:
             )
             return
         first = request["from_seq"]
-        last = self._journal.last_seq(self.stream)
-        rows = (
-            self._journal.read_range(self.stream, first, min(last, first + DEVICE_REPLAY_BATCH - 1))
-            if first <= last
-            else []
-        )
-        if request.get("announce") and not self._online_said_since(first, last):
+        last, rows, said = await self._journal.call(lambda: self._replay_rows(first))
+        if request.get("announce") and not said:
             self._announce()
         body = {
             "v": CONTRACT_VERSION,
@@ -317,6 +325,14 @@ class AdapterLink:
             qos=1,
             timeout=self._ack_timeout,
         )
+
+    def _replay_rows(self, first: int) -> tuple[int, list[str], bool]:
+        """The stream's last seq, the rows of a replay from `first`, and whether the stream
+        says `device.online` from `first` on (run on the journal's thread)."""
+        last = self._journal.last_seq(self.stream)
+        end = min(last, first + DEVICE_REPLAY_BATCH - 1)
+        rows = self._journal.read_range(self.stream, first, end) if first <= last else []
+        return last, rows, self._online_said_since(first, last)
 
     def _online_said_since(self, first: int, last: int) -> bool:
         """Whether the stream says `device.online` anywhere in first..last (the daemon

@@ -24,9 +24,10 @@ import structlog
 
 from drivers import module_name as driver_module
 from floord.adapters.protocol_limiter import ProtocolErrorLimiter
+from floord.adapters.stream_appends import StreamAppends
 from floord.contract import Envelope, EventType, format_ts
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing, Request
-from floord.journal.store import Journal, JournalError
+from floord.journal.store import Journal
 from floord.profiles import DeviceProfile
 from floord.transport.base import Transport
 from floord.transport.stream import TransportError, open_transport
@@ -89,6 +90,7 @@ class DeviceAdapter:
         self._limiter = ProtocolErrorLimiter(profile.protocol_errors)
         self._limiter_timer: asyncio.TimerHandle | None = None
         self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
+        self._appends = StreamAppends(journal, self.stream, self._log)
         self._transport: Transport | None = None
         self._write_lock = asyncio.Lock()
         self._pending: list[tuple[Request, asyncio.Future[DeviceReply]]] = []
@@ -141,7 +143,8 @@ class DeviceAdapter:
         self._arm_limiter()
 
     def _record(self, event: DeviceEvent) -> None:
-        """Journal on the device's own stream, then hand it to the table."""
+        """Journal on the device's own stream, then hand it to the table (off the loop,
+        in order: `floord.adapters.stream_appends`)."""
         now = self._clock()
 
         def build(seq: int) -> Envelope:
@@ -155,15 +158,11 @@ class DeviceAdapter:
                 data=event.data,
             )
 
-        try:
-            seq = self._journal.append(self.stream, build).seq
-        except JournalError as exc:
-            # The table's runner will fail to record it too and halt the table; the
-            # event still goes to the engine so the halt names what happened.
-            self._log.critical("cannot journal device event", error=str(exc), type=event.type)
-            seq = 0
-        self._on_recorded()
-        self._sink(Received(self.device, event, now, seq))
+        def recorded(seq: int) -> None:
+            self._on_recorded()
+            self._sink(Received(self.device, event, now, seq))
+
+        self._appends.add(build, recorded)
 
     def availability(self) -> dict[str, Any]:
         """The retained body of `P/devices/<device>`."""
@@ -210,6 +209,7 @@ class DeviceAdapter:
                     {"name": command.name, "ok": False, "reply": None, "error": str(exc)},
                 )
             )
+            await self._appends.settled()
             return None
         reply = await self._request(request)
         ok = reply is not None and reply.prefix not in REFUSALS
@@ -224,6 +224,7 @@ class DeviceAdapter:
                 },
             )
         )
+        await self._appends.settled()  # the outcome is on the record when send returns
         return reply
 
     async def _request(self, request: Request) -> DeviceReply | None:
@@ -265,6 +266,13 @@ class DeviceAdapter:
         nothing behind it. (The daemon's supervisor, `floord.adapters.supervision`, is the
         second line for a failure of this loop itself.)
         """
+        try:
+            await self._supervise()
+        finally:
+            # What the device said is on the record and with the table when run() ends.
+            await self._appends.settled()
+
+    async def _supervise(self) -> None:
         timeouts = self.profile.timeouts
         backoff = timeouts.reconnect_min_s
         while not self._stopping:

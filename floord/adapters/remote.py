@@ -36,6 +36,7 @@ import aiomqtt
 import structlog
 
 from floord.adapters.local import Received, Sink, availability_body
+from floord.adapters.stream_appends import StreamAppends
 from floord.contract import (
     CONTRACT_VERSION,
     EVENT_TYPES,
@@ -47,7 +48,7 @@ from floord.contract import (
     parse_ts,
 )
 from floord.events import DeviceCommand, DeviceEvent
-from floord.journal.store import Journal, JournalError
+from floord.journal.store import Journal
 from floord.mqtt.client import Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
@@ -154,6 +155,11 @@ class RemoteDevice:
         )
         # The device stream: the next seq to deliver, and early arrivals held back.
         self._next = journal.last_seq(self.stream) + 1
+        # The `ts` of the stream's first event on record (what the adapter's must match).
+        first = journal.read_range(self.stream, 1, 1) if self._next > 1 else []
+        self._first_ts: Any = json.loads(first[0]).get("ts") if first else None
+        # The daemon's copy of the stream, written off the loop and in order.
+        self._appends = StreamAppends(journal, self.stream, self._log, published=True)
         self._early: dict[int, Envelope] = {}
         self._asked_at: float | None = None
         self._adapter_last = 0
@@ -193,10 +199,19 @@ class RemoteDevice:
         elif event.type == EventType.DEVICE_IDENTIFIED:
             self.identity = dict(event.data)
 
-    def _hand_over(self, event: DeviceEvent, ts: datetime, device_seq: int) -> None:
+    def _hand_over(
+        self, event: DeviceEvent, ts: datetime, device_seq: int, copy: Envelope | None = None
+    ) -> None:
+        """Track the device now; the table hears of the event once `copy` (the daemon's
+        copy of it, if any) is durable, in the order of the stream
+        (`floord.adapters.stream_appends`)."""
         self._track(event, ts)
-        self._on_recorded()
-        self._sink(Received(self.device, event, ts, device_seq))
+
+        def recorded(_seq: int) -> None:
+            self._on_recorded()
+            self._sink(Received(self.device, event, ts, device_seq))
+
+        self._appends.add(None if copy is None else (lambda _seq: copy), recorded)
 
     def _observe(self, etype: EventType, data: dict[str, Any]) -> None:
         """An event the daemon itself observed about the device (not on its stream)."""
@@ -268,15 +283,13 @@ class RemoteDevice:
         self._early = {s: e for s, e in self._early.items() if s >= self._next}
 
     def _deliver(self, env: Envelope) -> None:
-        copy = _unchained(env)
-        try:
-            self._journal.append_many(self.stream, [lambda _seq: copy])
-            # The adapter published it already: the daemon's link must not send it again.
-            self._journal.mark_published(self.stream, [env.seq])
-        except JournalError as exc:
-            self._log.critical("cannot keep the device event", error=str(exc), seq=env.seq)
+        # Kept as published (the adapter published it already: the daemon's link must not
+        # send it again), in the copy's own transaction.
         self._next = env.seq + 1
-        self._hand_over(DeviceEvent(EventType(env.type), env.data), parse_ts(env.ts), env.seq)
+        if env.seq == 1:
+            self._first_ts = env.ts
+        event = DeviceEvent(EventType(env.type), env.data)
+        self._hand_over(event, parse_ts(env.ts), env.seq, _unchained(env))
 
     def _ask(self) -> None:
         """One replay request at a time, for everything from the first missing seq."""
@@ -342,10 +355,8 @@ class RemoteDevice:
         if last < have:
             self._break(f"the adapter's stream ends at seq {last}; {have} are on record")
             return
-        if have and first_ts is not None:
-            [mine] = self._journal.read_range(self.stream, 1, 1) or ["{}"]
-            if json.loads(mine).get("ts") not in (None, first_ts):
-                self._break("the adapter's stream is not the one on record (seq 1 differs)")
+        if have and first_ts is not None and self._first_ts not in (None, first_ts):
+            self._break("the adapter's stream is not the one on record (seq 1 differs)")
 
     def _heard(self) -> None:
         self._heard_at = asyncio.get_running_loop().time()
@@ -386,6 +397,7 @@ class RemoteDevice:
             watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watch
+            await self._appends.settled()
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
         """Subscribe, ask for what is missing, then take the adapter's messages."""

@@ -1,5 +1,6 @@
 """Chaining an older journal in place, on its first open: events (version 1 to 2) and
-snapshots (version 2 to 3).
+snapshots (version 2 to 3); and the published watermarks of a file that had only the
+per-row flags (`fill_watermarks`).
 
 Only `prev` and `hash` are added to each stored body, in seq order per stream, so the
 chain over those events proves only that they have not changed since the migration
@@ -79,6 +80,35 @@ def chain_snapshots(db: sqlite3.Connection, schema_version: int) -> int:
         (json.dumps({"from_version": 2, "snapshots": chained}),),
     )
     return chained
+
+
+def fill_watermarks(db: sqlite3.Connection) -> int:
+    """A file written before the watermarks (`floord.journal.watermark`): each stream's
+    mark is its leading run of rows flagged published (events pruned before it were
+    published), recorded once in `meta.published_marks`; returns how many streams.
+
+    The schema version stays: the change is additive, and a file so marked can still be
+    read by a floord that knows only the flags (they are folded when the journal closes).
+    """
+    if db.execute("SELECT 1 FROM meta WHERE key = 'published_marks'").fetchone():
+        return 0
+    marked = 0
+    for stream, last_seq in db.execute("SELECT stream, last_seq FROM streams").fetchall():
+        gap = db.execute(
+            "SELECT MIN(seq) FROM events WHERE stream = ? AND published = 0", (stream,)
+        ).fetchone()[0]
+        up_to = last_seq if gap is None else gap - 1
+        db.execute(
+            "INSERT INTO published_marks (stream, up_to_seq) VALUES (?, ?) "
+            "ON CONFLICT (stream) DO UPDATE SET up_to_seq = excluded.up_to_seq",
+            (stream, up_to),
+        )
+        marked += 1
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('published_marks', ?)",
+        (json.dumps({"streams": marked}),),
+    )
+    return marked
 
 
 def _dumps(body: dict) -> str:

@@ -32,19 +32,26 @@ hash. A version-2 file gains them when first opened (`meta.snapshots_migrated`).
 
 from __future__ import annotations
 
-import errno
 import json
 import sqlite3
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from floord.contract import Envelope, format_ts, parse_ts
-from floord.journal.chain import Break, event_hash, genesis
-from floord.journal.integrity import snapshot_breaks, tail_breaks, write_snapshot
-from floord.journal.migrate import chain_snapshots, chain_version_1
-from floord.untrusted import storable
+from floord.journal import watermark
+from floord.journal.append import Build, append_rows
+from floord.journal.chain import Break
+from floord.journal.errors import DISK_FULL as DISK_FULL
+from floord.journal.errors import FAILURE as FAILURE
+from floord.journal.errors import INTERNAL as INTERNAL
+from floord.journal.errors import JournalError as JournalError
+from floord.journal.errors import fail, rollback
+from floord.journal.errors import failure_code as failure_code
+from floord.journal.integrity import snapshot_breaks, tail_breaks
+from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
+from floord.journal.writer import WriterThread
 
 SCHEMA_VERSION = 3
 
@@ -86,42 +93,37 @@ CREATE TABLE IF NOT EXISTS command_ids (
 """
 
 
-DISK_FULL = "journal_disk_full"
-FAILURE = "journal_failure"
-# Not the storage: an event or snapshot that could not be built or encoded (a bug).
-INTERNAL = "internal_error"
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-class JournalError(RuntimeError):
-    """The journal could not record or read: the caller must halt the table.
+def on_writer(method: Callable[Concatenate[Journal, P], R]) -> Callable[Concatenate[Journal, P], R]:
+    """Run the method's body on the journal's own thread; the caller waits for it."""
 
-    `code` is the halt reason the table gets: `journal_disk_full` when the disk (or the
-    database's size limit) is full, `internal_error` when what was to be stored could not
-    be built or encoded (the storage did not fail), else `journal_failure`.
-    """
+    def run(self: Journal, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self._writer.run(lambda _db: method(self, *args, **kwargs))
 
-    def __init__(self, message: str, code: str = FAILURE) -> None:
-        super().__init__(message)
-        self.code = code
+    run.__doc__ = method.__doc__
+    run.__name__ = method.__name__
+    return run
 
 
-def failure_code(exc: BaseException) -> str:
-    """`journal_disk_full` for SQLITE_FULL or ENOSPC, else `journal_failure`."""
-    if isinstance(exc, JournalError):
-        return exc.code
-    if isinstance(exc, sqlite3.Error):
-        code = getattr(exc, "sqlite_errorcode", None)
-        if (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_FULL) or (
-            "database or disk is full" in str(exc)
-        ):
-            return DISK_FULL
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return DISK_FULL
-    return FAILURE
+def off_loop(
+    method: Callable[Concatenate[Journal, P], R],
+) -> Callable[Concatenate[Journal, P], Awaitable[R]]:
+    """The method awaited on the event loop, its body run on the journal's own thread."""
+
+    async def call(self: Journal, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await self._writer.call(lambda _db: method(self, *args, **kwargs))
+
+    call.__doc__ = f"`{method.__name__}`, awaited: the loop goes on while the journal works."
+    return call
 
 
 class Journal:
-    """One SQLite journal file, used from one thread (the daemon's event loop)."""
+    """One SQLite journal file. Its connection is used only on the journal's own thread
+    (`floord.journal.writer`): each method runs there, the caller waiting for it, and
+    the `..._async` methods are awaited on the event loop, which goes on meanwhile."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -129,24 +131,45 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JournalError(f"journal {self.path}: cannot create its directory: {exc}") from exc
+        self._readonly = False
+        file = self.path
+        self._start(lambda: _connect(file), "cannot open")
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
+            self._writer.run(lambda _db: self._prepare())
         except sqlite3.Error as exc:
-            raise JournalError(f"journal {self.path}: cannot open: {exc}") from exc
-        try:
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise JournalError(f"journal {self.path}: WAL mode refused (got {mode!r})")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
-            self._check_version()
-        except sqlite3.Error as exc:
-            self._db.close()
+            self._writer.close()
             raise JournalError(f"journal {self.path}: cannot prepare: {exc}") from exc
         except JournalError:
-            self._db.close()
+            self._writer.close()
             raise
+
+    def _start(self, connect: Callable[[], sqlite3.Connection], doing: str) -> None:
+        """The journal's thread and, on it, its connection."""
+        try:
+            self._writer = WriterThread(f"journal {self.path.name}", connect)
+        except sqlite3.Error as exc:
+            raise JournalError(f"journal {self.path}: {doing}: {exc}") from exc
+        self._writer.end_with(self)
+        # The connection, for what runs on the thread (and a test's PRAGMA).
+        self._db = self._writer.db
+
+    def _prepare(self) -> None:
+        mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise JournalError(f"journal {self.path}: WAL mode refused (got {mode!r})")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_SCHEMA + watermark.SCHEMA)
+        self._check_version()
+        self._in_transaction(fill_watermarks)
+
+    def _in_transaction(self, job: Callable[[sqlite3.Connection], object]) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            job(self._db)
+            self._db.execute("COMMIT")
+        finally:
+            rollback(self._db)
 
     @classmethod
     def open_readonly(cls, path: Path) -> Journal:
@@ -154,13 +177,15 @@ class Journal:
         no schema set-up or migration (the daemon's business); a write raises."""
         journal = cls.__new__(cls)
         journal.path = Path(path)
+        journal._readonly = True
         if not journal.path.is_file():
             raise JournalError(f"journal {journal.path}: no such file")
         uri = f"{journal.path.resolve().as_uri()}?mode=ro"
+        journal._start(lambda: _connect(uri, uri=True), "cannot open read-only")
         try:
-            journal._db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
-            journal._db.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+            journal._writer.run(lambda db: db.execute("SELECT 1 FROM events LIMIT 1").fetchall())
         except sqlite3.Error as exc:
+            journal._writer.close()
             raise JournalError(f"journal {journal.path}: cannot open read-only: {exc}") from exc
         return journal
 
@@ -188,7 +213,7 @@ class Journal:
             chain_snapshots(self._db, SCHEMA_VERSION)
             self._db.execute("COMMIT")
         except BaseException as exc:
-            self._rollback()
+            rollback(self._db)
             if isinstance(exc, sqlite3.Error | ValueError | KeyError | TypeError):
                 raise JournalError(
                     f"journal {self.path}: migrating schema {version} to {SCHEMA_VERSION} "
@@ -196,124 +221,57 @@ class Journal:
                 ) from exc
             raise
 
-    def _fail(self, doing: str, exc: BaseException) -> JournalError:
-        return JournalError(f"journal {self.path}: {doing} failed: {exc}", failure_code(exc))
-
     # --- writing -----------------------------------------------------------------
 
     def append(
         self,
         stream: str,
-        build: Callable[[int], Envelope],
+        build: Build,
         *,
         snapshot: tuple[str, dict[str, Any]] | None = None,
     ) -> Envelope:
         """Number, store and (optionally) snapshot one event; return its envelope."""
         return self.append_many(stream, [build], snapshot=snapshot)[0]
 
+    @on_writer
     def append_many(
         self,
         stream: str,
-        builds: list[Callable[[int], Envelope]],
+        builds: list[Build],
         *,
         snapshot: tuple[str, dict[str, Any]] | None = None,
         drop_snapshot: str | None = None,
+        command_id: tuple[str, str] | None = None,
+        published: bool = False,
     ) -> list[Envelope]:
-        """Number and store several events and (optionally) a snapshot in ONE transaction.
+        """Number and store several events and (optionally) a snapshot in ONE transaction
+        (`floord.journal.append.append_rows`): all or nothing."""
+        return append_rows(
+            self._db,
+            self.path,
+            stream,
+            builds,
+            snapshot=snapshot,
+            drop_snapshot=drop_snapshot,
+            command_id=command_id,
+            published=published,
+        )
 
-        `build(seq)` makes each envelope for the number the journal hands out, so the
-        number in the stored JSON is always the journal's own. All or nothing: a table's
-        input and the decisions it caused are never on the record without each other.
-        The journal chains each event to the one before it (`prev`, `hash`), and the
-        envelopes returned carry both, as stored and published. `drop_snapshot` deletes
-        that table's snapshot in the same transaction (`floord journal retire`).
-        """
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise self._fail(f"append to {stream!r}", exc) from exc
-        envelopes: list[Envelope] = []
-        try:
-            row = self._db.execute(
-                "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
-            ).fetchone()
-            seq, prev = (row[0], row[1]) if row else (0, None)
-            if seq and prev is None:
-                raise JournalError(f"journal {self.path}: {stream!r} has no chain head")
-            for build in builds:
-                seq += 1
-                envelope = build(seq)
-                if envelope.seq != seq:
-                    raise JournalError(
-                        f"journal {self.path}: envelope for {stream!r} carries seq "
-                        f"{envelope.seq}, the journal handed out {seq}"
-                    )
-                if prev is None:
-                    prev = genesis(envelope.site, stream)
-                envelope = replace(envelope, prev=prev, hash=None)
-                # Text UTF-8 cannot hold (a lone surrogate from outside) is stored
-                # escaped: what came in must never be what stops the record.
-                body = storable(json.loads(envelope.to_json()))
-                body["hash"] = prev = event_hash(body)
-                self._db.execute(
-                    "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, 0)",
-                    (stream, seq, _dumps(body)),
-                )
-                envelopes.append(replace(envelope, data=body.get("data") or {}, hash=prev))
-            if envelopes:
-                self._db.execute(
-                    "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
-                    "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, "
-                    "last_hash = excluded.last_hash",
-                    (stream, seq, prev),
-                )
-            if snapshot is not None:
-                table_id, state = snapshot
-                head = (seq, prev) if table_id == stream else None
-                write_snapshot(self._db, table_id, state, head)
-            if drop_snapshot is not None:
-                self._db.execute("DELETE FROM snapshots WHERE table_id = ?", (drop_snapshot,))
-            self._db.execute("COMMIT")
-        except BaseException as exc:
-            self._rollback()
-            if isinstance(exc, JournalError):
-                raise
-            # Only the storage failing is the journal failing; anything else (a bug
-            # building or encoding an event) is named for what it is.
-            if isinstance(exc, sqlite3.Error | OSError):
-                raise self._fail(f"append to {stream!r}", exc) from exc
-            if isinstance(exc, Exception):
-                raise JournalError(
-                    f"journal {self.path}: append to {stream!r}: could not build or encode "
-                    f"what was to be stored: {exc!r}",
-                    INTERNAL,
-                ) from exc
-            raise
-        return envelopes
+    append_many_async = off_loop(append_many)
 
-    def _rollback(self) -> None:
-        try:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-        except sqlite3.Error:
-            # The connection is unusable; the original error is the one worth reporting.
-            pass
-
+    @on_writer
     def mark_published(self, stream: str, seqs: list[int]) -> None:
-        """The broker acknowledged these: they are not sent again."""
+        """The broker acknowledged these: the stream's watermark moves over the run of
+        them that continues it, without an fsync (`floord.journal.watermark`)."""
         if not seqs:
             return
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "UPDATE events SET published = 1 WHERE stream = ? AND seq = ?",
-                [(stream, s) for s in seqs],
-            )
-            self._db.execute("COMMIT")
+            watermark.advance(self._db, stream, seqs)
         except sqlite3.Error as exc:
-            self._rollback()
-            raise self._fail(f"mark published in {stream!r}", exc) from exc
+            rollback(self._db)
+            raise fail(self.path, f"mark published in {stream!r}", exc) from exc
 
+    @on_writer
     def prune(self, before_ts: str) -> int:
         """Delete each stream's oldest events, recorded before `before_ts`; return how many.
 
@@ -329,9 +287,9 @@ class Journal:
             streams = self._db.execute("SELECT stream, last_seq FROM streams").fetchall()
             for stream, last_seq in streams:
                 keep = self._db.execute(
-                    "SELECT seq FROM events WHERE stream = ? AND (published = 0 OR "
+                    "SELECT seq FROM events WHERE stream = ? AND (seq > ? OR "
                     "json_extract(body, '$.ts') >= ?) ORDER BY seq LIMIT 1",
-                    (stream, cut),
+                    (stream, watermark.mark(self._db, stream), cut),
                 ).fetchone()
                 up_to = min(keep[0] - 1 if keep else last_seq, last_seq - 1)
                 row = self._db.execute(
@@ -355,13 +313,14 @@ class Journal:
                 )
             self._db.execute("COMMIT")
         except JournalError:
-            self._rollback()
+            rollback(self._db)
             raise
         except (sqlite3.Error, ValueError) as exc:
-            self._rollback()
-            raise self._fail("prune", exc) from exc
+            rollback(self._db)
+            raise fail(self.path, "prune", exc) from exc
         return deleted
 
+    @on_writer
     def record_command_id(self, command_id: str, ts: str) -> bool:
         """Remember an operator command's id; False if it was already recorded."""
         try:
@@ -370,7 +329,7 @@ class Journal:
                 (command_id, ts),
             )
         except sqlite3.Error as exc:
-            raise self._fail("record a command id", exc) from exc
+            raise fail(self.path, "record a command id", exc) from exc
         return cur.rowcount == 1
 
     # --- reading -----------------------------------------------------------------
@@ -379,8 +338,9 @@ class Journal:
         try:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
-            raise self._fail(doing, exc) from exc
+            raise fail(self.path, doing, exc) from exc
 
+    @on_writer
     def last_seq(self, stream: str) -> int:
         rows = self._query(
             f"read last seq of {stream!r}",
@@ -389,6 +349,7 @@ class Journal:
         )
         return rows[0][0] if rows else 0
 
+    @on_writer
     def chain_head(self, stream: str) -> tuple[int, str]:
         """(last seq, its hash) of a stream; (0, "") for a stream with no event yet."""
         rows = self._query(
@@ -400,33 +361,29 @@ class Journal:
             return (0, "")
         return (rows[0][0], rows[0][1] or "")
 
+    @on_writer
     def unpublished(self, streams: list[str], limit: int = 500) -> list[tuple[str, int, str]]:
         """Unacknowledged events of these streams, (stream, seq, json), by stream then seq."""
         if not streams:
             return []
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
-        marks = ",".join("?" for _ in streams)
-        rows = self._query(
-            "read unpublished events",
-            f"SELECT stream, seq, body FROM events WHERE published = 0 AND stream IN ({marks}) "
-            "ORDER BY stream, seq LIMIT ?",
-            (*streams, limit),
-        )
-        return [(r[0], r[1], r[2]) for r in rows]
+        try:
+            return watermark.unpublished(self._db, streams, limit)
+        except sqlite3.Error as exc:
+            raise fail(self.path, "read unpublished events", exc) from exc
 
+    @on_writer
     def backlog(self, streams: list[str]) -> int:
         """How many events of these streams the broker has not acknowledged yet."""
         if not streams:
             return 0
-        marks = ",".join("?" for _ in streams)
-        rows = self._query(
-            "count unpublished events",
-            f"SELECT COUNT(*) FROM events WHERE published = 0 AND stream IN ({marks})",
-            tuple(streams),
-        )
-        return int(rows[0][0])
+        try:
+            return watermark.backlog(self._db, streams)
+        except sqlite3.Error as exc:
+            raise fail(self.path, "count unpublished events", exc) from exc
 
+    @on_writer
     def read_range(self, stream: str, from_seq: int, to_seq: int) -> list[str]:
         """The stored JSON of seqs from_seq..to_seq (both included), unchanged, in order."""
         if from_seq < 1 or to_seq < from_seq:
@@ -440,6 +397,7 @@ class Journal:
         )
         return [r[0] for r in rows]
 
+    @on_writer
     def load_snapshot(self, table_id: str) -> dict[str, Any] | None:
         rows = self._query(
             f"load the snapshot of {table_id!r}",
@@ -451,11 +409,12 @@ class Journal:
         try:
             state = json.loads(rows[0][0])
         except ValueError as exc:
-            raise self._fail(f"decode the snapshot of {table_id!r}", exc) from exc
+            raise fail(self.path, f"decode the snapshot of {table_id!r}", exc) from exc
         if not isinstance(state, dict):
             raise JournalError(f"journal {self.path}: snapshot of {table_id!r} is not an object")
         return state
 
+    @on_writer
     def last_event(self, stream: str) -> dict[str, Any] | None:
         """The newest stored envelope of `stream`, or None when it has none."""
         rows = self._query(
@@ -471,27 +430,62 @@ class Journal:
             raise JournalError(f"journal {self.path}: {stream!r}: undecodable event") from exc
         return body if isinstance(body, dict) else None
 
+    @on_writer
     def integrity_breaks(self, table: str, streams: list[str]) -> list[Break]:
         """What `run` checks on start: the tail of each of `streams` and the table's
         snapshot, latched halts included (`floord.journal.integrity`)."""
         try:
             return [*tail_breaks(self._db, streams), *snapshot_breaks(self._db, table)]
         except (sqlite3.Error, ValueError) as exc:
-            raise self._fail(f"check the record of {table!r}", exc) from exc
+            raise fail(self.path, f"check the record of {table!r}", exc) from exc
 
+    @on_writer
     def command_id_used(self, command_id: str) -> bool:
         rows = self._query(
             "look up a command id", "SELECT 1 FROM command_ids WHERE id = ?", (command_id,)
         )
         return bool(rows)
 
+    def run(self, job: Callable[[], R]) -> R:
+        """Several of the methods above as one job on the journal's thread, waited for."""
+        return self._writer.run(lambda _db: job())
+
+    def submit(self, job: Callable[[], R]) -> Future[R]:
+        """Several of the methods above as one job on the journal's thread; its future."""
+        return self._writer.submit(lambda _db: job())
+
+    async def call(self, job: Callable[[], R]) -> R:
+        """Several of the methods above as one job on the journal's thread, awaited."""
+        return await self._writer.call(lambda _db: job())
+
+    mark_published_async = off_loop(mark_published)
+    prune_async = off_loop(prune)
+    unpublished_async = off_loop(unpublished)
+    backlog_async = off_loop(backlog)
+    read_range_async = off_loop(read_range)
+    command_id_used_async = off_loop(command_id_used)
+    record_command_id_async = off_loop(record_command_id)
+    chain_head_async = off_loop(chain_head)
+
+    def _last_job(self, db: sqlite3.Connection) -> None:
+        if self._readonly:
+            db.close()
+        else:
+            watermark.fold_and_close(db)
+
     def close(self) -> None:
+        """Close the connection and end the journal's thread (a second close does nothing)."""
+        if self._writer.closed:
+            return
         try:
-            self._db.close()
+            self._writer.close(self._last_job)
         except sqlite3.Error as exc:
-            raise self._fail("close", exc) from exc
+            raise fail(self.path, "close", exc) from exc
 
 
-def _dumps(body: dict[str, Any]) -> str:
-    """The stored form of a body: compact JSON, the same bytes as `Envelope.to_json`."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+def _connect(target: str | Path, *, uri: bool = False) -> sqlite3.Connection:
+    """The journal's connection: transactions by hand, a 5 s busy wait (on the journal's
+    thread, never the loop), made there and used only there (tests may run a PRAGMA)."""
+    return sqlite3.connect(
+        target, uri=uri, isolation_level=None, timeout=5.0, check_same_thread=False
+    )

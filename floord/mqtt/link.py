@@ -18,6 +18,7 @@ connection could otherwise resend its half-finished messages out of order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import ssl
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,6 +35,7 @@ from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
 from floord.mqtt.jobs import run_session
 from floord.mqtt.outbox import drain, publish_in_order
+from floord.mqtt.retained import RetainedPacer
 from floord.mqtt.session import SessionLoop
 
 DEFAULT_WINDOW = 100
@@ -113,7 +115,8 @@ class TableLink:
         self._running = False
         # (payload, replay_only): what came on `P/cmd`, or on `P/replay/request`.
         self._commands: asyncio.Queue[tuple[bytes, bool]] = asyncio.Queue()
-        self._sent_state: dict[str, str] = {}
+        # The retained bodies: at once on a change of state, else about once a second.
+        self._retained = RetainedPacer()
 
     # --- the daemon's side -------------------------------------------------------
 
@@ -194,10 +197,10 @@ class TableLink:
         )
         return self._broker.client(will=will, window=self._window)
 
-    def _backlog(self) -> int | None:
+    async def _backlog(self) -> int | None:
         """The events still to publish, for the `broker connection back` line."""
         try:
-            return self._journal.backlog(list(self._streams))
+            return await self._journal.backlog_async(list(self._streams))
         except JournalError:
             return None  # the runner halts the table and says why
 
@@ -254,7 +257,7 @@ class TableLink:
             retain=True,
             timeout=self._ack_timeout,
         )
-        self._sent_state = {}
+        self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
         await subscribe_checked(
@@ -308,20 +311,26 @@ class TableLink:
     async def _state_loop(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
         await ready.wait()
         while True:
-            await self._state_dirty.wait()
+            held = self._retained.wait_s()
+            with contextlib.suppress(TimeoutError):
+                # A body held back (only its head or clocks moved) goes out when due.
+                await asyncio.wait_for(self._state_dirty.wait(), held)
             self._state_dirty.clear()
             await self._publish_state(client)
 
     async def _publish_state(self, client: aiomqtt.Client) -> None:
-        """Retained `P/state` and `P/devices/<id>`, each only if its body changed."""
-        bodies = {self._topics.state: compact(self._state())}
+        """Retained `P/state` and `P/devices/<id>`, each only if its body changed: at
+        once if the table's state did, else at most about once a second
+        (`floord.mqtt.retained`)."""
+        bodies = {self._topics.state: self._state()}
         for device_id, device in self._devices().items():
-            bodies[self._topics.device(device_id)] = compact(device)
+            bodies[self._topics.device(device_id)] = device
         for topic, body in bodies.items():
-            if self._sent_state.get(topic) == body:
+            text = compact(body)
+            if not self._retained.due(topic, body, text):
                 continue
-            await client.publish(topic, body, qos=1, retain=True, timeout=self._ack_timeout)
-            self._sent_state[topic] = body
+            await client.publish(topic, text, qos=1, retain=True, timeout=self._ack_timeout)
+            self._retained.sent(topic, body, text)
 
     def _status(self, *, online: bool, reason: str) -> str:
         """The retained `P/status` body. For the last will, `ts` is when it was registered."""

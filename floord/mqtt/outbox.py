@@ -1,5 +1,6 @@
 """The journal going out at QoS 1: pipelined publishes, an event marked published only
-after its PUBACK, each stream resent from its first gap.
+after its PUBACK, each stream resent from its first gap. The journal's reads and marks run
+on its own thread (`floord.journal.writer`), awaited: the loop never waits for SQLite.
 
 One implementation for every link that publishes journal rows (the table's link, a remote
 adapter's link), so both keep the same ordering promise (docs/contract.md).
@@ -61,7 +62,7 @@ async def drain(
     `window`, then whatever `wake` announces, forever; raise when a batch is not all acked."""
     while True:
         wake.clear()
-        batch = journal.unpublished(list(topics), limit=window)
+        batch = await journal.unpublished_async(list(topics), limit=window)
         if not batch:
             await wake.wait()
             continue
@@ -77,6 +78,9 @@ async def drain(
             elif stream not in stopped:
                 by_stream.setdefault(stream, []).append(seq)
         for stream, seqs in by_stream.items():
-            journal.mark_published(stream, seqs)
+            # Shielded: the broker acknowledged these, so the mark is written even when
+            # the connection ends (and this job is cancelled) while it waits its turn on
+            # the journal's thread; else a lost link would send them all again.
+            await asyncio.shield(journal.mark_published_async(stream, seqs))
         if not all(acked):
             raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")

@@ -55,7 +55,7 @@ class SessionLoop:
         log: Any = None,
         backoff: Backoff | None = None,
         on_lost: Callable[[aiomqtt.MqttError], None] | None = None,
-        backlog: Callable[[], int | None] | None = None,
+        backlog: Callable[[], Awaitable[int | None]] | None = None,
         stable_s: float = STABLE_S,
     ) -> None:
         self._make_client = make_client
@@ -115,12 +115,12 @@ class SessionLoop:
         try:
             async with client:
                 self._up_since = time.monotonic()
-                self._connected()
+                await self._connected()
                 await self._serve(client)
         finally:
             _take_disconnect_error(client)
 
-    def _connected(self) -> None:
+    async def _connected(self) -> None:
         """One line when the link comes up: the first time, or back after a loss."""
         first = not self._ever_connected
         down_s = time.monotonic() - self._down_since if self._down_since else None
@@ -135,7 +135,7 @@ class SessionLoop:
         self._log.info(
             "broker connection back",
             broker=self._nodes.where,
-            backlog=self._backlog() if self._backlog is not None else None,
+            backlog=await self._backlog() if self._backlog is not None else None,
             down_s=round(down_s, 1) if down_s is not None else None,
         )
 

@@ -304,3 +304,20 @@ def claimed_id(payload: bytes) -> str | None:
         return None
     found = body.get("id") if isinstance(body, dict) else None
     return escape_text(found, MAX_ID_LENGTH) if isinstance(found, str) else None
+
+
+def looked_up_id(payload: bytes) -> str | None:
+    """The `id` a command carries, as sent (what `check_command` asks `id_used` of), if
+    it can be read: the runner reads the replay guard for it off the loop beforehand."""
+    try:
+        body = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    found = body.get("id") if isinstance(body, dict) else None
+    if not isinstance(found, str):
+        return None
+    try:
+        found.encode("utf-8")
+    except UnicodeEncodeError:
+        return None  # a lone surrogate: the check refuses it before it asks of the id
+    return found

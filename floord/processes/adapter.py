@@ -158,7 +158,9 @@ class AdapterProcess:
             device.cancel()
             await asyncio.gather(device, return_exceptions=True)
             deadline = loop.time() + STOP_DRAIN_S
-            while loop.time() < deadline and self.link.connected and self.link.backlog():
+            while (
+                loop.time() < deadline and self.link.connected and await self.link.backlog_async()
+            ):
                 await asyncio.sleep(0.05)
             await self.link.stop()
             with contextlib.suppress(TimeoutError):

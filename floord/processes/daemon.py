@@ -269,7 +269,7 @@ class Daemon:
         while True:
             cut = format_ts(self.clock() - timedelta(days=days))
             try:
-                removed = self.journal.prune(cut)
+                removed = await self.journal.prune_async(cut)
             except JournalError as exc:
                 self.log.error("journal pruning failed", error=str(exc))
             else:
@@ -364,6 +364,13 @@ class Daemon:
             notify("STOPPING=1")
             await self._shutdown(background)
 
+    async def _publishing(self) -> bool:
+        """A connected link still has events to publish (read off the loop)."""
+        for unit in self.tables.values():
+            if unit.link.connected and await self.journal.backlog_async(unit.streams):
+                return True
+        return False
+
     async def _shutdown(self, background: list[asyncio.Task[Any]]) -> None:
         # From here on no table takes a command or starts a round (the link still hands
         # commands over, and each is refused `stopping`, on the record).
@@ -388,9 +395,7 @@ class Daemon:
         await self._finish_tables()
         # Give each link a moment to publish its backlog, then say offline.
         deadline = loop_time() + 3.0
-        while loop_time() < deadline and any(
-            self.journal.backlog(u.streams) and u.link.connected for u in self.tables.values()
-        ):
+        while loop_time() < deadline and await self._publishing():
             await asyncio.sleep(0.05)
         await asyncio.gather(*(u.link.stop() for u in self.tables.values()), return_exceptions=True)
         for unit in self.tables.values():
@@ -413,7 +418,11 @@ class Daemon:
                 await asyncio.wait_for(unit.runner.stop.finished.wait(), RUNNER_FINISH_S)
             except TimeoutError:
                 self.log.error("table runner did not finish its stop", table=unit.config.id)
-                unit.runner.finish(self.clock())
+                try:
+                    await asyncio.wait_for(unit.runner.finish_async(self.clock()), RUNNER_FINISH_S)
+                except TimeoutError:
+                    # Its commit is stuck on the journal's thread: the stop goes on.
+                    self.log.error("table runner could not record its stop", table=unit.config.id)
 
 
 # How long a stop waits for a table's adapter tasks after cancelling them.

@@ -54,5 +54,13 @@ class TableBus:
     async def get(self) -> BusItem:
         return await self._queue.get()
 
+    def take_pending(self) -> list[BusItem]:
+        """Every item waiting now, in order, without waiting for more (the runner takes
+        them through the engine together and commits them once)."""
+        items: list[BusItem] = []
+        while not self._queue.empty():
+            items.append(self._queue.get_nowait())
+        return items
+
     def pending(self) -> int:
         return self._queue.qsize()

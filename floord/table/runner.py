@@ -20,51 +20,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 from collections.abc import Callable, Coroutine
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
-from floord.contract import Envelope, EventType, format_ts
-from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.contract import EventType, format_ts
+from floord.engine.core.types import EngineOutput, VerifiedCommand
 from floord.journal.store import Journal, JournalError
-from floord.operator.commands import Operators, Refusal, check_command, claimed_id
-from floord.table.bus import CommandArrived, Finish, TableBus, Tick
+from floord.operator.commands import (
+    Operators,
+    Refusal,
+    check_command,
+    claimed_id,
+    looked_up_id,
+)
+from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
+from floord.table.commit_group import Entry
+from floord.table.recording import Link as Link
+from floord.table.recording import TableEngine as TableEngine
+from floord.table.recording import TableRecord
 from floord.table.replay import replay_range
-from floord.table.state_lines import log_recorded
 from floord.table.stopping import STOPPED_REASON, StopGate
 from floord.table.surveillance import AlertKeeper
 from floord.table.unrecorded import Pending, Unrecorded, command_named
 
 
-class TableEngine(Protocol):
-    """What the runner needs of a game engine (the roulette engine is one)."""
-
-    @property
-    def current_round(self) -> str | None: ...
-    def on_device_event(
-        self, device: str, type: str, data: dict[str, Any], now: datetime
-    ) -> EngineOutput: ...
-    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome: ...
-    def tick(self, now: datetime) -> EngineOutput: ...
-    def after_restart(self, now: datetime) -> EngineOutput: ...
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
-    def snapshot(self) -> dict[str, Any]: ...
-    def public_state(self) -> dict[str, Any]: ...
-
-
-class Link(Protocol):
-    def notify(self) -> None: ...
-    def state_changed(self) -> None: ...
-    async def publish_result(self, payload: dict[str, Any]) -> None: ...
-    async def publish_replay(self, payloads: list[str]) -> None: ...
-
-
-class TableRunner:
+class TableRunner(TableRecord):
     def __init__(
         self,
         *,
@@ -98,15 +83,30 @@ class TableRunner:
         self.record_failure_code = "journal_failure"
         # The committed state, put back when an append fails (see the module docstring).
         self._committed = self._copy_state()
+        # The entries of the commit being gathered (None: each `_record` commits at once).
+        self._group: list[Entry] | None = None
+        # A commit is under way on the journal's thread: `state()` shows the committed
+        # state meanwhile, so nothing is published before it is durable.
+        self._in_flight = False
+        # One input (or a stop's record) at a time, across the awaits of its commit.
+        self._turn = asyncio.Lock()
+        # The table stream's chain head, as of the last commit (for `P/state`).
+        self._head: tuple[int, str] | None = None
+        with contextlib.suppress(JournalError):
+            self._head = journal.chain_head(table)
+        # Where the table is in the daemon's stop (`floord.table.stopping`).
         self.stop = StopGate()
 
     # ----- the record -------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
         """The retained `P/state` body; a table that cannot record says it is halted."""
-        snap = dict(self.engine.public_state())
-        if self.surveillance is not None:
-            snap["alerts"] = self.surveillance.snapshot()["alerts"]
+        engine, surveillance = (
+            self._committed if self._in_flight else (self.engine, self.surveillance)
+        )
+        snap = dict(engine.public_state())
+        if surveillance is not None:
+            snap["alerts"] = surveillance.snapshot()["alerts"]
         if self.record_failure:
             snap["state"] = "halted"
             reasons = list(snap.get("halt_reasons") or [])
@@ -114,110 +114,11 @@ class TableRunner:
             if all(r.get("code") != self.record_failure_code for r in reasons):
                 reasons.append({"code": self.record_failure_code, "detail": self.record_failure})
             snap["halt_reasons"] = reasons
-        with contextlib.suppress(JournalError):
-            # The chain head lets a subscriber check the events it saw (docs/journal.md).
-            seq, head = self._journal.chain_head(self.table)
+        # The chain head lets a subscriber check the events it saw (docs/journal.md).
+        if self._head is not None:
+            seq, head = self._head
             snap["chain"] = {"seq": seq, "hash": head}
         return snap
-
-    def _builders(self, items: list[Pending], ts: str) -> list[Callable[[int], Envelope]]:
-        return [self._builder(item, ts) for item in items]
-
-    def _builder(self, item: Pending, ts: str) -> Callable[[int], Envelope]:
-        """The envelope of `item` once the journal gives it its `seq`."""
-        source, etype, data, rule, rnd = item
-
-        def build(seq: int) -> Envelope:
-            return Envelope(
-                site=self.site,
-                table=self.table,
-                seq=seq,
-                ts=ts,
-                type=etype,
-                source=source,
-                data=data,
-                rule=rule,
-                round=rnd,
-            )
-
-        return build
-
-    def _record(
-        self, items: list[Pending], now: datetime, unrecorded: dict[str, Any] | None = None
-    ) -> list[Envelope]:
-        """Journal `items` atomically with the engine's snapshot; fail closed on error.
-
-        `unrecorded` names the input `items` carry, for the halt's list of refused inputs
-        should the append fail (the engine is then put back to the committed state).
-        """
-        ts = format_ts(now)
-        builders = self._builders(items, ts)
-
-        if self._unrecorded_halt:
-            # A halt decided while nothing could be recorded goes on the record first,
-            # naming the inputs the journal refused meanwhile.
-            builders = [
-                *self._builders(self._unrecorded.into_halt(self._unrecorded_halt), ts),
-                *builders,
-            ]
-        try:
-            written = self._journal.append_many(
-                self.table, builders, snapshot=(self.table, self._snapshot())
-            )
-        except JournalError as exc:
-            self._roll_back()
-            if unrecorded is not None:
-                self._unrecorded.note(unrecorded)
-            self._fail_closed(exc.code, str(exc))
-            return []
-        self._committed = self._copy_state()
-        self._unrecorded_halt = []
-        self._unrecorded.clear()
-        if self.record_failure:
-            self._log.warning(
-                "journal recording again; the table stays halted until resumed",
-                code=self.record_failure_code,
-            )
-            self.record_failure = None
-        log_recorded(self._log, written)
-        if self.link:
-            self.link.notify()
-            self.link.state_changed()
-        return written
-
-    def _snapshot(self) -> dict[str, Any]:
-        """What restores the table: the engine's snapshot, and the open alerts."""
-        snap = self.engine.snapshot()
-        if self.surveillance is not None:
-            snap = {**snap, "surveillance": self.surveillance.snapshot()}
-        return snap
-
-    def _copy_state(self) -> tuple[TableEngine, AlertKeeper | None]:
-        return copy.deepcopy((self.engine, self.surveillance))
-
-    def _roll_back(self) -> None:
-        """Put the committed state back: the engine forgets what the journal refused."""
-        self.engine, self.surveillance = copy.deepcopy(self._committed)
-
-    def _fail_closed(self, code: str, reason: str) -> None:
-        first = self.record_failure is None
-        self.record_failure = reason
-        if first:
-            self.record_failure_code = code
-            what = "journal disk full" if code == "journal_disk_full" else "journal failure"
-            self._log.critical(f"{what}: table halted", code=code, error=reason)
-            # The engine halts too; the halt goes on the record as soon as it can, and is
-            # latched like any other until a floorperson resumes the table. The halted
-            # state is what a later failed append puts back.
-            halted = self.engine.halt(code, reason, self._clock())
-            self._unrecorded_halt.extend(self._decisions(halted))
-            self._committed = self._copy_state()
-        if self.link:
-            self.link.state_changed()
-
-    @staticmethod
-    def _decisions(output: EngineOutput) -> list[Pending]:
-        return [(d.source, str(d.type), d.data, d.rule, d.round) for d in output.events]
 
     def _dispatch(self, output: EngineOutput) -> None:
         for command in output.device_commands:
@@ -228,16 +129,30 @@ class TableRunner:
             self._spawn(adapter.send(command))
 
     def record_output(self, output: EngineOutput, now: datetime) -> None:
-        """Record engine decisions that no input carries (restart, ticks)."""
-        if output.events and not self._record(self._decisions(output), now):
-            return  # not on the record: the engine was put back, nothing is sent
-        self._dispatch(output)
+        """Record engine decisions that no input carries (restart, ticks); what the engine
+        asks of a device is sent once they are on the record (never if they are not)."""
+        if output.events:
+            self._record(self._decisions(output), now, then=lambda: self._dispatch(output))
+        else:
+            self._dispatch(output)
+
+    def _held_back(
+        self, output: EngineOutput, before: tuple[TableEngine, AlertKeeper | None] | None
+    ) -> bool:
+        """While the daemon stops, an input whose answer would start a round is not acted
+        on: the engine is put back to `before` it (the state the inputs gathered ahead of
+        it in the same commit left, not the committed one), and True is returned."""
+        if before is None or not self.stop.holds_back(output):
+            return False
+        self.engine, self.surveillance = before
+        return True
 
     # ----- inputs -----------------------------------------------------------------
 
     def on_device(self, item: Received) -> None:
         if self.stop.finished.is_set():
             return  # the record is closed; the event stays on its device's stream
+        before = self._copy_state() if self.stop.stopping else None
         round_at_receipt = self.engine.current_round
         output = self.engine.on_device_event(
             item.device, str(item.event.type), item.event.data, item.ts
@@ -249,14 +164,14 @@ class TableRunner:
             "ts": format_ts(item.ts),
             "device_seq": item.device_seq,
         }
-        if self.stop.holds_back(output):
-            self._roll_back()  # the daemon is stopping: no round starts
-            self.stop.held_back(named)
+        if self._held_back(output, before):
+            self.stop.held_back(named)  # the daemon is stopping: no round starts
             return
         if self.surveillance is not None:
             output.events.extend(self.surveillance.on_decisions(output.events))
-        if self._record([own, *self._decisions(output)], item.ts, named):
-            self._dispatch(output)
+        self._record(
+            [own, *self._decisions(output)], item.ts, named, then=lambda: self._dispatch(output)
+        )
 
     async def on_command(self, payload: bytes, *, replay_only: bool = False) -> None:
         """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
@@ -266,17 +181,18 @@ class TableRunner:
             # `daemon.stopped` is the table's last event: an answer, but no record.
             await self._reply(claimed_id(payload), False, STOPPED_REASON)
             return
+        claimed = looked_up_id(payload)
         try:
+            # Read off the loop before the check, which asks of the id it finds.
+            used = claimed is not None and await self._journal.command_id_used_async(claimed)
             verified = check_command(
                 payload,
                 operators=self._operators,
                 now=now,
-                id_used=self._journal.command_id_used,
+                id_used=lambda cid: used if cid == claimed else self._journal.command_id_used(cid),
             )
-            if not isinstance(verified, Refusal):
-                self._journal.record_command_id(verified.command.id, format_ts(now))
         except JournalError as exc:
-            # The replay guard cannot be read or written: no command can be taken safely.
+            # The replay guard cannot be read: no command can be taken safely.
             self._fail_closed(exc.code, str(exc))
             await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
             return
@@ -284,6 +200,8 @@ class TableRunner:
             await self._refuse(verified, now)
             return
         result = verified.command
+        # The id is used from now on: recorded with whatever record the command makes.
+        spent = result.id
         source = f"operator:{result.by}"
         # `key`: which of the operator's keys signed it (current, or previous during a
         # key rotation), so the record shows when a retired key was still in use.
@@ -296,7 +214,7 @@ class TableRunner:
         }
         stopping = self.stop.refusal(result.id, result.name, result.by)
         if stopping is not None:
-            await self._refuse(stopping, now)
+            await self._refuse(stopping, now, command_id=spent)
             return
         if self.record_failure and result.name != "replay":
             await self._refuse(
@@ -308,6 +226,7 @@ class TableRunner:
                     result.by,
                 ),
                 now,
+                command_id=spent,
             )
             return
         if replay_only and result.name != "replay":
@@ -320,6 +239,7 @@ class TableRunner:
                     result.by,
                 ),
                 now,
+                command_id=spent,
             )
             return
         if result.name == "replay":
@@ -331,22 +251,24 @@ class TableRunner:
         outcome = self.engine.on_command(result, now)
         if not outcome.ok:
             refused = {**described, "args": result.args, "code": "refused", "reason": outcome.error}
-            self._record(
+            await self._record_async(
                 [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)],
                 now,
                 command_named(result.id, result.name, source, now),
+                command_id=spent,
             )
             await self._reply(result.id, False, outcome.error)
             return
         accepted = {**described, "args": result.args}
         rnd = self.engine.current_round
-        written = self._record(
+        written = await self._record_async(
             [
                 (source, EventType.OPERATOR_COMMAND, accepted, None, rnd),
                 *self._decisions(outcome.output),
             ],
             now,
             command_named(result.id, result.name, source, now),
+            command_id=spent,
         )
         if written:
             self._dispatch(outcome.output)
@@ -354,7 +276,10 @@ class TableRunner:
         else:
             await self._reply(result.id, False, f"not recorded: {self.record_failure}")
 
-    async def _refuse(self, refusal: Refusal, now: datetime) -> None:
+    async def _refuse(
+        self, refusal: Refusal, now: datetime, *, command_id: str | None = None
+    ) -> None:
+        """Record and answer a refusal; `command_id`: a verified command's, used up."""
         data = {
             "id": refusal.command_id,
             "name": refusal.name,
@@ -367,10 +292,11 @@ class TableRunner:
             "key_expired",
         )
         source = f"operator:{refusal.by}" if known else "daemon"
-        self._record(
+        await self._record_async(
             [(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)],
             now,
             command_named(refusal.command_id, refusal.name, source, now),
+            command_id=command_id,
         )
         await self._reply(refusal.command_id, False, refusal.reason)
 
@@ -381,11 +307,13 @@ class TableRunner:
         asked = replay_range(args)
         if isinstance(asked, str):
             await self._refuse(
-                Refusal("bad_args", asked, command.id, command.name, command.by), now
+                Refusal("bad_args", asked, command.id, command.name, command.by),
+                now,
+                command_id=command.id,
             )
             return
         first, last = asked
-        self._record(
+        await self._record_async(
             [
                 (
                     f"operator:{command.by}",
@@ -396,8 +324,9 @@ class TableRunner:
                 )
             ],
             now,
+            command_id=command.id,
         )
-        payloads = self._journal.read_range(self.table, first, last)
+        payloads = await self._journal.read_range_async(self.table, first, last)
         if self.link:
             self._spawn(self.link.publish_replay(payloads))
         await self._reply(command.id, True, None)
@@ -416,18 +345,21 @@ class TableRunner:
         if closed is None:
             problem = f"no open surveillance alert {alert_id!r} on this table"
             await self._refuse(
-                Refusal("bad_args", problem, command.id, command.name, command.by), now
+                Refusal("bad_args", problem, command.id, command.name, command.by),
+                now,
+                command_id=command.id,
             )
             return
         source = f"operator:{command.by}"
         accepted = {**described, "args": command.args}
-        written = self._record(
+        written = await self._record_async(
             [
                 (source, EventType.OPERATOR_COMMAND, accepted, None, None),
                 *self._decisions(EngineOutput([closed])),
             ],
             now,
             command_named(command.id, command.name, source, now),
+            command_id=command.id,
         )
         if written:
             await self._reply(command.id, True, None)
@@ -452,44 +384,107 @@ class TableRunner:
             # Try the journal again (the disk may have room now): the pending halt goes
             # on the record and out over MQTT without waiting for a device event.
             self._record([], now)
+        before = self._copy_state() if self.stop.stopping else None
         output = self.engine.tick(now)
-        if self.stop.holds_back(output):
-            self._roll_back()
+        if self._held_back(output, before):
             return
         self.record_output(output, now)
 
     def finish(self, now: datetime, reason: str = "clean stop") -> None:
-        """Record `daemon.stopped`, the table's last event (once)."""
+        """Record `daemon.stopped`, the table's last event (once), the caller waiting
+        for its commit (a tool, a test: off the loop)."""
         if self.stop.finished.is_set():
             return
         self.stop.begin()
         self.record_output(EngineOutput(events=[self.stop.stopped(reason)]), now)
         self.stop.finished.set()
 
+    async def finish_async(self, now: datetime, reason: str = "clean stop") -> None:
+        """`finish` between two of the run loop's inputs, its commit awaited (the
+        daemon's stop, should the runner not reach its `Finish` in time)."""
+        async with self._turn:
+            await self._finish(now, reason)
+
+    async def _finish(self, now: datetime, reason: str) -> None:
+        if self.stop.finished.is_set():
+            return
+        self.stop.begin()
+        try:
+            await self._record_async(
+                self._decisions(EngineOutput([self.stop.stopped(reason)])), now
+            )
+        finally:
+            # Recorded or refused by the journal, the table takes nothing more.
+            self.stop.finished.set()
+
     # ----- the loop ---------------------------------------------------------------
 
     async def run(self) -> None:
         try:
             while True:
-                item = await self.bus.get()
-                try:
-                    if isinstance(item, Received):
-                        self.on_device(item)
-                    elif isinstance(item, CommandArrived):
-                        await self.on_command(item.payload, replay_only=item.replay_only)
-                    elif isinstance(item, Tick):
-                        self.on_tick(item.now)
-                    elif isinstance(item, Finish):
-                        self.finish(self._clock(), item.reason)
-                except Exception:
-                    # A bug must not stop the table's record; it is logged loudly and
-                    # the table is halted so a person looks at it.
-                    self._log.exception("engine input failed; halting the table")
-                    self._roll_back()  # whatever the input half-did is not on the record
-                    self._fail_closed("internal_error", "internal error while processing an input")
+                first = await self.bus.get()
+                async with self._turn:
+                    await self._take([first, *self.bus.take_pending()])
         finally:
             for task in list(self._tasks):
                 task.cancel()
             for task in list(self._tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+
+    async def _take(self, items: list[BusItem]) -> None:
+        """Every input that was waiting, through the engine in order: the device events
+        and ticks among them are committed together, once (group commit); an operator
+        command is committed on its own, in its place in the order, and so is the
+        daemon's `Finish` (its `daemon.stopped` stamped by the runner's clock then)."""
+        gathered: list[Received | Tick] = []
+        for item in items:
+            if isinstance(item, CommandArrived | Finish):
+                await self._settle(gathered)
+                gathered = []
+                try:
+                    if isinstance(item, Finish):
+                        await self._finish(self._clock(), item.reason)
+                    else:
+                        await self.on_command(item.payload, replay_only=item.replay_only)
+                except Exception:
+                    self._input_failed()
+            else:
+                gathered.append(item)
+        await self._settle(gathered)
+
+    async def _settle(self, gathered: list[Received | Tick]) -> None:
+        """Run `gathered` through the engine and commit what they caused in ONE
+        transaction. Should the engine fail on one of them (a bug), the ones before it
+        are taken again from the committed state (the engine is pure: they decide the
+        same) and committed, the table halts for that one, and the rest go on."""
+        if not gathered:
+            return
+        self._group = []
+        mark = self.stop.held_back_mark()
+        for n, item in enumerate(gathered):
+            try:
+                if isinstance(item, Received):
+                    self.on_device(item)
+                else:
+                    self.on_tick(item.now)
+            except Exception:
+                self._group = None
+                self._roll_back()  # the half-done input is not on the record, nor its group
+                self.stop.forget_held_back(mark)
+                await self._settle(gathered[:n])
+                self._input_failed()
+                await self._settle(gathered[n + 1 :])
+                return
+        entries, self._group = self._group, None
+        try:
+            await self._commit(entries)
+        except Exception:
+            self._input_failed()
+
+    def _input_failed(self) -> None:
+        """A bug must not stop the table's record; it is logged loudly and the table is
+        halted so a person looks at it."""
+        self._log.exception("engine input failed; halting the table")
+        self._roll_back()  # whatever the input half-did is not on the record
+        self._fail_closed("internal_error", "internal error while processing an input")

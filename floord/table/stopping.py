@@ -57,6 +57,16 @@ class StopGate:
         """Note an input that was not acted on, for `daemon.stopped` to name."""
         self._held_back.note(described)
 
+    def held_back_mark(self) -> tuple[int, int]:
+        """Where the list of inputs not acted on stands, for `forget_held_back`."""
+        return len(self._held_back.named), self._held_back.more
+
+    def forget_held_back(self, mark: tuple[int, int]) -> None:
+        """Forget the inputs noted since `mark`: the runner takes them again (a group
+        commit an engine failure cut short is taken again from its start)."""
+        self._held_back.named = self._held_back.named[: mark[0]]
+        self._held_back.more = mark[1]
+
     def stopped(self, reason: str) -> Decision:
         """The `daemon.stopped` decision, naming the inputs not acted on, if any."""
         data: dict[str, Any] = {"reason": reason}

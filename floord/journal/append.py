@@ -1,0 +1,164 @@
+"""Appending to a stream: number, chain and store events (and a snapshot) in ONE
+transaction, on the journal's own connection (the writer thread, `floord.journal.writer`).
+
+All or nothing: a table's input and the decisions it caused are never on the record
+without each other, nor an operator command's id without the command's record.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from floord.contract import Envelope
+from floord.journal.chain import event_hash, genesis
+from floord.journal.errors import INTERNAL, JournalError, fail, rollback
+from floord.journal.integrity import write_snapshot
+from floord.journal.watermark import set_mark
+from floord.untrusted import storable
+
+Build = Callable[[int], Envelope]
+
+
+def append_rows(
+    db: sqlite3.Connection,
+    path: Path,
+    stream: str,
+    builds: list[Build],
+    *,
+    snapshot: tuple[str, dict[str, Any]] | None = None,
+    drop_snapshot: str | None = None,
+    command_id: tuple[str, str] | None = None,
+    published: bool = False,
+) -> list[Envelope]:
+    """Number, chain and store `builds` on `stream`, with the extras, in one transaction.
+
+    `build(seq)` makes each envelope for the number the journal hands out, so the number
+    in the stored JSON is always the journal's own. The envelopes returned carry `prev`
+    and `hash`, as stored and published. `drop_snapshot` deletes that table's snapshot
+    (`floord journal retire`); `command_id` (id, ts) records an operator command's id;
+    `published` stores the events as published already (the daemon's copy of a stream a
+    remote adapter published itself), so the copy is one transaction, not two.
+    """
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise fail(path, f"append to {stream!r}", exc) from exc
+    envelopes: list[Envelope] = []
+    try:
+        row = db.execute(
+            "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
+        ).fetchone()
+        seq, prev = (row[0], row[1]) if row else (0, None)
+        if seq and prev is None:
+            raise JournalError(f"journal {path}: {stream!r} has no chain head")
+        for build in builds:
+            seq += 1
+            envelope = build(seq)
+            if envelope.seq != seq:
+                raise JournalError(
+                    f"journal {path}: envelope for {stream!r} carries seq "
+                    f"{envelope.seq}, the journal handed out {seq}"
+                )
+            if prev is None:
+                prev = genesis(envelope.site, stream)
+            body = _body(envelope, prev)
+            # Encoded twice, no more: canonically for the hash, compactly for storage
+            # (the stored form is the envelope's JSON with `hash` as its last key).
+            hashed = event_hash(body)
+            text = f'{dumps(body)[:-1]},"hash":"{hashed}"}}'
+            db.execute(
+                "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)",
+                (stream, seq, text, int(published)),
+            )
+            prev = hashed
+            envelopes.append(
+                replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed)
+            )
+        if envelopes:
+            db.execute(
+                "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
+                "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, "
+                "last_hash = excluded.last_hash",
+                (stream, seq, prev),
+            )
+        if published and envelopes:
+            set_mark(db, stream, seq)
+        if snapshot is not None:
+            table_id, state = snapshot
+            head = (seq, prev) if table_id == stream else None
+            write_snapshot(db, table_id, state, head)
+        if drop_snapshot is not None:
+            db.execute("DELETE FROM snapshots WHERE table_id = ?", (drop_snapshot,))
+        if command_id is not None:
+            db.execute(
+                "INSERT INTO command_ids (id, ts) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+                command_id,
+            )
+        db.execute("COMMIT")
+    except BaseException as exc:
+        rollback(db)
+        if isinstance(exc, JournalError):
+            raise
+        # Only the storage failing is the journal failing; anything else (a bug
+        # building or encoding an event) is named for what it is.
+        if isinstance(exc, sqlite3.Error | OSError):
+            raise fail(path, f"append to {stream!r}", exc) from exc
+        if isinstance(exc, Exception):
+            raise JournalError(
+                f"journal {path}: append to {stream!r}: could not build or encode "
+                f"what was to be stored: {exc!r}",
+                INTERNAL,
+            ) from exc
+        raise
+    return envelopes
+
+
+def _body(envelope: Envelope, prev: str) -> dict[str, Any]:
+    """The stored body of `envelope` chained to `prev`, without its `hash`: the keys of
+    `Envelope.to_dict` in its order, as JSON would give them back (text keys, lists),
+    and text UTF-8 cannot hold (a lone surrogate from outside) escaped: what came in
+    must never be what stops the record. A fresh copy: nothing the engine holds."""
+    return {
+        "v": envelope.v,
+        "site": _plain(envelope.site),
+        "table": _plain(envelope.table),
+        "seq": envelope.seq,
+        "ts": _plain(envelope.ts),
+        "type": _plain(envelope.type),
+        "source": _plain(envelope.source),
+        "data": _plain(envelope.data),
+        "rule": _plain(envelope.rule),
+        "round": _plain(envelope.round),
+        "prev": prev,
+    }
+
+
+def _plain(value: Any) -> Any:
+    """`value` as `json.loads(json.dumps(value))` would return it, for what an event
+    holds, with lone surrogates escaped (`floord.untrusted.storable`)."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {_key(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON writes it (`1` -> "1", `True` -> "true", `None` -> "null")."""
+    if isinstance(key, str):
+        return str(storable(key))
+    if key is None or isinstance(key, bool | int | float):
+        return json.dumps(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def dumps(body: dict[str, Any]) -> str:
+    """The stored form of a body: compact JSON, the same bytes as `Envelope.to_json`."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)

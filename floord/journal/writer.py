@@ -1,0 +1,131 @@
+"""The journal's own thread: the one place its SQLite connection is used.
+
+A commit with `synchronous=FULL` waits for the disk (a fraction of a millisecond on a
+fast SSD, milliseconds to tens of them on a table box's eMMC or SD card), a WAL
+checkpoint runs inside whichever commit crosses the threshold, and a busy file waits up
+to the busy timeout. None of that may hold up the event loop that reads every device and
+keeps the broker alive, so each journal owns one thread and every job on its connection
+runs there, one at a time, in the order it was handed in.
+
+`run(job)` waits for the job in the calling thread (the command-line tools, the tests,
+start-up before anything is served); `call(job)` is awaited on the event loop, whose
+future is settled from the thread through `loop.call_soon_threadsafe` (what
+`asyncio.wrap_future` does). A job handed in from the thread itself runs at once.
+
+The thread ends on `close()`, and also when its journal is garbage collected without
+one (`weakref.finalize` in the store), so no test or tool leaves a thread behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import sqlite3
+import threading
+import weakref
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import TypeVar
+
+T = TypeVar("T")
+
+Job = Callable[[sqlite3.Connection], T]
+
+
+class WriterThread:
+    """One thread owning one SQLite connection; its jobs run in submission order."""
+
+    def __init__(self, name: str, connect: Callable[[], sqlite3.Connection]) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Job[object], Future[object]] | None] = (
+            queue.SimpleQueue()
+        )
+        opened: Future[sqlite3.Connection] = Future()
+        self._thread = threading.Thread(
+            target=_serve, args=(self._jobs, connect, opened), name=name, daemon=True
+        )
+        self._closed = False
+        self._thread.start()
+        try:
+            self.db = opened.result()
+        except BaseException:
+            self._thread.join()
+            raise
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def submit(self, job: Job[T]) -> Future[T]:
+        """Hand `job` to the thread; its future holds what it returned or raised."""
+        future: Future[T] = Future()
+        if self._closed:
+            # Runs here on the closed connection and fails at once (see `run`).
+            _settle(self.db, job, future)  # type: ignore[arg-type]
+            return future
+        self._jobs.put((job, future))  # type: ignore[arg-type]
+        return future
+
+    def run(self, job: Job[T]) -> T:
+        """Run `job` on the thread and wait for it here (never on the event loop).
+
+        Once closed, the job runs here on the closed connection, which fails at once
+        with SQLite's own error (the journal names it), as a closed file always did."""
+        if self._closed or threading.current_thread() is self._thread:
+            return job(self.db)
+        return self.submit(job).result()
+
+    async def call(self, job: Job[T]) -> T:
+        """Run `job` on the thread; the event loop goes on meanwhile."""
+        if self._closed:
+            return job(self.db)  # fails at once: the connection is closed
+        return await asyncio.wrap_future(self.submit(job))
+
+    def close(self, last: Job[object] | None = None) -> None:
+        """Run `last` (closing the connection), then end the thread and wait for it."""
+        if self._closed:
+            return
+        try:
+            if last is not None:
+                self.run(last)
+        finally:
+            self._closed = True
+            self._jobs.put(None)
+            if threading.current_thread() is not self._thread:
+                self._thread.join()
+
+    def end_with(self, owner: object) -> None:
+        """End the thread when `owner` is garbage collected unclosed."""
+        weakref.finalize(owner, self._jobs.put, None)
+
+
+def _serve(
+    jobs: queue.SimpleQueue[tuple[Job[object], Future[object]] | None],
+    connect: Callable[[], sqlite3.Connection],
+    opened: Future[sqlite3.Connection],
+) -> None:
+    try:
+        conn = connect()
+    except BaseException as exc:
+        opened.set_exception(exc)
+        return
+    opened.set_result(conn)
+    while True:
+        item = jobs.get()
+        if item is None:
+            conn.close()  # a second close is harmless
+            return
+        _settle(conn, *item)
+        # Hold nothing of a finished job while waiting: a job may hold its journal, which
+        # must stay collectable (see `end_with`).
+        del item
+
+
+def _settle(conn: sqlite3.Connection, job: Job[object], future: Future[object]) -> None:
+    if not future.set_running_or_notify_cancel():
+        return  # its caller gave up before it started: nothing was done
+    try:
+        result = job(conn)
+    except BaseException as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)

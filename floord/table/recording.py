@@ -1,0 +1,224 @@
+"""A table's record: how the runner commits what the engine decided, and what it does
+when the journal refuses (docs/journal.md, "When the journal cannot be written").
+
+The runner (`floord.table.runner`) feeds the engine; this is its other half. Each input's
+events, with the table's new snapshot, go to the journal in ONE transaction, awaited on
+the journal's own thread while the loop goes on (`_record_async`, `_commit`), or, for a
+caller off the loop (start-up, a test, a tool), committed at once (`_record`). Only once
+they are on the record does anything follow: the link is told to publish them, the
+engine's device commands are sent. While a commit is under way `P/state` shows the
+committed state.
+
+The engine acts only on inputs the journal holds: a failed commit puts the committed
+state back (an input the journal refused leaves no trace in the engine), halts the table
+(fail closed), and the halt, once recorded, names the refused inputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Protocol
+
+from floord.contract import Envelope, format_ts
+from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.journal.store import DISK_FULL, Journal, JournalError
+from floord.table.commit_group import Entry, builders
+from floord.table.state_lines import log_recorded
+from floord.table.surveillance import AlertKeeper
+from floord.table.unrecorded import Pending, Unrecorded
+
+
+class TableEngine(Protocol):
+    """What the runner needs of a game engine (the roulette engine is one)."""
+
+    @property
+    def current_round(self) -> str | None: ...
+    def on_device_event(
+        self, device: str, type: str, data: dict[str, Any], now: datetime
+    ) -> EngineOutput: ...
+    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome: ...
+    def tick(self, now: datetime) -> EngineOutput: ...
+    def after_restart(self, now: datetime) -> EngineOutput: ...
+    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
+    def snapshot(self) -> dict[str, Any]: ...
+    def public_state(self) -> dict[str, Any]: ...
+
+
+class Link(Protocol):
+    def notify(self) -> None: ...
+    def state_changed(self) -> None: ...
+    async def publish_result(self, payload: dict[str, Any]) -> None: ...
+    async def publish_replay(self, payloads: list[str]) -> None: ...
+
+
+class TableRecord:
+    """The runner's record keeping; `TableRunner` sets these up and feeds the engine."""
+
+    site: str
+    table: str
+    engine: TableEngine
+    surveillance: AlertKeeper | None
+    link: Link | None
+    record_failure: str | None
+    record_failure_code: str
+    _journal: Journal
+    _clock: Callable[[], datetime]
+    _log: Any
+    _unrecorded_halt: list[Pending]
+    _unrecorded: Unrecorded
+    _committed: tuple[TableEngine, AlertKeeper | None]
+    _group: list[Entry] | None
+    _in_flight: bool
+    # The table stream's chain head as of the last commit; None while unknown.
+    _head: tuple[int, str] | None
+
+    def _record(
+        self,
+        items: list[Pending],
+        now: datetime,
+        unrecorded: dict[str, Any] | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> list[Envelope]:
+        """Journal `items` atomically with the engine's snapshot; fail closed on error.
+
+        `unrecorded` names the input `items` carry, for the halt's list of refused inputs
+        should the append fail (the engine is then put back to the committed state);
+        `then` runs once they are on the record. While a commit is being gathered (the
+        run loop's, `_record_async`'s) the items join it, committed off the loop; else
+        (start-up, a test, a tool) they are committed here, the caller waiting.
+        """
+        entry = Entry(items, format_ts(now), unrecorded, then)
+        if self._group is not None:
+            self._group.append(entry)
+            return []
+        builds, snapshot = self._to_append([entry])
+        try:
+            written = self._journal.append_many(self.table, builds, snapshot=snapshot)
+        except JournalError as exc:
+            self._not_recorded([entry], exc)
+            return []
+        return self._recorded([entry], written)
+
+    async def _record_async(
+        self,
+        items: list[Pending],
+        now: datetime,
+        unrecorded: dict[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+    ) -> list[Envelope]:
+        """`_record`, its commit awaited while the loop goes on; `command_id`, an operator
+        command's, is recorded as used in the same transaction as the command's record."""
+        self._group = []
+        try:
+            self._record(items, now, unrecorded)
+        finally:
+            entries, self._group = self._group, None
+        used = None if command_id is None else (command_id, format_ts(now))
+        return await self._commit(entries, used)
+
+    async def _commit(
+        self, entries: list[Entry], command_id: tuple[str, str] | None = None
+    ) -> list[Envelope]:
+        """Commit the gathered entries in ONE transaction, on the journal's thread."""
+        if not entries:
+            return []
+        builds, snapshot = self._to_append(entries)
+        self._in_flight = True
+        try:
+            # Shielded: a commit under way ends as the journal decides, not half-way.
+            written = await asyncio.shield(
+                self._journal.append_many_async(
+                    self.table, builds, snapshot=snapshot, command_id=command_id
+                )
+            )
+        except JournalError as exc:
+            self._not_recorded(entries, exc)
+            return []
+        finally:
+            self._in_flight = False
+        return self._recorded(entries, written)
+
+    def _to_append(
+        self, entries: list[Entry]
+    ) -> tuple[list[Callable[[int], Envelope]], tuple[str, dict[str, Any]]]:
+        """What goes in the transaction: the events of `entries`, and the snapshot."""
+        builds = []
+        if self._unrecorded_halt:
+            # A halt decided while nothing could be recorded goes on the record first,
+            # naming the inputs the journal refused meanwhile.
+            halt = self._unrecorded.into_halt(self._unrecorded_halt)
+            builds.extend(builders(self.site, self.table, halt, entries[0].ts))
+        for entry in entries:
+            builds.extend(builders(self.site, self.table, entry.items, entry.ts))
+        return builds, (self.table, self._snapshot())
+
+    def _recorded(self, entries: list[Entry], written: list[Envelope]) -> list[Envelope]:
+        """The entries are on the record: they are the committed state now."""
+        self._committed = self._copy_state()
+        self._unrecorded_halt = []
+        self._unrecorded.clear()
+        if written:
+            self._head = (written[-1].seq, written[-1].hash or "")
+        if self.record_failure:
+            self._log.warning(
+                "journal recording again; the table stays halted until resumed",
+                code=self.record_failure_code,
+            )
+            self.record_failure = None
+        log_recorded(self._log, written)
+        if self.link:
+            self.link.notify()
+            self.link.state_changed()
+        for entry in entries:
+            if entry.then is not None:
+                entry.then()
+        return written
+
+    def _not_recorded(self, entries: list[Entry], exc: JournalError) -> None:
+        """The journal refused the entries: the engine forgets them, the table halts."""
+        self._roll_back()
+        if exc.code != DISK_FULL:
+            # A journal that fails for anything but space cannot vouch for its head.
+            self._head = None
+        for entry in entries:
+            if entry.named is not None:
+                self._unrecorded.note(entry.named)
+        self._fail_closed(exc.code, str(exc))
+
+    def _snapshot(self) -> dict[str, Any]:
+        """What restores the table: the engine's snapshot, and the open alerts."""
+        snap = self.engine.snapshot()
+        if self.surveillance is not None:
+            snap = {**snap, "surveillance": self.surveillance.snapshot()}
+        return snap
+
+    def _copy_state(self) -> tuple[TableEngine, AlertKeeper | None]:
+        return copy.deepcopy((self.engine, self.surveillance))
+
+    def _roll_back(self) -> None:
+        """Put the committed state back: the engine forgets what the journal refused."""
+        self.engine, self.surveillance = copy.deepcopy(self._committed)
+
+    def _fail_closed(self, code: str, reason: str) -> None:
+        first = self.record_failure is None
+        self.record_failure = reason
+        if first:
+            self.record_failure_code = code
+            what = "journal disk full" if code == "journal_disk_full" else "journal failure"
+            self._log.critical(f"{what}: table halted", code=code, error=reason)
+            # The engine halts too; the halt goes on the record as soon as it can, and is
+            # latched like any other until a floorperson resumes the table. The halted
+            # state is what a later failed append puts back.
+            halted = self.engine.halt(code, reason, self._clock())
+            self._unrecorded_halt.extend(self._decisions(halted))
+            self._committed = self._copy_state()
+        if self.link:
+            self.link.state_changed()
+
+    @staticmethod
+    def _decisions(output: EngineOutput) -> list[Pending]:
+        return [(d.source, str(d.type), d.data, d.rule, d.round) for d in output.events]

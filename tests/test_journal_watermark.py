@@ -1,0 +1,93 @@
+"""The published watermark (`floord.journal.watermark`): one mark per stream, moved over
+the acknowledged run without an fsync, filled from the per-row flags of an older file,
+and folded back into those flags when the journal closes."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from floord.contract import Envelope
+from floord.journal.store import Journal
+
+
+def builder(stream: str) -> Callable[[int], Envelope]:
+    def build(seq: int) -> Envelope:
+        return Envelope(
+            site="s1", table="t1", seq=seq, ts="2026-01-01T00:00:00.000Z", type="x.y",
+            source=stream, data={},
+        )  # fmt: skip
+
+    return build
+
+
+def rows(path: Path, sql: str) -> list[tuple]:
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
+
+
+def test_a_mark_past_a_gap_does_not_count_and_no_fsync_setting_stays(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal = Journal(path)
+    try:
+        for _ in range(6):
+            journal.append("t1", builder("t1"))
+        journal.mark_published("t1", [1, 2, 4, 5])  # 3 not acknowledged
+        assert [seq for _, seq, _ in journal.unpublished(["t1"])] == [3, 4, 5, 6]
+        journal.mark_published("t1", [3])
+        assert [seq for _, seq, _ in journal.unpublished(["t1"])] == [4, 5, 6]
+        journal.mark_published("t1", [2])  # an old acknowledgement moves nothing back
+        assert journal.backlog(["t1"]) == 3
+        # The mark is written without an fsync; the events' commits keep theirs.
+        assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert rows(path, "SELECT up_to_seq FROM published_marks") == [(3,)]
+        # Not one row flag was written for it: they are folded on close.
+        assert rows(path, "SELECT COUNT(*) FROM events WHERE published = 1") == [(0,)]
+    finally:
+        journal.close()
+    assert rows(path, "SELECT seq FROM events WHERE published = 1 ORDER BY seq") == [
+        (1,),
+        (2,),
+        (3,),
+    ]
+
+
+def test_an_older_file_gets_its_marks_from_the_flags(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    journal = Journal(path)
+    for _ in range(4):
+        journal.append("t1", builder("t1"))
+        journal.append("t1/devices/wheel", builder("wheel"))
+    journal.close()
+    # As a floord before the watermarks left it: flags only.
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("DROP TABLE published_marks")
+    db.execute("DELETE FROM meta WHERE key = 'published_marks'")
+    db.execute("UPDATE events SET published = 1 WHERE stream = 't1' AND seq IN (1, 2, 4)")
+    db.execute("UPDATE events SET published = 1 WHERE stream = 't1/devices/wheel'")
+    db.close()
+
+    journal = Journal(path)
+    try:
+        assert [seq for _, seq, _ in journal.unpublished(["t1"])] == [3, 4]
+        assert journal.backlog(["t1/devices/wheel"]) == 0
+        meta = dict(journal._db.execute("SELECT key, value FROM meta").fetchall())
+        assert meta["published_marks"] == '{"streams": 2}'
+        assert meta["schema_version"] == "3"
+    finally:
+        journal.close()
+
+
+def test_a_remote_copy_is_stored_as_published_in_its_own_transaction(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.db")
+    try:
+        journal.append_many("t1/devices/wheel", [builder("wheel")] * 3, published=True)
+        assert journal.backlog(["t1/devices/wheel"]) == 0
+        journal.append("t1/devices/wheel", builder("wheel"))
+        assert [seq for _, seq, _ in journal.unpublished(["t1/devices/wheel"])] == [4]
+    finally:
+        journal.close()

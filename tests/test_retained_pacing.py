@@ -1,0 +1,54 @@
+"""Retained `P/state` and `P/devices/<d>` go out at once when the table's state changed,
+and at most about once a second when only the chain head or a device's clock moved
+(`floord.mqtt.retained`, docs/contract.md)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from floord.mqtt.retained import RetainedPacer
+
+
+def text(body: dict) -> str:
+    return json.dumps(body, separators=(",", ":"))
+
+
+def test_a_change_of_state_goes_out_at_once_a_moved_head_waits_its_turn() -> None:
+    pacer = RetainedPacer(every=0.2)
+    state = {
+        "state": "open",
+        "chain": {"seq": 1, "hash": "a"},
+        "devices": {"w": {"last_seen": "1"}},
+    }
+    assert pacer.due("P/state", state, text(state))
+    pacer.sent("P/state", state, text(state))
+    assert not pacer.due("P/state", state, text(state))  # the same body: never again
+    assert pacer.wait_s() is None
+
+    moved = {**state, "chain": {"seq": 2, "hash": "b"}, "devices": {"w": {"last_seen": "2"}}}
+    assert not pacer.due("P/state", moved, text(moved))  # only the head and a clock
+    wait = pacer.wait_s()
+    assert wait is not None and 0 < wait <= 0.2
+
+    halted = {**moved, "state": "halted"}
+    assert pacer.due("P/state", halted, text(halted))  # a change of state: at once
+    pacer.sent("P/state", halted, text(halted))
+    assert pacer.wait_s() is None
+
+    later = {**halted, "chain": {"seq": 3, "hash": "c"}}
+    assert not pacer.due("P/state", later, text(later))
+    time.sleep(0.21)
+    assert pacer.due("P/state", later, text(later))  # its second is up
+
+
+def test_a_device_body_whose_last_heard_moved_waits_and_a_new_connection_sends_all() -> None:
+    pacer = RetainedPacer(every=60)
+    body = {"device": "w", "online": True, "last_heard": "t1"}
+    pacer.sent("P/devices/w", body, text(body))
+    heard = {**body, "last_heard": "t2"}
+    assert not pacer.due("P/devices/w", heard, text(heard))
+    offline = {**heard, "online": False}
+    assert pacer.due("P/devices/w", offline, text(offline))
+    pacer.reset()
+    assert pacer.due("P/devices/w", heard, text(heard))
