@@ -349,8 +349,11 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     for table in ("RL-01", "RL-02", "B6-01"):
         assert "surveillance.alert" not in [kind for kind, _ in events[table]], table
     # The SS2 wheels stand still while their tables open: no spin before the opening.
+    # (RL-01's scenario has a failed launch: a number the wheel still gives after the
+    # void is a violation of its own, number_after_void, depending on the timing.)
     for table in ("RL-01", "RL-02"):
-        early = [line for kind, line in events[table] if kind == "procedure.violation"]
+        early = [line for kind, line in events[table]
+                 if kind == "procedure.violation" and "spin_while_not_open" in line]  # fmt: skip
         assert not early, early
 
 

@@ -62,8 +62,9 @@ BOXES = {"A": ("RL-01", "RL-02"), "B": ("RL-03", "RL-04")}
 # How soon a client is on another node: NATS refuses a client id whose old session's
 # JetStream consumers it cannot delete yet (their leaders were on the dead node) until
 # the survivors elect new leaders, a few seconds; meanwhile the client retries each node
-# after its back-off (at most 5 s). Measured here: 4 to 12 s on two busy cores.
-MOVE_WITHIN_S = 60.0
+# after its back-off (at most 5 s). Measured here: 4 to 12 s on two busy cores; once,
+# with other work on the machine, the console's events took over 60 s to come back.
+MOVE_WITHIN_S = 120.0
 
 
 class Console:
@@ -154,7 +155,7 @@ async def command(urls: list[str], table: str, name: str, args: dict[str, Any]) 
 
 # Three nodes, two daemons, four wheels and the console on two shared cores: each node
 # loss costs the cluster its JetStream leader elections (timings printed with -s).
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(420)
 def test_a_node_killed_under_play_loses_nothing(tmp_path: Path) -> None:
     cluster = NatsCluster(tmp_path)
     scenario = {"pockets": 37, "loop": True, "steps": [{"idle": 20}, {"spin": {}}]}
