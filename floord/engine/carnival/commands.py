@@ -29,6 +29,7 @@ from floord.engine.cards.deck_receipt import (
     received_data,
 )
 from floord.engine.cards.deck_removal import remove_decks
+from floord.engine.cards.recut import require_recut
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, deal_refusal, distinct_boxes, needs_reason
 from floord.engine.core.rulings import decision
@@ -208,16 +209,9 @@ class CarnivalCommands(TableEngineBase):
         return accepted([])
 
     def _cmd_recut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if command.role not in ABOVE_FLOOR:
-            return CommandOutcome(
-                False, "a floorperson or above requires a recut", self._cite("recut")
-            )
-        if self.stack is None or self.stack["cut"] is None:
-            return CommandOutcome(
-                False, "no cut is on record since the cards were shuffled", self._cite("recut")
-            )
-        self.stack["cut"] = None
-        return accepted([])
+        return require_recut(
+            command.role, ABOVE_FLOOR, self.stack, self._cite("recut"), "the cards were shuffled"
+        )
 
     def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         self.decks.reshuffle_all()

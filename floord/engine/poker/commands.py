@@ -26,6 +26,7 @@ from floord.engine.cards.deck_receipt import (
     received_data,
 )
 from floord.engine.cards.deck_removal import remove_decks
+from floord.engine.cards.recut import require_recut
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, deal_refusal, needs_reason, unknown_args
 from floord.engine.core.rulings import decision
@@ -204,16 +205,9 @@ class PokerCommands(TableEngineBase):
     def _cmd_recut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """§ 553.6(c): after the cut and before any card is dealt, a floorperson or
         above may require the cards to be recut."""
-        if command.role not in ABOVE_FLOOR:
-            return CommandOutcome(
-                False, "a floorperson or above requires a recut", self._cite("recut")
-            )
-        if self.stack is None or self.stack["cut"] is None:
-            return CommandOutcome(
-                False, "no cut is on record since the deck was shuffled", self._cite("recut")
-            )
-        self.stack["cut"] = None  # the command is on the record; the deck is cut again
-        return accepted([])
+        return require_recut(
+            command.role, ABOVE_FLOOR, self.stack, self._cite("recut"), "the deck was shuffled"
+        )
 
     def _cmd_remove_deck(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         removed = remove_decks(command, self.decks, self.rounds, self._void, FLOOR_POLICY)
