@@ -27,9 +27,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from floord.contract import format_ts
+from floord.contract import EventType, format_ts
 from floord.engine.core.command_checks import unknown_args, whole
-from floord.engine.core.types import VerifiedCommand
+from floord.engine.core.rulings import decision
+from floord.engine.core.types import Decision, VerifiedCommand
 
 FLOOR_ROLES = frozenset({"floorperson", "supervisor"})
 VERIFY_POLICY = (
@@ -109,6 +110,29 @@ def received_data(receipt: dict[str, Any]) -> dict[str, Any]:
         "note": receipt["note"],
         "inspection": "not_required" if pre else "required",
     }
+
+
+PRESHUFFLED_DETAIL = "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
+
+
+def receipt_event(
+    type: EventType,
+    receipt: dict[str, Any],
+    now: datetime,
+    rule: str,
+    inspect: str,
+    decks: list[str] | None = None,
+) -> Decision:
+    """The receipt's event for a game with no deck-change clock in our seeds (Poker, War):
+    no due time, no deck rule; its detail `inspect` (how the decks are inspected), or
+    `PRESHUFFLED_DETAIL` for decks preinspected and preshuffled. `decks`, the table's
+    names of the decks, where the game has them."""
+    data = {**received_data(receipt)}
+    if decks is not None:
+        data["decks"] = decks
+    data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
+    data["detail"] = PRESHUFFLED_DETAIL if receipt["preinspected_preshuffled"] else inspect
+    return decision(type, rule, None, **data)
 
 
 def inspect_step(

@@ -22,8 +22,8 @@ from floord.engine.cards.deck_receipt import (
     ReceiptRefused,
     inspect_step,
     new_receipt,
+    receipt_event,
     receipt_problem,
-    received_data,
 )
 from floord.engine.cards.deck_removal import remove_decks
 from floord.engine.cards.recut import require_recut
@@ -248,16 +248,10 @@ class PokerCommands(TableEngineBase):
             for d in self.decks.decks:
                 self.decks.decks[d] = "ready"
                 self.how[d] = "preshuffled"
-        data = {**received_data(receipt), "decks": list(self.decks.decks)}
         # The deck-change rules (§ 553.3) are not in our seeds: no clock, no due time.
-        data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
-        data["detail"] = (
-            "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
-            if pre
-            else "the dealer inspects both decks and a floorperson or higher verifies"
-        )
         rule = self._cite("preinspected" if pre else "decks_received")
-        return accepted([decision(type, rule, None, **data)])
+        inspect = "the dealer inspects both decks and a floorperson or higher verifies"
+        return accepted([receipt_event(type, receipt, now, rule, inspect, list(self.decks.decks))])
 
     def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """The dealer's inspection (§ 553.5(a)), then the verification by a floorperson or

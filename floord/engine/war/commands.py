@@ -21,7 +21,7 @@ from floord.engine.cards.deck_receipt import (
     ReceiptRefused,
     inspect_step,
     new_receipt,
-    received_data,
+    receipt_event,
 )
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
@@ -247,16 +247,10 @@ class WarCommands(TableEngineBase):
             shoe.stack = {"shuffled": "preshuffled", "batch": None, "cards": None, "cut": None}
         else:
             shoe.due = "new_decks"
-        data = {**received_data(receipt)}
         # The deck rules (§ 567.3) are not in our seeds: no deck-change clock.
-        data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
-        data["detail"] = (
-            "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
-            if pre
-            else "the dealer sorts and inspects each deck separately; the floorperson verifies"
-        )
         rule = self.rules.cite("preinspected" if pre else "decks_inspected")
-        return accepted([decision(type, rule, None, **data)])
+        inspect = "the dealer sorts and inspects each deck separately; the floorperson verifies"
+        return accepted([receipt_event(type, receipt, now, rule, inspect)])
 
     def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """The dealer sorts and inspects each deck separately (saying how many), then the
