@@ -5,19 +5,21 @@ shuffled again after every round, by hand or by a batch shuffler: a void round r
 the wagers, its deck is shuffled before its next use, and a continuous shuffler (which
 would not shuffle the deck between rounds as the chapter asks) is the wrong device. The
 engines differ only in their citations and in the words of the detail, so they pass
-those in. Pure: no clock.
+those in (`DealtDeckRounds`, the engines' side of it, takes the words as class
+attributes and the citation of the game's "shuffle" paragraph). Pure: no clock.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from floord.contract import EventType
 from floord.engine.cards.deck_book import DeckBook
 from floord.engine.core.devices import capability_problem
 from floord.engine.core.rounds import RoundBook
 from floord.engine.core.rulings import decision
-from floord.engine.core.types import Decision
+from floord.engine.core.types import Decision, EngineOutput
 
 
 def continuous_shuffler_problem(identity: dict[str, Any], shuffled: str) -> str | None:
@@ -59,3 +61,34 @@ def void_dealt_round(
             detail=shuffled,
         ),
     ]
+
+
+class DealtDeckRounds:
+    """The void round and the refused continuous shuffler of an engine that deals a deck
+    shuffled after each round (`PokerEngine`, `CarnivalEngine`), which supplies the
+    attributes below: `SHUFFLED_EACH_ROUND`, what its chapter says of the shuffle after
+    each round; `RESHUFFLE_DETAIL`, the detail of the shuffle a void round requires."""
+
+    SHUFFLED_EACH_ROUND: ClassVar[str]
+    RESHUFFLE_DETAIL: ClassVar[str]
+    rounds: RoundBook
+    decks: DeckBook
+    _cite: Callable[[str], str]
+
+    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
+        rule = self._cite("shuffle")
+        return continuous_shuffler_problem(identity, f"{self.SHUFFLED_EACH_ROUND} ({rule})")
+
+    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
+        return EngineOutput(self._void(reason, policy, detail))
+
+    def _void(self, reason: str, why: str, detail: str = "") -> list[Decision]:
+        return void_dealt_round(
+            self.rounds,
+            self.decks,
+            self._cite("shuffle"),
+            reason,
+            why,
+            detail,
+            shuffled=self.RESHUFFLE_DETAIL,
+        )

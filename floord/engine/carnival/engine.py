@@ -18,7 +18,7 @@ from typing import Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_book import DeckBook
-from floord.engine.cards.deck_void import continuous_shuffler_problem, void_dealt_round
+from floord.engine.cards.deck_void import DealtDeckRounds
 from floord.engine.cards.idle_clock import watch_idle
 from floord.engine.cards.snapshot_head import check_snapshot_head
 from floord.engine.carnival.commands import CarnivalCommands
@@ -33,8 +33,11 @@ RESTART_POLICY = "floord policy, not a regulation: a round whose end floord did 
 PAI_GOW_COUNT = "floord policy: § 561.5 has no count rule; a deck is 52 cards and one joker"
 
 
-class CarnivalEngine(CarnivalCommands, TableEngineBase):
+class CarnivalEngine(DealtDeckRounds, CarnivalCommands, TableEngineBase):
     """One carnival poker table: see the module docstring and `docs/rules.md`."""
+
+    SHUFFLED_EACH_ROUND = "the deck is shuffled after each round"
+    RESHUFFLE_DETAIL = "the cards are shuffled before the next round"
 
     RESTART_POLICY = RESTART_POLICY
     RESTART_DETAIL = ""
@@ -128,26 +131,6 @@ class CarnivalEngine(CarnivalCommands, TableEngineBase):
             return made
         data = {**made.data, "policy": PAI_GOW_COUNT, "basis": self._cite("one_joker")}
         return Decision(made.type, data, None, made.round)
-
-    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        rule = self._cite("shuffle")
-        return continuous_shuffler_problem(
-            identity, f"the deck is shuffled after each round ({rule})"
-        )
-
-    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
-        return EngineOutput(self._void(reason, policy, detail))
-
-    def _void(self, reason: str, why: str, detail: str = "") -> list[Decision]:
-        return void_dealt_round(
-            self.rounds,
-            self.decks,
-            self._cite("shuffle"),
-            reason,
-            why,
-            detail,
-            shuffled="the cards are shuffled before the next round",
-        )
 
     # ----- state ------------------------------------------------------------------
 

@@ -20,13 +20,13 @@ from typing import Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_book import DeckBook
-from floord.engine.cards.deck_void import continuous_shuffler_problem, void_dealt_round
+from floord.engine.cards.deck_void import DealtDeckRounds
 from floord.engine.cards.idle_clock import watch_idle
 from floord.engine.cards.snapshot_head import check_snapshot_head
 from floord.engine.core.base import SHUFFLER_EVENTS, TableEngineBase
 from floord.engine.core.snapshots import SnapshotError, json_copy
 from floord.engine.core.table_state import PrimaryDevice
-from floord.engine.core.types import Decision, EngineOutput
+from floord.engine.core.types import EngineOutput
 from floord.engine.poker.commands import PokerCommands
 from floord.engine.poker.rules import GAME, poker_inspection, read_rules
 
@@ -35,8 +35,11 @@ RESTART_POLICY = "floord policy, not a regulation: a round whose end floord did 
 HOW = ("hand", "device", "preshuffled")
 
 
-class PokerEngine(PokerCommands, TableEngineBase):
+class PokerEngine(DealtDeckRounds, PokerCommands, TableEngineBase):
     """One Poker table: see the module docstring and `docs/rules.md`."""
+
+    SHUFFLED_EACH_ROUND = "the entire deck is shuffled after each round"
+    RESHUFFLE_DETAIL = "the entire deck is shuffled before it is dealt again"
 
     RESTART_POLICY = RESTART_POLICY
     RESTART_DETAIL = ""
@@ -118,26 +121,6 @@ class PokerEngine(PokerCommands, TableEngineBase):
             self.stack = None
             self.how = {}
         return EngineOutput(idle)
-
-    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        rule = self._cite("shuffle")
-        return continuous_shuffler_problem(
-            identity, f"the entire deck is shuffled after each round ({rule})"
-        )
-
-    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
-        return EngineOutput(self._void(reason, policy, detail))
-
-    def _void(self, reason: str, why: str, detail: str = "") -> list[Decision]:
-        return void_dealt_round(
-            self.rounds,
-            self.decks,
-            self._cite("shuffle"),
-            reason,
-            why,
-            detail,
-            shuffled="the entire deck is shuffled before it is dealt again",
-        )
 
     # ----- state ------------------------------------------------------------------
 
