@@ -24,13 +24,14 @@ the decks are inspected, since the exemption is never assumed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.core.command_checks import unknown_args, whole
 from floord.engine.core.rulings import decision
-from floord.engine.core.types import Decision, VerifiedCommand
+from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 FLOOR_ROLES = frozenset({"floorperson", "supervisor"})
 VERIFY_POLICY = (
@@ -210,3 +211,18 @@ def receipt_problem(receipt: dict[str, Any] | None) -> str | None:
         return f"the decks received at {receipt['received_at']} were rejected for defects"
     missing = "inspected by the dealer" if not receipt["inspected_by"] else "verified"
     return f"the decks received at {receipt['received_at']} have not been {missing}"
+
+
+class ReceiptCommands:
+    """`change_decks` and `decks_received` of a game (Poker, War) whose `_receive` records
+    the receipt: `change_decks` is a receipt whose declaration may be left out (the decks
+    are then inspected: the exemption for decks preinspected and preshuffled is never
+    assumed); `decks_received` must say whether they came so."""
+
+    _receive: Callable[..., CommandOutcome]
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        return self._receive(command, now, declared=False, type=EventType.CARDS_DECKS_CHANGED)
+
+    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        return self._receive(command, now, declared=True, type=EventType.CARDS_DECKS_RECEIVED)

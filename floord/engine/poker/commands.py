@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_receipt import (
+    ReceiptCommands,
     ReceiptRefused,
     inspect_step,
     new_receipt,
@@ -51,7 +52,7 @@ ARGS = {
 }
 
 
-class PokerCommands(TableEngineBase):
+class PokerCommands(ReceiptCommands, TableEngineBase):
     """Command handling for `PokerEngine` (which supplies the attributes below)."""
 
     game: str
@@ -222,19 +223,11 @@ class PokerCommands(TableEngineBase):
 
     # ----- decks received -----------------------------------------------------------
 
-    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        """New decks: a receipt like `decks_received`, whose declaration may be left out
-        (the decks are then inspected: the exemption of § 553.5(f) is never assumed)."""
-        return self._receive(command, now, declared=False, type=EventType.CARDS_DECKS_CHANGED)
-
-    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        """The two decks received at the table (§ 553.5(a)); whether preinspected and
-        preshuffled (§ 553.5(f)) the command must say."""
-        return self._receive(command, now, declared=True, type=EventType.CARDS_DECKS_RECEIVED)
-
     def _receive(
         self, command: VerifiedCommand, now: datetime, *, declared: bool, type: EventType
     ) -> CommandOutcome:
+        """The two decks received at the table (§ 553.5(a)), preinspected and preshuffled
+        (§ 553.5(f)) or not; `ReceiptCommands`' `change_decks` and `decks_received`."""
         try:
             receipt = new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
         except ReceiptRefused as exc:
