@@ -9,7 +9,12 @@ from pydantic import Field
 
 from floord.engine.carnival.engine import CarnivalEngine
 from floord.engine.carnival.rules import DEFAULTS, MAX_BOXES, read_rules
-from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.definition import (
+    Families,
+    GameDefinition,
+    card_table_problems,
+    first_device,
+)
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.runner import TableEngine
 
@@ -47,21 +52,15 @@ class CarnivalTableConfig(GameTable):
 def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[str]:
     """A shuffler unless `shuffler: none`, and nothing else; then the rules against the
     chapter's rule table."""
-    shuffler = table.rules.shuffler
-    wanted: dict[str, int | None] = {
-        "dealing_shoe": 0,
-        "card_shuffler": 0 if shuffler == "none" else 1,
-        "card_reader": 0,
-        "roulette_wheel": 0,
-        "big_six_wheel": 0,
-        "dice_tracker": 0,
-    }
-    problems = slot_problems(families, wanted, where, f"{table.game} with shuffler {shuffler!r}")
-    try:
-        read_rules(table.game, table.rules.model_dump())
-    except ValueError as exc:
-        problems.append(f"{where}.rules: {exc}")
-    return problems
+    return card_table_problems(
+        families,
+        where,
+        game=table.game,
+        shuffler=table.rules.shuffler,
+        shoes=0,
+        read_rules=lambda: read_rules(table.game, table.rules.model_dump()),
+        others=("dice_tracker",),
+    )
 
 
 def _engine(table: CarnivalTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:

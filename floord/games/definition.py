@@ -53,6 +53,36 @@ def slot_problems(
     return problems
 
 
+def card_table_problems(
+    families: Families,
+    where: str,
+    *,
+    game: str,
+    shuffler: str,
+    shoes: int,
+    read_rules: Callable[[], object],
+    others: tuple[str, ...] = (),
+) -> list[str]:
+    """What a card table's config gets wrong, shared by Poker, War and the carnival games:
+    `shoes` dealing shoes, a card shuffler unless `shuffler: none`, none of the other
+    families (nor of `others`); then the rules, which `read_rules` checks against the
+    chapter's rule table (a `ValueError` is a problem of `where.rules`)."""
+    wanted: dict[str, int | None] = {
+        "dealing_shoe": shoes,
+        "card_shuffler": 0 if shuffler == "none" else 1,
+        "card_reader": 0,
+        "roulette_wheel": 0,
+        "big_six_wheel": 0,
+        **dict.fromkeys(others, 0),
+    }
+    problems = slot_problems(families, wanted, where, f"{game} with shuffler {shuffler!r}")
+    try:
+        read_rules()
+    except ValueError as exc:
+        problems.append(f"{where}.rules: {exc}")
+    return problems
+
+
 def first_device(families: Families, family: str) -> str | None:
     """The id of the table's device of that family, None when it has none."""
     devices = families.get(family, [])

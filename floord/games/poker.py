@@ -9,7 +9,12 @@ from pydantic import Field
 
 from floord.engine.poker.engine import PokerEngine
 from floord.engine.poker.rules import DEFAULTS, read_rules
-from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.definition import (
+    Families,
+    GameDefinition,
+    card_table_problems,
+    first_device,
+)
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.runner import TableEngine
 
@@ -38,20 +43,14 @@ class PokerTableConfig(GameTable):
 def _check(table: PokerTableConfig, where: str, families: Families) -> list[str]:
     """A shuffler unless `shuffler: none`, and nothing else; then the rules against the
     chapter's rule table."""
-    shuffler = table.rules.shuffler
-    wanted: dict[str, int | None] = {
-        "dealing_shoe": 0,
-        "card_shuffler": 0 if shuffler == "none" else 1,
-        "card_reader": 0,
-        "roulette_wheel": 0,
-        "big_six_wheel": 0,
-    }
-    problems = slot_problems(families, wanted, where, f"poker with shuffler {shuffler!r}")
-    try:
-        read_rules(table.rules.model_dump())
-    except ValueError as exc:
-        problems.append(f"{where}.rules: {exc}")
-    return problems
+    return card_table_problems(
+        families,
+        where,
+        game="poker",
+        shuffler=table.rules.shuffler,
+        shoes=0,
+        read_rules=lambda: read_rules(table.rules.model_dump()),
+    )
 
 
 def _engine(table: PokerTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:

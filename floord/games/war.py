@@ -10,7 +10,12 @@ from pydantic import Field
 
 from floord.engine.war.engine import WarEngine
 from floord.engine.war.rules import DEFAULTS, MAX_BOXES, MAX_DECKS, MIN_DECKS, read_rules
-from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.definition import (
+    Families,
+    GameDefinition,
+    card_table_problems,
+    first_device,
+)
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.runner import TableEngine
 
@@ -39,20 +44,14 @@ class WarTableConfig(GameTable):
 def _check(table: WarTableConfig, where: str, families: Families) -> list[str]:
     """A dealing shoe, a shuffler unless `shuffler: none`, and nothing else; then the
     rules against the chapter's rule table."""
-    shuffler = table.rules.shuffler
-    wanted: dict[str, int | None] = {
-        "dealing_shoe": 1,
-        "card_shuffler": 0 if shuffler == "none" else 1,
-        "card_reader": 0,
-        "roulette_wheel": 0,
-        "big_six_wheel": 0,
-    }
-    problems = slot_problems(families, wanted, where, f"war with shuffler {shuffler!r}")
-    try:
-        read_rules(table.rules.model_dump())
-    except ValueError as exc:
-        problems.append(f"{where}.rules: {exc}")
-    return problems
+    return card_table_problems(
+        families,
+        where,
+        game="war",
+        shuffler=table.rules.shuffler,
+        shoes=1,
+        read_rules=lambda: read_rules(table.rules.model_dump()),
+    )
 
 
 def _engine(table: WarTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:

@@ -24,12 +24,14 @@ the decks are inspected, since the exemption is never assumed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from floord.contract import format_ts
+from floord.contract import EventType, format_ts
 from floord.engine.core.command_checks import unknown_args, whole
-from floord.engine.core.types import VerifiedCommand
+from floord.engine.core.rulings import decision
+from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 FLOOR_ROLES = frozenset({"floorperson", "supervisor"})
 VERIFY_POLICY = (
@@ -111,6 +113,29 @@ def received_data(receipt: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+PRESHUFFLED_DETAIL = "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
+
+
+def receipt_event(
+    type: EventType,
+    receipt: dict[str, Any],
+    now: datetime,
+    rule: str,
+    inspect: str,
+    decks: list[str] | None = None,
+) -> Decision:
+    """The receipt's event for a game with no deck-change clock in our seeds (Poker, War):
+    no due time, no deck rule; its detail `inspect` (how the decks are inspected), or
+    `PRESHUFFLED_DETAIL` for decks preinspected and preshuffled. `decks`, the table's
+    names of the decks, where the game has them."""
+    data = {**received_data(receipt)}
+    if decks is not None:
+        data["decks"] = decks
+    data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
+    data["detail"] = PRESHUFFLED_DETAIL if receipt["preinspected_preshuffled"] else inspect
+    return decision(type, rule, None, **data)
+
+
 def inspect_step(
     receipt: dict[str, Any] | None,
     command: VerifiedCommand,
@@ -186,3 +211,18 @@ def receipt_problem(receipt: dict[str, Any] | None) -> str | None:
         return f"the decks received at {receipt['received_at']} were rejected for defects"
     missing = "inspected by the dealer" if not receipt["inspected_by"] else "verified"
     return f"the decks received at {receipt['received_at']} have not been {missing}"
+
+
+class ReceiptCommands:
+    """`change_decks` and `decks_received` of a game (Poker, War) whose `_receive` records
+    the receipt: `change_decks` is a receipt whose declaration may be left out (the decks
+    are then inspected: the exemption for decks preinspected and preshuffled is never
+    assumed); `decks_received` must say whether they came so."""
+
+    _receive: Callable[..., CommandOutcome]
+
+    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        return self._receive(command, now, declared=False, type=EventType.CARDS_DECKS_CHANGED)
+
+    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        return self._receive(command, now, declared=True, type=EventType.CARDS_DECKS_RECEIVED)

@@ -28,9 +28,11 @@ from floord.engine.cards.deck_receipt import (
     receipt_problem,
     received_data,
 )
+from floord.engine.cards.deck_removal import remove_decks
+from floord.engine.cards.recut import require_recut
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, deal_refusal, distinct_boxes, needs_reason
-from floord.engine.core.rulings import decision, policy_decision
+from floord.engine.core.rulings import decision
 from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
@@ -207,16 +209,9 @@ class CarnivalCommands(TableEngineBase):
         return accepted([])
 
     def _cmd_recut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if command.role not in ABOVE_FLOOR:
-            return CommandOutcome(
-                False, "a floorperson or above requires a recut", self._cite("recut")
-            )
-        if self.stack is None or self.stack["cut"] is None:
-            return CommandOutcome(
-                False, "no cut is on record since the cards were shuffled", self._cite("recut")
-            )
-        self.stack["cut"] = None
-        return accepted([])
+        return require_recut(
+            command.role, ABOVE_FLOOR, self.stack, self._cite("recut"), "the cards were shuffled"
+        )
 
     def _cmd_reshuffle(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         self.decks.reshuffle_all()
@@ -227,28 +222,13 @@ class CarnivalCommands(TableEngineBase):
         )
 
     def _cmd_remove_deck(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        deck = command.args.get("deck")
-        if deck is not None and deck not in self.decks.decks:
-            return CommandOutcome(
-                False, f"deck must be one of {', '.join(self.decks.decks)}, found {deck!r}"
-            )
-        targets = [deck] if deck is not None else list(self.decks.decks)
-        out: list[Decision] = []
-        rnd = self.rounds.current
-        if rnd is not None and rnd["deck"] in targets:
-            out += self._void("deck_removed", FLOOR_POLICY, f"deck removed by {command.by}")
-        self.decks.remove(targets, None)
+        removed = remove_decks(command, self.decks, self.rounds, self._void, FLOOR_POLICY)
+        if isinstance(removed, CommandOutcome):
+            return removed
+        targets, out = removed
         if self.stack is not None and self.stack["deck"] in (None, *targets):
             self.stack = None
-        data = {
-            "decks": targets,
-            "reason": "floorperson",
-            "by": command.by,
-            "note": command.args["reason"],
-        }
-        return accepted(
-            [*out, policy_decision(EventType.CARDS_DECK_REMOVED, FLOOR_POLICY, None, **data)]
-        )
+        return accepted(out)
 
     def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """New decks recorded by a floorperson (after a removal, say): a receipt like

@@ -19,15 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_receipt import (
+    ReceiptCommands,
     ReceiptRefused,
     inspect_step,
     new_receipt,
+    receipt_event,
     receipt_problem,
-    received_data,
 )
+from floord.engine.cards.deck_removal import remove_decks
+from floord.engine.cards.recut import require_recut
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, deal_refusal, needs_reason, unknown_args
-from floord.engine.core.rulings import decision, policy_decision
+from floord.engine.core.rulings import decision
 from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
@@ -49,7 +52,7 @@ ARGS = {
 }
 
 
-class PokerCommands(TableEngineBase):
+class PokerCommands(ReceiptCommands, TableEngineBase):
     """Command handling for `PokerEngine` (which supplies the attributes below)."""
 
     game: str
@@ -203,54 +206,28 @@ class PokerCommands(TableEngineBase):
     def _cmd_recut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """§ 553.6(c): after the cut and before any card is dealt, a floorperson or
         above may require the cards to be recut."""
-        if command.role not in ABOVE_FLOOR:
-            return CommandOutcome(
-                False, "a floorperson or above requires a recut", self._cite("recut")
-            )
-        if self.stack is None or self.stack["cut"] is None:
-            return CommandOutcome(
-                False, "no cut is on record since the deck was shuffled", self._cite("recut")
-            )
-        self.stack["cut"] = None  # the command is on the record; the deck is cut again
-        return accepted([])
+        return require_recut(
+            command.role, ABOVE_FLOOR, self.stack, self._cite("recut"), "the deck was shuffled"
+        )
 
     def _cmd_remove_deck(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        deck = command.args.get("deck")
-        if deck is not None and deck not in self.decks.decks:
-            return CommandOutcome(
-                False, f"deck must be one of {', '.join(self.decks.decks)}, found {deck!r}"
-            )
-        targets = [deck] if deck is not None else list(self.decks.decks)
-        out: list[Decision] = []
-        rnd = self.rounds.current
-        if rnd is not None and rnd["deck"] in targets:
-            out += self._void("deck_removed", FLOOR_POLICY, f"deck removed by {command.by}")
-        self.decks.remove(targets, None)
+        removed = remove_decks(command, self.decks, self.rounds, self._void, FLOOR_POLICY)
+        if isinstance(removed, CommandOutcome):
+            return removed
+        targets, out = removed
         for d in targets:
             self.how.pop(d, None)
         if self.stack is not None and self.stack["deck"] in targets:
             self.stack = None
-        data = {"decks": targets, "reason": "floorperson", "by": command.by}
-        data["note"] = command.args["reason"]
-        return accepted(
-            [*out, policy_decision(EventType.CARDS_DECK_REMOVED, FLOOR_POLICY, None, **data)]
-        )
+        return accepted(out)
 
     # ----- decks received -----------------------------------------------------------
-
-    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        """New decks: a receipt like `decks_received`, whose declaration may be left out
-        (the decks are then inspected: the exemption of § 553.5(f) is never assumed)."""
-        return self._receive(command, now, declared=False, type=EventType.CARDS_DECKS_CHANGED)
-
-    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        """The two decks received at the table (§ 553.5(a)); whether preinspected and
-        preshuffled (§ 553.5(f)) the command must say."""
-        return self._receive(command, now, declared=True, type=EventType.CARDS_DECKS_RECEIVED)
 
     def _receive(
         self, command: VerifiedCommand, now: datetime, *, declared: bool, type: EventType
     ) -> CommandOutcome:
+        """The two decks received at the table (§ 553.5(a)), preinspected and preshuffled
+        (§ 553.5(f)) or not; `ReceiptCommands`' `change_decks` and `decks_received`."""
         try:
             receipt = new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
         except ReceiptRefused as exc:
@@ -264,16 +241,10 @@ class PokerCommands(TableEngineBase):
             for d in self.decks.decks:
                 self.decks.decks[d] = "ready"
                 self.how[d] = "preshuffled"
-        data = {**received_data(receipt), "decks": list(self.decks.decks)}
         # The deck-change rules (§ 553.3) are not in our seeds: no clock, no due time.
-        data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
-        data["detail"] = (
-            "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
-            if pre
-            else "the dealer inspects both decks and a floorperson or higher verifies"
-        )
         rule = self._cite("preinspected" if pre else "decks_received")
-        return accepted([decision(type, rule, None, **data)])
+        inspect = "the dealer inspects both decks and a floorperson or higher verifies"
+        return accepted([receipt_event(type, receipt, now, rule, inspect, list(self.decks.decks))])
 
     def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """The dealer's inspection (§ 553.5(a)), then the verification by a floorperson or

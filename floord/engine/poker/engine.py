@@ -20,13 +20,13 @@ from typing import Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_book import DeckBook
+from floord.engine.cards.deck_void import DealtDeckRounds
 from floord.engine.cards.idle_clock import watch_idle
+from floord.engine.cards.snapshot_head import check_snapshot_head
 from floord.engine.core.base import SHUFFLER_EVENTS, TableEngineBase
-from floord.engine.core.devices import capability_problem
-from floord.engine.core.rulings import decision
 from floord.engine.core.snapshots import SnapshotError, json_copy
 from floord.engine.core.table_state import PrimaryDevice
-from floord.engine.core.types import Decision, EngineOutput
+from floord.engine.core.types import EngineOutput
 from floord.engine.poker.commands import PokerCommands
 from floord.engine.poker.rules import GAME, poker_inspection, read_rules
 
@@ -35,8 +35,11 @@ RESTART_POLICY = "floord policy, not a regulation: a round whose end floord did 
 HOW = ("hand", "device", "preshuffled")
 
 
-class PokerEngine(PokerCommands, TableEngineBase):
+class PokerEngine(DealtDeckRounds, PokerCommands, TableEngineBase):
     """One Poker table: see the module docstring and `docs/rules.md`."""
+
+    SHUFFLED_EACH_ROUND = "the entire deck is shuffled after each round"
+    RESHUFFLE_DETAIL = "the entire deck is shuffled before it is dealt again"
 
     RESTART_POLICY = RESTART_POLICY
     RESTART_DETAIL = ""
@@ -119,34 +122,6 @@ class PokerEngine(PokerCommands, TableEngineBase):
             self.how = {}
         return EngineOutput(idle)
 
-    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        def mismatch(_: bool) -> str:
-            rule = self._cite("shuffle")
-            return f"a continuous shuffler: the entire deck is shuffled after each round ({rule})"
-
-        return capability_problem(
-            identity, device="device", capability="continuous", configured=False, mismatch=mismatch
-        )
-
-    def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
-        return EngineOutput(self._void(reason, policy, detail))
-
-    def _void(self, reason: str, why: str, detail: str = "") -> list[Decision]:
-        rnd = self.rounds.finish()
-        self.decks.round_done(counted=True)
-        body = {"reason": reason, "detail": detail, "wagers": "returned", "policy": why}
-        return [
-            Decision(EventType.ROUND_VOIDED, body, None, rnd["id"]),
-            decision(
-                EventType.CARDS_SHUFFLE_REQUIRED,
-                self._cite("shuffle"),
-                rnd["id"],
-                decks=[rnd["deck"]],
-                reason=reason,
-                detail="the entire deck is shuffled before it is dealt again",
-            ),
-        ]
-
     # ----- state ------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
@@ -162,11 +137,7 @@ class PokerEngine(PokerCommands, TableEngineBase):
         return self.snapshot()
 
     def _restore(self, snap: dict[str, Any]) -> None:
-        if not isinstance(snap, dict) or snap.get("version") != SNAPSHOT_VERSION:
-            raise SnapshotError(f"a version {SNAPSHOT_VERSION} snapshot object expected")
-        for key, mine in (("table", self.table_id), ("game", self.game)):
-            if snap.get(key) != mine:
-                raise SnapshotError(f"the snapshot is for {key} {snap.get(key)!r}, not {mine!r}")
+        check_snapshot_head(snap, SNAPSHOT_VERSION, self.table_id, self.game)
         stack, how = snap.get("stack"), snap.get("how") or {}
         if stack is not None and not (
             isinstance(stack, dict) and {"deck", "shuffled", "cut"} <= set(stack)

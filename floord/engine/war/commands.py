@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_receipt import (
+    ReceiptCommands,
     ReceiptRefused,
     inspect_step,
     new_receipt,
-    received_data,
+    receipt_event,
 )
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
@@ -55,7 +56,7 @@ ARGS = {
 }
 
 
-class WarCommands(TableEngineBase):
+class WarCommands(ReceiptCommands, TableEngineBase):
     """Command handling for `WarEngine` (which supplies the attributes below)."""
 
     game: str
@@ -220,19 +221,12 @@ class WarCommands(TableEngineBase):
 
     # ----- decks received -----------------------------------------------------------
 
-    def _cmd_change_decks(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        """New decks: a receipt like `decks_received`, whose declaration may be left out
-        (the decks are then inspected: the exemption of § 567.4(e) is never assumed)."""
-        return self._receive(command, now, declared=False, type=EventType.CARDS_DECKS_CHANGED)
-
-    def _cmd_decks_received(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        """Six or more decks received at the table (§ 567.4(a)); whether preinspected and
-        preshuffled (§ 567.4(e)) the command must say."""
-        return self._receive(command, now, declared=True, type=EventType.CARDS_DECKS_RECEIVED)
-
     def _receive(
         self, command: VerifiedCommand, now: datetime, *, declared: bool, type: EventType
     ) -> CommandOutcome:
+        """Six or more decks received at the table (§ 567.4(a)), preinspected and
+        preshuffled (§ 567.4(e)) or not; `ReceiptCommands`' `change_decks` and
+        `decks_received`."""
         try:
             receipt = new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
         except ReceiptRefused as exc:
@@ -247,16 +241,10 @@ class WarCommands(TableEngineBase):
             shoe.stack = {"shuffled": "preshuffled", "batch": None, "cards": None, "cut": None}
         else:
             shoe.due = "new_decks"
-        data = {**received_data(receipt)}
         # The deck rules (§ 567.3) are not in our seeds: no deck-change clock.
-        data |= {"opened_at": format_ts(now), "due_at": None, "deck_rule": None}
-        data["detail"] = (
-            "preinspected and preshuffled: not inspected nor shuffled before play, but cut"
-            if pre
-            else "the dealer sorts and inspects each deck separately; the floorperson verifies"
-        )
         rule = self.rules.cite("preinspected" if pre else "decks_inspected")
-        return accepted([decision(type, rule, None, **data)])
+        inspect = "the dealer sorts and inspects each deck separately; the floorperson verifies"
+        return accepted([receipt_event(type, receipt, now, rule, inspect)])
 
     def _cmd_decks_inspected(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """The dealer sorts and inspects each deck separately (saying how many), then the

@@ -22,9 +22,9 @@ from typing import Any
 from floord.contract import EventType, format_ts
 from floord.engine.cards.idle_clock import idle_since
 from floord.engine.cards.shoe_identity import shoe_recognition_problem
+from floord.engine.cards.snapshot_head import check_snapshot_head
 from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase
 from floord.engine.core.rulings import decision, policy_decision, strict
-from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.table_state import PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.war.commands import WarCommands
@@ -199,9 +199,5 @@ class WarEngine(WarCommands, TableEngineBase):
         return self.snapshot()
 
     def _restore(self, snap: dict[str, Any]) -> None:
-        if not isinstance(snap, dict) or snap.get("version") != SNAPSHOT_VERSION:
-            raise SnapshotError(f"a version {SNAPSHOT_VERSION} snapshot object expected")
-        for key, mine in (("table", self.table_id), ("game", self.game)):
-            if snap.get(key) != mine:
-                raise SnapshotError(f"the snapshot is for {key} {snap.get(key)!r}, not {mine!r}")
+        check_snapshot_head(snap, SNAPSHOT_VERSION, self.table_id, self.game)
         self._restore_table(snap, shoe=self.shoe)
