@@ -24,6 +24,7 @@ of that table's journal exactly once, byte for byte, the live ones in seq order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import time
 from pathlib import Path
@@ -313,12 +314,21 @@ def test_a_node_killed_under_play_loses_nothing(tmp_path: Path) -> None:
 
 
 async def rejoined(cluster: NatsCluster, node: int, table: str, broker: str) -> None:
-    """A client on `node` reads `table`'s retained P/status as the cluster has it now."""
+    """A client on `node` reads `table`'s retained P/status as the cluster has it now.
+
+    A restarted node catches up on the retained messages from its peers, which can take
+    longer than one read on a busy machine: a fresh client reads again, for up to 60 s."""
     wanted = topics(table).status
-    async with aiomqtt.Client("127.0.0.1", cluster.ports[node]["mqtt"]) as client:
-        await client.subscribe(wanted, qos=1)
-        async with asyncio.timeout(15):
-            async for message in client.messages:
-                body = yaml.safe_load(bytes(message.payload))
-                if body.get("online") and body.get("broker") == broker:
-                    return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60.0
+    while True:
+        with contextlib.suppress(TimeoutError, aiomqtt.MqttError):
+            async with aiomqtt.Client("127.0.0.1", cluster.ports[node]["mqtt"]) as client:
+                await client.subscribe(wanted, qos=1)
+                async with asyncio.timeout(10):
+                    async for message in client.messages:
+                        body = yaml.safe_load(bytes(message.payload))
+                        if body.get("online") and body.get("broker") == broker:
+                            return
+        assert loop.time() < deadline, f"node {node} never showed {table} online on {broker}"
+        await asyncio.sleep(1.0)

@@ -13,7 +13,6 @@ import asyncio
 import json
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,10 @@ from e2e_support import (
     command,
     open_table,
     start_daemon,
-    start_device_sim,
     start_sim,
     topics,
     write_config,
 )
-from test_sim_control import control_socket
 
 from floord.journal.store import Journal
 
@@ -95,35 +92,35 @@ def device_stream(path: Path) -> list[dict[str, Any]]:
     return [{k: b[k] for k in keys} for b in bodies]
 
 
-# The wheel stands still until the table is open; then the test spins it through the
-# simulator's live control channel, so a loaded machine cannot open the table late.
-STILL = {"pockets": 37, "seed": 7, "steps": [{"idle": 60000}]}
-SPIN_17 = '{spin: {number: "17", direction: cw}}'
-SPIN_5_SAME_DIRECTION = (
-    '{spin: {number: "5", direction: ccw, warn: same_direction, respin_number: "23"}}'
-)
+SPINS = {
+    "pockets": 37,
+    "seed": 7,
+    "steps": [
+        # 15 s at SPEED before the first spin: the daemon starts and the table opens
+        # first, even on a loaded machine.
+        {"idle": 150},
+        {"spin": {"number": "17", "direction": "cw"}},
+        {
+            "spin": {
+                "number": "5",
+                "direction": "ccw",
+                "warn": "same_direction",
+                "respin_number": "23",
+            }
+        },
+        {"idle": 6000},
+    ],
+}
 
 
-def start_wheel(tmp: Path) -> tuple[Process, str, str]:
-    """The SS2 simulator standing still, with its control channel: (sim, pty, socket)."""
-    sock = f"{tempfile.mkdtemp(prefix='floord-ra-')}/ss2.sock"  # a unix socket path is short
-    sim, pty = start_device_sim(tmp, "cammegh-ss2", STILL, SPEED, control=f"unix:{sock}")
-    return sim, pty, sock
-
-
-async def play_spins(c: Collector, url: str, sock: str) -> list[dict[str, Any]]:
-    """Open the table, spin twice, see both results; the table's record up to the second."""
+async def play_spins(c: Collector, url: str) -> list[dict[str, Any]]:
+    """Open the table, see both results; the table's record up to the second one."""
     t = topics()
     await c.event("device.identified")
     await open_table(url)
-    await c.event("table.opened")
-    async with control_socket(sock) as ask:
-        assert (await ask(SPIN_17)).startswith("ok spin"), "the first spin"
-        first = await c.event("roulette.result")
-        assert first["data"]["number"] == "17"
-        await c.event("round.ended")
-        assert (await ask(SPIN_5_SAME_DIRECTION)).startswith("ok spin"), "the second spin"
-        await c.event("roulette.no_spin")
+    first = await c.event("roulette.result")
+    assert first["data"]["number"] == "17"
+    await c.event("roulette.no_spin")
     second = await c.event("roulette.result", lambda b: b["data"]["number"] == "23")
     respin = await c.wait_for(
         lambda tp, b: (
@@ -142,20 +139,20 @@ def test_the_table_runs_the_same_with_the_wheel_adapter_remote(broker, tmp_path:
     local_dir.mkdir()
     remote_dir.mkdir()
 
-    sim, local_pty, sock = start_wheel(local_dir)
+    sim, local_pty = start_sim(local_dir, SPINS, SPEED)
     daemon = start_daemon(write_config(local_dir, broker.url, local_pty))
     try:
 
         async def local_run() -> list[dict[str, Any]]:
             async with collecting(broker.url) as c:
-                return await play_spins(c, broker.url, sock)
+                return await play_spins(c, broker.url)
 
         local = asyncio.run(local_run())
     finally:
         assert daemon.terminate() == 0
         sim.kill()
 
-    sim, remote_pty, sock = start_wheel(remote_dir)
+    sim, remote_pty = start_sim(remote_dir, SPINS, SPEED)
     daemon_cfg, adapter_cfg = remote_configs(remote_dir, broker.url, remote_pty)
     adapter = start_adapter(adapter_cfg)
     t = topics()
@@ -171,7 +168,7 @@ def test_the_table_runs_the_same_with_the_wheel_adapter_remote(broker, tmp_path:
                 )
                 daemon = start_daemon(daemon_cfg)
                 try:
-                    return await play_spins(c, broker.url, sock)
+                    return await play_spins(c, broker.url)
                 finally:
                     assert daemon.terminate() == 0
 
