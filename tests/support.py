@@ -60,6 +60,7 @@ class Broker:
             "max_inflight_messages 0\n"
             "persistence false\n"
             "log_dest none\n"
+            "set_tcp_nodelay true\n"
         )
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -59,6 +59,7 @@ class LockedBroker:
             f"acl_file {acl}",
             "persistence false",
             "log_dest none",
+            "set_tcp_nodelay true",
         ]
         if tls is not None:
             lines += [f"{key} {path}" for key, path in tls.items()]

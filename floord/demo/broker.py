@@ -55,7 +55,7 @@ async def private_mosquitto(binary: str) -> AsyncIterator[str]:
         conf = Path(tmp) / "mosquitto.conf"
         conf.write_text(
             f"listener {port} 127.0.0.1\nallow_anonymous true\n"
-            "max_queued_messages 100000\npersistence false\nlog_dest none\n"
+            "max_queued_messages 100000\npersistence false\nlog_dest none\nset_tcp_nodelay true\n"
         )
         # Its own session (process group): Ctrl-C on the terminal signals the demo's
         # group, and the broker must not die before the daemon and the floor's clients
