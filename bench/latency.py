@@ -175,10 +175,11 @@ async def floord_run(
                     if body["type"] != kind:
                         continue
                     elapsed = (time.perf_counter() - sent) * 1000
-                    if message.topic.matches(device_topic) and not device:
-                        device = True
-                        if not sent:
+                    if not sent:
+                        if message.topic.matches(device_topic):
                             return
+                    elif message.topic.matches(device_topic) and not device:
+                        device = True
                         latencies.append(elapsed)
                     elif message.topic.matches(table_topic) and not table:
                         table = True
