@@ -10,6 +10,7 @@ back at or above it.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -30,6 +31,11 @@ class Category:
     label: str
     members: tuple[str, ...]
     probability: float
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Category:
+        # Immutable all through: a copy of a table's state (the runner takes one at every
+        # commit, to roll back to) shares it instead of rebuilding every cell.
+        return self
 
 
 def check_level(level: float) -> float:
@@ -99,6 +105,15 @@ class RunningTest:
         self.counts = [0] * len(self.categories)
         self.armed = True
         self.last: dict[str, Any] | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RunningTest:
+        """What moves (the window, its counts, the alarm) copied; the rest, fixed at
+        construction and never changed in place, shared."""
+        twin = copy.copy(self)
+        twin._recent = deque(self._recent)
+        twin.counts = list(self.counts)
+        twin.last = copy.deepcopy(self.last, memo)
+        return twin
 
     def push(self, index: int) -> dict[str, Any] | None:
         """Count one result; return an alert if p has just fallen below the level."""
