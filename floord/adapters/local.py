@@ -4,7 +4,9 @@ Each adapter is a self-contained unit. It opens the device's port, feeds the byt
 the device's driver, keeps the device supervised (connect, identify, back-off
 reconnect, `device.offline` when it goes silent past its profile's timeout), journals
 its normalised events on its own stream (published on `P/devices/<device>/events`)
-and hands each one to its table through a sink. On a table box the sink is the
+and hands each one to its table through a sink; in the daemon's own process it hands
+each one on at once with its row, which the table's commit writes
+(`in_table_commit`, `floord.adapters.device_rows`). On a table box the sink is the
 in-process bus to the engine; a later issue runs adapters in their own process with
 the sink publishing to MQTT, which is why nothing here knows about the engine.
 """
