@@ -28,7 +28,7 @@ from typing import Any
 import aiomqtt
 import structlog
 
-from floord.contract import CONTRACT_VERSION, Topics, format_ts
+from floord.contract import CONTRACT_VERSION, STATUS_LOST, Topics, format_ts
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
@@ -36,7 +36,7 @@ from floord.mqtt.client import broker_address as broker_address  # read here by 
 from floord.mqtt.jobs import run_session
 from floord.mqtt.outbox import drain, publish_in_order
 from floord.mqtt.retained import RetainedPacer
-from floord.mqtt.session import SessionLoop
+from floord.mqtt.session import Loss, SessionLoop
 
 DEFAULT_WINDOW = 100
 STOP_PUBLISH_TIMEOUT_S = 5.0
@@ -250,13 +250,18 @@ class TableLink:
         await run_session(jobs, may_finish={startup})
 
     async def _startup(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
+        # A connection lost before this one is said here (`lost`): a node that died took
+        # that connection's last will with it, so no `online: false` may have been seen.
+        loss = self._session.loss
         await client.publish(
             self._topics.status,
-            self._status(online=True, reason="connected"),
+            self._status(online=True, reason="connected", lost=loss),
             qos=1,
             retain=True,
             timeout=self._ack_timeout,
         )
+        if loss is not None:
+            self._session.reported(loss)
         self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
@@ -332,8 +337,18 @@ class TableLink:
             await client.publish(topic, text, qos=1, retain=True, timeout=self._ack_timeout)
             self._retained.sent(topic, body, text)
 
-    def _status(self, *, online: bool, reason: str) -> str:
-        """The retained `P/status` body. For the last will, `ts` is when it was registered."""
+    def _status(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
+        """The retained `P/status` body. For the last will, `ts` is when it was registered.
+        With `lost`, the connection lost before this one (`STATUS_LOST_FIELDS`)."""
+        now = datetime.now(UTC)
+        extra = {}
+        if lost is not None:
+            extra[STATUS_LOST] = {
+                "broker": lost.broker,
+                "since": format_ts(lost.since),
+                "lost_ts": format_ts(lost.at),
+                "back_ts": format_ts(now),
+            }
         return compact(
             {
                 "v": CONTRACT_VERSION,
@@ -344,6 +359,7 @@ class TableLink:
                 # The broker node this connection is on (`host:port`): which node of a
                 # cluster the box is on, or, in the last will, the one it was lost from.
                 "broker": self._broker.where,
-                "ts": format_ts(datetime.now(UTC)),
+                "ts": format_ts(now),
+                **extra,
             }
         )
