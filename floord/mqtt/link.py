@@ -39,6 +39,8 @@ from floord.mqtt.retained import RetainedPacer
 from floord.mqtt.session import Loss, SessionLoop
 
 DEFAULT_WINDOW = 100
+# The QoS of the link's subscriptions to `P/cmd` and `P/replay/request` (see _startup).
+COMMAND_QOS = 0
 STOP_PUBLISH_TIMEOUT_S = 5.0
 
 
@@ -265,8 +267,16 @@ class TableLink:
         self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
+        # QoS 0: a clean session loses what is in flight when its connection goes at any
+        # QoS, so QoS 1 would add nothing to the commands' delivery; and on NATS a QoS 1
+        # subscription is a JetStream consumer, which a cluster that lost a node cannot
+        # create (nor the old session's delete) until it has elected new leaders: the
+        # link would wait that long before its backlog goes out (docs/deployment.md).
         await subscribe_checked(
-            client, [self._topics.cmd, self._topics.replay_request], timeout=self._ack_timeout
+            client,
+            [self._topics.cmd, self._topics.replay_request],
+            timeout=self._ack_timeout,
+            qos=COMMAND_QOS,
         )
         ready.set()
 
