@@ -224,11 +224,10 @@ class AdapterLink:
         return self._broker.client(will=will, window=WINDOW)
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
-        """Say online, subscribe, then run the connection's jobs until one ends it."""
-        status = self._topics.device_status(self._device)
-        await client.publish(
-            status, await self._status_async(online=True, reason="connected"), qos=1, retain=True
-        )
+        """Subscribe, say online, then run the connection's jobs until one ends it.
+
+        Subscribed first: the daemon asks for a replay as soon as it sees the adapter
+        online, and a request the broker has no subscriber for yet would be dropped."""
         await subscribe_checked(
             client,
             [
@@ -236,6 +235,10 @@ class AdapterLink:
                 self._topics.device_replay_request(self._device),
             ],
             timeout=self._ack_timeout,
+        )
+        status = self._topics.device_status(self._device)
+        await client.publish(
+            status, await self._status_async(online=True, reason="connected"), qos=1, retain=True
         )
         self._client = client
         self.connections += 1
