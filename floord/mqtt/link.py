@@ -245,11 +245,18 @@ class TableLink:
             asyncio.create_task(self._listen(client)),
             asyncio.create_task(self._drain(client, ready)),
             asyncio.create_task(self._state_loop(client, ready)),
-            asyncio.create_task(self._session.until_stopped(lambda: self._goodbye(client))),
+            asyncio.create_task(
+                self._session.until_stopped(lambda: self._goodbye(client, startup))
+            ),
         }
         await run_session(jobs, may_finish={startup})
 
     async def _startup(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
+        # Subscribed before it says online: a console that commands the table as soon as
+        # it sees `online: true` must not have its command dropped by the broker.
+        await subscribe_checked(
+            client, [self._topics.cmd, self._topics.replay_request], timeout=self._ack_timeout
+        )
         await client.publish(
             self._topics.status,
             self._status(online=True, reason="connected"),
@@ -260,9 +267,6 @@ class TableLink:
         self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
-        await subscribe_checked(
-            client, [self._topics.cmd, self._topics.replay_request], timeout=self._ack_timeout
-        )
         ready.set()
 
     async def _listen(self, client: aiomqtt.Client) -> None:
@@ -285,7 +289,10 @@ class TableLink:
             except Exception:
                 self._log.exception("command handler failed")
 
-    async def _goodbye(self, client: aiomqtt.Client) -> None:
+    async def _goodbye(self, client: aiomqtt.Client, startup: asyncio.Task[None]) -> None:
+        # A stop during the start-up: its `online: true` must not come after this.
+        startup.cancel()
+        await asyncio.wait([startup])
         await client.publish(
             self._topics.status,
             self._status(online=False, reason="clean stop"),
