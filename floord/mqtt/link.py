@@ -247,11 +247,27 @@ class TableLink:
             asyncio.create_task(self._listen(client)),
             asyncio.create_task(self._drain(client, ready)),
             asyncio.create_task(self._state_loop(client, ready)),
-            asyncio.create_task(self._session.until_stopped(lambda: self._goodbye(client))),
+            asyncio.create_task(
+                self._session.until_stopped(lambda: self._goodbye(client, startup))
+            ),
         }
         await run_session(jobs, may_finish={startup})
 
     async def _startup(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
+        # Subscribed before it says online: a console that commands the table as soon as
+        # it sees `online: true` must not have its command dropped by the broker. QoS 0: a
+        # clean session loses what is in flight when its connection goes at any QoS, so
+        # QoS 1 would add nothing to the commands' delivery; and on NATS a QoS 1
+        # subscription is a JetStream consumer, which a cluster that lost a node cannot
+        # create (nor the old session's delete) until it has elected new leaders: the
+        # link would wait that long before it says online and its backlog goes out
+        # (docs/deployment.md).
+        await subscribe_checked(
+            client,
+            [self._topics.cmd, self._topics.replay_request],
+            timeout=self._ack_timeout,
+            qos=COMMAND_QOS,
+        )
         # A connection lost before this one is said here (`lost`): a node that died took
         # that connection's last will with it, so no `online: false` may have been seen.
         loss = self._session.loss
@@ -267,17 +283,6 @@ class TableLink:
         self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
-        # QoS 0: a clean session loses what is in flight when its connection goes at any
-        # QoS, so QoS 1 would add nothing to the commands' delivery; and on NATS a QoS 1
-        # subscription is a JetStream consumer, which a cluster that lost a node cannot
-        # create (nor the old session's delete) until it has elected new leaders: the
-        # link would wait that long before its backlog goes out (docs/deployment.md).
-        await subscribe_checked(
-            client,
-            [self._topics.cmd, self._topics.replay_request],
-            timeout=self._ack_timeout,
-            qos=COMMAND_QOS,
-        )
         ready.set()
 
     async def _listen(self, client: aiomqtt.Client) -> None:
@@ -300,7 +305,10 @@ class TableLink:
             except Exception:
                 self._log.exception("command handler failed")
 
-    async def _goodbye(self, client: aiomqtt.Client) -> None:
+    async def _goodbye(self, client: aiomqtt.Client, startup: asyncio.Task[None]) -> None:
+        # A stop during the start-up: its `online: true` must not come after this.
+        startup.cancel()
+        await asyncio.wait([startup])
         await client.publish(
             self._topics.status,
             self._status(online=False, reason="clean stop"),

@@ -109,12 +109,13 @@ class TableRecord:
         unrecorded: dict[str, Any] | None = None,
         *,
         command_id: str | None = None,
+        then: Callable[[], None] | None = None,
     ) -> list[Envelope]:
         """`_record`, its commit awaited while the loop goes on; `command_id`, an operator
         command's, is recorded as used in the same transaction as the command's record."""
         self._group = []
         try:
-            self._record(items, now, unrecorded)
+            self._record(items, now, unrecorded, then)
         finally:
             entries, self._group = self._group, None
         used = None if command_id is None else (command_id, format_ts(now))

@@ -136,6 +136,15 @@ class TableRunner(TableRecord):
         else:
             self._dispatch(output)
 
+    async def record_output_async(self, output: EngineOutput, now: datetime) -> None:
+        """`record_output`, its commit awaited while the loop goes on (the daemon's start)."""
+        if output.events:
+            await self._record_async(
+                self._decisions(output), now, then=lambda: self._dispatch(output)
+            )
+        else:
+            self._dispatch(output)
+
     def _held_back(
         self, output: EngineOutput, before: tuple[TableEngine, AlertKeeper | None] | None
     ) -> bool:
