@@ -86,7 +86,8 @@ class Floor:
         conf = self.dir / "mosquitto.conf"
         conf.write_text(
             f"listener {self.broker_port} 127.0.0.1\nallow_anonymous true\n"
-            "max_queued_messages 0\nmax_inflight_messages 0\npersistence false\nlog_dest none\nset_tcp_nodelay true\n"
+            "max_queued_messages 0\nmax_inflight_messages 0\npersistence false\nlog_dest none\n"
+            "set_tcp_nodelay true\n"
         )
         self.broker = subprocess.Popen(
             [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
