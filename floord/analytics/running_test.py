@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from floord.analytics.chi_square import chi_square
+from floord.engine.core.copies import Fixed, copy_sharing
 
 MIN_EXPECTED = 5.0  # Cochran's rule: below this the chi-square tail is not trustworthy
 TOP_OVER_REPRESENTED = 3
 
 
 @dataclass(frozen=True)
-class Category:
+class Category(Fixed):
     """One cell of a test: its label, the pockets (or sections, distances) it holds, and
     its probability on a fair wheel."""
 
@@ -82,6 +83,12 @@ def evaluate(
     }
 
 
+# Set once and never changed: a copy of a running test shares them.
+_FIXED = frozenset({"test", "categories", "level", "window"})
+# Ints only: a copy of a running test copies them flat, not element by element.
+_INTS = frozenset({"_recent", "counts"})
+
+
 class RunningTest:
     """A sliding window of category indices with its counts and its alarm state."""
 
@@ -99,6 +106,13 @@ class RunningTest:
         self.counts = [0] * len(self.categories)
         self.armed = True
         self.last: dict[str, Any] | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RunningTest:
+        """The cells and tuning shared, the window and the counts copied flat."""
+        clone = copy_sharing(self, memo, _FIXED | _INTS)
+        clone._recent = deque(self._recent)
+        clone.counts = list(self.counts)
+        return clone
 
     def push(self, index: int) -> dict[str, Any] | None:
         """Count one result; return an alert if p has just fallen below the level."""

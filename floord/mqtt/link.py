@@ -349,11 +349,11 @@ class TableLink:
         for device_id, device in self._devices().items():
             bodies[self._topics.device(device_id)] = device
         for topic, body in bodies.items():
-            text = compact(body)
-            if not self._retained.due(topic, body, text):
+            text = self._retained.due(topic, body, compact)
+            if text is None:
                 continue
             await client.publish(topic, text, qos=1, retain=True, timeout=self._ack_timeout)
-            self._retained.sent(topic, body, text)
+            self._retained.sent(topic, text)
 
     def _status(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
         """The retained `P/status` body. For the last will, `ts` is when it was registered.
