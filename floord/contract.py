@@ -299,6 +299,8 @@ class Topics:
 
     @property
     def status(self) -> str:
+        """Retained: the daemon's link is up (`STATUS_FIELDS`); its last will, or its
+        own word on a clean stop, says `online: false`."""
         return f"{self.base}/status"
 
     @property
@@ -342,6 +344,16 @@ class Topics:
     def device_replay(self, device_id: str) -> str:
         """The adapter process answers a device replay request here."""
         return f"{self.base}/devices/{device_id}/replay"
+
+
+# `P/status` (docs/contract.md): every body's fields, and the one added since, `lost`:
+# on the first `online: true` after a connection the daemon lost (its node died, taking
+# the connection's last will with it, or the link broke), that connection, as
+# `STATUS_LOST_FIELDS`: its node, when it was made, when the daemon saw it go, and when
+# the daemon was back (the body's own `ts`).
+STATUS_FIELDS = ("v", "online", "site", "table", "reason", "broker", "ts")
+STATUS_LOST = "lost"
+STATUS_LOST_FIELDS = ("broker", "since", "lost_ts", "back_ts")
 
 
 def format_ts(when: datetime) -> str:

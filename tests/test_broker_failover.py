@@ -4,7 +4,8 @@ The config takes one `url` or a list of `urls` (exactly one of them, each URL ch
 before, one scheme for all); a client tries the nodes in order and then round-robin
 (`NodeRing`). The table link whose node is killed mid-stream moves to the other node
 within its back-off, republishes its backlog there from the first unacknowledged event
-in seq order (nothing lost), and its retained `P/status` there names the node it is on.
+in seq order (nothing lost), and its retained `P/status` there names the node it is on
+and the connection it lost (`lost`: node A's, whose last will a dead node cannot send).
 `floord cmd` and `floord status` use the first node that answers, and the daemon
 itself starts on the second node when the first is down.
 """
@@ -26,6 +27,7 @@ from support import Broker, free_port
 
 from floord.cli.main import main
 from floord.config.load import ConfigError, load_config
+from floord.contract import STATUS_FIELDS, STATUS_LOST, STATUS_LOST_FIELDS
 from floord.mqtt.client import NodeRing, subscribe_checked
 from floord.operator.client import send_command
 
@@ -116,6 +118,7 @@ def test_the_link_moves_to_the_other_node_and_loses_nothing(
                     await until("under way on node A", lambda: len(on_a.on(TOPICS.events)) >= 100)
                     status_a = json.loads(on_a.on(TOPICS.status)[0])
                     assert status_a["broker"] == f"127.0.0.1:{broker.port}"
+                    assert set(status_a) == set(STATUS_FIELDS)  # its first connection: no loss
                     broker.kill()
                 before = on_a.seqs(TOPICS.events)
                 assert before == list(range(1, len(before) + 1))
@@ -134,6 +137,14 @@ def test_the_link_moves_to_the_other_node_and_loses_nothing(
                     status = json.loads(late.on(TOPICS.status)[0])
                 assert status["online"] is True and status["reason"] == "connected"
                 assert status["broker"] == f"127.0.0.1:{gate_b.port}"
+                # It says the connection it lost: node A's, whose will may have died
+                # with A (a NATS node keeps the wills of its connections).
+                lost = status[STATUS_LOST]
+                assert set(status) == {*STATUS_FIELDS, STATUS_LOST}
+                assert set(lost) == set(STATUS_LOST_FIELDS)
+                assert lost["broker"] == f"127.0.0.1:{broker.port}"
+                assert lost["since"] <= lost["lost_ts"] <= lost["back_ts"] == status["ts"]
+                assert lost["since"] <= status_a["ts"]  # that connection, made before
         assert "broker connection lost" in h.log_lines
         assert "broker connection back" in h.log_lines
 

@@ -9,7 +9,9 @@ with a persistent session and an operator key for its gap replays) starts on the
    back-off and says `online: true` there (`broker` names the new node); the console sees
    it, and a command through the cluster is answered. A node that dies takes the last
    wills of its connections with it (NATS 2.9 keeps them on the node, not in JetStream):
-   the console gets no `online: false` for that box; the new status is what it sees.
+   the console gets no `online: false` for that box. What the will was for, the box says
+   itself: its new `online: true` names the connection it lost (`lost`: the killed node,
+   when it was lost, when the box was back), and the console shows it (`link_lost`).
    The killed node restarted rejoins: a client on it reads the retained state written
    on the other nodes while it was down.
 2. The console's node is SIGKILLed: the console moves to the next node, its session and
@@ -27,6 +29,7 @@ import asyncio
 import contextlib
 import sqlite3
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ from e2e_support import (
     FP,
     FP_KEY,
     PREFIX,
+    SITE,
     Process,
     start_daemon,
     start_sim,
@@ -46,7 +50,7 @@ from e2e_support import (
 )
 from nats_support import NatsCluster, nats_binary
 
-from floord.contract import Envelope
+from floord.contract import Envelope, format_ts
 from floord.mqtt.backoff import Backoff
 from floord.operator.client import send_command
 from floord.watch.feed import ReplaySigner, WatchFeed
@@ -60,11 +64,14 @@ pytestmark = pytest.mark.skipif(
 
 SPEED = 20.0
 BOXES = {"A": ("RL-01", "RL-02"), "B": ("RL-03", "RL-04")}
-# How soon a client is on another node: NATS refuses a client id whose old session's
-# JetStream consumers it cannot delete yet (their leaders were on the dead node) until
-# the survivors elect new leaders, a few seconds; meanwhile the client retries each node
-# after its back-off (at most 5 s). Measured here: 4 to 12 s on two busy cores; once,
-# with other work on the machine, the console's events took over 60 s to come back.
+# How soon a client is on another node: NATS holds a CONNECT (past the client's 5 s
+# connect timeout) while the sessions' stream it must read and clean up has no leader,
+# and refuses a QoS 1 subscription (the console's) while it cannot create its JetStream
+# consumer, until the survivors elect new leaders; meanwhile the client retries the next
+# node after its back-off (at most 5 s). The boxes subscribe at QoS 0 (no consumer), so
+# their backlog goes out once they are connected. Measured here: the box online elsewhere
+# 5 to 13 s after the kill, on two busy cores; once, with other work on the machine, the
+# console's events took over 60 s to come back.
 MOVE_WITHIN_S = 120.0
 
 
@@ -92,6 +99,10 @@ class Console:
 
     def statuses(self, table: str) -> list[dict[str, Any]]:
         return [n.data["body"] for n in self.notices if n.kind == "status" and n.table == table]
+
+    def lost(self, table: str) -> list[dict[str, Any]]:
+        """The console's `link_lost` notices: the connections the table's daemon lost."""
+        return [n.data for n in self.notices if n.kind == "link_lost" and n.table == table]
 
     def results(self, table: str) -> int:
         return sum(1 for e in self.events(table) if e["type"] == "roulette.result")
@@ -219,6 +230,8 @@ def test_a_node_killed_under_play_loses_nothing(tmp_path: Path) -> None:
 
         # 1. Box A's node dies under play.
         before = {t: len(console.statuses(t)) for t in BOXES["A"]}
+        lost_before = {t: len(console.lost(t)) for t in BOXES["A"]}
+        killed_at = format_ts(datetime.now(UTC))
         cluster.kill(0)
         timings["box moved"] = await until(
             "box A online on another node",
@@ -226,8 +239,19 @@ def test_a_node_killed_under_play_loses_nothing(tmp_path: Path) -> None:
             timeout=MOVE_WITHIN_S,
         )
         after_kill = [s for t in BOXES["A"] for s in console.statuses(t)[before[t] :]]
-        # The will of the connection on the killed node died with the node.
+        # The will of the connection on the killed node died with the node ...
         assert not [s for s in after_kill if s["broker"] == cluster.where(0)], after_kill
+        # ... and the box's new status says that connection was lost, which the console
+        # shows: the node, when it was lost (after the kill), when the box was back.
+        for table in BOXES["A"]:
+            said = [
+                n for n in console.lost(table)[lost_before[table] :]
+                if n["lost"]["broker"] == cluster.where(0) and n["lost"]["lost_ts"] >= killed_at
+            ]  # fmt: skip
+            assert said, console.lost(table)
+            assert said[0]["lost"]["back_ts"] >= said[0]["lost"]["lost_ts"], said
+            assert said[0]["broker"] != cluster.where(0), said
+            assert console.model.tables[(SITE, table)].notes["link"].startswith("link lost on ")
         played = {t: console.results(t) for t in tables}
         timings["box A's events back"] = await until(
             "play goes on",

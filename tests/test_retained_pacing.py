@@ -21,34 +21,51 @@ def test_a_change_of_state_goes_out_at_once_a_moved_head_waits_its_turn() -> Non
         "chain": {"seq": 1, "hash": "a"},
         "devices": {"w": {"last_seen": "1"}},
     }
-    assert pacer.due("P/state", state, text(state))
-    pacer.sent("P/state", state, text(state))
-    assert not pacer.due("P/state", state, text(state))  # the same body: never again
+    assert pacer.due("P/state", state, text) is not None
+    pacer.sent("P/state", text(state))
+    assert None is pacer.due("P/state", state, text)  # the same body: never again
     assert pacer.wait_s() is None
 
     moved = {**state, "chain": {"seq": 2, "hash": "b"}, "devices": {"w": {"last_seen": "2"}}}
-    assert not pacer.due("P/state", moved, text(moved))  # only the head and a clock
+    assert None is pacer.due("P/state", moved, text)  # only the head and a clock
     wait = pacer.wait_s()
     assert wait is not None and 0 < wait <= 0.2
 
     halted = {**moved, "state": "halted"}
-    assert pacer.due("P/state", halted, text(halted))  # a change of state: at once
-    pacer.sent("P/state", halted, text(halted))
+    assert pacer.due("P/state", halted, text) is not None  # a change of state: at once
+    pacer.sent("P/state", text(halted))
     assert pacer.wait_s() is None
 
     later = {**halted, "chain": {"seq": 3, "hash": "c"}}
-    assert not pacer.due("P/state", later, text(later))
+    assert None is pacer.due("P/state", later, text)
     time.sleep(0.21)
-    assert pacer.due("P/state", later, text(later))  # its second is up
+    assert pacer.due("P/state", later, text) is not None  # its second is up
 
 
 def test_a_device_body_whose_last_heard_moved_waits_and_a_new_connection_sends_all() -> None:
     pacer = RetainedPacer(every=60)
     body = {"device": "w", "online": True, "last_heard": "t1"}
-    pacer.sent("P/devices/w", body, text(body))
+    pacer.sent("P/devices/w", text(body))
     heard = {**body, "last_heard": "t2"}
-    assert not pacer.due("P/devices/w", heard, text(heard))
+    assert None is pacer.due("P/devices/w", heard, text)
     offline = {**heard, "online": False}
-    assert pacer.due("P/devices/w", offline, text(offline))
+    assert pacer.due("P/devices/w", offline, text) is not None
     pacer.reset()
-    assert pacer.due("P/devices/w", heard, text(heard))
+    assert pacer.due("P/devices/w", heard, text) is not None
+
+
+def test_a_body_held_back_or_unchanged_is_not_encoded() -> None:
+    pacer = RetainedPacer(every=60)
+    encoded: list[dict] = []
+
+    def counting(body: dict) -> str:
+        encoded.append(body)
+        return text(body)
+
+    body = {"device": "w", "online": True, "last_heard": "t1"}
+    sent = pacer.due("P/devices/w", body, counting)
+    assert sent is not None
+    pacer.sent("P/devices/w", sent)
+    assert pacer.due("P/devices/w", body, counting) is None
+    assert pacer.due("P/devices/w", {**body, "last_heard": "t2"}, counting) is None
+    assert encoded == [body], "only the body that went out was encoded"

@@ -175,6 +175,17 @@ async def watch_the_floor(url: str) -> None:
             lambda: real in model.tables and model.tables[real].tracker("events").high is not None,
             "RL-01's record",
         )
+
+        # The daemon says online once it is subscribed to its commands, which may be
+        # before its wheel is identified: `open` needs the wheel, so the test waits, as a
+        # floorperson would, for its retained `P/devices/wheel` to name its firmware.
+        def identified() -> bool:
+            return any(
+                n.kind == "device" and n.table == "RL-01" and n.data["body"].get("firmware")
+                for n in notices
+            )
+
+        await until(identified, "RL-01's wheel identified")
         # ... then the console loses the next event of RL-01's record.
         events_topic = topics().events
         model.lose = lambda topic, body: topic == events_topic

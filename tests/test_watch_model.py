@@ -164,6 +164,37 @@ def test_a_last_will_marks_the_table_stale_until_it_is_back_online() -> None:
     assert not view.is_stale
 
 
+def test_a_status_saying_its_lost_connection_is_noted_once_until_a_fresh_run() -> None:
+    """A node that died took the box's last will with it: the box's next `online: true`
+    says the connection it lost (`lost`), and the console shows it."""
+    model = FloorModel(PREFIX)
+    status = topics("RL-03").status
+    lost = {
+        "broker": "10.0.0.11:1883",
+        "since": "2026-01-01T00:00:00.000Z",
+        "lost_ts": "2026-01-01T00:05:00.000Z",
+        "back_ts": "2026-01-01T00:05:09.000Z",
+    }
+    body = {"v": 1, "online": True, "site": SITE, "table": "RL-03", "reason": "connected"}
+    back = {**body, "broker": "10.0.0.12:1883", "ts": lost["back_ts"], "lost": lost}
+    notices = model.on_message(status, json.dumps(back).encode())
+    assert kinds(notices) == ["status", "link_lost"]
+    assert notices[1].data == {"lost": lost, "broker": "10.0.0.12:1883"}
+    view = model.tables[(SITE, "RL-03")]
+    note = (
+        "link lost on 10.0.0.11:1883 at 2026-01-01T00:05:00.000Z, "
+        "back on 10.0.0.12:1883 at 2026-01-01T00:05:09.000Z"
+    )
+    assert view.notes == {"link": note} and not view.is_stale
+    assert note in row_values(view)["note"] and note in detail_text(view).plain
+    # The same retained status again (the console resubscribed): no second notice.
+    assert kinds(model.on_message(status, json.dumps(back).encode())) == ["status"]
+    # A daemon run that lost nothing clears it.
+    fresh = {**body, "broker": "10.0.0.12:1883", "ts": "2026-01-01T01:00:00.000Z"}
+    assert kinds(model.on_message(status, json.dumps(fresh).encode())) == ["status"]
+    assert view.notes == {} and view.lost is None
+
+
 def test_the_console_losing_its_broker_marks_every_table_stale() -> None:
     model = FloorModel(PREFIX)
     model.set_connected(True, "connected")

@@ -141,6 +141,9 @@ class AdapterLink:
             log=self._log,
         )
         self._client: aiomqtt.Client | None = None
+        # The stream's (last seq, first ts) as last read off the loop, for the last will,
+        # which is made as a client is made, on the loop (`_make_client`).
+        self._head: tuple[int, Any] = (0, None)
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.connections = 0
@@ -169,24 +172,30 @@ class AdapterLink:
     async def run(self) -> None:
         """Connect, serve and reconnect with back-off until stop()."""
         try:
+            # The first will's stream head, read on the journal's thread.
+            self._head = await self._journal.call(self._read_head)
             await self._session.run()
         finally:
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _status(self, *, online: bool, reason: str) -> str:
-        """The status body, the stream read here (only for the will, made as a client
-        is made); on the loop, `_status_async`."""
-        return self._journal.run(lambda: self._status_body(online=online, reason=reason))
-
     async def _status_async(self, *, online: bool, reason: str) -> str:
-        """The status body, the stream's head read off the loop."""
-        return await self._journal.call(lambda: self._status_body(online=online, reason=reason))
+        """The status body, the stream's head read off the loop (and kept for the will)."""
+        self._head = await self._journal.call(self._read_head)
+        return self._status_body(online=online, reason=reason)
 
-    def _status_body(self, *, online: bool, reason: str) -> str:
+    def _read_head(self) -> tuple[int, Any]:
+        """The stream's last seq and its first event's `ts` (on the journal's thread)."""
         last = self._journal.last_seq(self.stream)
         first = self._journal.read_range(self.stream, 1, 1) if last else []
+        return last, json.loads(first[0])["ts"] if first else None
+
+    def _status_body(self, *, online: bool, reason: str) -> str:
+        """The status body from the stream head last read: no SQLite here, so the last
+        will (made with each client, on the loop) says the head as of the latest status
+        read (the connection's, a heartbeat's), at most one heartbeat old."""
+        last, first_ts = self._head
         return compact(
             {
                 "v": CONTRACT_VERSION,
@@ -200,7 +209,7 @@ class AdapterLink:
                 "broker": self._broker.where,
                 "device_online": self._device_online(),
                 "last_seq": last,
-                "first_ts": json.loads(first[0])["ts"] if first else None,
+                "first_ts": first_ts,
                 "ts": format_ts(datetime.now(UTC)),
             }
         )
@@ -208,18 +217,17 @@ class AdapterLink:
     def _make_client(self) -> aiomqtt.Client:
         will = aiomqtt.Will(
             topic=self._topics.device_status(self._device),
-            payload=self._status(online=False, reason="connection lost"),
+            payload=self._status_body(online=False, reason="connection lost"),
             qos=1,
             retain=True,
         )
         return self._broker.client(will=will, window=WINDOW)
 
     async def _serve_connection(self, client: aiomqtt.Client) -> None:
-        """Say online, subscribe, then run the connection's jobs until one ends it."""
-        status = self._topics.device_status(self._device)
-        await client.publish(
-            status, await self._status_async(online=True, reason="connected"), qos=1, retain=True
-        )
+        """Subscribe, say online, then run the connection's jobs until one ends it.
+
+        Subscribed first: the daemon asks for a replay as soon as it sees the adapter
+        online, and a request the broker has no subscriber for yet would be dropped."""
         await subscribe_checked(
             client,
             [
@@ -227,6 +235,10 @@ class AdapterLink:
                 self._topics.device_replay_request(self._device),
             ],
             timeout=self._ack_timeout,
+        )
+        status = self._topics.device_status(self._device)
+        await client.publish(
+            status, await self._status_async(online=True, reason="connected"), qos=1, retain=True
         )
         self._client = client
         self.connections += 1

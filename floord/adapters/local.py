@@ -107,7 +107,9 @@ class DeviceAdapter:
         self.online = False
         self.identity: dict[str, Any] = {}
         self.since: str | None = None
-        self.last_heard: str | None = None
+        # When the device last said anything; its wire form made once, when asked.
+        self._heard_at: datetime | None = None
+        self._heard_text: tuple[datetime | None, str | None] = (None, None)
         self._offline_reported = False
         self._stopping = False
         # Set once the first connection attempt has an outcome (the port would not open,
@@ -116,6 +118,16 @@ class DeviceAdapter:
         self.tried = asyncio.Event()
 
     # ----- the record -------------------------------------------------------------
+
+    @property
+    def last_heard(self) -> str | None:
+        """When the device last said anything, on the wire's form (None: not yet)."""
+        heard = self._heard_at
+        if heard is None:
+            return None
+        if self._heard_text[0] is not heard:
+            self._heard_text = (heard, format_ts(heard))
+        return self._heard_text[1]
 
     def _emit(self, event: DeviceEvent) -> None:
         """Record one of the device's events, protocol errors through the limiter."""
@@ -359,7 +371,7 @@ class DeviceAdapter:
                     failed = identify.exception()
                     if failed is not None:
                         raise failed  # run() reports it: offline, a log line, a retry
-                self.last_heard = format_ts(self._clock())
+                self._heard_at = self._clock()
                 outputs = self._driver.feed(data, time.monotonic())
                 if not heard:
                     heard = True

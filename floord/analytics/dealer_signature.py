@@ -20,7 +20,11 @@ from typing import Any
 
 from floord.analytics.running_test import Category, RunningTest, check_level, check_window
 from floord.analytics.wheel_watch import sector_arcs
+from floord.engine.core.copies import copy_sharing
 from floord.engine.roulette.layout import WHEEL_KINDS, wheel_spec
+
+# Set once and never changed: a copy of the test shares them.
+_FIXED = frozenset({"order", "kind", "_bin_of", "_categories", "level", "window", "_index"})
 
 
 class DealerSignature:
@@ -50,6 +54,10 @@ class DealerSignature:
         self.window = check_window(window, self._categories, "dealer_signature")
         self._index = {label: i for i, label in enumerate(self.order)}
         self._tests: dict[str, RunningTest] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> DealerSignature:
+        """The wheel and the arcs, set once, shared; the dealers' tests copied."""
+        return copy_sharing(self, memo, _FIXED)
 
     def distance(self, release: str, result: str) -> int:
         """Clockwise pockets from the release pocket to the result pocket, 0 to n - 1."""

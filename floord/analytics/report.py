@@ -22,6 +22,7 @@ from floord.analytics.dealer_report import dealer_report, format_dealer_report
 from floord.analytics.running_test import MIN_EXPECTED, evaluate
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
+from floord.engine.core.copies import Fixed
 
 RESULT_TYPES = (EventType.ROULETTE_RESULT.value, EventType.BIGSIX_RESULT.value)
 
@@ -39,7 +40,7 @@ class WheelResult:
 
 
 @dataclass(frozen=True)
-class WheelSetup:
+class WheelSetup(Fixed):
     """What the tests need to know of a wheel, and how the running watch is tuned."""
 
     kind: str

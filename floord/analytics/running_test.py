@@ -10,7 +10,6 @@ back at or above it.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -18,24 +17,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from floord.analytics.chi_square import chi_square
+from floord.engine.core.copies import Fixed, copy_sharing
 
 MIN_EXPECTED = 5.0  # Cochran's rule: below this the chi-square tail is not trustworthy
 TOP_OVER_REPRESENTED = 3
 
 
 @dataclass(frozen=True)
-class Category:
+class Category(Fixed):
     """One cell of a test: its label, the pockets (or sections, distances) it holds, and
     its probability on a fair wheel."""
 
     label: str
     members: tuple[str, ...]
     probability: float
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Category:
-        # Immutable all through: a copy of a table's state (the runner takes one at every
-        # commit, to roll back to) shares it instead of rebuilding every cell.
-        return self
 
 
 def check_level(level: float) -> float:
@@ -88,6 +83,12 @@ def evaluate(
     }
 
 
+# Set once and never changed: a copy of a running test shares them.
+_FIXED = frozenset({"test", "categories", "level", "window"})
+# Ints only: a copy of a running test copies them flat, not element by element.
+_INTS = frozenset({"_recent", "counts"})
+
+
 class RunningTest:
     """A sliding window of category indices with its counts and its alarm state."""
 
@@ -107,13 +108,11 @@ class RunningTest:
         self.last: dict[str, Any] | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> RunningTest:
-        """What moves (the window, its counts, the alarm) copied; the rest, fixed at
-        construction and never changed in place, shared."""
-        twin = copy.copy(self)
-        twin._recent = deque(self._recent)
-        twin.counts = list(self.counts)
-        twin.last = copy.deepcopy(self.last, memo)
-        return twin
+        """The cells and tuning shared, the window and the counts copied flat."""
+        clone = copy_sharing(self, memo, _FIXED | _INTS)
+        clone._recent = deque(self._recent)
+        clone.counts = list(self.counts)
+        return clone
 
     def push(self, index: int) -> dict[str, Any] | None:
         """Count one result; return an alert if p has just fallen below the level."""

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from floord.analytics.running_test import Category, RunningTest
+from floord.engine.core.copies import copy_sharing
 from floord.engine.roulette.layout import WHEEL_KINDS, wheel_spec
 
 BIG_SIX = "big_six"
@@ -44,6 +45,10 @@ def sector_arcs(order: Sequence[str], sectors: int) -> list[tuple[int, ...]]:
         raise ValueError(f"sectors must be 0 (off) or an integer from 2 to {n}, not {sectors!r}")
     bounds = [i * n // sectors for i in range(sectors + 1)]
     return [tuple(range(bounds[i], bounds[i + 1])) for i in range(sectors)]
+
+
+# Set once and never changed: a copy of a watch shares them.
+_FIXED = frozenset({"kind", "order", "_position_p", "_cell", "_arc_of"})
 
 
 class WheelWatch:
@@ -92,6 +97,10 @@ class WheelWatch:
                 )
             self.sector = RunningTest("sector", arc_cells, window, level)
         self.spins = 0
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> WheelWatch:
+        """The wheel's order and weights, set once, shared; the running tests copied."""
+        return copy_sharing(self, memo, _FIXED)
 
     def _shows(self, label: str) -> int:
         return self.order.count(label)

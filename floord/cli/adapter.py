@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,13 @@ def run_adapter(ns: argparse.Namespace) -> int:
         return 1
 
     async def main() -> None:
-        await AdapterProcess(
-            loaded, ns.table, ns.device, port=ns.port, journal_path=ns.journal
-        ).run()
+        # Built in a worker thread: the journal is opened (and migrated) off the loop.
+        process = await asyncio.to_thread(
+            functools.partial(
+                AdapterProcess, loaded, ns.table, ns.device, port=ns.port, journal_path=ns.journal
+            )
+        )
+        await process.run()
 
     try:
         asyncio.run(main())

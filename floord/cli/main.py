@@ -171,7 +171,7 @@ def run_loaded(loaded: LoadedConfig) -> int:
 
     async def main() -> int:
         try:
-            daemon = Daemon(loaded)
+            daemon = await Daemon.open(loaded)
         except (JournalError, ProfileError, OSError, ValueError, KeyError) as exc:
             text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
             print(f"floord run: cannot start: {text}", file=sys.stderr)

@@ -62,6 +62,12 @@ def describe(box: BoxStatus) -> str:
         lines.append(f"journal: NOT READ: {box.journal_error}")
     if box.broker_read:
         lines.append(f"broker {box.broker_node or box.broker_url}: read")
+        if box.broker_refused:
+            lines.append(
+                "broker refused this login's subscription to: "
+                + ", ".join(box.broker_refused)
+                + " (run floord acl again: a box's login reads its own retained topics)"
+            )
     else:
         lines.append(f"broker: NOT READ: {box.broker_error} (journal's view only)")
     for table in box.tables:

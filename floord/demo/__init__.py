@@ -277,7 +277,7 @@ async def run_demo(
                     Path(tmp), url, ports, cards.ports, wheel_ports, journal, crew_ports
                 )
                 loaded = load_config(config)
-                daemon = Daemon(loaded)
+                daemon = await Daemon.open(loaded)
                 view.header = header_lines(url=url, what=what, config=config)
                 view.intro = intro_lines(site=SITE, seed=seed, url=url, tables=tables)
                 view.whole = command_lines([*view.header, *view.intro])

@@ -128,18 +128,22 @@ async def first_reachable(
 
 
 async def subscribe_checked(
-    client: aiomqtt.Client, topics: Sequence[str], *, timeout: float | None = None
+    client: aiomqtt.Client,
+    topics: Sequence[str],
+    *,
+    timeout: float | None = None,
+    qos: int = 1,
 ) -> None:
-    """Subscribe to `topics` at QoS 1 and read each SUBACK: a subscription the broker
+    """Subscribe to `topics` at `qos` and read each SUBACK: a subscription the broker
     refused (a return code of 0x80 or above) raises MqttError, so the session starts over
     (on the next node) instead of running deaf to its commands. A broker cluster refuses
     one while it cannot store the subscription (NATS: its JetStream consumer not created
     while the cluster elects new leaders after losing a node)."""
     for topic in topics:
         if timeout is None:
-            granted = await client.subscribe(topic, qos=1)
+            granted = await client.subscribe(topic, qos=qos)
         else:
-            granted = await client.subscribe(topic, qos=1, timeout=timeout)
+            granted = await client.subscribe(topic, qos=qos, timeout=timeout)
         codes = [code if isinstance(code, int) else int(code.value) for code in granted]
         if not codes or any(code >= 0x80 for code in codes):
             raise aiomqtt.MqttError(f"the broker refused the subscription to {topic} ({codes})")

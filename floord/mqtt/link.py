@@ -28,7 +28,7 @@ from typing import Any
 import aiomqtt
 import structlog
 
-from floord.contract import CONTRACT_VERSION, Topics, format_ts
+from floord.contract import CONTRACT_VERSION, STATUS_LOST, Topics, format_ts
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
@@ -36,9 +36,11 @@ from floord.mqtt.client import broker_address as broker_address  # read here by 
 from floord.mqtt.jobs import run_session
 from floord.mqtt.outbox import drain, publish_in_order
 from floord.mqtt.retained import RetainedPacer
-from floord.mqtt.session import SessionLoop
+from floord.mqtt.session import Loss, SessionLoop
 
 DEFAULT_WINDOW = 100
+# The QoS of the link's subscriptions to `P/cmd` and `P/replay/request` (see _startup).
+COMMAND_QOS = 0
 STOP_PUBLISH_TIMEOUT_S = 5.0
 
 
@@ -245,24 +247,42 @@ class TableLink:
             asyncio.create_task(self._listen(client)),
             asyncio.create_task(self._drain(client, ready)),
             asyncio.create_task(self._state_loop(client, ready)),
-            asyncio.create_task(self._session.until_stopped(lambda: self._goodbye(client))),
+            asyncio.create_task(
+                self._session.until_stopped(lambda: self._goodbye(client, startup))
+            ),
         }
         await run_session(jobs, may_finish={startup})
 
     async def _startup(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
+        # Subscribed before it says online: a console that commands the table as soon as
+        # it sees `online: true` must not have its command dropped by the broker. QoS 0: a
+        # clean session loses what is in flight when its connection goes at any QoS, so
+        # QoS 1 would add nothing to the commands' delivery; and on NATS a QoS 1
+        # subscription is a JetStream consumer, which a cluster that lost a node cannot
+        # create (nor the old session's delete) until it has elected new leaders: the
+        # link would wait that long before it says online and its backlog goes out
+        # (docs/deployment.md).
+        await subscribe_checked(
+            client,
+            [self._topics.cmd, self._topics.replay_request],
+            timeout=self._ack_timeout,
+            qos=COMMAND_QOS,
+        )
+        # A connection lost before this one is said here (`lost`): a node that died took
+        # that connection's last will with it, so no `online: false` may have been seen.
+        loss = self._session.loss
         await client.publish(
             self._topics.status,
-            self._status(online=True, reason="connected"),
+            self._status(online=True, reason="connected", lost=loss),
             qos=1,
             retain=True,
             timeout=self._ack_timeout,
         )
+        if loss is not None:
+            self._session.reported(loss)
         self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
-        await subscribe_checked(
-            client, [self._topics.cmd, self._topics.replay_request], timeout=self._ack_timeout
-        )
         ready.set()
 
     async def _listen(self, client: aiomqtt.Client) -> None:
@@ -285,7 +305,10 @@ class TableLink:
             except Exception:
                 self._log.exception("command handler failed")
 
-    async def _goodbye(self, client: aiomqtt.Client) -> None:
+    async def _goodbye(self, client: aiomqtt.Client, startup: asyncio.Task[None]) -> None:
+        # A stop during the start-up: its `online: true` must not come after this.
+        startup.cancel()
+        await asyncio.wait([startup])
         await client.publish(
             self._topics.status,
             self._status(online=False, reason="clean stop"),
@@ -326,14 +349,24 @@ class TableLink:
         for device_id, device in self._devices().items():
             bodies[self._topics.device(device_id)] = device
         for topic, body in bodies.items():
-            text = compact(body)
-            if not self._retained.due(topic, body, text):
+            text = self._retained.due(topic, body, compact)
+            if text is None:
                 continue
             await client.publish(topic, text, qos=1, retain=True, timeout=self._ack_timeout)
-            self._retained.sent(topic, body, text)
+            self._retained.sent(topic, text)
 
-    def _status(self, *, online: bool, reason: str) -> str:
-        """The retained `P/status` body. For the last will, `ts` is when it was registered."""
+    def _status(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
+        """The retained `P/status` body. For the last will, `ts` is when it was registered.
+        With `lost`, the connection lost before this one (`STATUS_LOST_FIELDS`)."""
+        now = datetime.now(UTC)
+        extra = {}
+        if lost is not None:
+            extra[STATUS_LOST] = {
+                "broker": lost.broker,
+                "since": format_ts(lost.since),
+                "lost_ts": format_ts(lost.at),
+                "back_ts": format_ts(now),
+            }
         return compact(
             {
                 "v": CONTRACT_VERSION,
@@ -344,6 +377,7 @@ class TableLink:
                 # The broker node this connection is on (`host:port`): which node of a
                 # cluster the box is on, or, in the last will, the one it was lost from.
                 "broker": self._broker.where,
-                "ts": format_ts(datetime.now(UTC)),
+                "ts": format_ts(now),
+                **extra,
             }
         )

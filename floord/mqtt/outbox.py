@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import aiomqtt
 
@@ -60,11 +61,15 @@ async def drain(
 ) -> None:
     """Publish the unacknowledged rows of `topics`' streams (stream -> topic) in batches of
     `window`, then whatever `wake` announces, forever; raise when a batch is not all acked."""
+    streams = list(topics)
+    batch: list[tuple[str, int, str]] | None = None  # None: to be read
     while True:
-        wake.clear()
-        batch = await journal.unpublished_async(list(topics), limit=window)
+        if batch is None:
+            wake.clear()
+            batch = await journal.unpublished_async(streams, limit=window)
         if not batch:
             await wake.wait()
+            batch = None
             continue
         items = [(topics[stream], body) for stream, _, body in batch]
         acked = await publish_in_order(client, items, ack_timeout=ack_timeout, raise_after=False)
@@ -77,10 +82,21 @@ async def drain(
                 stopped.add(stream)
             elif stream not in stopped:
                 by_stream.setdefault(stream, []).append(seq)
-        for stream, seqs in by_stream.items():
-            # Shielded: the broker acknowledged these, so the mark is written even when
-            # the connection ends (and this job is cancelled) while it waits its turn on
-            # the journal's thread; else a lost link would send them all again.
-            await asyncio.shield(journal.mark_published_async(stream, seqs))
+        wake.clear()
+        # Shielded: the broker acknowledged these, so the marks are written even when
+        # the connection ends (and this job is cancelled) while it waits its turn on the
+        # journal's thread; else a lost link would send them all again.
+        job = partial(_marked_then_next, journal, by_stream, streams, window)
+        batch = await asyncio.shield(journal.call(job))
         if not all(acked):
             raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")
+
+
+def _marked_then_next(
+    journal: Journal, marks: dict[str, list[int]], streams: list[str], window: int
+) -> list[tuple[str, int, str]]:
+    """Move the streams' watermarks over `marks`, then read the next batch: one job on
+    the journal's thread, not one a stream and one more to read."""
+    for stream, seqs in marks.items():
+        journal.mark_published(stream, seqs)
+    return journal.unpublished(streams, limit=window)

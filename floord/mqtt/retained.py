@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 RETAINED_EVERY_S = 1.0
 
@@ -33,35 +34,71 @@ def steady(body: dict[str, Any]) -> str:
     return json.dumps(kept, sort_keys=True, separators=(",", ":"), default=str)
 
 
+def moving(body: dict[str, Any]) -> tuple[Any, ...]:
+    """What `steady` leaves out of `body`: with the same steady form, the same body."""
+    devices = body.get("devices")
+    clocks = (
+        tuple(
+            (d, *(s.get(k) for k in _CLOCK_FIELDS)) if isinstance(s, dict) else (d,)
+            for d, s in devices.items()
+        )
+        if isinstance(devices, dict)
+        else ()
+    )
+    return (body.get("chain"), *(body.get(k) for k in _CLOCK_FIELDS), clocks)
+
+
+class _Sent(NamedTuple):
+    text: str
+    form: str  # its steady form
+    moving: tuple[Any, ...]
+    at: float = 0.0
+
+
 class RetainedPacer:
     """Per topic: what was sent, its steady form and when; what waits and until when."""
 
     def __init__(self, every: float = RETAINED_EVERY_S) -> None:
         self._every = every
-        self._sent: dict[str, tuple[str, str, float]] = {}
+        self._sent: dict[str, _Sent] = {}
         self._held: dict[str, float] = {}
+        # What `due` last handed out per topic, for `sent` (made once, not again).
+        self._handed: dict[str, _Sent] = {}
 
     def reset(self) -> None:
         """A new connection: everything goes out again."""
         self._sent.clear()
         self._held.clear()
+        self._handed.clear()
 
-    def due(self, topic: str, body: dict[str, Any], text: str) -> bool:
-        """Whether `text` (the compact form of `body`) should go out on `topic` now."""
+    def due(self, topic: str, body: dict[str, Any], encode: Callable[[Any], str]) -> str | None:
+        """The text of `body` (`encode(body)`) if it should go out on `topic` now, else
+        None. A body's steady form is made once, and its text only when it may go out:
+        a body held back (only its head or clocks moved) is not encoded."""
+        form, now_moving = steady(body), moving(body)
         sent = self._sent.get(topic)
-        if sent is not None and sent[0] == text:
+        if sent is not None and sent.form == form:
+            if sent.moving == now_moving:
+                self._held.pop(topic, None)  # the same body: nothing to send
+                return None
+            ready_at = sent.at + self._every
+            if time.monotonic() < ready_at:
+                self._held[topic] = ready_at
+                return None
+        text = encode(body)
+        if sent is not None and sent.text == text:
             self._held.pop(topic, None)
-            return False
-        if sent is None or sent[1] != steady(body):
-            return True
-        ready_at = sent[2] + self._every
-        if time.monotonic() >= ready_at:
-            return True
-        self._held[topic] = ready_at
-        return False
+            return None
+        self._handed[topic] = _Sent(text, form, now_moving)
+        return text
 
-    def sent(self, topic: str, body: dict[str, Any], text: str) -> None:
-        self._sent[topic] = (text, steady(body), time.monotonic())
+    def sent(self, topic: str, text: str) -> None:
+        """`text`, handed out by `due`, went out on `topic`."""
+        handed = self._handed.pop(topic, None)
+        if handed is None or handed.text != text:
+            body = json.loads(text)
+            handed = _Sent(text, steady(body), moving(body))
+        self._sent[topic] = handed._replace(at=time.monotonic())
         self._held.pop(topic, None)
 
     def wait_s(self) -> float | None:

@@ -20,6 +20,12 @@ What differs is only what one connection does (its session); this loop does the 
   on now, how long it was down and, where the client keeps a backlog, how many events
   still wait; anything but an MQTT failure ends run() with it,
   so a link whose journal fails does not pretend to carry on;
+- a connection that was up and then lost (an MQTT failure after CONNACK) is kept as
+  `loss` (its node, when it was made, when it went) until the session reports it
+  (`reported`): the table link says it on its next `online: true` `P/status` (`lost`),
+  because a node that dies takes the connection's last will with it (NATS keeps a will
+  on the node that holds the connection, docs/deployment.md). The first unreported loss
+  is kept, the one that began the outage;
 - stop() ends a back-off wait at once and a session through the stop watch it runs among
   its jobs (`until_stopped`, which may say goodbye first, e.g. a retained `online: false`).
 """
@@ -30,6 +36,8 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import aiomqtt
@@ -40,6 +48,16 @@ from floord.mqtt.jobs import SessionStopped
 
 # A connection up this long was a good one: the back-off starts over after it.
 STABLE_S = 10.0
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A connection that was up and was lost: its node (`host:port`), when it was made
+    (its CONNACK) and when the client saw it go."""
+
+    broker: str
+    since: datetime
+    at: datetime
 
 
 class SessionLoop:
@@ -69,6 +87,9 @@ class SessionLoop:
         self._backlog = backlog
         self._stable_s = stable_s
         self._up_since: float | None = None
+        self._up_at: datetime | None = None
+        # The first connection lost and not yet reported (`reported`).
+        self.loss: Loss | None = None
         self._stop = asyncio.Event()
         # For the operator's lines: connected once, then lost and back.
         self._ever_connected = False
@@ -96,13 +117,15 @@ class SessionLoop:
                 await self._connect_once()
             except aiomqtt.MqttError as exc:
                 failure = exc
-            up = self._up_since
-            self._up_since = None
+            up, up_at = self._up_since, self._up_at
+            self._up_since = self._up_at = None
             if up is not None and time.monotonic() - up >= self._stable_s:
                 self._backoff.reset()
             delay = None if self._stop.is_set() else self._backoff.next()
             if failure is not None:
                 failed = self._nodes.where
+                if up_at is not None and self.loss is None:
+                    self.loss = Loss(failed, up_at, datetime.now(UTC))
                 self._nodes.advance()
                 self._lost(failure, delay, failed)
             if delay is None:
@@ -115,10 +138,16 @@ class SessionLoop:
         try:
             async with client:
                 self._up_since = time.monotonic()
+                self._up_at = datetime.now(UTC)
                 await self._connected()
                 await self._serve(client)
         finally:
             _take_disconnect_error(client)
+
+    def reported(self, loss: Loss) -> None:
+        """`loss` was said (the broker acknowledged a status naming it): forget it."""
+        if self.loss is loss:
+            self.loss = None
 
     async def _connected(self) -> None:
         """One line when the link comes up: the first time, or back after a loss."""

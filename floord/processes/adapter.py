@@ -169,5 +169,6 @@ class AdapterProcess:
             for task in helpers:
                 task.cancel()
             await asyncio.gather(link, *helpers, return_exceptions=True)
-            self.journal.close()
+            # Its last job folds the published marks into the rows: off the loop too.
+            await asyncio.to_thread(self.journal.close)
             self._log.info("adapter stopped")

@@ -1,7 +1,11 @@
 """The daemon: wires each table's adapters, bus, engine, journal and MQTT link.
 
-Start-up restores every table from the journal before any device is heard (a halt is
-latched across restarts), then starts the adapters and the links. A clean stop first
+Start-up restores every table from the journal before any of its devices is heard (a
+halt is latched across restarts), then starts its adapters and its link. Nothing of it
+waits for SQLite on the event loop: the journal is opened and every table built (its
+snapshot, its surveillance history) in a worker thread (`Daemon.open`), and each
+table's start check and start record are jobs on the journal's thread, awaited table by
+table, so a table restored is served while the next one is still being checked. A clean stop first
 closes each table to anything new (commands are refused `stopping`, no round starts:
 `floord.table.stopping`), stops the adapters, has each runner record `daemon.stopped` as
 its table's last event, publishes what it can and says `online: false` on each status.
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,7 +33,7 @@ from floord.analytics.report import read_results
 from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.contract import EventType, Topics, format_ts
-from floord.engine.core.types import Decision
+from floord.engine.core.types import Decision, EngineOutput
 from floord.games import registry
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
@@ -38,7 +43,7 @@ from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.dice_surveillance import DiceSurveillance
 from floord.table.runner import TableEngine, TableRunner
-from floord.table.start_check import check_on_start
+from floord.table.start_check import check_on_start, check_on_start_async
 from floord.table.surveillance import AlertKeeper, TableSurveillance
 
 TICK_S = 0.5
@@ -93,7 +98,15 @@ class Daemon:
         self.log = structlog.get_logger("floord.daemon").bind(site=cfg.site)
         self.operators = {op.id: loaded.operator_keys(op.id) for op in cfg.operators}
         self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
+        # The tables restored and running, in the order they started.
+        self._serving: list[TableUnit] = []
         self._stop = asyncio.Event()
+
+    @classmethod
+    async def open(cls, loaded: LoadedConfig, clock: Callable[[], datetime] = utc_now) -> Daemon:
+        """The daemon built in a worker thread: the journal opened (a migration, if one
+        is due) and every table's snapshot and history read while the loop goes on."""
+        return await asyncio.to_thread(functools.partial(cls, loaded, clock))
 
     def _build(self, table: TableConfig) -> TableUnit:
         cfg = self.loaded.config
@@ -229,21 +242,53 @@ class Daemon:
         return watcher
 
     def restore(self) -> None:
-        """Record the start and resolve what a previous run left open, table by table."""
+        """Record the start and resolve what a previous run left open, table by table,
+        waiting for the journal (a test, a tool: off the loop; `run` awaits each)."""
         now = self.clock()
         for unit in self.tables.values():
-            started = unit.runner.engine.after_restart(now)
-            started.events.insert(
-                0,
-                _daemon_decision(
-                    EventType.DAEMON_STARTED,
-                    {"version": floord.__version__, "devices": list(unit.adapters)},
-                ),
-            )
+            started = self._started(unit, now)
             # The chain's tail and the snapshot: a break halts the table (fail closed).
             engine = unit.runner.engine
             started.extend(check_on_start(self.journal, unit.config.id, unit.streams, engine, now))
             unit.runner.record_output(started, now)
+
+    async def _restore(self, unit: TableUnit) -> None:
+        """`restore` of one table, its check and its commit awaited on the journal's
+        thread while the loop serves the tables already started."""
+        now = self.clock()
+        started = self._started(unit, now)
+        engine = unit.runner.engine
+        table, streams = unit.config.id, unit.streams
+        started.extend(await check_on_start_async(self.journal, table, streams, engine, now))
+        await unit.runner.record_output_async(started, now)
+
+    def _started(self, unit: TableUnit, now: datetime) -> EngineOutput:
+        """`daemon.started` and what the engine resolves of the previous run."""
+        started = unit.runner.engine.after_restart(now)
+        started.events.insert(
+            0,
+            _daemon_decision(
+                EventType.DAEMON_STARTED,
+                {"version": floord.__version__, "devices": list(unit.adapters)},
+            ),
+        )
+        return started
+
+    async def _start_tables(self) -> None:
+        """Each table restored, then served (its runner, link and devices), in turn: a
+        table serves nothing before its start check and start record are done."""
+        for unit in self.tables.values():
+            await self._restore(unit)
+            unit.tasks.append(asyncio.create_task(unit.runner.run()))
+            unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
+            unit.tasks.extend(
+                asyncio.create_task(
+                    supervise(a, sink=unit.bus.put, clock=self.clock, stopping=self._stop.is_set),
+                    name=f"device {unit.config.id}/{d}",
+                )
+                for d, a in unit.adapters.items()
+            )
+            self._serving.append(unit)
 
     async def _keep_linked(self, unit: TableUnit) -> None:
         """The link ends only on a journal failure; the runner halts the table, and the
@@ -262,7 +307,7 @@ class Daemon:
         while True:
             await asyncio.sleep(TICK_S)
             now = self.clock()
-            for unit in self.tables.values():
+            for unit in self._serving:
                 unit.bus.put(Tick(now))
 
     async def _prune_journal(self, days: int) -> None:
@@ -336,31 +381,21 @@ class Daemon:
             tables=list(self.tables),
         )
         notify(f"STATUS=restoring {len(self.tables)} tables")
-        self.restore()
         background: list[asyncio.Task[Any]] = [asyncio.create_task(self._ticks())]
-        retention = self.loaded.config.journal_retention_days
-        if retention is not None:
-            background.append(asyncio.create_task(self._prune_journal(retention)))
         every = watchdog_interval_s()
         if every:
             background.append(asyncio.create_task(self._watchdog(every)))
-        for unit in self.tables.values():
-            unit.tasks.append(asyncio.create_task(unit.runner.run()))
-            unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
-            unit.tasks.extend(
-                asyncio.create_task(
-                    supervise(a, sink=unit.bus.put, clock=self.clock, stopping=self._stop.is_set),
-                    name=f"device {unit.config.id}/{d}",
-                )
-                for d, a in unit.adapters.items()
-            )
-        # Type=notify: ready once every table is restored and every device has been tried.
-        notify(f"STATUS={len(self.tables)} tables restored, trying their devices")
-        await self._devices_tried()
-        notify(f"READY=1\nSTATUS={self.status_line()}")
-        background.append(asyncio.create_task(self._status_updates()))
-        self.log.info("floord ready", status=self.status_line())
         try:
+            await self._start_tables()
+            retention = self.loaded.config.journal_retention_days
+            if retention is not None:
+                background.append(asyncio.create_task(self._prune_journal(retention)))
+            # Type=notify: ready once every table is restored and every device was tried.
+            notify(f"STATUS={len(self.tables)} tables restored, trying their devices")
+            await self._devices_tried()
+            notify(f"READY=1\nSTATUS={self.status_line()}")
+            background.append(asyncio.create_task(self._status_updates()))
+            self.log.info("floord ready", status=self.status_line())
             await self._stop.wait()
         finally:
             notify("STOPPING=1")
@@ -368,7 +403,7 @@ class Daemon:
 
     async def _publishing(self) -> bool:
         """A connected link still has events to publish (read off the loop)."""
-        for unit in self.tables.values():
+        for unit in self._serving:
             if unit.link.connected and await self.journal.backlog_async(unit.streams):
                 return True
         return False
@@ -376,13 +411,13 @@ class Daemon:
     async def _shutdown(self, background: list[asyncio.Task[Any]]) -> None:
         # From here on no table takes a command or starts a round (the link still hands
         # commands over, and each is refused `stopping`, on the record).
-        for unit in self.tables.values():
+        for unit in self._serving:
             unit.runner.stop.begin()
-        for unit in self.tables.values():
+        for unit in self._serving:
             for adapter in unit.adapters.values():
                 adapter.stop()
         # Stop the adapters first so nothing new arrives, then record the stop.
-        for unit in self.tables.values():
+        for unit in self._serving:
             adapter_tasks = unit.tasks[2:]
             for task in adapter_tasks:
                 task.cancel()
@@ -399,23 +434,24 @@ class Daemon:
         deadline = loop_time() + 3.0
         while loop_time() < deadline and await self._publishing():
             await asyncio.sleep(0.05)
-        await asyncio.gather(*(u.link.stop() for u in self.tables.values()), return_exceptions=True)
-        for unit in self.tables.values():
+        await asyncio.gather(*(u.link.stop() for u in self._serving), return_exceptions=True)
+        for unit in self._serving:
             for task in unit.tasks[:2]:
                 task.cancel()
             await asyncio.gather(*unit.tasks[:2], return_exceptions=True)
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
-        self.journal.close()
+        # Its last job folds the published marks into the rows: off the loop too.
+        await asyncio.to_thread(self.journal.close)
         self.log.info("floord stopped")
 
     async def _finish_tables(self) -> None:
         """Each runner records `daemon.stopped` after every input queued before it; a
         runner that does not get there in time is finished from here."""
-        for unit in self.tables.values():
+        for unit in self._serving:
             unit.bus.put(Finish())
-        for unit in self.tables.values():
+        for unit in self._serving:
             try:
                 await asyncio.wait_for(unit.runner.stop.finished.wait(), RUNNER_FINISH_S)
             except TimeoutError:

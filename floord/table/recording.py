@@ -27,6 +27,7 @@ from floord.adapters.local import Received
 from floord.contract import Envelope, format_ts
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal.store import DISK_FULL, Journal, JournalError
+from floord.table.bus import Tick
 from floord.table.commit_group import Entry, PendingRows, builders
 from floord.table.state_lines import log_recorded
 from floord.table.surveillance import AlertKeeper
@@ -122,12 +123,13 @@ class TableRecord:
         unrecorded: dict[str, Any] | None = None,
         *,
         command_id: str | None = None,
+        then: Callable[[], None] | None = None,
     ) -> list[Envelope]:
         """`_record`, its commit awaited while the loop goes on; `command_id`, an operator
         command's, is recorded as used in the same transaction as the command's record."""
         self._group = []
         try:
-            self._record(items, now, unrecorded)
+            self._record(items, now, unrecorded, then)
         finally:
             entries, self._group = self._group, None
         used = None if command_id is None else (command_id, format_ts(now))
@@ -170,6 +172,18 @@ class TableRecord:
         finally:
             self._in_flight = False
         return self._recorded(entries, written)
+
+    async def _settle(self, gathered: list[Received | Tick]) -> None:
+        """Run `gathered` through the engine (the runner's `_run_group`) and commit what
+        they caused in ONE transaction, with the rows of the local devices' events among
+        them on their streams (numbered here, in order: `floord.adapters.device_rows`),
+        written whatever the engine makes of them."""
+        await self._run_group([self._numbered(item) for item in gathered])
+        if self._rows.rows:
+            await self._commit([])  # rows of inputs that left nothing on the record
+
+    async def _run_group(self, gathered: list[Received | Tick]) -> None:
+        raise NotImplementedError  # the runner's
 
     def _numbered(self, item: T) -> T:
         """A local device's event with its row's seq, the row taken into the next commit."""

@@ -137,6 +137,15 @@ class TableRunner(TableRecord):
         else:
             self._dispatch(output)
 
+    async def record_output_async(self, output: EngineOutput, now: datetime) -> None:
+        """`record_output`, its commit awaited while the loop goes on (the daemon's start)."""
+        if output.events:
+            await self._record_async(
+                self._decisions(output), now, then=lambda: self._dispatch(output)
+            )
+        else:
+            self._dispatch(output)
+
     def _held_back(
         self, output: EngineOutput, before: tuple[TableEngine, AlertKeeper | None] | None
     ) -> bool:
@@ -454,19 +463,11 @@ class TableRunner(TableRecord):
                 gathered.append(item)
         await self._settle(gathered)
 
-    async def _settle(self, gathered: list[Received | Tick]) -> None:
-        """Run `gathered` through the engine and commit what they caused in ONE
-        transaction, with the rows of the local devices' events among them on their
-        streams (numbered here, in order: `floord.adapters.device_rows`), written
-        whatever the engine makes of them."""
-        await self._run_group([self._numbered(item) for item in gathered])
-        if self._rows.rows:
-            await self._commit([])  # rows of inputs that left nothing on the record
-
     async def _run_group(self, gathered: list[Received | Tick]) -> None:
-        """Should the engine fail on one of them (a bug), the ones before it are taken
-        again from the committed state (the engine is pure: they decide the same) and
-        committed, the table halts for that one, and the rest go on."""
+        """`gathered` through the engine, committed in ONE transaction (`_settle`). Should
+        the engine fail on one of them (a bug), the ones before it are taken again from
+        the committed state (the engine is pure: they decide the same) and committed, the
+        table halts for that one, and the rest go on."""
         if not gathered:
             return
         self._group = []

@@ -40,12 +40,41 @@ class Halting(Protocol):
 def check_on_start(
     journal: Journal, table: str, streams: list[str], engine: Halting, now: datetime
 ) -> EngineOutput:
-    """The decisions that record a broken record and halt the table (none when whole)."""
+    """The decisions that record a broken record and halt the table (none when whole),
+    the caller waiting for the journal (a test, a tool: off the loop)."""
+    found, known = journal.run(lambda: _read(journal, table, streams))
+    return _decide(found, known, table, streams, engine, now)
+
+
+async def check_on_start_async(
+    journal: Journal, table: str, streams: list[str], engine: Halting, now: datetime
+) -> EngineOutput:
+    """`check_on_start`, its reads one job on the journal's thread, awaited: the loop
+    goes on (other tables, devices, the broker) while this table's record is walked."""
+    found, known = await journal.call(lambda: _read(journal, table, streams))
+    return _decide(found, known, table, streams, engine, now)
+
+
+Key = tuple[str, int, str]
+
+
+def _read(journal: Journal, table: str, streams: list[str]) -> tuple[list[Break], set[Key]]:
+    """The breaks found, and those already named on the record (on the journal's
+    thread); a record that cannot be read is a break itself (fail closed)."""
     try:
-        found = journal.integrity_breaks(table, streams)
-        known = _already_named(journal, table)
+        return journal.integrity_breaks(table, streams), _already_named(journal, table)
     except JournalError as exc:
-        found, known = [Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
+        return [Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
+
+
+def _decide(
+    found: list[Break],
+    known: set[Key],
+    table: str,
+    streams: list[str],
+    engine: Halting,
+    now: datetime,
+) -> EngineOutput:
     fresh = [b for b in found if _key(b) not in known]
     if not found:
         _log.info("journal tail checked", table=table, events=TAIL_EVENTS, streams=len(streams))
@@ -70,16 +99,16 @@ def check_on_start(
     return out
 
 
-def _key(b: Break) -> tuple[str, int, str]:
+def _key(b: Break) -> Key:
     return (b.stream, b.seq, b.kind)
 
 
-def _already_named(journal: Journal, table: str) -> set[tuple[str, int, str]]:
+def _already_named(journal: Journal, table: str) -> set[Key]:
     """Breaks named by the `journal.integrity` events among the table's last events."""
     last = journal.last_seq(table)
     if last == 0:
         return set()
-    known: set[tuple[str, int, str]] = set()
+    known: set[Key] = set()
     for text in journal.read_range(table, max(1, last - TAIL_EVENTS), last):
         try:
             body = json.loads(text)

@@ -1,8 +1,10 @@
 """Who may publish and read what on the floor's broker: Mosquitto ACL rules from configs.
 
 A table box's login may publish only its own tables' topics and read only its own
-tables' commands, so a compromised box can neither forge another table's record nor
-command another table. A surveillance login reads everything under the prefix and
+tables' commands and the retained bodies it publishes itself (`P/state`, `P/status`,
+`P/devices/<device>`: what `floord status`, run on the box with the box's config, reads
+back), so a compromised box can neither forge another table's record, nor command or
+read another table. A surveillance login reads everything under the prefix and
 publishes only replay requests (`P/replay/request`, where the table takes a signed
 `replay` and refuses any other command), so it can fill a gap in what it saw and
 command nothing. An operator's command client publishes commands and reads their results. A display
@@ -149,14 +151,16 @@ def floor_logins(
 
 def box_rules(box: TableBox) -> list[tuple[str, str]]:
     """A box publishes its tables' record, state, status (and last will), command
-    results, replays and devices; it reads only its tables' commands."""
+    results, replays and devices; it reads its tables' commands and, for `floord status`
+    on the box, the retained bodies it publishes itself (its state, status and devices'
+    availability: nothing it did not write, no other table's)."""
     rules: list[tuple[str, str]] = []
     for table in box.tables:
         t = table.topics
         rules += [
             (WRITE, t.events),
-            (WRITE, t.state),
-            (WRITE, t.status),
+            (READWRITE, t.state),
+            (READWRITE, t.status),
             (WRITE, t.cmd_result),
             (WRITE, t.replay),
             (READ, t.cmd),
@@ -169,7 +173,7 @@ def box_rules(box: TableBox) -> list[tuple[str, str]]:
                 # commands and replay requests the other.
                 rules += [(READWRITE, t.device(device)), (READWRITE, f"{t.device(device)}/#")]
             else:
-                rules += [(WRITE, t.device(device)), (WRITE, t.device_events(device))]
+                rules += [(READWRITE, t.device(device)), (WRITE, t.device_events(device))]
     return rules
 
 

@@ -9,6 +9,16 @@ last had an event and which, and how many events the broker has not acknowledged
 device's retained availability. Either view alone is still worth printing: a box whose
 broker is down is exactly when someone runs this. A box on a broker cluster
 (`broker.urls`) is read from the first node that answers, and says which.
+
+Status subscribes to exactly what it shows, by name: each of the box's tables' `P/state`
+and `P/status` and each device's `P/devices/<device>`, the retained bodies the box's own
+login publishes and may read back (`floord acl`), so it runs with the box's config and
+login on Mosquitto and on a NATS cluster alike (NATS refuses a subscription its
+permissions do not cover, where Mosquitto grants it and sends nothing). It subscribes at
+QoS 0: it reads retained messages only, which a broker sends at once on subscribe, and on
+NATS a QoS 0 subscription is no JetStream consumer, so status reads a cluster that is
+still electing leaders after a node's loss. A subscription refused is said (`refused`),
+not fatal, unless the broker refused all of them.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ import aiomqtt
 from floord.config.load import LoadedConfig
 from floord.contract import Topics
 from floord.journal.store import Journal, JournalError
-from floord.mqtt.client import first_reachable, subscribe_checked
+from floord.mqtt.client import first_reachable
 from floord.mqtt.tls import client_tls
 from floord.operator.client import client_args
 
@@ -67,6 +77,8 @@ class BoxStatus:
     # The broker URLs the config names (one, or a cluster's nodes) and the one read.
     broker_urls: tuple[str, ...] = ()
     broker_node: str | None = None
+    # The topics the broker refused this login (SUBACK 0x80): NATS's ACL, an old ACL.
+    broker_refused: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -86,6 +98,7 @@ class BoxStatus:
                 "error": self.broker_error,
                 "urls": list(self.broker_urls),
                 "node": self.broker_node,
+                "refused": list(self.broker_refused),
             },
             "tables": [_table_json(t) for t in self.tables],
         }
@@ -209,17 +222,32 @@ async def read_broker(box: BoxStatus, loaded: LoadedConfig, timeout_s: float) ->
         return aiomqtt.Client(**kwargs[url])
 
     async def subscribed(client: aiomqtt.Client) -> None:
-        await subscribe_checked(client, list(wanted))
+        box.broker_refused = await subscribe_retained(client, list(wanted))
 
     try:
         async with asyncio.timeout(timeout_s):
             async with first_reachable(cfg.broker.nodes, connect, subscribed) as (client, node):
                 box.broker_node = node
-                await _collect(client, wanted)
+                readable = {t: v for t, v in wanted.items() if t not in box.broker_refused}
+                await _collect(client, readable)
     except TimeoutError:
         box.broker_error = f"broker {cfg.broker.where} not reached within {timeout_s:g} s"
     except (aiomqtt.MqttError, OSError) as exc:
         box.broker_error = f"broker {cfg.broker.where}: {exc}"
+
+
+async def subscribe_retained(client: aiomqtt.Client, topics: list[str]) -> list[str]:
+    """Subscribe to each of `topics` at QoS 0 and return those the broker refused; raises
+    MqttError (so the next node is tried) when it refused every one."""
+    refused = []
+    for topic in topics:
+        granted = await client.subscribe(topic, qos=0)
+        codes = [code if isinstance(code, int) else int(code.value) for code in granted]
+        if not codes or any(code >= 0x80 for code in codes):
+            refused.append(topic)
+    if topics and len(refused) == len(topics):
+        raise aiomqtt.MqttError(f"the broker refused every subscription ({', '.join(refused)})")
+    return refused
 
 
 async def _collect(

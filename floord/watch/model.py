@@ -14,6 +14,9 @@ Gaps and staleness (docs/console.md):
   device-stream gap is therefore a note on the row, not staleness.
 - a table whose `P/status` says offline (its last will, or a clean stop) is stale until
   it says online again; so is every table while the console itself is disconnected.
+- a `P/status` `online: true` with `lost` says the daemon's previous connection was
+  lost (a node that died took that connection's last will with it): a `link_lost`
+  notice and a note on the row (node, when lost, when back) until a status without it.
 - a `seq` already seen is a duplicate (at-least-once delivery) and is dropped silently.
 """
 
@@ -23,7 +26,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from floord.contract import REPLAY_MAX_EVENTS, Envelope
+from floord.contract import REPLAY_MAX_EVENTS, STATUS_LOST, Envelope
 from floord.watch.streams import DUPLICATE, FILL
 from floord.watch.table_view import CommandOutcome, TableView
 
@@ -259,9 +262,28 @@ class FloorModel:
             since = body.get("ts")
             view.stale["status"] = f"table offline: {view.status_reason or '?'} (since {since})"
         notices = [Notice("status", view.site, view.table, {"online": online, "body": body})]
+        if online:
+            notices += self._on_lost(view, body)
         if view.stale_text() != had:
             notices.append(self._stale_notice(view))
         return notices
+
+    def _on_lost(self, view: TableView, body: dict[str, Any]) -> list[Notice]:
+        """An `online: true` status: its `lost` (the connection lost before it), once."""
+        lost = body.get(STATUS_LOST)
+        if not isinstance(lost, dict):
+            view.lost = None
+            view.notes.pop("link", None)
+            return []
+        if lost == view.lost:
+            return []  # the same retained status again (the console resubscribed)
+        view.lost = lost
+        view.notes["link"] = (
+            f"link lost on {lost.get('broker')} at {lost.get('lost_ts')}, "
+            f"back on {body.get('broker')} at {lost.get('back_ts')}"
+        )
+        data = {"lost": lost, "broker": body.get("broker")}
+        return [Notice("link_lost", view.site, view.table, data)]
 
     def _on_event(self, site: str, table: str, stream: str, body: dict[str, Any]) -> list[Notice]:
         env = Envelope.from_json(json.dumps(body))

@@ -98,6 +98,8 @@ class TableView:
     devices: dict[str, bool] = field(default_factory=dict)
     online: bool | None = None
     status_reason: str | None = None
+    # The `lost` of the latest `online: true` status: the daemon's connection lost before.
+    lost: dict[str, Any] | None = None
     wheel: WheelStats = field(default_factory=WheelStats)
     stale: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)

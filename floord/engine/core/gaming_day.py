@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from floord.engine.core.copies import Fixed
+
 
 def require_utc(now: datetime) -> datetime:
     """The engine is handed aware times only; a naive one is a caller's bug, said clearly."""
@@ -18,7 +20,7 @@ def require_utc(now: datetime) -> datetime:
     return now.astimezone(UTC)
 
 
-class GamingDay:
+class GamingDay(Fixed):
     """Turns an instant into the gaming day it belongs to."""
 
     def __init__(self, starts: time, timezone: str) -> None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from floord.engine.core.copies import Fixed
+
 
 @dataclass(frozen=True)
-class InspectionSpec:
+class InspectionSpec(Fixed):
     """A game's pre-opening checklist: item key -> the citation that requires it."""
 
     items: dict[str, str]

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from floord.contract import EventType, format_ts
+from floord.engine.core.copies import Fixed
 from floord.engine.core.devices import DeviceBook
 from floord.engine.core.gaming_day import GamingDay
 from floord.engine.core.inspection import InspectionInputError, InspectionSpec, read_inspection_args
@@ -49,7 +50,7 @@ def protocol_trouble_reason(data: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class PrimaryDevice:
+class PrimaryDevice(Fixed):
     """The device a game cannot be played without, and how to tell it is the right one.
 
     `check_identity` returns None when a `device.identified` body fits the table, else a

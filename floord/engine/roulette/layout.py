@@ -26,6 +26,7 @@ from functools import cache
 from typing import Any
 
 from floord.contract import cite
+from floord.engine.core.copies import Fixed
 
 WHEEL_KINDS: tuple[str, ...] = ("single_zero", "double_zero", "double_zero_as_single")
 
@@ -89,7 +90,7 @@ ZERO_GROUP_SECTION = "531.4(e)(3)(i)"
 
 
 @dataclass(frozen=True)
-class WheelSpec:
+class WheelSpec(Fixed):
     """One wheel kind: its pockets in clockwise order and the rules that govern it."""
 
     kind: str
