@@ -1,15 +1,17 @@
 """Latency and journaled throughput of floord, beside a bare aiomqtt baseline.
 
 - Latency: a status frame written on the pty (the wheel's side) to its event at an MQTT
-  subscriber of `P/devices/wheel/events`, through the real daemon process (driver,
-  adapter, journal with fsync, engine, journal again, MQTT). Baseline: an aiomqtt
-  publish (QoS 1) to a subscriber on the same broker.
+  subscriber of `P/devices/wheel/events` (`latency_ms.floord`) and to the table's event
+  for it on `P/events` (`latency_ms.floord_table`), through the real daemon process
+  (driver, adapter, engine, journal with fsync, MQTT); the next frame is written once
+  both have arrived. Baseline: an aiomqtt publish (QoS 1) to a subscriber on the same
+  broker.
 - Throughput: a burst of frames written as fast as the pty takes them, to the last
   event at the subscriber of `P/events` (every one journaled twice: the device's stream
   and the table's record). Baseline: a burst of QoS 1 publishes to a subscriber.
 
 Prints one JSON line; ratios are floord / baseline from this run on this machine.
-Run: `make bench` (or `python -m bench.latency --frames 400`). `--slow-fsync-ms 5`
+Run: `make bench` (or `python -m bench.latency --frames 400`; 1,000 by default). `--slow-fsync-ms 5`
 (`make bench-slow`) runs the daemon on a slow disk: every fsync takes 5 ms more, as on a
 table box's eMMC or SD card (bench/slow_disk.py, an LD_PRELOAD shim built with cc).
 """
@@ -43,6 +45,16 @@ IDENTITY = {
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def summary(latencies: list[float]) -> dict[str, float | int]:
+    return {
+        "p50": round(percentile(latencies, 0.5), 3),
+        "p99": round(percentile(latencies, 0.99), 3),
+        "max": round(max(latencies), 3),
+        "over_10ms": sum(1 for x in latencies if x > 10.0),
+        "over_20ms": sum(1 for x in latencies if x > 20.0),
+    }
 
 
 def frame(i: int, speed: int = 172) -> bytes:
@@ -114,7 +126,7 @@ class Wheel:
 
 async def floord_run(
     url: str, count: int, tmp: Path, env: dict[str, str] | None = None
-) -> tuple[list[float], float]:
+) -> tuple[list[float], list[float], float]:
     wheel = Wheel()
     config = {
         "site": "bench",
@@ -133,10 +145,14 @@ async def floord_run(
     path.write_text(yaml.safe_dump(config))
     host, port = url.split("://", 1)[1].rsplit(":", 1)
     latencies: list[float] = []
+    table_latencies: list[float] = []
+    device_topic = "floor/v1/bench/RL-01/devices/wheel/events"
+    table_topic = "floor/v1/bench/RL-01/events"
     daemon = None
     try:
         async with aiomqtt.Client(host, int(port)) as sub:
-            await sub.subscribe("floor/v1/bench/RL-01/devices/wheel/events", qos=1)
+            await sub.subscribe(device_topic, qos=1)
+            await sub.subscribe(table_topic, qos=1)
             messages = sub.messages
             daemon = await asyncio.create_subprocess_exec(
                 sys.executable,
@@ -150,11 +166,26 @@ async def floord_run(
                 env=env,
             )
 
-            async def next_of(kind: str) -> dict:
+            async def next_of(kind: str, sent: float = 0.0) -> None:
+                """Until `kind` came on the device's topic; with `sent`, on both (the
+                device's and the table's), each one's latency noted."""
+                device = table = False
                 async for message in messages:
                     body = json.loads(bytes(message.payload))
-                    if body["type"] == kind:
-                        return body
+                    if body["type"] != kind:
+                        continue
+                    elapsed = (time.perf_counter() - sent) * 1000
+                    if not sent:
+                        if message.topic.matches(device_topic):
+                            return
+                    elif message.topic.matches(device_topic) and not device:
+                        device = True
+                        latencies.append(elapsed)
+                    elif message.topic.matches(table_topic) and not table:
+                        table = True
+                        table_latencies.append(elapsed)
+                    if device and table:
+                        return
                 raise ConnectionError("subscriber closed")
 
             # Like a wheel's automatic status, until the daemon has opened the port (which
@@ -168,8 +199,7 @@ async def floord_run(
                 sent = time.perf_counter()
                 wheel.write(frame(i))
                 kind = "wheel.idle" if i % 2 == 0 else "wheel.game_started"
-                await asyncio.wait_for(next_of(kind), 10)
-                latencies.append((time.perf_counter() - sent) * 1000)
+                await asyncio.wait_for(next_of(kind, sent), 10)
             async with aiomqtt.Client(host, int(port)) as table_sub:
                 await table_sub.subscribe("floor/v1/bench/RL-01/events", qos=1)
                 started = time.perf_counter()
@@ -187,7 +217,7 @@ async def floord_run(
             daemon.terminate()
             await daemon.wait()
         wheel.close()
-    return latencies, throughput
+    return latencies, table_latencies, throughput
 
 
 async def main(count: int, slow_fsync_ms: float = 0.0) -> dict:
@@ -201,18 +231,14 @@ async def main(count: int, slow_fsync_ms: float = 0.0) -> dict:
             env = shim_env(slow_fsync_ms, Path(tmp)) if slow_fsync_ms else None
             if slow_fsync_ms and env is None:
                 raise SystemExit("--slow-fsync-ms needs a C compiler (cc) to build its shim")
-            lat, tput = await floord_run(url, count, Path(tmp), env)
-    result = {
+            lat, table_lat, tput = await floord_run(url, count, Path(tmp), env)
+    result: dict[str, object] = {
         "bench": "latency_throughput",
         "frames": count,
         "slow_fsync_ms": slow_fsync_ms,
         "latency_ms": {
-            "floord": {
-                "p50": round(percentile(lat, 0.5), 3),
-                "p99": round(percentile(lat, 0.99), 3),
-                "max": round(max(lat), 3),
-                "over_10ms": sum(1 for x in lat if x > 10.0),
-            },
+            "floord": summary(lat),
+            "floord_table": summary(table_lat),
             "baseline": {
                 "p50": round(percentile(base_lat, 0.5), 3),
                 "p99": round(percentile(base_lat, 0.99), 3),
@@ -220,19 +246,20 @@ async def main(count: int, slow_fsync_ms: float = 0.0) -> dict:
         },
         "throughput_eps": {"floord_journaled": round(tput, 1), "baseline": round(base_tput, 1)},
     }
+    base_p99 = percentile(base_lat, 0.99)
     result["ratio"] = {
         "latency_p50": round(statistics.median(lat) / statistics.median(base_lat), 2),
-        "latency_p99": round(
-            result["latency_ms"]["floord"]["p99"] / result["latency_ms"]["baseline"]["p99"], 2
-        ),
+        "latency_p99": round(percentile(lat, 0.99) / base_p99, 2),
         "throughput": round(tput / base_tput, 3),
+        "table_latency_p50": round(statistics.median(table_lat) / statistics.median(base_lat), 2),
+        "table_latency_p99": round(percentile(table_lat, 0.99) / base_p99, 2),
     }
     return result
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=300)
+    parser.add_argument("--frames", type=int, default=1000)
     parser.add_argument(
         "--slow-fsync-ms", type=float, default=0.0, help="every fsync of the daemon takes this more"
     )

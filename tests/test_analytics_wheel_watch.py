@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -188,3 +189,25 @@ def test_bad_configuration_and_results_are_clear_errors() -> None:
         six.add("$1")
     with pytest.raises(ValueError, match="does not show"):
         six.add("$1", position=0)
+
+
+def test_a_deep_copy_of_a_watch_runs_apart_from_it() -> None:
+    """The runner copies a table's state at every commit, to roll back to: the copy
+    shares only what never changes (the cells), and each side counts on its own."""
+    rng = random.Random(5)
+    watch = WheelWatch("single_zero", SINGLE, 370, 0.01, 6)
+    for _ in range(400):
+        watch.add(rng.choice(SINGLE))
+    twin = copy.deepcopy(watch)
+    assert twin.pocket.categories is watch.pocket.categories
+    assert twin.statistics() == watch.statistics()
+    before = watch.statistics()
+    spins = [rng.choice(SINGLE) for _ in range(50)]
+    for spin in spins:
+        twin.add(spin)
+    assert watch.statistics() == before
+    assert list(watch.pocket._recent) != list(twin.pocket._recent)
+    for spin in spins:
+        watch.add(spin)
+    assert watch.statistics() == twin.statistics()
+    assert watch.pocket.counts == twin.pocket.counts

@@ -91,3 +91,33 @@ def test_a_remote_copy_is_stored_as_published_in_its_own_transaction(tmp_path: P
         assert [seq for _, seq, _ in journal.unpublished(["t1/devices/wheel"])] == [4]
     finally:
         journal.close()
+
+
+def test_a_mark_never_checkpoints_the_wal_without_an_fsync(tmp_path: Path) -> None:
+    """A checkpoint inside the mark's commit (synchronous=OFF) would copy the WAL into the
+    file unsynced and then write the WAL again over its frames: the events' only durable
+    copy. The marks leave it to the next event's commit, which syncs."""
+    path = tmp_path / "j.db"
+    wal = tmp_path / "j.db-wal"
+    journal = Journal(path)
+    big = {"pad": "x" * 3000}
+
+    def event(seq: int) -> Envelope:
+        return Envelope(site="s1", table="t1", seq=seq, ts="2026-01-01T00:00:00.000Z",
+                        type="x.y", source="t1", data=big)  # fmt: skip
+
+    try:
+        n = 0
+        while wal.stat().st_size < 990 * (4096 + 24):  # just under the 1,000 frames
+            n += 1
+            journal.append("t1", event)
+        backfilled = path.stat().st_size
+        for seq in range(1, n + 1):  # enough marks to pass the threshold
+            journal.mark_published("t1", [seq])
+        assert wal.stat().st_size > 1000 * (4096 + 24)
+        assert path.stat().st_size == backfilled  # nothing copied into the file
+        assert journal._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+        journal.append("t1", event)  # an event's commit, synchronous=FULL: it checkpoints
+        assert path.stat().st_size > backfilled
+    finally:
+        journal.close()

@@ -4,7 +4,9 @@ Each adapter is a self-contained unit. It opens the device's port, feeds the byt
 the device's driver, keeps the device supervised (connect, identify, back-off
 reconnect, `device.offline` when it goes silent past its profile's timeout), journals
 its normalised events on its own stream (published on `P/devices/<device>/events`)
-and hands each one to its table through a sink. On a table box the sink is the
+and hands each one to its table through a sink; in the daemon's own process it hands
+each one on at once with its row, which the table's commit writes
+(`in_table_commit`, `floord.adapters.device_rows`). On a table box the sink is the
 in-process bus to the engine; a later issue runs adapters in their own process with
 the sink publishing to MQTT, which is why nothing here knows about the engine.
 """
@@ -23,6 +25,7 @@ from typing import Any
 import structlog
 
 from drivers import module_name as driver_module
+from floord.adapters.device_rows import DeviceRows, Row
 from floord.adapters.protocol_limiter import ProtocolErrorLimiter
 from floord.adapters.stream_appends import StreamAppends
 from floord.contract import Envelope, EventType, format_ts
@@ -37,12 +40,15 @@ Clock = Callable[[], datetime]
 
 @dataclass(frozen=True)
 class Received:
-    """A device event as the adapter recorded it on the device's own stream."""
+    """A device event as the adapter recorded it on the device's own stream; or, with
+    its `row`, to be recorded there in the table's commit (`floord.adapters.device_rows`),
+    numbered by the runner then."""
 
     device: str
     event: DeviceEvent
     ts: datetime
     device_seq: int
+    row: Row | None = None
 
 
 Sink = Callable[[Received], None]
@@ -75,7 +81,10 @@ class DeviceAdapter:
         sink: Sink,
         clock: Clock,
         on_recorded: Callable[[], None] = lambda: None,
+        in_table_commit: bool = False,
     ) -> None:
+        """`in_table_commit`: the device's events are written in its table's commits
+        (the daemon's own adapters, `floord.adapters.device_rows`), not appended here."""
         self.site = site
         self.table = table
         self.device = device
@@ -91,6 +100,7 @@ class DeviceAdapter:
         self._limiter_timer: asyncio.TimerHandle | None = None
         self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
         self._appends = StreamAppends(journal, self.stream, self._log)
+        self._rows = DeviceRows(journal, self.stream, self._log) if in_table_commit else None
         self._transport: Transport | None = None
         self._write_lock = asyncio.Lock()
         self._pending: list[tuple[Request, asyncio.Future[DeviceReply]]] = []
@@ -170,11 +180,21 @@ class DeviceAdapter:
                 data=event.data,
             )
 
+        if self._rows is not None:
+            self._sink(Received(self.device, event, now, 0, self._rows.row(build)))
+            return
+
         def recorded(seq: int) -> None:
             self._on_recorded()
             self._sink(Received(self.device, event, now, seq))
 
         self._appends.add(build, recorded)
+
+    async def _settled(self) -> None:
+        """Until what the device said so far is on the record (and with the table)."""
+        await self._appends.settled()
+        if self._rows is not None:
+            await self._rows.settled()
 
     def availability(self) -> dict[str, Any]:
         """The retained body of `P/devices/<device>`."""
@@ -221,7 +241,7 @@ class DeviceAdapter:
                     {"name": command.name, "ok": False, "reply": None, "error": str(exc)},
                 )
             )
-            await self._appends.settled()
+            await self._settled()
             return None
         reply = await self._request(request)
         ok = reply is not None and reply.prefix not in REFUSALS
@@ -236,7 +256,7 @@ class DeviceAdapter:
                 },
             )
         )
-        await self._appends.settled()  # the outcome is on the record when send returns
+        await self._settled()  # the outcome is on the record when send returns
         return reply
 
     async def _request(self, request: Request) -> DeviceReply | None:
@@ -282,7 +302,7 @@ class DeviceAdapter:
             await self._supervise()
         finally:
             # What the device said is on the record and with the table when run() ends.
-            await self._appends.settled()
+            await self._settled()
 
     async def _supervise(self) -> None:
         timeouts = self.profile.timeouts

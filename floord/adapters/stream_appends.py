@@ -1,7 +1,9 @@
 """A device stream's appends, off the event loop and in order.
 
-An adapter (in-process, or the daemon's follower of a remote one) records each of its
-device's events on the device's stream BEFORE the table hears of it. The append runs on
+An adapter that writes its device's stream itself (a `floord adapter` process's, the
+daemon's follower of a remote one; not the daemon's own, whose rows go in the table's
+commit: `floord.adapters.device_rows`) records each event there BEFORE the table hears
+of it. The append runs on
 the journal's own thread (`floord.journal.writer`), so the loop that reads every device
 goes on meanwhile; what arrives while an append is under way waits, and goes in the next
 append, all of it in ONE transaction (a read of several frames costs one commit). Each

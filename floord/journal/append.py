@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -44,50 +44,46 @@ def append_rows(
     `published` stores the events as published already (the daemon's copy of a stream a
     remote adapter published itself), so the copy is one transaction, not two.
     """
+    written, _ = append_group(
+        db,
+        path,
+        stream,
+        builds,
+        snapshot=snapshot,
+        drop_snapshot=drop_snapshot,
+        command_id=command_id,
+        published=published,
+    )
+    return written
+
+
+def append_group(
+    db: sqlite3.Connection,
+    path: Path,
+    stream: str,
+    builds: list[Build],
+    *,
+    before: Sequence[tuple[str, list[Build]]] = (),
+    snapshot: tuple[str, dict[str, Any]] | None = None,
+    drop_snapshot: str | None = None,
+    command_id: tuple[str, str] | None = None,
+    published: bool = False,
+) -> tuple[list[Envelope], list[list[Envelope]]]:
+    """`append_rows`, with the events of other streams (`before`: (stream, builds), a
+    table's local devices) stored first in the SAME transaction: one commit, one fsync,
+    for a device's events and the table's record of them. Returns the envelopes of
+    `stream`, and those of each of `before`, in its order. All or nothing."""
     try:
         db.execute("BEGIN IMMEDIATE")
     except sqlite3.Error as exc:
         raise fail(path, f"append to {stream!r}", exc) from exc
-    envelopes: list[Envelope] = []
+    doing = stream
     try:
-        row = db.execute(
-            "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
-        ).fetchone()
-        seq, prev = (row[0], row[1]) if row else (0, None)
-        if seq and prev is None:
-            raise JournalError(f"journal {path}: {stream!r} has no chain head")
-        for build in builds:
-            seq += 1
-            envelope = build(seq)
-            if envelope.seq != seq:
-                raise JournalError(
-                    f"journal {path}: envelope for {stream!r} carries seq "
-                    f"{envelope.seq}, the journal handed out {seq}"
-                )
-            if prev is None:
-                prev = genesis(envelope.site, stream)
-            body = _body(envelope, prev)
-            # Encoded twice, no more: canonically for the hash, compactly for storage
-            # (the stored form is the envelope's JSON with `hash` as its last key).
-            hashed = event_hash(body)
-            text = f'{dumps(body)[:-1]},"hash":"{hashed}"}}'
-            db.execute(
-                "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)",
-                (stream, seq, text, int(published)),
-            )
-            prev = hashed
-            envelopes.append(
-                replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed)
-            )
-        if envelopes:
-            db.execute(
-                "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
-                "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, "
-                "last_hash = excluded.last_hash",
-                (stream, seq, prev),
-            )
-        if published and envelopes:
-            set_mark(db, stream, seq)
+        others = []
+        for doing, other in before:
+            others.append(_store(db, path, doing, other, False)[0])
+        doing = stream
+        envelopes, seq, prev = _store(db, path, stream, builds, published)
         if snapshot is not None:
             table_id, state = snapshot
             head = (seq, prev) if table_id == stream else None
@@ -107,15 +103,60 @@ def append_rows(
         # Only the storage failing is the journal failing; anything else (a bug
         # building or encoding an event) is named for what it is.
         if isinstance(exc, sqlite3.Error | OSError):
-            raise fail(path, f"append to {stream!r}", exc) from exc
+            raise fail(path, f"append to {doing!r}", exc) from exc
         if isinstance(exc, Exception):
             raise JournalError(
-                f"journal {path}: append to {stream!r}: could not build or encode "
+                f"journal {path}: append to {doing!r}: could not build or encode "
                 f"what was to be stored: {exc!r}",
                 INTERNAL,
             ) from exc
         raise
-    return envelopes
+    return envelopes, others
+
+
+def _store(
+    db: sqlite3.Connection, path: Path, stream: str, builds: list[Build], published: bool
+) -> tuple[list[Envelope], int, str | None]:
+    """Inside the caller's transaction: number, chain and store `builds` on `stream` and
+    move its head; (the envelopes, the stream's last seq, its hash)."""
+    row = db.execute(
+        "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
+    ).fetchone()
+    seq, prev = (row[0], row[1]) if row else (0, None)
+    if seq and prev is None:
+        raise JournalError(f"journal {path}: {stream!r} has no chain head")
+    envelopes: list[Envelope] = []
+    for build in builds:
+        seq += 1
+        envelope = build(seq)
+        if envelope.seq != seq:
+            raise JournalError(
+                f"journal {path}: envelope for {stream!r} carries seq "
+                f"{envelope.seq}, the journal handed out {seq}"
+            )
+        if prev is None:
+            prev = genesis(envelope.site, stream)
+        body = _body(envelope, prev)
+        # Encoded twice, no more: canonically for the hash, compactly for storage
+        # (the stored form is the envelope's JSON with `hash` as its last key).
+        hashed = event_hash(body)
+        text = f'{dumps(body)[:-1]},"hash":"{hashed}"}}'
+        db.execute(
+            "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)",
+            (stream, seq, text, int(published)),
+        )
+        prev = hashed
+        envelopes.append(replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed))
+    if envelopes:
+        db.execute(
+            "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
+            "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, "
+            "last_hash = excluded.last_hash",
+            (stream, seq, prev),
+        )
+    if published and envelopes:
+        set_mark(db, stream, seq)
+    return envelopes, seq, prev
 
 
 def _body(envelope: Envelope, prev: str) -> dict[str, Any]:

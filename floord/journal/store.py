@@ -41,7 +41,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from floord.contract import Envelope, format_ts, parse_ts
 from floord.journal import watermark
-from floord.journal.append import Build, append_rows
+from floord.journal.append import Build, append_group, append_rows
 from floord.journal.chain import Break
 from floord.journal.errors import DISK_FULL as DISK_FULL
 from floord.journal.errors import FAILURE as FAILURE
@@ -258,6 +258,15 @@ class Journal:
         )
 
     append_many_async = off_loop(append_many)
+
+    @on_writer
+    def append_group(
+        self, /, stream: str, builds: list[Build], **extras: Any
+    ) -> tuple[list[Envelope], list[list[Envelope]]]:
+        """`append_many` after other streams' events, one transaction (`append.append_group`)."""
+        return append_group(self._db, self.path, stream, builds, **extras)
+
+    append_group_async = off_loop(append_group)
 
     @on_writer
     def mark_published(self, stream: str, seqs: list[int]) -> None:

@@ -144,6 +144,8 @@ class Daemon:
                 sink=sink,
                 clock=self.clock,
                 on_recorded=recorded,
+                # Its rows go in the table's commits: one fsync a frame, not two.
+                in_table_commit=True,
             )
         runner = TableRunner(
             surveillance=self._surveillance(table),

@@ -19,16 +19,21 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from floord.adapters.local import Received
 from floord.contract import Envelope, format_ts
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal.store import DISK_FULL, Journal, JournalError
-from floord.table.commit_group import Entry, builders
+from floord.table.bus import Tick
+from floord.table.commit_group import Entry, PendingRows, builders
 from floord.table.state_lines import log_recorded
 from floord.table.surveillance import AlertKeeper
 from floord.table.unrecorded import Pending, Unrecorded
+
+T = TypeVar("T")
 
 
 class TableEngine(Protocol):
@@ -71,6 +76,8 @@ class TableRecord:
     _unrecorded: Unrecorded
     _committed: tuple[TableEngine, AlertKeeper | None]
     _group: list[Entry] | None
+    # The local devices' rows numbered for the next commit (`floord.adapters.device_rows`).
+    _rows: PendingRows
     _in_flight: bool
     # The table stream's chain head as of the last commit; None while unknown.
     _head: tuple[int, str] | None
@@ -95,10 +102,17 @@ class TableRecord:
             self._group.append(entry)
             return []
         builds, snapshot = self._to_append([entry])
+        rows = self._take_rows()
         try:
-            written = self._journal.append_many(self.table, builds, snapshot=snapshot)
+            if rows:
+                written, devices = self._journal.append_group(
+                    self.table, builds, before=rows.before(), snapshot=snapshot
+                )
+                rows.written(devices)
+            else:
+                written = self._journal.append_many(self.table, builds, snapshot=snapshot)
         except JournalError as exc:
-            self._not_recorded([entry], exc)
+            self._not_recorded([entry], exc, rows)
             return []
         return self._recorded([entry], written)
 
@@ -125,23 +139,79 @@ class TableRecord:
         self, entries: list[Entry], command_id: tuple[str, str] | None = None
     ) -> list[Envelope]:
         """Commit the gathered entries in ONE transaction, on the journal's thread."""
+        rows = self._take_rows()
         if not entries:
+            if rows:
+                await self._commit_rows(rows)
             return []
         builds, snapshot = self._to_append(entries)
         self._in_flight = True
         try:
             # Shielded: a commit under way ends as the journal decides, not half-way.
-            written = await asyncio.shield(
-                self._journal.append_many_async(
-                    self.table, builds, snapshot=snapshot, command_id=command_id
+            if rows:
+                # The local devices' rows of these inputs first, in the same transaction.
+                written, devices = await asyncio.shield(
+                    self._journal.append_group_async(
+                        self.table,
+                        builds,
+                        before=rows.before(),
+                        snapshot=snapshot,
+                        command_id=command_id,
+                    )
                 )
-            )
+                rows.written(devices)
+            else:
+                written = await asyncio.shield(
+                    self._journal.append_many_async(
+                        self.table, builds, snapshot=snapshot, command_id=command_id
+                    )
+                )
         except JournalError as exc:
-            self._not_recorded(entries, exc)
+            self._not_recorded(entries, exc, rows)
             return []
         finally:
             self._in_flight = False
         return self._recorded(entries, written)
+
+    async def _settle(self, gathered: list[Received | Tick]) -> None:
+        """Run `gathered` through the engine (the runner's `_run_group`) and commit what
+        they caused in ONE transaction, with the rows of the local devices' events among
+        them on their streams (numbered here, in order: `floord.adapters.device_rows`),
+        written whatever the engine makes of them."""
+        await self._run_group([self._numbered(item) for item in gathered])
+        if self._rows.rows:
+            await self._commit([])  # rows of inputs that left nothing on the record
+
+    async def _run_group(self, gathered: list[Received | Tick]) -> None:
+        raise NotImplementedError  # the runner's
+
+    def _numbered(self, item: T) -> T:
+        """A local device's event with its row's seq, the row taken into the next commit."""
+        if isinstance(item, Received) and item.row is not None:
+            return replace(item, device_seq=self._rows.add(item.device, item.row))
+        return item
+
+    def _take_rows(self) -> PendingRows | None:
+        """The local devices' rows numbered since the last commit, for this one."""
+        if not self._rows.rows:
+            return None
+        rows, self._rows = self._rows, PendingRows()
+        return rows
+
+    async def _commit_rows(self, rows: PendingRows) -> None:
+        """Device rows whose inputs left nothing on the table's record (the table's
+        record is closed, or no round may start): on their streams, on their own."""
+        try:
+            _, devices = await asyncio.shield(
+                self._journal.append_group_async(self.table, [], before=rows.before())
+            )
+        except JournalError as exc:
+            rows.refused(str(exc))
+            return
+        rows.written(devices)
+        if self.link:
+            self.link.notify()
+            self.link.state_changed()
 
     def _to_append(
         self, entries: list[Entry]
@@ -179,15 +249,22 @@ class TableRecord:
                 entry.then()
         return written
 
-    def _not_recorded(self, entries: list[Entry], exc: JournalError) -> None:
+    def _not_recorded(
+        self, entries: list[Entry], exc: JournalError, rows: PendingRows | None = None
+    ) -> None:
         """The journal refused the entries: the engine forgets them, the table halts."""
         self._roll_back()
         if exc.code != DISK_FULL:
             # A journal that fails for anything but space cannot vouch for its head.
             self._head = None
+        lost = set() if rows is None else rows.refused(str(exc))
         for entry in entries:
             if entry.named is not None:
-                self._unrecorded.note(entry.named)
+                # A device event whose row went with them is on no stream: seq 0.
+                named = entry.named
+                if (named.get("source"), named.get("device_seq")) in lost:
+                    named = {**named, "device_seq": 0}
+                self._unrecorded.note(named)
         self._fail_closed(exc.code, str(exc))
 
     def _snapshot(self) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from floord.operator.commands import (
     looked_up_id,
 )
 from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
-from floord.table.commit_group import Entry
+from floord.table.commit_group import Entry, PendingRows
 from floord.table.recording import Link as Link
 from floord.table.recording import TableEngine as TableEngine
 from floord.table.recording import TableRecord
@@ -85,6 +85,7 @@ class TableRunner(TableRecord):
         self._committed = self._copy_state()
         # The entries of the commit being gathered (None: each `_record` commits at once).
         self._group: list[Entry] | None = None
+        self._rows = PendingRows()
         # A commit is under way on the journal's thread: `state()` shows the committed
         # state meanwhile, so nothing is published before it is durable.
         self._in_flight = False
@@ -462,11 +463,11 @@ class TableRunner(TableRecord):
                 gathered.append(item)
         await self._settle(gathered)
 
-    async def _settle(self, gathered: list[Received | Tick]) -> None:
-        """Run `gathered` through the engine and commit what they caused in ONE
-        transaction. Should the engine fail on one of them (a bug), the ones before it
-        are taken again from the committed state (the engine is pure: they decide the
-        same) and committed, the table halts for that one, and the rest go on."""
+    async def _run_group(self, gathered: list[Received | Tick]) -> None:
+        """`gathered` through the engine, committed in ONE transaction (`_settle`). Should
+        the engine fail on one of them (a bug), the ones before it are taken again from
+        the committed state (the engine is pure: they decide the same) and committed, the
+        table halts for that one, and the rest go on."""
         if not gathered:
             return
         self._group = []
@@ -481,9 +482,9 @@ class TableRunner(TableRecord):
                 self._group = None
                 self._roll_back()  # the half-done input is not on the record, nor its group
                 self.stop.forget_held_back(mark)
-                await self._settle(gathered[:n])
+                await self._run_group(gathered[:n])
                 self._input_failed()
-                await self._settle(gathered[n + 1 :])
+                await self._run_group(gathered[n + 1 :])
                 return
         entries, self._group = self._group, None
         try:
