@@ -12,7 +12,9 @@ table link on `P/status`, an adapter process's link on `P/devices/<device>/statu
   status body's own `ts`), or nothing when there was no loss;
 - `say_online`: publish the status naming the session's loss, if any, and forget the
   loss only once the broker has acknowledged it (a status lost on the way leaves the
-  loss for the next connection's status to say).
+  loss for the next connection's status to say);
+- `lost_said`: a status's `lost` as its reader logs it (the daemon's follower of a
+  remote adapter), each field printable text: the body is another process's word.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from floord.contract import STATUS_LOST, format_ts
+from floord.contract import STATUS_LOST, STATUS_LOST_FIELDS, format_ts
 from floord.mqtt.session import Loss, SessionLoop
+from floord.untrusted import escape_text
 
 
 def lost_field(loss: Loss | None, back: datetime) -> dict[str, Any]:
@@ -47,3 +50,14 @@ async def say_online(
     await publish(loss)
     if loss is not None:
         session.reported(loss)
+
+
+def lost_said(body: dict[str, Any]) -> dict[str, str] | None:
+    """A status body's `lost` (`STATUS_LOST_FIELDS`) and `back_on`, the node the body's
+    connection is on (its `broker`), each as escaped text of at most 100 characters; None
+    when it has no `lost`."""
+    lost = body.get(STATUS_LOST)
+    if not isinstance(lost, dict):
+        return None
+    said = {key: escape_text(str(lost.get(key)), 100) for key in STATUS_LOST_FIELDS}
+    return {**said, "back_on": escape_text(str(body.get("broker")), 100)}
