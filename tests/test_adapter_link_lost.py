@@ -69,3 +69,39 @@ def test_an_adapter_whose_broker_was_killed_says_lost_on_its_next_status(
 
     with structlog.testing.capture_logs() as logs:
         run(scenario)
+
+
+def test_the_follower_logs_each_loss_once(tmp_path: Path) -> None:
+    """The same loss again (the retained status on a reconnection, or said again after an
+    unacknowledged status) is one line; another loss is another; a bad `lost` is text."""
+    pair = Pair(tmp_path, "mqtt://127.0.0.1:1", "mqtt://127.0.0.1:1")
+    assert pair.remote is not None
+    lost = {
+        "broker": "10.0.0.11:1883",
+        "since": "2026-01-01T00:00:00.000000Z",
+        "lost_ts": "2026-01-01T00:05:00.000000Z",
+        "back_ts": "2026-01-01T00:05:09.000000Z",
+    }
+    body = {"online": True, "reason": "connected", "broker": "10.0.0.12:1883", "last_seq": 0}
+    again = {**lost, "back_ts": "2026-01-01T00:05:12.000000Z"}
+    later = {**lost, "since": "2026-01-01T00:05:09.000000Z", "lost_ts": "2026-01-01T00:09:00Z"}
+
+    async def scenario() -> None:
+        odd = {"broker": "\x1b[2J", "since": 5, "lost_ts": None}  # not ours: text
+        for said in (lost, lost, again, later, odd, odd):
+            pair.remote._on_status({**body, STATUS_LOST: said}, live=True)
+        pair.remote._on_status(body, live=True)  # a heartbeat: no loss
+
+    try:
+        with structlog.testing.capture_logs() as logs:
+            asyncio.run(scenario())
+    finally:
+        pair.adapter_journal.close()
+        pair.daemon_journal.close()
+    lines = [e for e in logs if e["event"] == LINE]
+    assert [(e["since"], e["lost_ts"], e["back_ts"]) for e in lines] == [
+        (lost["since"], lost["lost_ts"], lost["back_ts"]),
+        (later["since"], later["lost_ts"], later["back_ts"]),
+        ("5", "None", "None"),
+    ]
+    assert lines[0]["back_on"] == "10.0.0.12:1883" and lines[2]["broker"] == "\\x1b[2J"

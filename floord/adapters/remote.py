@@ -185,7 +185,7 @@ class RemoteDevice:
         self.last_heard: str | None = None
         self._offline_reported = False
         self._online_said = False
-        self._lost_seen: dict[str, str] | None = None  # the adapter's last `lost` logged
+        self._lost_seen: tuple[str, str] | None = None  # the last `lost` logged
         # Set once the first catch-up was answered or the device was reported offline
         # (the daemon's readiness waits for it, as for an in-process adapter's first try).
         self.tried = asyncio.Event()
@@ -362,10 +362,10 @@ class RemoteDevice:
             self._ask()
 
     def _on_lost(self, body: dict[str, Any]) -> None:
-        """A status naming a connection the adapter lost: one line, once for each."""
+        """A status naming a connection the adapter lost: one line, once for each loss."""
         said = lost_said(body)
-        if said is not None and said != self._lost_seen:
-            self._lost_seen = said
+        if said is not None and (said["since"], said["lost_ts"]) != self._lost_seen:
+            self._lost_seen = (said["since"], said["lost_ts"])
             self._log.warning("remote adapter lost its broker connection", **said)
 
     def _check_continuity(self, last: int, first_ts: Any) -> None:
