@@ -330,7 +330,8 @@ class Topics:
     # A driver adapter in its own process (`floord adapter`, docs/architecture.md).
 
     def device_status(self, device_id: str) -> str:
-        """Retained: the adapter process is up (its last will says `online: false`)."""
+        """Retained: the adapter process is up (`DEVICE_STATUS_FIELDS`; its last will says
+        `online: false`)."""
         return f"{self.base}/devices/{device_id}/status"
 
     def device_cmd(self, device_id: str) -> str:
@@ -354,6 +355,22 @@ class Topics:
 STATUS_FIELDS = ("v", "online", "site", "table", "reason", "broker", "ts")
 STATUS_LOST = "lost"
 STATUS_LOST_FIELDS = ("broker", "since", "lost_ts", "back_ts")
+# `P/devices/<device>/status`, an adapter process's (docs/contract.md): every body's
+# fields, and the same `lost` (`STATUS_LOST_FIELDS`, the adapter's connection) added
+# since, on its first `online: true` after a connection it lost.
+DEVICE_STATUS_FIELDS = (
+    "v",
+    "online",
+    "site",
+    "table",
+    "device",
+    "reason",
+    "broker",
+    "device_online",
+    "last_seq",
+    "first_ts",
+    "ts",
+)
 
 
 def format_ts(when: datetime) -> str:

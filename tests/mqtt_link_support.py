@@ -56,10 +56,13 @@ async def no_tasks_left() -> None:
 class Subscriber:
     """A test client that records what it receives: (topic, payload text, retained)."""
 
-    def __init__(self, port: int, topics: list[str], client_id: str | None = None) -> None:
+    def __init__(
+        self, port: int, topics: list[str], client_id: str | None = None, qos: int = 1
+    ) -> None:
         self.port = port
         self.topics = topics
         self.client_id = client_id
+        self.qos = qos
         self.got: list[tuple[str, str, bool]] = []
         self._client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -74,7 +77,7 @@ class Subscriber:
         )
         await self._client.__aenter__()
         for topic in self.topics:
-            await self._client.subscribe(topic, qos=1)
+            await self._client.subscribe(topic, qos=self.qos)
         self._task = asyncio.create_task(self._collect())
         return self
 

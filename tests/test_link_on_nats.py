@@ -9,66 +9,19 @@ node's monitoring endpoint (`/jsz`) says which consumers exist.
 from __future__ import annotations
 
 import json
-import subprocess
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import aiomqtt
 import pytest
 from mqtt_link_support import TOPICS, Harness, Subscriber, append, run, until
-from nats_support import nats_binary
-from support import free_port, wait_port
+from nats_support import Node, nats_binary
 
 pytestmark = pytest.mark.skipif(
     nats_binary() is None,
     reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
     "nats-server with apt-get when run as root)",
 )
-
-
-class Node:
-    """One nats-server with JetStream, MQTT and its HTTP monitoring, killed at the end."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.client_port, self.mqtt_port, self.http_port = free_port(), free_port(), free_port()
-        config = tmp / "node.conf"
-        config.write_text(
-            "server_name: link-test\n"
-            f"listen: 127.0.0.1:{self.client_port}\n"
-            f"http: 127.0.0.1:{self.http_port}\n"
-            f'jetstream {{ store_dir: "{tmp / "store"}" }}\n'
-            f"mqtt {{ listen: 127.0.0.1:{self.mqtt_port} }}\n"
-        )
-        binary = nats_binary()
-        assert binary is not None
-        self.proc = subprocess.Popen(
-            [binary, "-c", str(config), "-l", str(tmp / "node.log")],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_port(self.mqtt_port, up=True, timeout=20)
-
-    @property
-    def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.mqtt_port}"
-
-    def consumers(self) -> dict[str, int]:
-        """How many JetStream consumers each of the node's streams has."""
-        address = f"http://127.0.0.1:{self.http_port}/jsz?accounts=true&streams=true&consumers=true"
-        with urllib.request.urlopen(address, timeout=5) as answer:
-            body: dict[str, Any] = json.load(answer)
-        found: dict[str, int] = {}
-        for account in body.get("account_details") or []:
-            for stream in account.get("stream_detail") or []:
-                found[stream["name"]] = len(stream.get("consumer_detail") or [])
-        return found
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
 
 
 @pytest.fixture

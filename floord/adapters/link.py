@@ -14,6 +14,20 @@ One device stream goes out, the daemon's device commands and replay requests com
   `P/devices/<device>/replay` from the journal (at most `DEVICE_REPLAY_BATCH` events).
 
 A fresh client is made for every connection (clean session), as in the table link.
+
+Its subscriptions (`cmd`, `replay/request`) are QoS 0, as the table link's are, and for
+the same reasons: a clean session loses what is in flight when its connection goes at any
+QoS, and on one live connection a QoS 1 subscription adds nothing (MQTT resends only on
+a persistent session's reconnection), so QoS 1 would add nothing to their delivery; the
+daemon's publishes stay QoS 1 (acknowledged by the broker), it asks again for a replay
+left unanswered (`floord.adapters.remote`), and a device command's outcome is on the
+device's stream. On NATS a QoS 1 subscription is a JetStream consumer, which a cluster
+that lost a node cannot create until it has new leaders, and the link says online only
+once subscribed (docs/deployment.md).
+
+The first `online: true` after a connection it lost without saying `online: false` on it
+says that connection (`lost`, `floord.mqtt.lost`): a broker node that dies takes the
+last wills of its connections with it.
 """
 
 from __future__ import annotations
@@ -34,12 +48,15 @@ from floord.journal.store import Journal
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
+from floord.mqtt.lost import lost_field, say_online
 from floord.mqtt.outbox import drain
-from floord.mqtt.session import SessionLoop
+from floord.mqtt.session import Loss, SessionLoop
 from floord.untrusted import escape_text, json_problem, parse_json, text_problem
 
 WINDOW = 100
 SCAN_CHUNK = 1000
+# The QoS of the link's subscriptions to its `cmd` and `replay/request` (the docstring).
+REQUEST_QOS = 0
 # The largest command or replay request taken from the broker, and its id's length.
 MAX_REQUEST_BYTES = 16 * 1024
 MAX_REQUEST_ID = 128
@@ -180,10 +197,10 @@ class AdapterLink:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _status_async(self, *, online: bool, reason: str) -> str:
+    async def _status_async(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
         """The status body, the stream's head read off the loop (and kept for the will)."""
         self._head = await self._journal.call(self._read_head)
-        return self._status_body(online=online, reason=reason)
+        return self._status_body(online=online, reason=reason, lost=lost)
 
     def _read_head(self) -> tuple[int, Any]:
         """The stream's last seq and its first event's `ts` (on the journal's thread)."""
@@ -191,11 +208,13 @@ class AdapterLink:
         first = self._journal.read_range(self.stream, 1, 1) if last else []
         return last, json.loads(first[0])["ts"] if first else None
 
-    def _status_body(self, *, online: bool, reason: str) -> str:
+    def _status_body(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
         """The status body from the stream head last read: no SQLite here, so the last
         will (made with each client, on the loop) says the head as of the latest status
-        read (the connection's, a heartbeat's), at most one heartbeat old."""
+        read (the connection's, a heartbeat's), at most one heartbeat old. With `lost`,
+        the connection lost before this one (`floord.mqtt.lost`)."""
         last, first_ts = self._head
+        now = datetime.now(UTC)
         return compact(
             {
                 "v": CONTRACT_VERSION,
@@ -210,7 +229,8 @@ class AdapterLink:
                 "device_online": self._device_online(),
                 "last_seq": last,
                 "first_ts": first_ts,
-                "ts": format_ts(datetime.now(UTC)),
+                "ts": format_ts(now),
+                **lost_field(lost, now),
             }
         )
 
@@ -235,11 +255,15 @@ class AdapterLink:
                 self._topics.device_replay_request(self._device),
             ],
             timeout=self._ack_timeout,
+            qos=REQUEST_QOS,
         )
         status = self._topics.device_status(self._device)
-        await client.publish(
-            status, await self._status_async(online=True, reason="connected"), qos=1, retain=True
-        )
+
+        async def online(loss: Loss | None) -> None:
+            body = await self._status_async(online=True, reason="connected", lost=loss)
+            await client.publish(status, body, qos=1, retain=True, timeout=self._ack_timeout)
+
+        await say_online(self._session, online)
         self._client = client
         self.connections += 1
         jobs = {

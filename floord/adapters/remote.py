@@ -17,7 +17,16 @@ the device's `seq` order, so nothing after the bus can tell the two apart. It:
   `device.offline` an in-process adapter reports, so a lost reader still halts a table.
   Such an event, and a command that cannot be handed over, are the daemon's own
   observations: they go on the table's record (with `device_seq` 0), not on the
-  device's stream, whose numbers belong to the adapter.
+  device's stream, whose numbers belong to the adapter;
+- logs the adapter's `lost` (a node that dies takes its connections' wills with it).
+
+Its subscriptions are QoS 0 at no cost: a clean session (each connection's) loses what
+is sent while it is away or in flight at any QoS, a live one resends nothing at QoS 1,
+and a broker drops either for a subscriber far behind; the seq loses nothing: a gap is
+replayed from the next seq (asked on each connection, on an early event or a heartbeat's
+`last_seq` ahead, again after `replay_timeout_s`), a lost status is followed by the next
+heartbeat, a lost will by the silence watch. On NATS a QoS 1 subscription is a JetStream
+consumer, which a cluster that lost a node cannot create until it has new leaders.
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ from floord.journal.store import Journal
 from floord.mqtt.client import Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
 from floord.mqtt.link import compact
+from floord.mqtt.lost import lost_said
 from floord.mqtt.session import SessionLoop
 from floord.profiles import DeviceProfile
 from floord.untrusted import escape_text, escaped, json_problem, parse_json
@@ -175,6 +185,7 @@ class RemoteDevice:
         self.last_heard: str | None = None
         self._offline_reported = False
         self._online_said = False
+        self._lost_seen: tuple[str, str] | None = None  # the last `lost` logged
         # Set once the first catch-up was answered or the device was reported offline
         # (the daemon's readiness waits for it, as for an in-process adapter's first try).
         self.tried = asyncio.Event()
@@ -339,6 +350,7 @@ class RemoteDevice:
         self.adapter_up = True
         if live:
             self._heard()
+        self._on_lost(body)
         last = body.get("last_seq")
         if not isinstance(last, int) or isinstance(last, bool):
             raise BadEnvelope("an online status needs an integer last_seq")
@@ -348,6 +360,13 @@ class RemoteDevice:
         # engine counts it offline (the daemon restarted, or it heard nothing for a while).
         if self._next <= last or (body.get("device_online") is True and not self._online_said):
             self._ask()
+
+    def _on_lost(self, body: dict[str, Any]) -> None:
+        """A status naming a connection the adapter lost: one line, once for each loss."""
+        said = lost_said(body)
+        if said is not None and (said["since"], said["lost_ts"]) != self._lost_seen:
+            self._lost_seen = (said["since"], said["lost_ts"])
+            self._log.warning("remote adapter lost its broker connection", **said)
 
     def _check_continuity(self, last: int, first_ts: Any) -> None:
         """The adapter's stream must be the one on record: never shorter, same first event."""
@@ -408,6 +427,7 @@ class RemoteDevice:
                 self._topics.device_replay(self.device),
                 self._topics.device_status(self.device),
             ],
+            qos=0,  # the module's docstring: the seq, not QoS, fills every gap
         )
         self._client = client
         self._asked_at = None

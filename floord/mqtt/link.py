@@ -28,12 +28,13 @@ from typing import Any
 import aiomqtt
 import structlog
 
-from floord.contract import CONTRACT_VERSION, STATUS_LOST, Topics, format_ts
+from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
 from floord.mqtt.jobs import run_session
+from floord.mqtt.lost import lost_field, say_online
 from floord.mqtt.outbox import drain, publish_in_order
 from floord.mqtt.retained import RetainedPacer
 from floord.mqtt.session import Loss, SessionLoop
@@ -270,16 +271,16 @@ class TableLink:
         )
         # A connection lost before this one is said here (`lost`): a node that died took
         # that connection's last will with it, so no `online: false` may have been seen.
-        loss = self._session.loss
-        await client.publish(
-            self._topics.status,
-            self._status(online=True, reason="connected", lost=loss),
-            qos=1,
-            retain=True,
-            timeout=self._ack_timeout,
+        await say_online(
+            self._session,
+            lambda loss: client.publish(
+                self._topics.status,
+                self._status(online=True, reason="connected", lost=loss),
+                qos=1,
+                retain=True,
+                timeout=self._ack_timeout,
+            ),
         )
-        if loss is not None:
-            self._session.reported(loss)
         self._retained.reset()
         self._state_dirty.clear()
         await self._publish_state(client)
@@ -357,16 +358,8 @@ class TableLink:
 
     def _status(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
         """The retained `P/status` body. For the last will, `ts` is when it was registered.
-        With `lost`, the connection lost before this one (`STATUS_LOST_FIELDS`)."""
+        With `lost`, the connection lost before this one (`floord.mqtt.lost`)."""
         now = datetime.now(UTC)
-        extra = {}
-        if lost is not None:
-            extra[STATUS_LOST] = {
-                "broker": lost.broker,
-                "since": format_ts(lost.since),
-                "lost_ts": format_ts(lost.at),
-                "back_ts": format_ts(now),
-            }
         return compact(
             {
                 "v": CONTRACT_VERSION,
@@ -378,6 +371,6 @@ class TableLink:
                 # cluster the box is on, or, in the last will, the one it was lost from.
                 "broker": self._broker.where,
                 "ts": format_ts(now),
-                **extra,
+                **lost_field(lost, now),
             }
         )

@@ -23,6 +23,7 @@ What differs is only what one connection does (its session); this loop does the 
 - a connection that was up and then lost (an MQTT failure after CONNACK) is kept as
   `loss` (its node, when it was made, when it went) until the session reports it
   (`reported`): the table link says it on its next `online: true` `P/status` (`lost`),
+  an adapter process's link on its `P/devices/<device>/status` (`floord.mqtt.lost`),
   because a node that dies takes the connection's last will with it (NATS keeps a will
   on the node that holds the connection, docs/deployment.md). The first unreported loss
   is kept, the one that began the outage;
