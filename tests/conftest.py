@@ -30,6 +30,21 @@ def broker() -> Iterator[Broker]:
         b.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed test shows what its floord processes logged (their stderr's last lines):
+    a daemon's state lines say what it was doing when the test gave up waiting."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    from e2e_support import started_logs
+
+    for args, tail in started_logs():
+        if tail.strip():
+            report.sections.append((f"floord {args}: stderr (last lines)", tail))
+
+
 @pytest.fixture(autouse=True)
 def _no_floord_process_left() -> Iterator[None]:
     """A test that fails before its own `finally` kills its simulators or daemons still

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -50,13 +51,21 @@ class Process:
 
     def __init__(self, args: list[str], *, stdout: int | None = subprocess.PIPE) -> None:
         self.args = args
+        # Its log lines (stderr), kept so a failing test can show them (tests/conftest.py).
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by reap_leftovers)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "floord", *args],
             stdout=stdout,
-            stderr=subprocess.DEVNULL,
+            stderr=self.stderr,
             env=_env(),
         )
         _STARTED.append(self)
+
+    def stderr_tail(self, size: int = 4000) -> str:
+        """The last `size` bytes the process wrote to stderr."""
+        self.stderr.seek(0, os.SEEK_END)
+        self.stderr.seek(max(0, self.stderr.tell() - size))
+        return self.stderr.read().decode("utf-8", "replace")
 
     def terminate(self, timeout: float = 10.0) -> int:
         if self.proc.poll() is None:
@@ -295,10 +304,17 @@ async def collecting(
         yield c
 
 
+def started_logs() -> list[tuple[str, str]]:
+    """Each floord child process of this test: its command line and its stderr's tail."""
+    return [(" ".join(p.args), p.stderr_tail()) for p in _STARTED if not p.stderr.closed]
+
+
 def reap_leftovers() -> list[str]:
     """Kill every floord child process still running; the command lines of those killed."""
     left = [p for p in _STARTED if p.proc.poll() is None]
     for p in left:
         p.kill()
+    for p in _STARTED:
+        p.stderr.close()
     _STARTED.clear()
     return [" ".join(p.args) for p in left]
