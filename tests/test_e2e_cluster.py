@@ -341,14 +341,17 @@ async def rejoined(cluster: NatsCluster, node: int, table: str, broker: str) -> 
     """A client on `node` reads `table`'s retained P/status as the cluster has it now.
 
     A restarted node catches up on the retained messages from its peers, which can take
-    longer than one read on a busy machine: a fresh client reads again, for up to 60 s."""
+    longer than one read on a busy machine: a fresh client reads again, for up to 120 s.
+    It subscribes at QoS 0 (retained messages come at any QoS): on NATS a QoS 1
+    subscription is a JetStream consumer, which a node still catching up may refuse.
+    Once in CI under other load a node took over 60 s to show it."""
     wanted = topics(table).status
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + 60.0
+    deadline = loop.time() + 120.0
     while True:
         with contextlib.suppress(TimeoutError, aiomqtt.MqttError):
             async with aiomqtt.Client("127.0.0.1", cluster.ports[node]["mqtt"]) as client:
-                await client.subscribe(wanted, qos=1)
+                await client.subscribe(wanted, qos=0)
                 async with asyncio.timeout(10):
                     async for message in client.messages:
                         body = yaml.safe_load(bytes(message.payload))
