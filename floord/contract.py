@@ -377,7 +377,13 @@ def format_ts(when: datetime) -> str:
     """UTC, ISO 8601 with microseconds and a `Z`: the only timestamp form on the wire."""
     if when.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = when.astimezone(UTC)
+    if utc.year < 1000:
+        # strftime's %Y does not pad these years (glibc); keep its form for them.
+        return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # The same text as the strftime above, at a third less cost (it runs several
+    # times for every event: its ts, the snapshot, the engine's own times).
+    return f"{utc.replace(tzinfo=None).isoformat(timespec='microseconds')}Z"
 
 
 def parse_ts(text: str) -> datetime:
