@@ -16,6 +16,7 @@ state back (an input the journal refused leaves no trace in the engine), halts t
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import copy
 from collections.abc import Callable
@@ -59,7 +60,7 @@ class Link(Protocol):
     async def publish_replay(self, payloads: list[str]) -> None: ...
 
 
-class TableRecord:
+class TableRecord(abc.ABC):
     """The runner's record keeping; `TableRunner` sets these up and feeds the engine."""
 
     site: str
@@ -182,8 +183,9 @@ class TableRecord:
         if self._rows.rows:
             await self._commit([])  # rows of inputs that left nothing on the record
 
+    @abc.abstractmethod
     async def _run_group(self, gathered: list[Received | Tick]) -> None:
-        raise NotImplementedError  # the runner's
+        """Run `gathered` through the engine in order: the runner's (`TableRunner`)."""
 
     def _numbered(self, item: T) -> T:
         """A local device's event with its row's seq, the row taken into the next commit."""
