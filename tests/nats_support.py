@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import free_port, wait_port
 
 from bench.nats_cluster import (
@@ -23,7 +24,23 @@ from bench.nats_cluster import (
     nats_binary,
 )
 
-__all__ = ["EXAMPLE", "HOSTS", "NatsCluster", "Node", "example_on_loopback", "nats_binary"]
+__all__ = [
+    "EXAMPLE",
+    "HOSTS",
+    "NatsCluster",
+    "Node",
+    "example_on_loopback",
+    "nats_binary",
+    "requires_nats",
+]
+
+# The mark of every test that needs a nats-server: skipped, with the reason, where none
+# could be installed.
+requires_nats = pytest.mark.skipif(
+    nats_binary() is None,
+    reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
+    "nats-server with apt-get when run as root)",
+)
 
 
 class Node:

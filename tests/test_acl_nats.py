@@ -25,7 +25,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from nats_support import nats_binary
+from nats_support import nats_binary, requires_nats
 from paho.mqtt.enums import CallbackAPIVersion
 from support import free_port, wait_port
 from test_acl import PASSWORDS, PREFIX, A, B, user_files, write_box
@@ -37,11 +37,7 @@ from floord.tools.nats_acl import MQTT_DELIVERY, nats_auth_text, nats_subjects
 from floord.tools.nats_passwd import bcrypt_verify
 from floord.watch.feed import SUFFIXES
 
-pytestmark = pytest.mark.skipif(
-    nats_binary() is None,
-    reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
-    "nats-server with apt-get when run as root)",
-)
+pytestmark = requires_nats
 SUBACK_FAILURE = 0x80
 WAIT_S = 10.0
 

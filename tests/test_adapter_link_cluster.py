@@ -14,19 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 import structlog
 from adapter_link_support import DEVICE, TOPICS, Pair, append_events
 from mqtt_link_support import Subscriber, run
-from nats_support import NatsCluster, nats_binary
+from nats_support import NatsCluster, requires_nats
 
 from floord.contract import STATUS_LOST
 
-pytestmark = pytest.mark.skipif(
-    nats_binary() is None,
-    reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
-    "nats-server with apt-get when run as root)",
-)
+pytestmark = requires_nats
 
 LINE = "remote adapter lost its broker connection"
 # Only a guard against a hang: a cluster electing new leaders on 2 shared cores.

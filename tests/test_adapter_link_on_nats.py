@@ -17,16 +17,12 @@ from pathlib import Path
 import pytest
 from adapter_link_support import DEVICE, TOPICS, Pair, append_events
 from mqtt_link_support import Subscriber, run, until
-from nats_support import Node, nats_binary
+from nats_support import Node, requires_nats
 
 from floord.contract import DEVICE_STATUS_FIELDS
 from floord.events import DeviceCommand
 
-pytestmark = pytest.mark.skipif(
-    nats_binary() is None,
-    reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
-    "nats-server with apt-get when run as root)",
-)
+pytestmark = requires_nats
 
 
 @pytest.fixture

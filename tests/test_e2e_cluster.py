@@ -48,7 +48,7 @@ from e2e_support import (
     topics,
     write_tables_config,
 )
-from nats_support import NatsCluster, nats_binary
+from nats_support import NatsCluster, requires_nats
 
 from floord.contract import Envelope, format_ts
 from floord.mqtt.backoff import Backoff
@@ -56,11 +56,7 @@ from floord.operator.client import send_command
 from floord.watch.feed import ReplaySigner, WatchFeed
 from floord.watch.model import FloorModel, Notice
 
-pytestmark = pytest.mark.skipif(
-    nats_binary() is None,
-    reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
-    "nats-server with apt-get when run as root)",
-)
+pytestmark = requires_nats
 
 SPEED = 20.0
 BOXES = {"A": ("RL-01", "RL-02"), "B": ("RL-03", "RL-04")}

@@ -15,13 +15,9 @@ from pathlib import Path
 import aiomqtt
 import pytest
 from mqtt_link_support import TOPICS, Harness, Subscriber, append, run, until
-from nats_support import Node, nats_binary
+from nats_support import Node, requires_nats
 
-pytestmark = pytest.mark.skipif(
-    nats_binary() is None,
-    reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
-    "nats-server with apt-get when run as root)",
-)
+pytestmark = requires_nats
 
 
 @pytest.fixture

@@ -12,13 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nats_support import EXAMPLE, HOSTS, example_on_loopback, nats_binary
+from nats_support import EXAMPLE, HOSTS, example_on_loopback, nats_binary, requires_nats
 
-pytestmark = pytest.mark.skipif(
-    nats_binary() is None,
-    reason="nats-server is not installed (scripts/ensure-test-tools.sh installs Debian's "
-    "nats-server with apt-get when run as root)",
-)
+pytestmark = requires_nats
 NODES = sorted(EXAMPLE.glob("node*.conf"))
 
 
