@@ -39,7 +39,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from floord.contract import Envelope, format_ts, parse_ts
+from floord.contract import Envelope
 from floord.journal import watermark
 from floord.journal.append import Build, append_group, append_rows
 from floord.journal.chain import Break
@@ -51,6 +51,7 @@ from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
 from floord.journal.integrity import snapshot_breaks, tail_breaks
 from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
+from floord.journal.prune import prune_streams
 from floord.journal.writer import WriterThread
 
 SCHEMA_VERSION = 3
@@ -282,52 +283,9 @@ class Journal:
 
     @on_writer
     def prune(self, before_ts: str) -> int:
-        """Delete each stream's oldest events, recorded before `before_ts`; return how many.
-
-        Only a stream's leading run of events that are published AND older than the cut
-        goes, and never its last event (the chain head stays on the record). The last
-        pruned seq and its hash go into `pruned`, the anchor `verify` checks the first
-        remaining event's `prev` against.
-        """
-        cut = format_ts(parse_ts(before_ts))
-        deleted = 0
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            streams = self._db.execute("SELECT stream, last_seq FROM streams").fetchall()
-            for stream, last_seq in streams:
-                keep = self._db.execute(
-                    "SELECT seq FROM events WHERE stream = ? AND (seq > ? OR "
-                    "json_extract(body, '$.ts') >= ?) ORDER BY seq LIMIT 1",
-                    (stream, watermark.mark(self._db, stream), cut),
-                ).fetchone()
-                up_to = min(keep[0] - 1 if keep else last_seq, last_seq - 1)
-                row = self._db.execute(
-                    "SELECT body FROM events WHERE stream = ? AND seq = ?", (stream, up_to)
-                ).fetchone()
-                if row is None:
-                    continue  # nothing old enough, or pruned up to here already
-                last_hash = json.loads(row[0]).get("hash")
-                if not isinstance(last_hash, str):
-                    raise JournalError(f"journal {self.path}: {stream!r} seq {up_to} is unchained")
-                cur = self._db.execute(
-                    "DELETE FROM events WHERE stream = ? AND seq <= ?", (stream, up_to)
-                )
-                deleted += cur.rowcount
-                self._db.execute(
-                    "INSERT INTO pruned (stream, up_to_seq, last_hash, pruned_before) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET "
-                    "up_to_seq = excluded.up_to_seq, last_hash = excluded.last_hash, "
-                    "pruned_before = excluded.pruned_before",
-                    (stream, up_to, last_hash, cut),
-                )
-            self._db.execute("COMMIT")
-        except JournalError:
-            rollback(self._db)
-            raise
-        except (sqlite3.Error, ValueError) as exc:
-            rollback(self._db)
-            raise fail(self.path, "prune", exc) from exc
-        return deleted
+        """Delete each stream's oldest events, recorded before `before_ts`; return how many
+        (`floord.journal.prune`)."""
+        return prune_streams(self._db, self.path, before_ts)
 
     @on_writer
     def record_command_id(self, command_id: str, ts: str) -> bool:
