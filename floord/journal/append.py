@@ -17,6 +17,7 @@ from typing import Any
 from floord.contract import Envelope
 from floord.journal.chain import event_hash, genesis
 from floord.journal.errors import INTERNAL, JournalError, fail, rollback
+from floord.journal.feed import Feeds, Row
 from floord.journal.integrity import write_snapshot
 from floord.journal.watermark import set_mark
 from floord.untrusted import storable
@@ -34,6 +35,7 @@ def append_rows(
     drop_snapshot: str | None = None,
     command_id: tuple[str, str] | None = None,
     published: bool = False,
+    feeds: Feeds | None = None,
 ) -> list[Envelope]:
     """Number, chain and store `builds` on `stream`, with the extras, in one transaction.
 
@@ -42,7 +44,8 @@ def append_rows(
     and `hash`, as stored and published. `drop_snapshot` deletes that table's snapshot
     (`floord journal retire`); `command_id` (id, ts) records an operator command's id;
     `published` stores the events as published already (the daemon's copy of a stream a
-    remote adapter published itself), so the copy is one transaction, not two.
+    remote adapter published itself), so the copy is one transaction, not two. Once
+    committed, the rows go to their publishers' `feeds` (`floord.journal.feed`).
     """
     written, _ = append_group(
         db,
@@ -53,6 +56,7 @@ def append_rows(
         drop_snapshot=drop_snapshot,
         command_id=command_id,
         published=published,
+        feeds=feeds,
     )
     return written
 
@@ -68,6 +72,7 @@ def append_group(
     drop_snapshot: str | None = None,
     command_id: tuple[str, str] | None = None,
     published: bool = False,
+    feeds: Feeds | None = None,
 ) -> tuple[list[Envelope], list[list[Envelope]]]:
     """`append_rows`, with the events of other streams (`before`: (stream, builds), a
     table's local devices) stored first in the SAME transaction: one commit, one fsync,
@@ -78,12 +83,13 @@ def append_group(
     except sqlite3.Error as exc:
         raise fail(path, f"append to {stream!r}", exc) from exc
     doing = stream
+    stored: list[Row] = []
     try:
         others = []
         for doing, other in before:
-            others.append(_store(db, path, doing, other, False)[0])
+            others.append(_store(db, path, doing, other, False, stored)[0])
         doing = stream
-        envelopes, seq, prev = _store(db, path, stream, builds, published)
+        envelopes, seq, prev = _store(db, path, stream, builds, published, stored)
         if snapshot is not None:
             table_id, state = snapshot
             head = (seq, prev) if table_id == stream else None
@@ -111,14 +117,22 @@ def append_group(
                 INTERNAL,
             ) from exc
         raise
+    if feeds is not None:
+        feeds.put(stored)
     return envelopes, others
 
 
 def _store(
-    db: sqlite3.Connection, path: Path, stream: str, builds: list[Build], published: bool
+    db: sqlite3.Connection,
+    path: Path,
+    stream: str,
+    builds: list[Build],
+    published: bool,
+    stored: list[Row],
 ) -> tuple[list[Envelope], int, str | None]:
     """Inside the caller's transaction: number, chain and store `builds` on `stream` and
-    move its head; (the envelopes, the stream's last seq, its hash)."""
+    move its head; (the envelopes, the stream's last seq, its hash). The rows to publish
+    are added to `stored`, for the publishers' feeds once committed."""
     row = db.execute(
         "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
     ).fetchone()
@@ -145,6 +159,8 @@ def _store(
             "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)",
             (stream, seq, text, int(published)),
         )
+        if not published:
+            stored.append((stream, seq, text))
         prev = hashed
         envelopes.append(replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed))
     if envelopes:

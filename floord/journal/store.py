@@ -49,6 +49,7 @@ from floord.journal.errors import INTERNAL as INTERNAL
 from floord.journal.errors import JournalError as JournalError
 from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
+from floord.journal.feed import Feeds
 from floord.journal.integrity import snapshot_breaks, tail_breaks
 from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
 from floord.journal.prune import prune_streams
@@ -151,6 +152,8 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"journal {self.path}: {doing}: {exc}") from exc
         self._writer.end_with(self)
+        # Each publisher's feed of what the commits store (`floord.journal.feed`).
+        self.feeds = Feeds()
         # The connection, for what runs on the thread (and a test's PRAGMA).
         self._db = self._writer.db
 
@@ -256,6 +259,7 @@ class Journal:
             drop_snapshot=drop_snapshot,
             command_id=command_id,
             published=published,
+            feeds=self.feeds,
         )
 
     append_many_async = off_loop(append_many)
@@ -265,7 +269,7 @@ class Journal:
         self, /, stream: str, builds: list[Build], **extras: Any
     ) -> tuple[list[Envelope], list[list[Envelope]]]:
         """`append_many` after other streams' events, one transaction (`append.append_group`)."""
-        return append_group(self._db, self.path, stream, builds, **extras)
+        return append_group(self._db, self.path, stream, builds, feeds=self.feeds, **extras)
 
     append_group_async = off_loop(append_group)
 
@@ -339,6 +343,14 @@ class Journal:
             return watermark.unpublished(self._db, streams, limit)
         except sqlite3.Error as exc:
             raise fail(self.path, "read unpublished events", exc) from exc
+
+    @on_writer
+    def marks(self, streams: list[str]) -> dict[str, int]:
+        """Each stream's watermark: every event up to it acknowledged (0: none yet)."""
+        try:
+            return {stream: watermark.mark(self._db, stream) for stream in streams}
+        except sqlite3.Error as exc:
+            raise fail(self.path, "read the published watermarks", exc) from exc
 
     @on_writer
     def backlog(self, streams: list[str]) -> int:
@@ -425,14 +437,11 @@ class Journal:
         """Several of the methods above as one job on the journal's thread, awaited."""
         return await self._writer.call(lambda _db: job())
 
-    mark_published_async = off_loop(mark_published)
     prune_async = off_loop(prune)
     unpublished_async = off_loop(unpublished)
     backlog_async = off_loop(backlog)
     read_range_async = off_loop(read_range)
     command_id_used_async = off_loop(command_id_used)
-    record_command_id_async = off_loop(record_command_id)
-    chain_head_async = off_loop(chain_head)
 
     def _last_job(self, db: sqlite3.Connection) -> None:
         if self._readonly:

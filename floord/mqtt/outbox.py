@@ -1,6 +1,9 @@
 """The journal going out at QoS 1: pipelined publishes, an event marked published only
 after its PUBACK, each stream resent from its first gap. The journal's reads and marks run
-on its own thread (`floord.journal.writer`), awaited: the loop never waits for SQLite.
+on its own thread (`floord.journal.writer`): the loop never waits for SQLite. A commit's
+rows come by their feed (`floord.journal.feed`), so a frame's event is not read back
+before it goes out, and the marks are handed in without waiting for them, so the next
+rows go out meanwhile.
 
 One implementation for every link that publishes journal rows (the table's link, a remote
 adapter's link), so both keep the same ordering promise (docs/contract.md).
@@ -10,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from functools import partial
 
 import aiomqtt
 
+from floord.journal.feed import Feed, Row
 from floord.journal.store import Journal
 
 
@@ -60,16 +65,53 @@ async def drain(
     ack_timeout: float,
 ) -> None:
     """Publish the unacknowledged rows of `topics`' streams (stream -> topic) in batches of
-    `window`, then whatever `wake` announces, forever; raise when a batch is not all acked."""
+    `window`, then whatever `wake` announces, forever; raise when a batch is not all acked.
+
+    What a commit stores comes by the streams' feed (`floord.journal.feed`), not read
+    back, as long as it continues each stream where this connection left off; else (the
+    start, a backlog, a gap) the rows are read from the journal, which holds them all."""
+    feed = journal.feeds.follow(topics)
+    try:
+        await _drain(client, journal, topics, wake, feed, window=window, ack_timeout=ack_timeout)
+    finally:
+        journal.feeds.unfollow(feed)
+
+
+async def _drain(
+    client: aiomqtt.Client,
+    journal: Journal,
+    topics: Mapping[str, str],
+    wake: asyncio.Event,
+    feed: Feed,
+    *,
+    window: int,
+    ack_timeout: float,
+) -> None:
     streams = list(topics)
-    batch: list[tuple[str, int, str]] | None = None  # None: to be read
+    place = Place()
+    # The watermarks' jobs handed to the journal's thread and not yet seen through.
+    marking: list[Future[None]] = []
+    woken = False
     while True:
-        if batch is None:
-            wake.clear()
-            batch = await journal.unpublished_async(streams, limit=window)
+        wake.clear()
+        batch = place.fresh(feed.take(window))
+        if batch is None or (woken and not batch):
+            # The journal holds more than the feed gave, or a wake came with nothing fed:
+            # read it (after the marks handed in before: its thread keeps their order).
+            rows, marks = await journal.call(partial(_read, journal, streams, window))
+            place.read(rows, marks, full=len(rows) >= window)
+            batch = rows
+        woken = False
         if not batch:
+            if marking:
+                # Idle: see the marks through (a journal that fails them fails the drain,
+                # as a failed read does), then look again before waiting.
+                for job in marking:
+                    await asyncio.wrap_future(job)
+                marking.clear()
+                continue
             await wake.wait()
-            batch = None
+            woken = True
             continue
         items = [(topics[stream], body) for stream, _, body in batch]
         acked = await publish_in_order(client, items, ack_timeout=ack_timeout, raise_after=False)
@@ -82,21 +124,66 @@ async def drain(
                 stopped.add(stream)
             elif stream not in stopped:
                 by_stream.setdefault(stream, []).append(seq)
-        wake.clear()
-        # Shielded: the broker acknowledged these, so the marks are written even when
-        # the connection ends (and this job is cancelled) while it waits its turn on the
-        # journal's thread; else a lost link would send them all again.
-        job = partial(_marked_then_next, journal, by_stream, streams, window)
-        batch = await asyncio.shield(journal.call(job))
+        for job in [job for job in marking if job.done()]:
+            job.result()  # raises what the journal's thread raised
+            marking.remove(job)
+        if by_stream:
+            # Not awaited: the next rows go out meanwhile. The job runs even if this
+            # connection ends now; else a lost link would send them all again.
+            marking.append(journal.submit(partial(_mark, journal, by_stream)))
         if not all(acked):
             raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")
 
 
-def _marked_then_next(
-    journal: Journal, marks: dict[str, list[int]], streams: list[str], window: int
-) -> list[tuple[str, int, str]]:
-    """Move the streams' watermarks over `marks`, then read the next batch: one job on
-    the journal's thread, not one a stream and one more to read."""
+class Place:
+    """Where this connection's publishing stands: each stream's next seq to send, and
+    whether the journal may hold more than the last read returned (`behind`)."""
+
+    def __init__(self) -> None:
+        self.next: dict[str, int] = {}
+        self.behind = True  # nothing read yet
+
+    def read(self, rows: list[Row], marks: dict[str, int], *, full: bool) -> None:
+        """A read of the journal: every stream's rows past its watermark (all of them
+        unless `full`, the read's limit reached)."""
+        for stream, up_to in marks.items():
+            self.next[stream] = up_to + 1
+        for stream, seq, _ in rows:
+            self.next[stream] = seq + 1
+        self.behind = full
+
+    def fresh(self, rows: list[Row]) -> list[Row] | None:
+        """Of the rows fed since the last take, those that continue their streams, to
+        send now; None if the journal must be read instead (a gap: rows the feed dropped,
+        or the journal holds more than was read). Rows the last read returned already
+        are skipped."""
+        if self.behind:
+            return None
+        out: list[Row] = []
+        for row in rows:
+            stream, seq, _ = row
+            expected = self.next.get(stream)
+            if expected is None or seq > expected:
+                return None
+            if seq == expected:
+                out.append(row)
+                self.next[stream] = seq + 1
+        # By stream, then seq, as a read of the journal gives them (a table's record
+        # before its devices' streams), so the order on the wire is the same either way.
+        out.sort(key=_stream_of)
+        return out
+
+
+def _stream_of(row: Row) -> str:
+    return row[0]
+
+
+def _read(journal: Journal, streams: list[str], window: int) -> tuple[list[Row], dict[str, int]]:
+    """One job on the journal's thread: the rows past the watermarks, and the marks."""
+    return journal.unpublished(streams, limit=window), journal.marks(streams)
+
+
+def _mark(journal: Journal, marks: dict[str, list[int]]) -> None:
+    """Move the streams' watermarks over `marks` (one job on the journal's thread)."""
     for stream, seqs in marks.items():
         journal.mark_published(stream, seqs)
-    return journal.unpublished(streams, limit=window)
