@@ -19,7 +19,7 @@ from floord.journal.chain import event_hash, genesis
 from floord.journal.errors import INTERNAL, JournalError, fail, rollback
 from floord.journal.feed import Feeds, Row
 from floord.journal.integrity import write_snapshot
-from floord.journal.watermark import set_mark
+from floord.journal.watermark import Acks, move_marks, set_mark
 from floord.untrusted import storable
 
 Build = Callable[[int], Envelope]
@@ -36,6 +36,7 @@ def append_rows(
     command_id: tuple[str, str] | None = None,
     published: bool = False,
     feeds: Feeds | None = None,
+    acks: Acks | None = None,
 ) -> list[Envelope]:
     """Number, chain and store `builds` on `stream`, with the extras, in one transaction.
 
@@ -45,7 +46,8 @@ def append_rows(
     (`floord journal retire`); `command_id` (id, ts) records an operator command's id;
     `published` stores the events as published already (the daemon's copy of a stream a
     remote adapter published itself), so the copy is one transaction, not two. Once
-    committed, the rows go to their publishers' `feeds` (`floord.journal.feed`).
+    committed, the rows go to their publishers' `feeds` (`floord.journal.feed`); the
+    link's `acks` not yet written move their watermarks in the same transaction.
     """
     written, _ = append_group(
         db,
@@ -57,6 +59,7 @@ def append_rows(
         command_id=command_id,
         published=published,
         feeds=feeds,
+        acks=acks,
     )
     return written
 
@@ -73,6 +76,7 @@ def append_group(
     command_id: tuple[str, str] | None = None,
     published: bool = False,
     feeds: Feeds | None = None,
+    acks: Acks | None = None,
 ) -> tuple[list[Envelope], list[list[Envelope]]]:
     """`append_rows`, with the events of other streams (`before`: (stream, builds), a
     table's local devices) stored first in the SAME transaction: one commit, one fsync,
@@ -84,6 +88,7 @@ def append_group(
         raise fail(path, f"append to {stream!r}", exc) from exc
     doing = stream
     stored: list[Row] = []
+    acked = acks.take() if acks is not None else {}
     try:
         others = []
         for doing, other in before:
@@ -101,9 +106,12 @@ def append_group(
                 "INSERT INTO command_ids (id, ts) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
                 command_id,
             )
+        move_marks(db, acked)
         db.execute("COMMIT")
     except BaseException as exc:
         rollback(db)
+        if acks is not None:
+            acks.put_back(acked)
         if isinstance(exc, JournalError):
             raise
         # Only the storage failing is the journal failing; anything else (a bug

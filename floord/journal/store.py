@@ -32,6 +32,7 @@ hash. A version-2 file gains them when first opened (`meta.snapshots_migrated`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Awaitable, Callable
@@ -152,8 +153,10 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"journal {self.path}: {doing}: {exc}") from exc
         self._writer.end_with(self)
-        # Each publisher's feed of what the commits store (`floord.journal.feed`).
+        # Each publisher's feed of what the commits store (`floord.journal.feed`), and
+        # the acknowledgements the next write takes (`watermark.Acks`).
         self.feeds = Feeds()
+        self.acks = watermark.Acks()
         # The connection, for what runs on the thread (and a test's PRAGMA).
         self._db = self._writer.db
 
@@ -260,6 +263,7 @@ class Journal:
             command_id=command_id,
             published=published,
             feeds=self.feeds,
+            acks=self.acks,
         )
 
     append_many_async = off_loop(append_many)
@@ -269,7 +273,9 @@ class Journal:
         self, /, stream: str, builds: list[Build], **extras: Any
     ) -> tuple[list[Envelope], list[list[Envelope]]]:
         """`append_many` after other streams' events, one transaction (`append.append_group`)."""
-        return append_group(self._db, self.path, stream, builds, feeds=self.feeds, **extras)
+        return append_group(
+            self._db, self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras
+        )
 
     append_group_async = off_loop(append_group)
 
@@ -284,6 +290,22 @@ class Journal:
         except sqlite3.Error as exc:
             rollback(self._db)
             raise fail(self.path, f"mark published in {stream!r}", exc) from exc
+
+    @on_writer
+    def write_acks(self) -> None:
+        """Write the acknowledgements handed in (`watermark.Acks`), without an fsync."""
+        try:
+            self._write_acks()
+        except sqlite3.Error as exc:
+            raise fail(self.path, "mark published", exc) from exc
+
+    def _write_acks(self) -> None:
+        acked = self.acks.take()
+        try:
+            watermark.advance_many(self._db, acked)
+        except BaseException:
+            self.acks.put_back(acked)
+            raise
 
     @on_writer
     def prune(self, before_ts: str) -> int:
@@ -340,6 +362,7 @@ class Journal:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
         try:
+            self._write_acks()
             return watermark.unpublished(self._db, streams, limit)
         except sqlite3.Error as exc:
             raise fail(self.path, "read unpublished events", exc) from exc
@@ -348,6 +371,7 @@ class Journal:
     def marks(self, streams: list[str]) -> dict[str, int]:
         """Each stream's watermark: every event up to it acknowledged (0: none yet)."""
         try:
+            self._write_acks()
             return {stream: watermark.mark(self._db, stream) for stream in streams}
         except sqlite3.Error as exc:
             raise fail(self.path, "read the published watermarks", exc) from exc
@@ -358,6 +382,7 @@ class Journal:
         if not streams:
             return 0
         try:
+            self._write_acks()
             return watermark.backlog(self._db, streams)
         except sqlite3.Error as exc:
             raise fail(self.path, "count unpublished events", exc) from exc
@@ -447,6 +472,8 @@ class Journal:
         if self._readonly:
             db.close()
         else:
+            with contextlib.suppress(sqlite3.Error):
+                self._write_acks()  # the last acknowledgements, best effort
             watermark.fold_and_close(db)
 
     def close(self) -> None:

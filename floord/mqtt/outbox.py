@@ -21,6 +21,11 @@ import aiomqtt
 from floord.journal.feed import Feed, Row
 from floord.journal.store import Journal
 
+# How long the link's acknowledgements wait for a commit of events to write them, before
+# a job of their own does (`AckWriter`): the next frame's commit, in a table's steady
+# flow of device events, so a frame costs one job on the journal's thread, not two.
+ACKS_WRITTEN_AFTER_S = 0.05
+
 
 async def publish_in_order(
     client: aiomqtt.Client,
@@ -89,50 +94,87 @@ async def _drain(
 ) -> None:
     streams = list(topics)
     place = Place()
-    # The watermarks' jobs handed to the journal's thread and not yet seen through.
-    marking: list[Future[None]] = []
+    acks = AckWriter(journal)
     woken = False
-    while True:
-        wake.clear()
-        batch = place.fresh(feed.take(window))
-        if batch is None or (woken and not batch):
-            # The journal holds more than the feed gave, or a wake came with nothing fed:
-            # read it (after the marks handed in before: its thread keeps their order).
-            rows, marks = await journal.call(partial(_read, journal, streams, window))
-            place.read(rows, marks, full=len(rows) >= window)
-            batch = rows
-        woken = False
-        if not batch:
-            if marking:
-                # Idle: see the marks through (a journal that fails them fails the drain,
-                # as a failed read does), then look again before waiting.
-                for job in marking:
-                    await asyncio.wrap_future(job)
-                marking.clear()
+    try:
+        while True:
+            wake.clear()
+            batch = place.fresh(feed.take(window))
+            if batch is None or (woken and not batch):
+                # The journal holds more than the feed gave, or a wake came with nothing
+                # fed: read it (the acknowledgements so far written first).
+                rows, marks = await journal.call(partial(_read, journal, streams, window))
+                place.read(rows, marks, full=len(rows) >= window)
+                batch = rows
+            woken = False
+            if not batch:
+                if await acks.seen_through():
+                    continue  # look again before waiting
+                await wake.wait()
+                woken = True
                 continue
-            await wake.wait()
-            woken = True
-            continue
-        items = [(topics[stream], body) for stream, _, body in batch]
-        acked = await publish_in_order(client, items, ack_timeout=ack_timeout, raise_after=False)
-        by_stream: dict[str, list[int]] = {}
-        stopped: set[str] = set()
-        for (stream, seq, _), ok in zip(batch, acked, strict=True):
-            # Only an acknowledged prefix of each stream counts as published, so a
-            # resend after a failure starts at the first gap and stays in order.
-            if not ok:
-                stopped.add(stream)
-            elif stream not in stopped:
-                by_stream.setdefault(stream, []).append(seq)
-        for job in [job for job in marking if job.done()]:
+            items = [(topics[stream], body) for stream, _, body in batch]
+            acked = await publish_in_order(
+                client, items, ack_timeout=ack_timeout, raise_after=False
+            )
+            by_stream: dict[str, list[int]] = {}
+            stopped: set[str] = set()
+            for (stream, seq, _), ok in zip(batch, acked, strict=True):
+                # Only an acknowledged prefix of each stream counts as published, so a
+                # resend after a failure starts at the first gap and stays in order.
+                if not ok:
+                    stopped.add(stream)
+                elif stream not in stopped:
+                    by_stream.setdefault(stream, []).append(seq)
+            acks.add(by_stream)
+            if not all(acked):
+                raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")
+    finally:
+        acks.close()
+
+
+class AckWriter:
+    """The link's acknowledgements, on their way to the watermarks (`watermark.Acks`).
+
+    Handed to the journal at once; the next commit of events writes them in its own
+    transaction, or, should none come within `ACKS_WRITTEN_AFTER_S`, a job of their own
+    does (without an fsync). Either way they are written even if the connection ends
+    now; the next rows go out meanwhile. A job that failed fails the drain, as a failed
+    read of the journal does, when the link next goes idle or hands in more."""
+
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+        self._loop = asyncio.get_running_loop()
+        self._jobs: list[Future[None]] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    def add(self, acked: dict[str, list[int]]) -> None:
+        for job in [job for job in self._jobs if job.done()]:
             job.result()  # raises what the journal's thread raised
-            marking.remove(job)
-        if by_stream:
-            # Not awaited: the next rows go out meanwhile. The job runs even if this
-            # connection ends now; else a lost link would send them all again.
-            marking.append(journal.submit(partial(_mark, journal, by_stream)))
-        if not all(acked):
-            raise aiomqtt.MqttError("broker did not acknowledge every event of a batch")
+            self._jobs.remove(job)
+        self._journal.acks.add(acked)
+        if acked and self._timer is None:
+            self._timer = self._loop.call_later(ACKS_WRITTEN_AFTER_S, self._write)
+
+    async def seen_through(self) -> bool:
+        """Wait for the jobs handed in (raising what failed); False if there were none."""
+        if not self._jobs:
+            return False
+        jobs, self._jobs = self._jobs, []
+        for job in jobs:
+            await asyncio.wrap_future(job)
+        return True
+
+    def close(self) -> None:
+        """The connection ended: what is still waiting is written now."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._write()
+
+    def _write(self) -> None:
+        self._timer = None
+        if self._journal.acks:  # else a commit since wrote them
+            self._jobs.append(self._journal.submit(self._journal.write_acks))
 
 
 class Place:
@@ -181,9 +223,3 @@ def _stream_of(row: Row) -> str:
 def _read(journal: Journal, streams: list[str], window: int) -> tuple[list[Row], dict[str, int]]:
     """One job on the journal's thread: the rows past the watermarks, and the marks."""
     return journal.unpublished(streams, limit=window), journal.marks(streams)
-
-
-def _mark(journal: Journal, marks: dict[str, list[int]]) -> None:
-    """Move the streams' watermarks over `marks` (one job on the journal's thread)."""
-    for stream, seqs in marks.items():
-        journal.mark_published(stream, seqs)
