@@ -22,9 +22,12 @@ from floord.journal.feed import Feed, Row
 from floord.journal.store import Journal
 
 # How long the link's acknowledgements wait for a commit of events to write them, before
-# a job of their own does (`AckWriter`): the next frame's commit, in a table's steady
-# flow of device events, so a frame costs one job on the journal's thread, not two.
-ACKS_WRITTEN_AFTER_S = 0.05
+# a job of their own does (`AckWriter`): about once a second, as the retained bodies go
+# out, so at a table's pace of events (a wheel's every second or so, a card table's more
+# often) most are written by the next event's commit and an event costs one job on the
+# journal's thread, not two. A crash can lose this much of them: their events are sent
+# again, and subscribers drop them by `seq` (docs/contract.md).
+ACKS_WRITTEN_AFTER_S = 1.0
 
 
 async def publish_in_order(
