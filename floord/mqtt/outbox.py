@@ -12,6 +12,7 @@ adapter's link), so both keep the same ordering promise (docs/contract.md).
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
@@ -37,17 +38,22 @@ async def publish_in_order(
     ack_timeout: float,
     raise_after: bool = True,
 ) -> list[bool]:
-    """QoS 1 publish of (topic, payload) pairs, pipelined; which ones were acked.
+    """QoS 1 publish of (topic, payload) pairs, pipelined; which ones were acked within
+    `ack_timeout` of the batch's start.
 
     The PUBLISH packets leave in the order given (each task hands its message to
-    the client on its first step, and tasks start in creation order).
+    the client on its first step, and tasks start in creation order). The timeout is
+    the batch's, not each message's: aiomqtt's own per-message timeout costs a task and
+    a timer for every message (issue 15), and the batch's messages all start together.
     """
     tasks = [
-        asyncio.create_task(client.publish(topic, body, qos=1, timeout=ack_timeout))
+        asyncio.create_task(client.publish(topic, body, qos=1, timeout=math.inf))
         for topic, body in items
     ]
+    timed_out = False
     try:
-        await asyncio.wait(tasks)
+        _, unacked = await asyncio.wait(tasks, timeout=ack_timeout)
+        timed_out = bool(unacked)
     finally:
         unfinished = [t for t in tasks if not t.done()]
         for task in unfinished:
@@ -58,7 +64,7 @@ async def publish_in_order(
     if raise_after and not all(acked):
         first = next(t for t in tasks if t.cancelled() or t.exception() is not None)
         if first.cancelled():
-            raise aiomqtt.MqttError("publish was cancelled")
+            raise aiomqtt.MqttError("Operation timed out" if timed_out else "publish was cancelled")
         raise first.exception()  # type: ignore[misc]
     return acked
 
