@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import copy
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -26,6 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 from floord.adapters.local import Received
 from floord.contract import Envelope, format_ts
+from floord.engine.core.copies import deep_copy
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.journal.store import DISK_FULL, Journal, JournalError
 from floord.table.bus import Tick
@@ -277,11 +277,14 @@ class TableRecord(abc.ABC):
         return snap
 
     def _copy_state(self) -> tuple[TableEngine, AlertKeeper | None]:
-        return copy.deepcopy((self.engine, self.surveillance))
+        """A copy of the engine and the watcher, taken after every commit (for `_roll_back`
+        and for `state()` while the next commit is in flight), so `deep_copy`, what
+        `copy.deepcopy` gives at about half its cost (`floord.engine.core.copies`)."""
+        return deep_copy((self.engine, self.surveillance))
 
     def _roll_back(self) -> None:
         """Put the committed state back: the engine forgets what the journal refused."""
-        self.engine, self.surveillance = copy.deepcopy(self._committed)
+        self.engine, self.surveillance = deep_copy(self._committed)
 
     def _fail_closed(self, code: str, reason: str) -> None:
         first = self.record_failure is None
