@@ -3,10 +3,12 @@
 what `copy.deepcopy` gives for every game, or a refused commit would put back a state
 that is not the committed one.
 
-Two checks: every game's own engine tests, run again with each engine input followed by
-both copies compared (the same types, values and sharing); and a refused commit on a
+Three checks: every game's own engine tests, run again with each engine input followed
+by both copies compared (the same types, values and sharing); a refused commit on a
 running roulette table (with its live surveillance), a Baccarat and a Craps table, whose
-put-back state must be the one `copy.deepcopy` kept of the committed state.
+put-back state must be the one `copy.deepcopy` kept of the committed state; and, as the
+runner keeps its copy of a watcher that did not change (its `changes` count), the kept
+state alike the live one after every commit of a wheel and a dice table at play.
 """
 
 from __future__ import annotations
@@ -24,11 +26,15 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 from craps_support import Table as CrapsTable
 from e2e_support import write_config
 from live_wheel_support import ROTOR, LiveWheel
 from test_engine_baccarat_support import make_table as make_baccarat
 from test_journal_disk_full import KEYS
+from test_surveillance_dice_live import SEC, LiveCraps
+from test_surveillance_dice_live import _play as play_dice
+from test_surveillance_dice_live import write_config as write_dice_config
 
 from floord.contract import EventType
 from floord.engine.core.base import TableEngineBase
@@ -37,6 +43,7 @@ from floord.engine.core.types import CommandOutcome, EngineOutput
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.journal.store import FAILURE, Journal, JournalError
 from floord.table.bus import TableBus
+from floord.table.recording import TableRecord
 from floord.table.runner import TableRunner
 
 INPUTS = ("on_device_event", "on_command", "tick", "halt", "after_restart")
@@ -280,3 +287,75 @@ def _craps_rolls(t: CrapsTable) -> Iterator[EngineOutput | CommandOutcome]:
     t.new_shooter()
     for d1, d2 in ((2, 4), (2, 3), (5, 1), (4, 4), (3, 4)):
         yield t.throw(d1, d2)
+
+
+# ----- the watcher's copy, kept again while it does not change --------------------------
+
+
+@pytest.fixture
+def kept_alike(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """After every commit (and every failure's halt), the committed state the runner
+    keeps is alike the live one: a watcher copy kept again must be as good as a new one.
+    Yields, for each commit, whether the watcher's copy was kept again."""
+    again: list[bool] = []
+
+    def checked(method: Callable[..., Any]) -> Callable[..., Any]:
+        def run(self: TableRunner, *args: Any, **kwargs: Any) -> Any:
+            before = self._committed[1]
+            out = method(self, *args, **kwargs)
+            assert_same_copy(self._committed[0], self.engine)
+            assert_same_copy(self._committed[1], self.surveillance)
+            assert self._committed[1] is not self.surveillance
+            again.append(before is self._committed[1])
+            return out
+
+        return run
+
+    for name in ("_recorded", "_fail_closed"):
+        monkeypatch.setattr(TableRecord, name, checked(getattr(TableRecord, name)))
+    yield again
+
+
+def test_a_roulette_watchers_copy_is_kept_again_only_while_it_does_not_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept_alike: list[bool]
+) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", "/dev/null")
+    settings = {"window": 185, "level": 0.001, "dealer_window": 80, "dealer_bins": 8}
+    config.write_text(
+        yaml.safe_dump({**yaml.safe_load(config.read_text()), "surveillance": settings})
+    )
+    wheel = LiveWheel(config)
+    try:
+        wheel.open()
+        wheel.dealer_in()
+        rng = random.Random(17)
+        for n in range(260):
+            number = "17" if rng.random() < 0.2 else rng.choice(SINGLE_ZERO_ORDER)
+            wheel.spin(number, release=rng.choice(SINGLE_ZERO_ORDER))
+            if n == 200:
+                with monkeypatch.context() as refusing:
+                    _refuse_commits(wheel.runner._journal, refusing)
+                    wheel.spin("5", release="0")
+                wheel.runner.on_tick(wheel.runner._clock())  # the halt on the record
+                wheel.command("resume", {"reason": "disk replaced"})
+        assert wheel.runner.state()["alerts"], "the hot 17 raised alerts"
+    finally:
+        wheel.stop()
+    assert any(kept_alike) and not all(kept_alike)
+
+
+def test_a_dice_watchers_copy_is_kept_again_only_while_it_does_not_change(
+    tmp_path: Path, kept_alike: list[bool]
+) -> None:
+    table = LiveCraps(write_dice_config(tmp_path))
+    try:
+        table.open()
+        play_dice(table, random.Random(18), 300, loaded=True)
+        alerts = table.runner.state()["alerts"]
+        assert alerts, "the loaded die raised alerts"
+        table.command(SEC, "ack_alert", alert=alerts[0]["id"], note="dice taken")
+        assert all(a["id"] != alerts[0]["id"] for a in table.runner.state()["alerts"])
+        play_dice(table, random.Random(19), 20, loaded=False)
+    finally:
+        table.stop()
+    assert any(kept_alike) and not all(kept_alike)
