@@ -339,6 +339,8 @@ def test_a_roulette_watchers_copy_is_kept_again_only_while_it_does_not_change(
                 wheel.runner.on_tick(wheel.runner._clock())  # the halt on the record
                 wheel.command("resume", {"reason": "disk replaced"})
         assert wheel.runner.state()["alerts"], "the hot 17 raised alerts"
+        watcher = wheel.runner.surveillance
+        assert_same_copy(deep_copy(watcher), copy.deepcopy(watcher), watcher)
     finally:
         wheel.stop()
     assert any(kept_alike) and not all(kept_alike)
@@ -356,6 +358,8 @@ def test_a_dice_watchers_copy_is_kept_again_only_while_it_does_not_change(
         table.command(SEC, "ack_alert", alert=alerts[0]["id"], note="dice taken")
         assert all(a["id"] != alerts[0]["id"] for a in table.runner.state()["alerts"])
         play_dice(table, random.Random(19), 20, loaded=False)
+        watcher = table.runner.surveillance
+        assert_same_copy(deep_copy(watcher), copy.deepcopy(watcher), watcher)
     finally:
         table.stop()
     assert any(kept_alike) and not all(kept_alike)
