@@ -76,8 +76,8 @@ class TableRecord(abc.ABC):
     _unrecorded_halt: list[Pending]
     _unrecorded: Unrecorded
     _committed: tuple[TableEngine, AlertKeeper | None]
-    # The watcher whose copy `_committed` holds, and its `changes` count then.
-    _kept_watcher: tuple[AlertKeeper, int] | None = None
+    # The watcher last copied into `_committed`, its `changes` count then, and that copy.
+    _kept_watcher: tuple[AlertKeeper, int, AlertKeeper] | None = None
     _group: list[Entry] | None
     # The local devices' rows numbered for the next commit (`floord.adapters.device_rows`).
     _rows: PendingRows
@@ -294,10 +294,14 @@ class TableRecord(abc.ABC):
         half of the copy's cost (issue 15)."""
         kept, watcher = self._kept_watcher, self.surveillance
         if kept is not None and kept[0] is watcher and kept[1] == kept[0].changes:
-            self._committed = (deep_copy(self.engine), self._committed[1])
+            self._committed = (deep_copy(self.engine), kept[2])
             return
         self._committed = self._copy_state()
-        self._kept_watcher = None if watcher is None else (watcher, watcher.changes)
+        copied = self._committed[1]
+        if watcher is None or copied is None:
+            self._kept_watcher = None
+        else:
+            self._kept_watcher = (watcher, watcher.changes, copied)
 
     def _roll_back(self) -> None:
         """Put the committed state back: the engine forgets what the journal refused."""

@@ -97,14 +97,15 @@ class TableSurveillance(AlertKeeper):
         raised: list[Decision] = []
         for decision in decisions:
             if decision.type == EventType.ROULETTE_RESULT:
+                self.changes += 1
                 result, position = str(decision.data.get("number")), None
                 found = self._dealer_alerts(decision.data, result)
             elif decision.type == EventType.BIGSIX_RESULT:
+                self.changes += 1
                 result, position = str(decision.data.get("symbol")), decision.data.get("section")
                 found = []
             else:
                 continue
-            self.changes += 1
             for alert in [*self.watch.add(result, position=position), *found]:
                 raised.append(self._raise(alert, decision.round))
         return raised
