@@ -72,8 +72,11 @@ _KEPT = _ATOMS | {
     type(Ellipsis),
     type(NotImplemented),
 }
-# The `__deepcopy__` hooks that return the object itself: a Fixed value, an enum member.
-_RETURNS_ITSELF = (Fixed.__deepcopy__, enum.Enum.__deepcopy__)
+# The `__deepcopy__` hooks that return the object itself: a Fixed value's. (An enum
+# member is shared too, below: `copy.deepcopy` returns the member itself, by its own
+# `__deepcopy__` where the Python has one, by `__reduce_ex__` and the member's value on
+# one without, such as Debian 12's 3.11.2, which the package runs on.)
+_RETURNS_ITSELF = (Fixed.__deepcopy__,)
 _SHARE, _PLAIN, _OTHER = 0, 1, 2
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 _kinds: dict[type, int] = {}
@@ -87,7 +90,7 @@ def _kind(cls: type) -> int:
     if kind is not None:
         return kind
     hook = getattr(cls, "__deepcopy__", None)
-    if cls in _KEPT or issubclass(cls, type) or hook in _RETURNS_ITSELF:
+    if cls in _KEPT or issubclass(cls, type | enum.Enum) or hook in _RETURNS_ITSELF:
         kind = _SHARE  # `copy.deepcopy` returns these very objects too
     elif (
         hook is None
