@@ -100,8 +100,12 @@ def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
     daemon = start_daemon(config)
     t = topics()
 
+    # One persistent session for both runs: the broker keeps what the restarted daemon
+    # publishes before the second run's console has subscribed (its daemon.started).
+    console = "sigkill-console"
+
     async def first_run() -> int:
-        async with collecting(broker.url) as c:
+        async with collecting(broker.url, client_id=console) as c:
             await c.event("device.identified")
             await open_table(broker.url)
             await c.event("table.opened")
@@ -122,7 +126,7 @@ def test_daemon_sigkill_keeps_halt_and_seq(broker, tmp_path: Path) -> None:
     restarted = start_daemon(config)
 
     async def second_run() -> None:
-        async with collecting(broker.url) as c:
+        async with collecting(broker.url, client_id=console) as c:
             started = await c.event("daemon.started")
             assert started["seq"] > last_seq
             state = await c.wait_for(

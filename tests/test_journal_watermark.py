@@ -8,8 +8,10 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from floord.contract import Envelope
-from floord.journal.store import Journal
+from floord.journal.store import Journal, JournalError
 
 
 def builder(stream: str) -> Callable[[int], Envelope]:
@@ -121,3 +123,40 @@ def test_a_mark_never_checkpoints_the_wal_without_an_fsync(tmp_path: Path) -> No
         assert path.stat().st_size > backfilled
     finally:
         journal.close()
+
+
+def test_acknowledgements_handed_in_are_written_by_the_next_write(tmp_path: Path) -> None:
+    """The link hands its PUBACKs in (`journal.acks`): the next commit of events writes
+    them in its own transaction, a read of what is unpublished writes them first, a
+    refused commit leaves them for the next write, and a close writes the last ones."""
+    path = tmp_path / "j.db"
+    journal = Journal(path)
+    try:
+        journal.append_many("t1", [builder("t1")] * 4)
+        journal.append("t1/devices/w", builder("t1/devices/w"))
+        journal.acks.add({"t1": [1, 2]})
+        journal.acks.add({"t1": [3], "t1/devices/w": [1]})
+        assert rows(path, "SELECT COUNT(*) FROM published_marks") == [(0,)]
+        journal.append("t1", builder("t1"))  # the next commit takes them
+        assert not journal.acks
+        assert sorted(rows(path, "SELECT stream, up_to_seq FROM published_marks")) == [
+            ("t1", 3),
+            ("t1/devices/w", 1),
+        ]
+
+        def broken(seq: int) -> Envelope:
+            raise ValueError("a bug building the event")
+
+        journal.acks.add({"t1": [4, 6]})  # 5 not acknowledged: only 4 counts
+        with pytest.raises(JournalError):
+            journal.append_many("t1", [broken])
+        assert journal.acks  # rolled back with the commit, kept for the next write
+        assert [seq for _, seq, _ in journal.unpublished(["t1"])] == [5]
+        assert not journal.acks
+        journal.acks.add({"t1": [5]})
+        assert journal.backlog(["t1"]) == 0  # a count writes them first, too
+        journal.append("t1", builder("t1"))
+        journal.acks.add({"t1": [6]})
+    finally:
+        journal.close()
+    assert rows(path, "SELECT up_to_seq FROM published_marks WHERE stream = 't1'") == [(6,)]

@@ -324,3 +324,42 @@ def test_last_will_says_offline_when_the_process_dies(broker: Broker, tmp_path: 
         assert proc.returncode == -signal.SIGKILL, err.decode(errors="replace")
 
     run(scenario)
+
+
+def test_events_go_out_by_the_feed_and_a_feed_that_overflowed_falls_back_to_the_journal(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """A commit's rows are published without being read back (issue 15); a publisher the
+    feed outran (more rows than the feed holds) reads the journal, losing nothing."""
+    from floord.journal.feed import FEED_LIMIT
+
+    async def scenario() -> None:
+        h = Harness(tmp_path, broker.url)
+        reads: list[int] = []
+        unpublished = h.journal.unpublished
+
+        def counted(streams: list[str], limit: int = 500) -> list[tuple[str, int, str]]:
+            rows = unpublished(streams, limit)
+            reads.append(len(rows))
+            return rows
+
+        h.journal.unpublished = counted  # type: ignore[method-assign]
+        async with Subscriber(broker.port, [TOPICS.events]) as sub, h.running():
+            await until("connected", lambda: h.link.connected)
+            await until("first read", lambda: len(reads) >= 1)
+            before = len(reads)
+            for n in range(1, 21):
+                append(h.journal, "t1")
+                h.link.notify()
+                await until(f"event {n}", lambda n=n: len(sub.on(TOPICS.events)) == n)
+            assert len(reads) == before  # none of the 20 was read back
+            # Appended while the loop is held: the feed keeps only its last FEED_LIMIT.
+            append(h.journal, "t1", FEED_LIMIT + 50)
+            h.link.notify()
+            total = 20 + FEED_LIMIT + 50
+            await until("the burst", lambda: len(sub.on(TOPICS.events)) >= total)
+            await until("all marked", lambda: h.journal.backlog(["t1"]) == 0)
+            assert sub.seqs(TOPICS.events) == list(range(1, total + 1))
+            assert len(reads) > before  # the gap was filled from the journal
+
+    run(scenario)

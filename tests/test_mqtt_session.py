@@ -21,7 +21,7 @@ from support import Broker, free_port
 
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import Broker as BrokerAddress
-from floord.mqtt.jobs import run_session
+from floord.mqtt.jobs import SessionStopped, run_session
 from floord.mqtt.session import SessionLoop
 
 
@@ -197,3 +197,30 @@ def test_the_back_off_starts_over_only_after_a_connection_that_stayed_up(
         assert backoff.given == [0.01, 0.02, 0.04, 0.01, 0.02]
 
     run(scenario)
+
+
+def test_a_stop_during_the_start_up_ends_the_session_cleanly() -> None:
+    """A stop while the start-up step is still waiting (its subscribe, its `online`)
+    cancels that step before saying goodbye; the cancelled step, reported done first,
+    must not end the session with CancelledError (a link's run() then ended so)."""
+
+    async def scenario() -> None:
+        started = asyncio.Event()
+
+        async def startup() -> None:
+            started.set()
+            await asyncio.sleep(DEADLINE_S)  # a subscribe the broker has not answered
+
+        step = asyncio.create_task(startup())
+
+        async def stop_watch() -> None:
+            await started.wait()
+            step.cancel()  # what a link's goodbye does first
+            await asyncio.wait([step])
+            await asyncio.sleep(0.05)  # the goodbye's publish: the step is seen done first
+            raise SessionStopped
+
+        await run_session({step, asyncio.create_task(stop_watch())}, may_finish={step})
+        await no_tasks_left()
+
+    asyncio.run(scenario())

@@ -17,8 +17,9 @@ from typing import Any
 from floord.contract import Envelope
 from floord.journal.chain import event_hash, genesis
 from floord.journal.errors import INTERNAL, JournalError, fail, rollback
+from floord.journal.feed import Feeds, Row
 from floord.journal.integrity import write_snapshot
-from floord.journal.watermark import set_mark
+from floord.journal.watermark import Acks, move_marks, set_mark
 from floord.untrusted import storable
 
 Build = Callable[[int], Envelope]
@@ -34,6 +35,8 @@ def append_rows(
     drop_snapshot: str | None = None,
     command_id: tuple[str, str] | None = None,
     published: bool = False,
+    feeds: Feeds | None = None,
+    acks: Acks | None = None,
 ) -> list[Envelope]:
     """Number, chain and store `builds` on `stream`, with the extras, in one transaction.
 
@@ -42,7 +45,9 @@ def append_rows(
     and `hash`, as stored and published. `drop_snapshot` deletes that table's snapshot
     (`floord journal retire`); `command_id` (id, ts) records an operator command's id;
     `published` stores the events as published already (the daemon's copy of a stream a
-    remote adapter published itself), so the copy is one transaction, not two.
+    remote adapter published itself), so the copy is one transaction, not two. Once
+    committed, the rows go to their publishers' `feeds` (`floord.journal.feed`); the
+    link's `acks` not yet written move their watermarks in the same transaction.
     """
     written, _ = append_group(
         db,
@@ -53,6 +58,8 @@ def append_rows(
         drop_snapshot=drop_snapshot,
         command_id=command_id,
         published=published,
+        feeds=feeds,
+        acks=acks,
     )
     return written
 
@@ -68,6 +75,8 @@ def append_group(
     drop_snapshot: str | None = None,
     command_id: tuple[str, str] | None = None,
     published: bool = False,
+    feeds: Feeds | None = None,
+    acks: Acks | None = None,
 ) -> tuple[list[Envelope], list[list[Envelope]]]:
     """`append_rows`, with the events of other streams (`before`: (stream, builds), a
     table's local devices) stored first in the SAME transaction: one commit, one fsync,
@@ -78,12 +87,14 @@ def append_group(
     except sqlite3.Error as exc:
         raise fail(path, f"append to {stream!r}", exc) from exc
     doing = stream
+    stored: list[Row] = []
+    acked = acks.take() if acks is not None else {}
     try:
         others = []
         for doing, other in before:
-            others.append(_store(db, path, doing, other, False)[0])
+            others.append(_store(db, path, doing, other, False, stored)[0])
         doing = stream
-        envelopes, seq, prev = _store(db, path, stream, builds, published)
+        envelopes, seq, prev = _store(db, path, stream, builds, published, stored)
         if snapshot is not None:
             table_id, state = snapshot
             head = (seq, prev) if table_id == stream else None
@@ -95,9 +106,12 @@ def append_group(
                 "INSERT INTO command_ids (id, ts) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
                 command_id,
             )
+        move_marks(db, acked)
         db.execute("COMMIT")
     except BaseException as exc:
         rollback(db)
+        if acks is not None:
+            acks.put_back(acked)
         if isinstance(exc, JournalError):
             raise
         # Only the storage failing is the journal failing; anything else (a bug
@@ -111,14 +125,22 @@ def append_group(
                 INTERNAL,
             ) from exc
         raise
+    if feeds is not None:
+        feeds.put(stored)
     return envelopes, others
 
 
 def _store(
-    db: sqlite3.Connection, path: Path, stream: str, builds: list[Build], published: bool
+    db: sqlite3.Connection,
+    path: Path,
+    stream: str,
+    builds: list[Build],
+    published: bool,
+    stored: list[Row],
 ) -> tuple[list[Envelope], int, str | None]:
     """Inside the caller's transaction: number, chain and store `builds` on `stream` and
-    move its head; (the envelopes, the stream's last seq, its hash)."""
+    move its head; (the envelopes, the stream's last seq, its hash). The rows to publish
+    are added to `stored`, for the publishers' feeds once committed."""
     row = db.execute(
         "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
     ).fetchone()
@@ -145,6 +167,8 @@ def _store(
             "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)",
             (stream, seq, text, int(published)),
         )
+        if not published:
+            stored.append((stream, seq, text))
         prev = hashed
         envelopes.append(replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed))
     if envelopes:

@@ -32,6 +32,7 @@ hash. A version-2 file gains them when first opened (`meta.snapshots_migrated`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Awaitable, Callable
@@ -39,7 +40,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from floord.contract import Envelope, format_ts, parse_ts
+from floord.contract import Envelope
 from floord.journal import watermark
 from floord.journal.append import Build, append_group, append_rows
 from floord.journal.chain import Break
@@ -49,8 +50,10 @@ from floord.journal.errors import INTERNAL as INTERNAL
 from floord.journal.errors import JournalError as JournalError
 from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
+from floord.journal.feed import Feeds
 from floord.journal.integrity import snapshot_breaks, tail_breaks
 from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
+from floord.journal.prune import prune_streams
 from floord.journal.writer import WriterThread
 
 SCHEMA_VERSION = 3
@@ -150,6 +153,10 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"journal {self.path}: {doing}: {exc}") from exc
         self._writer.end_with(self)
+        # Each publisher's feed of what the commits store (`floord.journal.feed`), and
+        # the acknowledgements the next write takes (`watermark.Acks`).
+        self.feeds = Feeds()
+        self.acks = watermark.Acks()
         # The connection, for what runs on the thread (and a test's PRAGMA).
         self._db = self._writer.db
 
@@ -255,6 +262,8 @@ class Journal:
             drop_snapshot=drop_snapshot,
             command_id=command_id,
             published=published,
+            feeds=self.feeds,
+            acks=self.acks,
         )
 
     append_many_async = off_loop(append_many)
@@ -264,7 +273,9 @@ class Journal:
         self, /, stream: str, builds: list[Build], **extras: Any
     ) -> tuple[list[Envelope], list[list[Envelope]]]:
         """`append_many` after other streams' events, one transaction (`append.append_group`)."""
-        return append_group(self._db, self.path, stream, builds, **extras)
+        return append_group(
+            self._db, self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras
+        )
 
     append_group_async = off_loop(append_group)
 
@@ -281,53 +292,26 @@ class Journal:
             raise fail(self.path, f"mark published in {stream!r}", exc) from exc
 
     @on_writer
-    def prune(self, before_ts: str) -> int:
-        """Delete each stream's oldest events, recorded before `before_ts`; return how many.
-
-        Only a stream's leading run of events that are published AND older than the cut
-        goes, and never its last event (the chain head stays on the record). The last
-        pruned seq and its hash go into `pruned`, the anchor `verify` checks the first
-        remaining event's `prev` against.
-        """
-        cut = format_ts(parse_ts(before_ts))
-        deleted = 0
+    def write_acks(self) -> None:
+        """Write the acknowledgements handed in (`watermark.Acks`), without an fsync."""
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            streams = self._db.execute("SELECT stream, last_seq FROM streams").fetchall()
-            for stream, last_seq in streams:
-                keep = self._db.execute(
-                    "SELECT seq FROM events WHERE stream = ? AND (seq > ? OR "
-                    "json_extract(body, '$.ts') >= ?) ORDER BY seq LIMIT 1",
-                    (stream, watermark.mark(self._db, stream), cut),
-                ).fetchone()
-                up_to = min(keep[0] - 1 if keep else last_seq, last_seq - 1)
-                row = self._db.execute(
-                    "SELECT body FROM events WHERE stream = ? AND seq = ?", (stream, up_to)
-                ).fetchone()
-                if row is None:
-                    continue  # nothing old enough, or pruned up to here already
-                last_hash = json.loads(row[0]).get("hash")
-                if not isinstance(last_hash, str):
-                    raise JournalError(f"journal {self.path}: {stream!r} seq {up_to} is unchained")
-                cur = self._db.execute(
-                    "DELETE FROM events WHERE stream = ? AND seq <= ?", (stream, up_to)
-                )
-                deleted += cur.rowcount
-                self._db.execute(
-                    "INSERT INTO pruned (stream, up_to_seq, last_hash, pruned_before) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET "
-                    "up_to_seq = excluded.up_to_seq, last_hash = excluded.last_hash, "
-                    "pruned_before = excluded.pruned_before",
-                    (stream, up_to, last_hash, cut),
-                )
-            self._db.execute("COMMIT")
-        except JournalError:
-            rollback(self._db)
+            self._write_acks()
+        except sqlite3.Error as exc:
+            raise fail(self.path, "mark published", exc) from exc
+
+    def _write_acks(self) -> None:
+        acked = self.acks.take()
+        try:
+            watermark.advance_many(self._db, acked)
+        except BaseException:
+            self.acks.put_back(acked)
             raise
-        except (sqlite3.Error, ValueError) as exc:
-            rollback(self._db)
-            raise fail(self.path, "prune", exc) from exc
-        return deleted
+
+    @on_writer
+    def prune(self, before_ts: str) -> int:
+        """Delete each stream's oldest events, recorded before `before_ts`; return how many
+        (`floord.journal.prune`)."""
+        return prune_streams(self._db, self.path, before_ts)
 
     @on_writer
     def record_command_id(self, command_id: str, ts: str) -> bool:
@@ -378,9 +362,19 @@ class Journal:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
         try:
+            self._write_acks()
             return watermark.unpublished(self._db, streams, limit)
         except sqlite3.Error as exc:
             raise fail(self.path, "read unpublished events", exc) from exc
+
+    @on_writer
+    def marks(self, streams: list[str]) -> dict[str, int]:
+        """Each stream's watermark: every event up to it acknowledged (0: none yet)."""
+        try:
+            self._write_acks()
+            return {stream: watermark.mark(self._db, stream) for stream in streams}
+        except sqlite3.Error as exc:
+            raise fail(self.path, "read the published watermarks", exc) from exc
 
     @on_writer
     def backlog(self, streams: list[str]) -> int:
@@ -388,6 +382,7 @@ class Journal:
         if not streams:
             return 0
         try:
+            self._write_acks()
             return watermark.backlog(self._db, streams)
         except sqlite3.Error as exc:
             raise fail(self.path, "count unpublished events", exc) from exc
@@ -467,19 +462,18 @@ class Journal:
         """Several of the methods above as one job on the journal's thread, awaited."""
         return await self._writer.call(lambda _db: job())
 
-    mark_published_async = off_loop(mark_published)
     prune_async = off_loop(prune)
     unpublished_async = off_loop(unpublished)
     backlog_async = off_loop(backlog)
     read_range_async = off_loop(read_range)
     command_id_used_async = off_loop(command_id_used)
-    record_command_id_async = off_loop(record_command_id)
-    chain_head_async = off_loop(chain_head)
 
     def _last_job(self, db: sqlite3.Connection) -> None:
         if self._readonly:
             db.close()
         else:
+            with contextlib.suppress(sqlite3.Error):
+                self._write_acks()  # the last acknowledgements, best effort
             watermark.fold_and_close(db)
 
     def close(self) -> None:

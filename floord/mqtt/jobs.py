@@ -28,7 +28,9 @@ async def run_session(
     try:
         while True:
             done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            ended = [t for t in done if not (t in may_finish and t.exception() is None)]
+            # A start-up step that ended cleanly, or was cancelled (a stop during the
+            # start-up cancels it before its goodbye), does not end the session.
+            ended = [t for t in done if not (t in may_finish and _ended_well(t))]
             if ended:
                 break
     finally:
@@ -36,9 +38,15 @@ async def run_session(
             job.cancel()
         await asyncio.wait(jobs)
     for job in ended:
+        if job.cancelled():
+            continue
         exc = job.exception()
         if isinstance(exc, SessionStopped):
             return
         if exc is not None:
             raise exc
     raise aiomqtt.MqttError("a link job ended without a reason")
+
+
+def _ended_well(task: asyncio.Task[Any]) -> bool:
+    return task.cancelled() or task.exception() is None

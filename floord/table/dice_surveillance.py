@@ -31,6 +31,7 @@ class DiceSurveillance(AlertKeeper):
     def warm_up_rolls(self, history: list[DiceRoll]) -> None:
         """Replay the journal's rolls so every window is as it was before the restart;
         the alerts they raise were recorded the first time round."""
+        self.changes += 1
         for past in history:
             self.dice.set_dice(past.dice_set)
             self.dice.add(past.faces, past.dice, past.shooter)
@@ -40,8 +41,10 @@ class DiceSurveillance(AlertKeeper):
         for decision in decisions:
             data = decision.data
             if decision.type == EventType.CRAPS_DICE and data.get("action") == "set":
+                self.changes += 1
                 self.dice.set_dice([d for d in data.get("dice") or [] if isinstance(d, str)])
             elif decision.type == EventType.CRAPS_ROLL:
+                self.changes += 1
                 d1, d2 = (int(f) for f in data["faces"])
                 dice = [d if isinstance(d, str) else None for d in data.get("dice") or []]
                 shooter = data.get("shooter")

@@ -29,6 +29,10 @@ class AlertKeeper(ABC):
         saved = saved or {}
         self.alerts: list[dict[str, Any]] = list(saved.get("alerts") or [])
         self.raised = int(saved.get("raised") or 0)
+        # Counted up by whatever changes the watcher (a result or a roll fed to its tests,
+        # an alert raised or closed), so the runner keeps its copy of an unchanged watcher
+        # as the committed one instead of copying it again (`floord.table.recording`).
+        self.changes = 0
 
     @abstractmethod
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
@@ -36,6 +40,7 @@ class AlertKeeper(ABC):
 
     def _raise(self, alert: dict[str, Any], round_id: str | None) -> Decision:
         """Number and keep one alert; the decision that records it."""
+        self.changes += 1
         self.raised += 1
         body = {"id": f"A{self.raised:05d}", **alert, "policy": POLICY}
         self.alerts.append(body)
@@ -45,6 +50,7 @@ class AlertKeeper(ABC):
         """Close an open alert; None when there is no such open alert."""
         for alert in self.alerts:
             if alert["id"] == alert_id:
+                self.changes += 1
                 self.alerts.remove(alert)
                 body = {"id": alert_id, "by": by, "note": note, "alert": alert}
                 return Decision(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, body, None, None)
@@ -79,6 +85,7 @@ class TableSurveillance(AlertKeeper):
     def warm_up(self, history: list[WheelResult]) -> None:
         """Replay the journal's last results so the window is full again after a restart;
         alerts those would raise were already recorded the first time round."""
+        self.changes += 1
         for past in history[-self.setup.window :]:
             self.watch.add(past.result, position=past.position)
         if self.dealers is not None:
@@ -90,9 +97,11 @@ class TableSurveillance(AlertKeeper):
         raised: list[Decision] = []
         for decision in decisions:
             if decision.type == EventType.ROULETTE_RESULT:
+                self.changes += 1
                 result, position = str(decision.data.get("number")), None
                 found = self._dealer_alerts(decision.data, result)
             elif decision.type == EventType.BIGSIX_RESULT:
+                self.changes += 1
                 result, position = str(decision.data.get("symbol")), decision.data.get("section")
                 found = []
             else:

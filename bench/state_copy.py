@@ -1,0 +1,114 @@
+"""What one commit spends keeping the committed state (issue 15), in microseconds.
+
+After every commit the table's runner keeps a copy of the engine and its watcher, to
+put back should the journal refuse the next commit (`floord.table.recording`). This
+builds the daemon's own roulette table (an SS2 wheel, the live surveillance on), plays
+`--spins` spins through its runner, then times the runner's copy of the committed state
+(`_copy_state`) and, where the runner has it, what a commit does now (`_keep_committed`:
+the watcher's copy kept again while the watcher has not changed, as on most commits):
+process time, the best of 20 runs of 1,000. Prints one JSON line.
+
+Run: `python -m bench.state_copy` (from another checkout: `cd <it> && .venv/bin/python
+<this file>`, which then times that checkout's runner).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import structlog
+import yaml
+
+from floord.adapters.local import Received
+from floord.config.load import load_config
+from floord.contract import EventType
+from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
+from floord.events import DeviceEvent
+from floord.operator.commands import build_command
+from floord.processes.daemon import Daemon, utc_now
+
+KEYS = {"FP-1": ("floorperson", b"fp-1-secret"), "DL-1": ("dealer", b"dl-1-secret")}
+CHECKLIST = {"no_magnet_or_contrivance": True, "wheel_level_and_free": True,
+             "parts_secure": True, "ball_nonmagnetic": True}  # fmt: skip
+IDENTITY = {"maker": "Cammegh", "model": "SS2", "firmware": "V2.50",
+            "version_text": "*V V2.50", "pockets": 37, "serial": None}  # fmt: skip
+ROTOR = {"rotor_direction": "cw", "rotor_rpm": 17.2}
+
+
+def _config(tmp: Path) -> Path:
+    operators = []
+    for who, (role, key) in KEYS.items():
+        (tmp / f"{who}.key").write_bytes(key + b"\n")
+        operators.append({"id": who, "role": role, "key_file": f"{who}.key"})
+    wheel = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/null"}
+    config = {"site": "bench", "broker": {"url": "mqtt://127.0.0.1:1"},
+              "journal": str(tmp / "journal.db"), "operators": operators,
+              "tables": [{"id": "RL-01", "game": "roulette",
+                          "rules": {"wheel": "single_zero"}, "devices": [wheel]}]}  # fmt: skip
+    path = tmp / "floord.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _best_us(work: Callable[[], Any], runs: int = 20, each: int = 1000) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.process_time()
+        for _ in range(each):
+            work()
+        times.append((time.process_time() - started) / each * 1e6)
+    return round(min(times), 1)
+
+
+def main(spins: int) -> dict[str, Any]:
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
+    with tempfile.TemporaryDirectory() as tmp:
+        daemon = Daemon(load_config(_config(Path(tmp))))
+        try:
+            daemon.restore()
+            runner = daemon.tables["RL-01"].runner
+
+            def device(etype: str, data: dict[str, Any]) -> None:
+                event = DeviceEvent(EventType(etype), data)
+                runner.on_device(Received("wheel", event, utc_now(), 0))
+
+            def command(name: str, by: str, args: dict[str, Any]) -> None:
+                body = build_command(name, by, args, KEYS[by][1], utc_now())
+                asyncio.run(runner.on_command(json.dumps(body).encode()))
+
+            device(EventType.DEVICE_ONLINE, {"port": "/dev/pts/9"})
+            device(EventType.DEVICE_IDENTIFIED, IDENTITY)
+            command("inspect", "FP-1", {"checklist": CHECKLIST})
+            command("open", "FP-1", {})
+            command("dealer_in", "DL-1", {})
+            rng = random.Random(3)
+            for spin in range(1, spins + 1):
+                device(EventType.WHEEL_BALL_LAUNCHED, {"spin": spin, **ROTOR})
+                device(EventType.WHEEL_NO_MORE_BETS, {"spin": spin})
+                number = {"spin": spin, "number": rng.choice(SINGLE_ZERO_ORDER), "origin": "line"}
+                device(EventType.WHEEL_NUMBER, number)
+            assert runner.engine.public_state()["state"] == "open"
+            result: dict[str, Any] = {"bench": "state_copy", "spins": spins}
+            result["copy_state_us"] = _best_us(runner._copy_state)
+            keep = getattr(runner, "_keep_committed", None)
+            if keep is not None:
+                keep()
+                result["keep_committed_unchanged_watcher_us"] = _best_us(keep)
+            return result
+        finally:
+            daemon.journal.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spins", type=int, default=300)
+    print(json.dumps(main(parser.parse_args().spins)))

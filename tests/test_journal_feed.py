@@ -1,0 +1,146 @@
+"""The journal's feed: what a commit stores, handed to its publisher (floord.journal.feed),
+how the outbox checks it continues each stream (floord.mqtt.outbox.Place), and the
+outbox's one timeout a batch (publish_in_order)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from floord.contract import Envelope
+from floord.journal.store import Journal, JournalError
+from floord.mqtt.outbox import Place
+
+
+def build(stream: str):  # type: ignore[no-untyped-def]
+    def make(seq: int) -> Envelope:
+        return Envelope(
+            site="s1",
+            table="t1",
+            seq=seq,
+            ts="2024-05-01T12:00:00.000000Z",
+            type="wheel.number",
+            source=stream,
+            data={"number": str(seq % 37)},
+        )
+
+    return make
+
+
+def test_a_commit_feeds_the_rows_it_stored_to_the_publisher_of_their_streams(
+    tmp_path: Path,
+) -> None:
+    journal = Journal(tmp_path / "j.db")
+    try:
+        feed = journal.feeds.follow(["t1", "t1/devices/wheel"])
+        journal.append_group(
+            "t1", [build("t1"), build("t1")], before=[("t1/devices/wheel", [build("w")])]
+        )
+        journal.append("other", build("other"))  # not a stream this feed follows
+        journal.append_many("t1/devices/wheel", [build("w")], published=True)  # a copy
+        rows = feed.take(100)
+        assert [(s, q) for s, q, _ in rows] == [("t1/devices/wheel", 1), ("t1", 1), ("t1", 2)]
+        # The same bytes a read of the journal gives.
+        assert [body for _, _, body in rows[1:]] == journal.read_range("t1", 1, 2)
+        assert rows[0][2] == journal.read_range("t1/devices/wheel", 1, 1)[0]
+        assert feed.take(100) == []
+        journal.feeds.unfollow(feed)
+        journal.append("t1", build("t1"))
+        assert feed.take(100) == []
+    finally:
+        journal.close()
+
+
+def test_a_refused_commit_feeds_nothing(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.db")
+    try:
+        feed = journal.feeds.follow(["t1"])
+
+        def broken(seq: int) -> Envelope:
+            raise ValueError("a bug building the event")
+
+        with pytest.raises(JournalError):
+            journal.append_many("t1", [build("t1"), broken])
+        assert feed.take(100) == []
+        assert journal.last_seq("t1") == 0
+    finally:
+        journal.close()
+
+
+def test_a_feed_holds_at_most_its_limit_the_oldest_dropped(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.db")
+    try:
+        feed = journal.feeds.follow(["t1"], limit=3)
+        journal.append_many("t1", [build("t1")] * 5)
+        assert [q for _, q, _ in feed.take(2)] == [3, 4]
+        assert [q for _, q, _ in feed.take(2)] == [5]
+        # A newer publisher of the same stream takes over; the older one is fed no more.
+        newer = journal.feeds.follow(["t1"])
+        journal.append("t1", build("t1"))
+        assert feed.take(10) == [] and [q for _, q, _ in newer.take(10)] == [6]
+    finally:
+        journal.close()
+
+
+def row(stream: str, seq: int) -> tuple[str, int, str]:
+    return (stream, seq, f"{stream}#{seq}")
+
+
+def test_place_sends_what_continues_each_stream_and_reads_the_journal_on_a_gap() -> None:
+    place = Place()
+    assert place.fresh([row("t1", 1)]) is None  # nothing read yet: read the journal
+    place.read([row("t1", 4), row("t1", 5)], {"t1": 3, "t1/devices/w": 7}, full=False)
+    # Rows the read returned already are skipped; the next ones continue; by stream.
+    assert place.fresh([row("t1/devices/w", 8), row("t1", 5), row("t1", 6)]) == [
+        row("t1", 6),
+        row("t1/devices/w", 8),
+    ]
+    assert place.fresh([]) == []
+    assert place.fresh([row("t1", 8)]) is None  # seq 7 never came: a gap
+    place.read([row("t1", 7), row("t1", 8)], {"t1": 6, "t1/devices/w": 8}, full=False)
+    assert place.fresh([row("t1", 9)]) == [row("t1", 9)]
+    assert place.fresh([row("t1/new", 1)]) is None  # a stream it has not read
+    place.read([row("t1", 10)], {"t1": 9}, full=True)  # the journal holds more
+    assert place.fresh([row("t1", 11)]) is None
+
+
+def test_a_batch_not_acknowledged_within_its_timeout_counts_as_unacknowledged() -> None:
+    """`publish_in_order` gives the batch one timeout (not aiomqtt's per message): what
+    the broker has not acknowledged by then is cancelled and reported, in order."""
+    import asyncio
+
+    import aiomqtt
+
+    from floord.mqtt.outbox import publish_in_order
+
+    class Client:
+        """Acknowledges every topic but `stalled`, whose PUBACK never comes."""
+
+        def __init__(self) -> None:
+            self.sent: list[str] = []
+            self.timeouts: list[float | None] = []
+
+        async def publish(self, topic: str, body: str, *, qos: int, timeout: float) -> None:
+            self.sent.append(topic)
+            self.timeouts.append(timeout)
+            if topic == "stalled":
+                await asyncio.Event().wait()
+
+    async def scenario() -> None:
+        client = Client()
+        items = [("a", "1"), ("stalled", "2"), ("b", "3")]
+        acked = await publish_in_order(
+            client,  # type: ignore[arg-type]
+            items,
+            ack_timeout=0.2,
+            raise_after=False,
+        )
+        assert acked == [True, False, True]
+        assert client.sent == ["a", "stalled", "b"]  # in the order given
+        assert all(t == float("inf") for t in client.timeouts)
+        with pytest.raises(aiomqtt.MqttError, match="timed out"):
+            await publish_in_order(client, items, ack_timeout=0.1)  # type: ignore[arg-type]
+        assert asyncio.all_tasks() == {asyncio.current_task()}  # nothing left behind
+
+    asyncio.run(scenario())
