@@ -2,8 +2,9 @@
 after its PUBACK, each stream resent from its first gap. The journal's reads and marks run
 on its own thread (`floord.journal.writer`): the loop never waits for SQLite. A commit's
 rows come by their feed (`floord.journal.feed`), so a frame's event is not read back
-before it goes out, and the marks are handed in without waiting for them, so the next
-rows go out meanwhile.
+before it goes out, and the acknowledgements are handed to the journal for its next
+write to take (`AckWriter`, `floord.journal.watermark.Acks`), so the next rows go out
+meanwhile and the next frame's commit does not wait behind them.
 
 One implementation for every link that publishes journal rows (the table's link, a remote
 adapter's link), so both keep the same ordering promise (docs/contract.md).
