@@ -337,8 +337,11 @@ class TableLink:
         while True:
             held = self._retained.wait_s()
             with contextlib.suppress(TimeoutError):
-                # A body held back (only its head or clocks moved) goes out when due.
-                await asyncio.wait_for(self._state_dirty.wait(), held)
+                # A body held back (only its head or clocks moved) goes out when due. A
+                # timeout scope, not wait_for: that made a task for every wait, and the
+                # link waits once for every commit of its table.
+                async with asyncio.timeout(held):
+                    await self._state_dirty.wait()
             self._state_dirty.clear()
             await self._publish_state(client)
 
