@@ -97,6 +97,32 @@ def test_backlog_goes_out_in_order_and_retained_state_is_there(
     run(scenario)
 
 
+def test_a_device_clock_waits_five_seconds_the_state_one_a_change_none(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """docs/contract.md, "Retained bodies": clock-only moves are paced per topic."""
+
+    async def scenario() -> None:
+        h = Harness(tmp_path, broker.url)
+        h.state = {"phase": "open", "chain": {"seq": 1, "hash": "a"}}
+        h.device_bodies = {"wheel": {"online": True, "last_heard": "t1"}}
+        retained = [TOPICS.state, TOPICS.device("wheel")]
+        async with Subscriber(broker.port, retained) as sub, h.running():
+            await until("first bodies", lambda: len(sub.got) == 2)
+            h.state = {**h.state, "chain": {"seq": 2, "hash": "b"}}
+            h.device_bodies = {"wheel": {"online": True, "last_heard": "t2"}}
+            h.link.state_changed()
+            await until("the state's clock, after its second", lambda: len(sub.got) == 3)
+            await asyncio.sleep(0.5)
+            assert len(sub.on(TOPICS.device("wheel"))) == 1, "its last_heard is held back"
+            h.device_bodies = {"wheel": {"online": False, "last_heard": "t2"}}
+            h.link.state_changed()
+            await until("a change of the device, at once", lambda: len(sub.got) == 4)
+            assert sub.on(TOPICS.device("wheel"))[-1] == '{"online":false,"last_heard":"t2"}'
+
+    run(scenario)
+
+
 def test_commands_results_and_replays(broker: Broker, tmp_path: Path) -> None:
     async def scenario() -> None:
         h = Harness(tmp_path, broker.url)

@@ -1,5 +1,6 @@
 """Retained `P/state` and `P/devices/<d>` go out at once when the table's state changed,
-and at most about once a second when only the chain head or a device's clock moved
+and, when only the chain head or a device's clock moved, at most about once a second
+(`P/state`) or once in five seconds (a device's `last_heard`)
 (`floord.mqtt.retained`, docs/contract.md)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 
-from floord.mqtt.retained import RetainedPacer
+from floord.mqtt.retained import DEVICE_CLOCK_EVERY_S, RETAINED_EVERY_S, RetainedPacer
 
 
 def text(body: dict) -> str:
@@ -69,3 +70,25 @@ def test_a_body_held_back_or_unchanged_is_not_encoded() -> None:
     assert pacer.due("P/devices/w", body, counting) is None
     assert pacer.due("P/devices/w", {**body, "last_heard": "t2"}, counting) is None
     assert encoded == [body], "only the body that went out was encoded"
+
+
+def test_a_device_clock_keeps_its_own_slower_pace_its_online_flag_none() -> None:
+    pacer = RetainedPacer(every=0.05)
+    body = {"device": "w", "online": True, "last_heard": "t1"}
+    pacer.sent("P/devices/w", text(body))
+    heard = {**body, "last_heard": "t2"}
+    time.sleep(0.1)  # past the pacer's own pace, not the topic's
+    assert None is pacer.due("P/devices/w", heard, text, 0.3)
+    wait = pacer.wait_s()
+    assert wait is not None and 0.1 < wait <= 0.2
+    offline = {**heard, "online": False}
+    assert pacer.due("P/devices/w", offline, text, 0.3) is not None  # at once
+    pacer.sent("P/devices/w", text(offline))
+    again = {**offline, "last_heard": "t3"}
+    time.sleep(0.31)
+    assert pacer.due("P/devices/w", again, text, 0.3) is not None  # its five seconds
+
+
+def test_the_link_paces_device_clocks_at_five_seconds_and_the_state_at_one() -> None:
+    assert RETAINED_EVERY_S == 1.0
+    assert DEVICE_CLOCK_EVERY_S == 5.0

@@ -8,6 +8,7 @@ is strict, and anything it does not understand becomes a `device.protocol_error`
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drivers.cammegh_ss2.framing import LineFramer
@@ -21,6 +22,7 @@ from drivers.cammegh_ss2.protocol import (
     SELF_TEST_TIMEOUT_S,
     SUPPORTED_POCKETS,
     LineError,
+    StatusFrame,
     fault_text,
     parse_fault_line,
     parse_number_line,
@@ -36,6 +38,8 @@ from floord.profiles import DeviceProfile
 
 Output = DeviceEvent | DeviceReply
 HANDSHAKE = ("identify", "pockets")
+# A byte outside printable ASCII (0x20-0x7E): one C scan of a line, not a generator.
+_NOT_PRINTABLE = re.compile(rb"[^\x20-\x7e]")
 
 
 def _quirk(profile: DeviceProfile, key: str, kind: type) -> Any:
@@ -76,6 +80,7 @@ class Ss2Driver:
             )
         )
         self._status_polls = 0
+        self._last_frame: StatusFrame | None = None
 
     @property
     def line_limit(self) -> int:
@@ -101,7 +106,7 @@ class Ss2Driver:
 
     def _line(self, raw: bytes, now: float) -> list[Output]:
         line = raw[:-1] if raw.endswith(b"\r") else raw
-        if any(b < 0x20 or b > 0x7E for b in line):
+        if _NOT_PRINTABLE.search(line):
             return [protocol_error("non-ASCII or control byte in line", line)]
         text = line.decode("ascii")
         try:
@@ -117,7 +122,11 @@ class Ss2Driver:
         return list(self._game.number_line(number, line))
 
     def _status(self, text: str, now: float) -> list[Output]:
-        frame = parse_status(text, self._labels)
+        # The wheel repeats its frame until something changes (eight a second at the
+        # load bench's 4x): a repeat is the same frame, decoded once (it is frozen).
+        frame = self._last_frame
+        if frame is None or frame.text != text:
+            frame = self._last_frame = parse_status(text, self._labels)
         out: list[Output] = list(self._game.status(frame, now))
         if self._status_polls:
             self._status_polls -= 1

@@ -27,6 +27,7 @@ import structlog
 from drivers import module_name as driver_module
 from floord.adapters.device_rows import DeviceRows, Row
 from floord.adapters.protocol_limiter import ProtocolErrorLimiter
+from floord.adapters.silence import Silence
 from floord.adapters.stream_appends import StreamAppends
 from floord.contract import Envelope, EventType, format_ts
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing, Request
@@ -348,48 +349,59 @@ class DeviceAdapter:
         first_wait = timeouts.power_on_quiet_s + timeouts.silence_s
         heard = False
         identify: asyncio.Task[None] | None = None
+        scope = asyncio.timeout(None)
         try:
-            while not self._stopping:
+            # asyncio.timeout, not wait_for: on Python 3.11 a wait_for whose read completes
+            # as the task is cancelled returns the data and swallows the cancellation
+            # (CPython gh-86296), so a chatty device kept a stopping daemon waiting until
+            # it fell silent. One scope a session, expired only by a read that waited its
+            # whole limit (`floord.adapters.silence`: not a timer per read).
+            async with scope:
+                silence = Silence(scope)
                 try:
-                    # asyncio.timeout, not wait_for: on Python 3.11 a wait_for whose read
-                    # completes as the task is cancelled returns the data and swallows the
-                    # cancellation (CPython gh-86296), so a chatty device kept a stopping
-                    # daemon waiting until it fell silent.
-                    async with asyncio.timeout(timeouts.silence_s if heard else first_wait):
-                        data = await transport.read()
-                except TimeoutError:
-                    waited = timeouts.silence_s if heard else first_wait
-                    self._went_offline(f"silent for {waited:g} s")
-                    return heard
-                except TransportError as exc:
-                    self._went_offline(f"link broke: {exc}")
-                    return heard
-                if not data:
-                    self._went_offline("link closed")
-                    return heard
-                if identify is not None and identify.done() and not identify.cancelled():
-                    failed = identify.exception()
-                    if failed is not None:
-                        raise failed  # run() reports it: offline, a log line, a retry
-                self._heard_at = self._clock()
-                outputs = self._driver.feed(data, time.monotonic())
-                if not heard:
-                    heard = True
-                    self._went_online()
-                    self.tried.set()
-                    identify = asyncio.create_task(self._identify())
-                for item in outputs:
-                    if isinstance(item, DeviceReply):
-                        self._match_reply(item)
-                    elif isinstance(item, Outgoing):
+                    while not self._stopping:
+                        silence.reading(timeouts.silence_s if heard else first_wait)
                         try:
-                            async with self._write_lock:
-                                await transport.write(item.payload)
+                            data = await transport.read()
                         except TransportError as exc:
                             self._went_offline(f"link broke: {exc}")
                             return heard
-                    else:
-                        self._emit(item)
+                        finally:
+                            silence.done()
+                        if not data:
+                            self._went_offline("link closed")
+                            return heard
+                        if identify is not None and identify.done() and not identify.cancelled():
+                            failed = identify.exception()
+                            if failed is not None:
+                                raise failed  # run() reports it: offline, a log line, a retry
+                        self._heard_at = self._clock()
+                        outputs = self._driver.feed(data, time.monotonic())
+                        if not heard:
+                            heard = True
+                            self._went_online()
+                            self.tried.set()
+                            identify = asyncio.create_task(self._identify())
+                        for item in outputs:
+                            if isinstance(item, DeviceReply):
+                                self._match_reply(item)
+                            elif isinstance(item, Outgoing):
+                                try:
+                                    async with self._write_lock:
+                                        await transport.write(item.payload)
+                                except TransportError as exc:
+                                    self._went_offline(f"link broke: {exc}")
+                                    return heard
+                            else:
+                                self._emit(item)
+                    return heard
+                finally:
+                    silence.close()
+        except TimeoutError:
+            if not scope.expired():
+                raise  # not silence: a TimeoutError of something else, as before
+            waited = timeouts.silence_s if heard else first_wait
+            self._went_offline(f"silent for {waited:g} s")
             return heard
         finally:
             if identify is not None:

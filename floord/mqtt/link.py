@@ -36,7 +36,7 @@ from floord.mqtt.client import broker_address as broker_address  # read here by 
 from floord.mqtt.jobs import run_session
 from floord.mqtt.lost import lost_field, say_online
 from floord.mqtt.outbox import drain, publish_in_order
-from floord.mqtt.retained import RetainedPacer
+from floord.mqtt.retained import DEVICE_CLOCK_EVERY_S, RetainedPacer
 from floord.mqtt.session import Loss, SessionLoop
 
 DEFAULT_WINDOW = 100
@@ -118,7 +118,7 @@ class TableLink:
         self._running = False
         # (payload, replay_only): what came on `P/cmd`, or on `P/replay/request`.
         self._commands: asyncio.Queue[tuple[bytes, bool]] = asyncio.Queue()
-        # The retained bodies: at once on a change of state, else about once a second.
+        # The retained bodies: at once on a change of state, else paced (`retained.py`).
         self._retained = RetainedPacer()
 
     # --- the daemon's side -------------------------------------------------------
@@ -337,20 +337,24 @@ class TableLink:
         while True:
             held = self._retained.wait_s()
             with contextlib.suppress(TimeoutError):
-                # A body held back (only its head or clocks moved) goes out when due.
-                await asyncio.wait_for(self._state_dirty.wait(), held)
+                # A body held back (only its head or clocks moved) goes out when due. A
+                # timeout scope, not wait_for: that made a task for every wait, and the
+                # link waits once for every commit of its table.
+                async with asyncio.timeout(held):
+                    await self._state_dirty.wait()
             self._state_dirty.clear()
             await self._publish_state(client)
 
     async def _publish_state(self, client: aiomqtt.Client) -> None:
         """Retained `P/state` and `P/devices/<id>`, each only if its body changed: at
-        once if the table's state did, else at most about once a second
-        (`floord.mqtt.retained`)."""
+        once if the table's state did, else at most about once a second (`P/state`) or
+        once in five (a device's `last_heard`: `floord.mqtt.retained`)."""
         bodies = {self._topics.state: self._state()}
         for device_id, device in self._devices().items():
             bodies[self._topics.device(device_id)] = device
         for topic, body in bodies.items():
-            text = self._retained.due(topic, body, compact)
+            every = None if topic == self._topics.state else DEVICE_CLOCK_EVERY_S
+            text = self._retained.due(topic, body, compact, every)
             if text is None:
                 continue
             await client.publish(topic, text, qos=1, retain=True, timeout=self._ack_timeout)
