@@ -4,7 +4,9 @@ The journal (opened read-only, so it is safe beside a running daemon) says what 
 recorded: each table's last snapshot (open, closed or halted, and why; a wheel table's
 open surveillance alerts, kept there until acknowledged), when each device's stream
 last had an event and which, and how many events the broker has not acknowledged yet
-(the publish backlog). The broker says what the floor sees: each table's retained
+(the publish backlog, as the journal has it: the daemon writes its acknowledgements
+with its next commit or within a second, so up to a second of acknowledged events may
+still count). The broker says what the floor sees: each table's retained
 `P/state` (with its open `alerts`), its `P/status` (online, or the last will), and each
 device's retained availability. Either view alone is still worth printing: a box whose
 broker is down is exactly when someone runs this. A box on a broker cluster
