@@ -23,7 +23,9 @@ STREAMS = {"t1": TOPICS.events, DEVICE_STREAM: TOPICS.device_events("wheel")}
 DEADLINE_S = 20.0
 
 
-def append(journal: Journal, stream: str = "t1", n: int = 1) -> list[Envelope]:
+def builder(stream: str) -> Callable[[int], Envelope]:
+    """An event of `stream` for the journal to number (`build(seq)`)."""
+
     def build(seq: int) -> Envelope:
         return Envelope(
             site="s1",
@@ -35,7 +37,11 @@ def append(journal: Journal, stream: str = "t1", n: int = 1) -> list[Envelope]:
             data={"number": str(seq % 37)},
         )
 
-    return [journal.append(stream, build) for _ in range(n)]
+    return build
+
+
+def append(journal: Journal, stream: str = "t1", n: int = 1) -> list[Envelope]:
+    return [journal.append(stream, builder(stream)) for _ in range(n)]
 
 
 async def until(what: str, check: Callable[[], bool]) -> None:

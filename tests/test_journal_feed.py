@@ -7,25 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from mqtt_link_support import builder as build
 
 from floord.contract import Envelope
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.outbox import Place
-
-
-def build(stream: str):  # type: ignore[no-untyped-def]
-    def make(seq: int) -> Envelope:
-        return Envelope(
-            site="s1",
-            table="t1",
-            seq=seq,
-            ts="2024-05-01T12:00:00.000000Z",
-            type="wheel.number",
-            source=stream,
-            data={"number": str(seq % 37)},
-        )
-
-    return make
 
 
 def test_a_commit_feeds_the_rows_it_stored_to_the_publisher_of_their_streams(
