@@ -13,10 +13,22 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from nats_support import Node
 from support import Broker
 
 # `--record-streams DIR`: golden event streams for before/after comparison (issue 11).
 pytest_plugins = ["golden_streams"]
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> Iterator[Node]:
+    """One nats-server (JetStream and MQTT) for a test, killed when it ends; a test that
+    needs it is marked `requires_nats` (`nats_support`)."""
+    made = Node(tmp_path)
+    try:
+        yield made
+    finally:
+        made.close()
 
 
 @pytest.fixture

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from adapter_link_support import DEVICE, TOPICS, Pair, append_events
 from mqtt_link_support import Subscriber, run, until
 from nats_support import Node, requires_nats
@@ -23,15 +21,6 @@ from floord.contract import DEVICE_STATUS_FIELDS
 from floord.events import DeviceCommand
 
 pytestmark = requires_nats
-
-
-@pytest.fixture
-def node(tmp_path: Path) -> Iterator[Node]:
-    made = Node(tmp_path)
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def test_the_remote_adapter_path_makes_no_jetstream_consumer(node: Node, tmp_path: Path) -> None:

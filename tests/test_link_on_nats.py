@@ -9,24 +9,13 @@ node's monitoring endpoint (`/jsz`) says which consumers exist.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import aiomqtt
-import pytest
 from mqtt_link_support import TOPICS, Harness, Subscriber, append, run, until
 from nats_support import Node, requires_nats
 
 pytestmark = requires_nats
-
-
-@pytest.fixture
-def node(tmp_path: Path) -> Iterator[Node]:
-    made = Node(tmp_path)
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def test_the_links_command_subscriptions_are_no_jetstream_consumers(
