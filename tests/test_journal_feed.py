@@ -1,6 +1,6 @@
 """The journal's feed: what a commit stores, handed to its publisher (floord.journal.feed),
-how the outbox checks it continues each stream (floord.mqtt.outbox.Place), and the
-outbox's one timeout a batch (publish_in_order)."""
+and how the outbox checks it continues each stream (floord.mqtt.outbox.Place). A batch's
+one timeout is tested in test_publish_batch.py."""
 
 from __future__ import annotations
 
@@ -89,44 +89,3 @@ def test_place_sends_what_continues_each_stream_and_reads_the_journal_on_a_gap()
     assert place.fresh([row("t1/new", 1)]) is None  # a stream it has not read
     place.read([row("t1", 10)], {"t1": 9}, full=True)  # the journal holds more
     assert place.fresh([row("t1", 11)]) is None
-
-
-def test_a_batch_not_acknowledged_within_its_timeout_counts_as_unacknowledged() -> None:
-    """`publish_in_order` gives the batch one timeout (not aiomqtt's per message): what
-    the broker has not acknowledged by then is cancelled and reported, in order."""
-    import asyncio
-
-    import aiomqtt
-
-    from floord.mqtt.outbox import publish_in_order
-
-    class Client:
-        """Acknowledges every topic but `stalled`, whose PUBACK never comes."""
-
-        def __init__(self) -> None:
-            self.sent: list[str] = []
-            self.timeouts: list[float | None] = []
-
-        async def publish(self, topic: str, body: str, *, qos: int, timeout: float) -> None:
-            self.sent.append(topic)
-            self.timeouts.append(timeout)
-            if topic == "stalled":
-                await asyncio.Event().wait()
-
-    async def scenario() -> None:
-        client = Client()
-        items = [("a", "1"), ("stalled", "2"), ("b", "3")]
-        acked = await publish_in_order(
-            client,  # type: ignore[arg-type]
-            items,
-            ack_timeout=0.2,
-            raise_after=False,
-        )
-        assert acked == [True, False, True]
-        assert client.sent == ["a", "stalled", "b"]  # in the order given
-        assert all(t == float("inf") for t in client.timeouts)
-        with pytest.raises(aiomqtt.MqttError, match="timed out"):
-            await publish_in_order(client, items, ack_timeout=0.1)  # type: ignore[arg-type]
-        assert asyncio.all_tasks() == {asyncio.current_task()}  # nothing left behind
-
-    asyncio.run(scenario())

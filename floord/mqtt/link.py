@@ -33,6 +33,7 @@ from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
+from floord.mqtt.confirm import Message, publish_batch, refusal
 from floord.mqtt.jobs import run_session
 from floord.mqtt.lost import lost_field, say_online
 from floord.mqtt.outbox import drain, publish_in_order
@@ -352,13 +353,23 @@ class TableLink:
         bodies = {self._topics.state: self._state()}
         for device_id, device in self._devices().items():
             bodies[self._topics.device(device_id)] = device
+        due: list[Message] = []
         for topic, body in bodies.items():
             every = None if topic == self._topics.state else DEVICE_CLOCK_EVERY_S
             text = self._retained.due(topic, body, compact, every)
-            if text is None:
-                continue
-            await client.publish(topic, text, qos=1, retain=True, timeout=self._ack_timeout)
-            self._retained.sent(topic, text)
+            if text is not None:
+                due.append(Message(topic, text, retain=True))
+        if not due:
+            return
+        # One batch, one wait for its PUBACKs (`floord.mqtt.confirm`); what went out is
+        # noted even if the rest did not, and then the connection is given up.
+        acked, refused = await publish_batch(client, due, ack_timeout=self._ack_timeout)
+        for message, ok in zip(due, acked, strict=True):
+            if ok and isinstance(message.payload, str):
+                self._retained.sent(message.topic, message.payload)
+        failure = refusal(acked, refused)
+        if failure is not None:
+            raise failure
 
     def _status(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
         """The retained `P/status` body. For the last will, `ts` is when it was registered.

@@ -13,7 +13,6 @@ adapter's link), so both keep the same ordering promise (docs/contract.md).
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
@@ -22,6 +21,7 @@ import aiomqtt
 
 from floord.journal.feed import Feed, Row
 from floord.journal.store import Journal
+from floord.mqtt.confirm import Message, publish_batch, refusal
 
 # How long the link's acknowledgements wait for a commit of events to write them, before
 # a job of their own does (`AckWriter`): about once a second, as the retained bodies go
@@ -42,31 +42,16 @@ async def publish_in_order(
     """QoS 1 publish of (topic, payload) pairs, pipelined; which ones were acked within
     `ack_timeout` of the batch's start.
 
-    The PUBLISH packets leave in the order given (each task hands its message to
-    the client on its first step, and tasks start in creation order). The timeout is
-    the batch's, not each message's: aiomqtt's own per-message timeout costs a task and
-    a timer for every message (issue 15), and the batch's messages all start together.
+    The PUBLISH packets leave in the order given, handed to the client one after the
+    other, and one waiter takes the batch's PUBACKs (`floord.mqtt.confirm`): not a task,
+    an event and a timeout for each message, as aiomqtt's own publish would (issue 15).
     """
-    tasks = [
-        asyncio.create_task(client.publish(topic, body, qos=1, timeout=math.inf))
-        for topic, body in items
-    ]
-    timed_out = False
-    try:
-        _, unacked = await asyncio.wait(tasks, timeout=ack_timeout)
-        timed_out = bool(unacked)
-    finally:
-        unfinished = [t for t in tasks if not t.done()]
-        for task in unfinished:
-            task.cancel()
-        if unfinished:
-            await asyncio.wait(unfinished)
-    acked = [not t.cancelled() and t.exception() is None for t in tasks]
-    if raise_after and not all(acked):
-        first = next(t for t in tasks if t.cancelled() or t.exception() is not None)
-        if first.cancelled():
-            raise aiomqtt.MqttError("Operation timed out" if timed_out else "publish was cancelled")
-        raise first.exception()  # type: ignore[misc]
+    acked, refused = await publish_batch(
+        client, [Message(topic, body) for topic, body in items], ack_timeout=ack_timeout
+    )
+    failure = refusal(acked, refused)
+    if raise_after and failure is not None:
+        raise failure
     return acked
 
 

@@ -1,0 +1,138 @@
+"""QoS 1 publishes of a batch, with one waiter for all of their PUBACKs.
+
+aiomqtt's `Client.publish` makes, for every message, a coroutine, an `asyncio.Event`, a
+`wait_for` and two scans of all of its pending calls (every publish still waiting is
+looked through twice); sent together, a batch needs a task for each message on top. For
+floord's messages that was a third to a half of the MQTT client's CPU (issue 15:
+`bench/publish_batch.py`). A batch here goes straight to the paho client under the
+aiomqtt one, in the order given, and one future waits for its PUBACKs: a dict lookup for
+each acknowledgement, one wake-up of the waiting task for the whole batch.
+
+The paho client is aiomqtt 2's `_client` (aiomqtt 3 has none: pyproject keeps `<3`).
+`Confirmations` takes its `on_publish` callback over and hands every acknowledgement it
+does not wait for to aiomqtt's own, so the client's other publishes (the status, a
+command's result) keep working as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+
+import aiomqtt
+import paho.mqtt.client as paho
+
+if TYPE_CHECKING:
+    from paho.mqtt.client import CallbackOnPublish_v2
+
+
+class Message(NamedTuple):
+    """One QoS 1 message of a batch."""
+
+    topic: str
+    payload: str | bytes
+    retain: bool = False
+
+
+class _Batch:
+    """One batch's outstanding message ids, and the future settled when none is left."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, size: int) -> None:
+        self.acked = [False] * size
+        self.index: dict[int, int] = {}  # mid -> position in the batch
+        self.done: asyncio.Future[None] = loop.create_future()
+
+    def confirm(self, mid: int, ok: bool) -> None:
+        position = self.index.pop(mid)
+        self.acked[position] = ok
+        if not self.index and not self.done.done():
+            self.done.set_result(None)
+
+
+class Confirmations:
+    """The PUBACKs of one aiomqtt client, for the batches `publish_batch` sends.
+
+    Made once for a client (`for_client`), when its first batch goes out."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self.paho: paho.Client = client._client
+        # aiomqtt registers its callbacks with paho's API version 2 (five arguments).
+        self._theirs = cast("CallbackOnPublish_v2 | None", self.paho.on_publish)
+        self._waiting: dict[int, _Batch] = {}
+        self.paho.on_publish = self._on_publish
+
+    def expect(self, mid: int, batch: _Batch, position: int) -> None:
+        batch.index[mid] = position
+        self._waiting[mid] = batch
+
+    def forget(self, batch: _Batch) -> None:
+        """A batch no longer waited for: a late PUBACK of it goes to aiomqtt's callback
+        (which ignores an id it does not know)."""
+        for mid in batch.index:
+            self._waiting.pop(mid, None)
+        batch.index.clear()
+
+    def _on_publish(
+        self, client: paho.Client, userdata: Any, mid: int, reason_code: Any, properties: Any
+    ) -> None:
+        batch = self._waiting.pop(mid, None)
+        if batch is None:
+            if self._theirs is not None:
+                self._theirs(client, userdata, mid, reason_code, properties)
+            return
+        # MQTT 3.1.1's PUBACK has no reason code (paho reports success); an MQTT 5
+        # broker's refusal (e.g. not authorised for the topic) is not an acknowledgement.
+        batch.confirm(mid, not getattr(reason_code, "is_failure", False))
+
+
+_BY_CLIENT: weakref.WeakKeyDictionary[aiomqtt.Client, Confirmations] = weakref.WeakKeyDictionary()
+
+
+def for_client(client: aiomqtt.Client) -> Confirmations:
+    """`client`'s confirmations, made on first use (a client is used for one connection)."""
+    found = _BY_CLIENT.get(client)
+    if found is None:
+        found = _BY_CLIENT[client] = Confirmations(client)
+    return found
+
+
+async def publish_batch(
+    client: aiomqtt.Client, messages: Sequence[Message], *, ack_timeout: float
+) -> tuple[list[bool], int | None]:
+    """Publish `messages` at QoS 1, in order; which were acknowledged within
+    `ack_timeout`, and the paho error code of the first one the client refused at once
+    (None if it took them all: a refused message is not sent, and counts as not acked).
+
+    Raises what paho raises for a message it cannot make (a bad topic, a payload too
+    large); those before it in the batch went out."""
+    confirmations = for_client(client)
+    batch = _Batch(asyncio.get_running_loop(), len(messages))
+    refused: int | None = None
+    try:
+        for position, message in enumerate(messages):
+            info = confirmations.paho.publish(
+                message.topic, message.payload, qos=1, retain=message.retain
+            )
+            if info.rc != paho.MQTT_ERR_SUCCESS:
+                refused = refused if refused is not None else int(info.rc)
+                continue
+            confirmations.expect(info.mid, batch, position)
+        if batch.index:
+            async with asyncio.timeout(ack_timeout):
+                await batch.done
+    except TimeoutError:
+        pass
+    finally:
+        confirmations.forget(batch)
+    return batch.acked, refused
+
+
+def refusal(acked: Sequence[bool], refused: int | None) -> aiomqtt.MqttError | None:
+    """What a batch that was not all acknowledged raises, as aiomqtt would have."""
+    if all(acked):
+        return None
+    if refused is not None:
+        return aiomqtt.MqttCodeError(refused, "Could not publish message")
+    return aiomqtt.MqttError("Operation timed out")
