@@ -8,7 +8,10 @@
   broker.
 - Throughput: a burst of frames written as fast as the pty takes them, to the last
   event at the subscriber of `P/events` (every one journaled twice: the device's stream
-  and the table's record). Baseline: a burst of QoS 1 publishes to a subscriber.
+  and the table's record). Baseline: a burst of QoS 1 publishes to a subscriber. As the
+  baseline's, the burst has one subscriber, of `P/events` alone: until 2026-12-02 the
+  latency loop's subscriber stayed on both topics too, so this process parsed three
+  messages a frame on the cores the daemon runs on, and the burst measured less.
 
 Prints one JSON line; ratios are floord / baseline from this run on this machine.
 Run: `make bench` (or `python -m bench.latency --frames 400`; 1,000 by default). `--slow-fsync-ms 5`
@@ -200,6 +203,11 @@ async def floord_run(
                 wheel.write(frame(i))
                 kind = "wheel.idle" if i % 2 == 0 else "wheel.game_started"
                 await asyncio.wait_for(next_of(kind, sent), 10)
+            # The burst's one subscriber is `table_sub`, as the baseline's is one: `sub`
+            # taking both topics' messages too would have this process parse three
+            # messages for each frame, on the cores the daemon runs on.
+            await sub.unsubscribe(device_topic)
+            await sub.unsubscribe(table_topic)
             async with aiomqtt.Client(host, int(port)) as table_sub:
                 await table_sub.subscribe("floor/v1/bench/RL-01/events", qos=1)
                 started = time.perf_counter()
