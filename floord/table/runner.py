@@ -337,9 +337,9 @@ class TableRunner(TableRecord):
             command_id=command.id,
         )
         payloads = await self._journal.read_range_async(self.table, first, last)
+        await self._reply(command.id, True, None)  # the result first: spawned, in order
         if self.link:
             self._spawn(self.link.publish_replay(payloads))
-        await self._reply(command.id, True, None)
 
     async def _ack_alert(
         self, command: VerifiedCommand, described: dict[str, Any], now: datetime
