@@ -365,7 +365,7 @@ class TableLink:
         # noted even if the rest did not, and then the connection is given up.
         acked, refused = await publish_batch(client, due, ack_timeout=self._ack_timeout)
         for message, ok in zip(due, acked, strict=True):
-            if ok and isinstance(message.payload, str):
+            if ok:
                 self._retained.sent(message.topic, message.payload)
         failure = refusal(acked, refused)
         if failure is not None:
