@@ -141,3 +141,25 @@ def test_a_message_paho_cannot_make_raises() -> None:
         assert not for_client(client)._waiting
 
     asyncio.run(scenario())
+
+
+def test_a_client_done_with_is_not_kept_alive_by_its_confirmations(broker: Broker) -> None:
+    """A link makes a client for each connection: its confirmations (which reach the
+    client through paho's callbacks) must not keep it, or every reconnection leaks one."""
+    import gc
+    import weakref
+
+    async def scenario() -> None:
+        gone: list[weakref.ref[aiomqtt.Client]] = []
+        for _ in range(3):
+            async with client_of(broker) as client:
+                acked, _ = await publish_batch(client, [Message("g/1", "a")], ack_timeout=5)
+                assert acked == [True]
+                gone.append(weakref.ref(client))
+            del client
+        await asyncio.sleep(0.2)  # the last client's own callbacks run out
+        gc.collect()
+        assert [ref() for ref in gone] == [None, None, None]
+        await no_tasks_left()
+
+    asyncio.run(scenario())

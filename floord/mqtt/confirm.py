@@ -18,7 +18,6 @@ command's result) keep working as before.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -88,14 +87,18 @@ class Confirmations:
         batch.confirm(mid, not getattr(reason_code, "is_failure", False))
 
 
-_BY_CLIENT: weakref.WeakKeyDictionary[aiomqtt.Client, Confirmations] = weakref.WeakKeyDictionary()
+# The attribute of an aiomqtt client that holds its `Confirmations`. On the client itself,
+# not in a registry: the confirmations reach the client (through paho's callbacks), so a
+# registry's entry would keep every client of every connection alive.
+_ATTRIBUTE = "_floord_confirmations"
 
 
 def for_client(client: aiomqtt.Client) -> Confirmations:
     """`client`'s confirmations, made on first use (a client is used for one connection)."""
-    found = _BY_CLIENT.get(client)
-    if found is None:
-        found = _BY_CLIENT[client] = Confirmations(client)
+    found = getattr(client, _ATTRIBUTE, None)
+    if not isinstance(found, Confirmations):
+        found = Confirmations(client)
+        setattr(client, _ATTRIBUTE, found)
     return found
 
 
