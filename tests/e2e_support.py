@@ -59,7 +59,23 @@ class Process:
             stderr=self.stderr,
             env=_env(),
         )
+        # The per-test names of its pty (`alias`), removed before it is stopped.
+        self.aliases: list[Path] = []
         _STARTED.append(self)
+
+    def alias(self, tmp: Path, pty: str) -> str:
+        """A name for this simulator's pty in the test's own directory, for the daemon's
+        config. It goes before the simulator does: Linux hands a freed /dev/pts/N to the
+        next pty made, and a daemon still reopening the bare path after its simulator
+        ended (another test's, under `-n 2`) would lock that test's new pty."""
+        link = tmp / f"pty-{time.monotonic_ns()}"
+        link.symlink_to(pty)
+        self.aliases.append(link)
+        return str(link)
+
+    def _drop_aliases(self) -> None:
+        for link in self.aliases:
+            link.unlink(missing_ok=True)
 
     def stderr_tail(self, size: int = 4000) -> str:
         """The last `size` bytes the process wrote to stderr."""
@@ -68,6 +84,7 @@ class Process:
         return self.stderr.read().decode("utf-8", "replace")
 
     def terminate(self, timeout: float = 10.0) -> int:
+        self._drop_aliases()
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -78,6 +95,7 @@ class Process:
         return self.proc.returncode
 
     def kill(self) -> None:
+        self._drop_aliases()
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
@@ -96,7 +114,7 @@ def start_sim(tmp: Path, scenario: dict[str, Any], speed: float) -> tuple[Proces
     if not line.startswith("pty: "):
         sim.kill()
         raise RuntimeError(f"simulator did not announce its pty: {line!r}")
-    return sim, line.split(": ", 1)[1]
+    return sim, sim.alias(tmp, line.split(": ", 1)[1])
 
 
 def start_device_sim(
@@ -124,7 +142,7 @@ def start_device_sim(
         if announced != f"control: {control}":
             sim.kill()
             raise AssertionError(f"the {profile} simulator did not open {control}: {announced!r}")
-    return sim, line.split(": ", 1)[1]
+    return sim, sim.alias(tmp, line.split(": ", 1)[1])
 
 
 def write_tables_config(tmp: Path, broker_url: str, tables: list[dict[str, Any]]) -> Path:

@@ -14,6 +14,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,11 @@ class Sim:
             args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
         )
         assert self.proc.stdout is not None
-        self.pty = self._announced("pty: ")
+        # A name in the test's directory, removed before the simulator stops (as
+        # `e2e_support.Process.alias`, which says why).
+        self._alias = tmp / f"{profile}-pty-{time.monotonic_ns()}"
+        self._alias.symlink_to(self._announced("pty: "))
+        self.pty = str(self._alias)
         self.control = self._announced("control: ")
 
     def _announced(self, prefix: str) -> str:
@@ -59,6 +64,8 @@ class Sim:
         return line[len(prefix) :]
 
     def close(self) -> None:
+        if hasattr(self, "_alias"):
+            self._alias.unlink(missing_ok=True)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
