@@ -42,6 +42,17 @@ def _env() -> dict[str, str]:
     return env
 
 
+def pty_alias(tmp: Path, pty: str) -> Path:
+    """A name for a simulator's pty in the test's own directory, for the daemon's config;
+    the test removes it before it stops the simulator. Linux hands a freed /dev/pts/N to
+    the next pty made, and a daemon still reopening a bare path after its simulator ended
+    (another test's, under `-n 2`) would lock that test's new pty: an alias that is gone
+    is no such file."""
+    link = tmp / f"pty-{time.monotonic_ns()}"
+    link.symlink_to(pty)
+    return link
+
+
 class Process:
     """A child process that is always reaped, killed if need be.
 
@@ -64,12 +75,8 @@ class Process:
         _STARTED.append(self)
 
     def alias(self, tmp: Path, pty: str) -> str:
-        """A name for this simulator's pty in the test's own directory, for the daemon's
-        config. It goes before the simulator does: Linux hands a freed /dev/pts/N to the
-        next pty made, and a daemon still reopening the bare path after its simulator
-        ended (another test's, under `-n 2`) would lock that test's new pty."""
-        link = tmp / f"pty-{time.monotonic_ns()}"
-        link.symlink_to(pty)
+        """`pty_alias` for this simulator's pty, removed before it is stopped."""
+        link = pty_alias(tmp, pty)
         self.aliases.append(link)
         return str(link)
 

@@ -14,7 +14,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from card_sim_support import PtyHost
-from e2e_support import collecting, start_daemon, write_config
+from e2e_support import collecting, pty_alias, start_daemon, write_config
 
 from simulators.control import ControlError, parse_control
 from simulators.control_steps import read_command, step_fields
@@ -48,10 +47,7 @@ class Sim:
             args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
         )
         assert self.proc.stdout is not None
-        # A name in the test's directory, removed before the simulator stops (as
-        # `e2e_support.Process.alias`, which says why).
-        self._alias = tmp / f"{profile}-pty-{time.monotonic_ns()}"
-        self._alias.symlink_to(self._announced("pty: "))
+        self._alias = pty_alias(tmp, self._announced("pty: "))  # removed in close()
         self.pty = str(self._alias)
         self.control = self._announced("control: ")
 
