@@ -97,6 +97,8 @@ def storable(value: Any) -> Any:
     so that UTF-8 can hold it; `value` itself when it has none. Only what UTF-8 cannot
     write is changed: other text is stored as it came (JSON escapes its controls)."""
     if isinstance(value, str):
+        if value.isascii():  # no surrogate: a flag CPython keeps on the string
+            return value
         return _SURROGATE.sub(_escape_char, value) if _SURROGATE.search(value) else value
     if isinstance(value, dict):
         return {storable(k): storable(v) for k, v in value.items()}

@@ -22,6 +22,9 @@ from floord.journal.integrity import write_snapshot
 from floord.journal.watermark import Acks, move_marks, set_mark
 from floord.untrusted import storable
 
+# The stored form's encoder, made once (`json.dumps` with options builds one per call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
 Build = Callable[[int], Envelope]
 
 
@@ -207,7 +210,8 @@ def _plain(value: Any) -> Any:
     """`value` as `json.loads(json.dumps(value))` would return it, for what an event
     holds, with lone surrogates escaped (`floord.untrusted.storable`)."""
     if isinstance(value, str):
-        return storable(value)
+        # ASCII holds no surrogate; `isascii` reads a flag CPython keeps on the string.
+        return value if value.isascii() else storable(value)
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -218,7 +222,7 @@ def _plain(value: Any) -> Any:
 def _key(key: Any) -> str:
     """A dict key as JSON writes it (`1` -> "1", `True` -> "true", `None` -> "null")."""
     if isinstance(key, str):
-        return str(storable(key))
+        return key if type(key) is str and key.isascii() else str(storable(key))
     if key is None or isinstance(key, bool | int | float):
         return json.dumps(key)
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
@@ -226,4 +230,4 @@ def _key(key: Any) -> str:
 
 def dumps(body: dict[str, Any]) -> str:
     """The stored form of a body: compact JSON, the same bytes as `Envelope.to_json`."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT.encode(body)

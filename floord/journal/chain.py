@@ -19,13 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 GENESIS_FORMAT = "floord/v1 genesis {site}/{stream}"
+# The canonical encoder, made once: `json.dumps` with options builds one per call, and
+# this runs for every event journaled (issue 15). An encoder holds only its options.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def canonical_bytes(body: dict[str, Any]) -> bytes:
     """The bytes an event's hash is taken over: its body without `hash`, canonical JSON."""
-    unhashed = {k: v for k, v in body.items() if k != "hash"}
-    text = json.dumps(unhashed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8")
+    # The journal hashes a body before it has a `hash`: no copy is needed then.
+    unhashed = {k: v for k, v in body.items() if k != "hash"} if "hash" in body else body
+    return _CANONICAL.encode(unhashed).encode("utf-8")
 
 
 def event_hash(body: dict[str, Any]) -> str:

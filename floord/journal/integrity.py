@@ -28,6 +28,9 @@ from floord.journal.chain import Anchor, Break, canonical_bytes, verify_bodies
 TAIL_EVENTS = 64
 LATCH_TYPES = ("table.halted", "table.resumed")
 
+# A snapshot's stored form (sorted keys, compact, ASCII), its encoder made once.
+_SNAPSHOT = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
 
 def snapshot_hash(table: str, after_seq: int, after_hash: str | None, state: Any) -> str:
     """SHA-256 (hex) of a snapshot's canonical form (`state` as the decoded object)."""
@@ -48,7 +51,7 @@ def write_snapshot(
             "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (table_id,)
         ).fetchone()
         head = (row[0], row[1]) if row else (0, None)
-    text = json.dumps(state, separators=(",", ":"), sort_keys=True)
+    text = _SNAPSHOT.encode(state)
     own = snapshot_hash(table_id, head[0], head[1], json.loads(text))
     db.execute(
         "INSERT INTO snapshots (table_id, state, after_seq, after_hash, hash) "

@@ -44,6 +44,8 @@ DEFAULT_WINDOW = 100
 # The QoS of the link's subscriptions to `P/cmd` and `P/replay/request` (see _startup).
 COMMAND_QOS = 0
 STOP_PUBLISH_TIMEOUT_S = 5.0
+# The wire form's encoder, made once (`json.dumps` with options builds one per call).
+_WIRE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def compact(body: Any) -> str:
@@ -51,7 +53,9 @@ def compact(body: Any) -> str:
 
     Always encodable: text UTF-8 cannot hold (a lone surrogate echoed from a payload)
     is written as its JSON escape (`\\ud800`), so a publish never fails on it."""
-    text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    text = _WIRE.encode(body)
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
