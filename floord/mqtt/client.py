@@ -2,9 +2,9 @@
 the daemon's follower of a remote device all connect the same way.
 
 Clean sessions (the journal, not the broker, is what survives a restart), QoS 1 with a
-bounded in-flight window, an optional retained last will, and TLS from the config's
-`broker.tls` (`floord.mqtt.tls.client_tls`) or, for an mqtts:// URL without one, the
-system's CA store.
+bounded in-flight window (kept by the publishers' batches), an optional retained last
+will, and TLS from the config's `broker.tls` (`floord.mqtt.tls.client_tls`) or, for an
+mqtts:// URL without one, the system's CA store.
 
 A client names one broker or the nodes of a broker cluster (`NodeRing`): each connection
 goes to the current node, and a failed or lost connection moves the client on to the
@@ -163,7 +163,8 @@ def make_client(
     will: aiomqtt.Will | None = None,
     window: int | None = None,
 ) -> aiomqtt.Client:
-    """An aiomqtt client; with `window`, that many QoS 1 messages may be in flight."""
+    """An aiomqtt client; with `window`, for publishers that keep at most that many QoS 1
+    messages of a batch in flight (`floord.mqtt.outbox`, the table link's batches)."""
     client = aiomqtt.Client(
         host,
         port,
@@ -176,7 +177,11 @@ def make_client(
         timeout=timeout,
         tls_context=tls_context,
         tls_params=aiomqtt.TLSParameters() if tls and tls_context is None else None,
-        max_inflight_messages=window,  # None: paho-mqtt's own window
+        # With `window`, floord bounds what is in flight itself (a batch of at most that
+        # many waits for its PUBACKs before the next), so paho's own window is lifted (0):
+        # under it, paho scanned every message it held on every PUBACK (issue 15). None:
+        # paho-mqtt's own window (20), for clients that publish one message at a time.
+        max_inflight_messages=None if window is None else 0,
     )
     if window is not None:
         # aiomqtt warns above this many outstanding calls; a full window is expected.
