@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import aiomqtt
 import paho.mqtt.client as paho
 
+from floord.mqtt.puback import fast_pubacks
+
 if TYPE_CHECKING:
     from paho.mqtt.client import CallbackOnPublish_v2
 
@@ -62,6 +64,8 @@ class Confirmations:
         self._theirs = cast("CallbackOnPublish_v2 | None", self.paho.on_publish)
         self._waiting: dict[int, _Batch] = {}
         self.paho.on_publish = self._on_publish
+        # A batch's PUBACKs are read without paho's objects for each (`floord.mqtt.puback`).
+        fast_pubacks(self.paho)
 
     def expect(self, mid: int, batch: _Batch, position: int) -> None:
         batch.index[mid] = position
