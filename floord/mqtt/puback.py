@@ -13,7 +13,8 @@ handler, as before: what paho does with an acknowledgement is unchanged.
 
 It reaches into paho-mqtt 2's client (`_in_packet`, `_out_messages`, its mutex and
 `_do_on_publish`), as `floord.mqtt.confirm` does; pyproject keeps aiomqtt (and so paho)
-below 3, and `tests/test_publish_batch.py` runs it against a real Mosquitto. A client
+below 3; `tests/test_puback_fast_path.py` tests it on paho clients and on a real
+Mosquitto, and every batch of `tests/test_publish_batch.py` goes through it. A client
 without those attributes is left as it is.
 """
 
