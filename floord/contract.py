@@ -14,6 +14,10 @@ from enum import StrEnum
 from typing import Any
 
 CONTRACT_VERSION = 1
+# The wire's JSON form (compact, UTF-8 text as it is): an envelope's, the journal's stored
+# bodies' and the retained bodies'. One encoder, made once: `json.dumps` with options
+# builds one per call.
+WIRE_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 DEFAULT_TOPIC_PREFIX = "floor/v1"
 
 
@@ -435,7 +439,7 @@ class Envelope:
         return out
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        return WIRE_JSON.encode(self.to_dict())
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Envelope:

@@ -14,16 +14,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from floord.contract import Envelope
+from floord.contract import WIRE_JSON, Envelope
 from floord.journal.chain import event_hash, genesis
 from floord.journal.errors import INTERNAL, JournalError, fail, rollback
 from floord.journal.feed import Feeds, Row
 from floord.journal.integrity import write_snapshot
 from floord.journal.watermark import Acks, move_marks, set_mark
 from floord.untrusted import storable
-
-# The stored form's encoder, made once (`json.dumps` with options builds one per call).
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 Build = Callable[[int], Envelope]
 
@@ -230,4 +227,4 @@ def _key(key: Any) -> str:
 
 def dumps(body: dict[str, Any]) -> str:
     """The stored form of a body: compact JSON, the same bytes as `Envelope.to_json`."""
-    return _COMPACT.encode(body)
+    return WIRE_JSON.encode(body)

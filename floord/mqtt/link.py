@@ -28,7 +28,7 @@ from typing import Any
 import aiomqtt
 import structlog
 
-from floord.contract import CONTRACT_VERSION, Topics, format_ts
+from floord.contract import CONTRACT_VERSION, WIRE_JSON, Topics, format_ts
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
@@ -44,8 +44,6 @@ DEFAULT_WINDOW = 100
 # The QoS of the link's subscriptions to `P/cmd` and `P/replay/request` (see _startup).
 COMMAND_QOS = 0
 STOP_PUBLISH_TIMEOUT_S = 5.0
-# The wire form's encoder, made once (`json.dumps` with options builds one per call).
-_WIRE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def compact(body: Any) -> str:
@@ -53,7 +51,7 @@ def compact(body: Any) -> str:
 
     Always encodable: text UTF-8 cannot hold (a lone surrogate echoed from a payload)
     is written as its JSON escape (`\\ud800`), so a publish never fails on it."""
-    text = _WIRE.encode(body)
+    text = WIRE_JSON.encode(body)
     if text.isascii():
         return text
     try:
