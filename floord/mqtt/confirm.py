@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import aiomqtt
 import paho.mqtt.client as paho
 
+from floord.mqtt.prompt_writes import prompt_writes, write_now
 from floord.mqtt.puback import fast_pubacks
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ class Confirmations:
         self.paho.on_publish = self._on_publish
         # A batch's PUBACKs are read without paho's objects for each (`floord.mqtt.puback`).
         fast_pubacks(self.paho)
+        # A batch's packets go out in the turn of the loop that made them
+        # (`floord.mqtt.prompt_writes`).
+        self.prompt = prompt_writes(client)
 
     def expect(self, mid: int, batch: _Batch, position: int) -> None:
         batch.index[mid] = position
@@ -127,6 +131,8 @@ async def publish_batch(
                 refused = refused if refused is not None else int(info.rc)
                 continue
             confirmations.expect(info.mid, batch, position)
+        if confirmations.prompt and batch.index:
+            write_now(client)
         if batch.index:
             async with asyncio.timeout(ack_timeout):
                 await batch.done

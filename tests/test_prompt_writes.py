@@ -1,0 +1,110 @@
+"""A batch's packets written in the loop's turn that made them (floord.mqtt.prompt_writes),
+on a real Mosquitto: nothing left queued after a small batch, no socket watcher left
+behind (a watcher on a writable socket would spin the loop), a batch larger than the
+socket takes finished by the watcher, and a request from another thread handed to
+aiomqtt's own handler."""
+
+from __future__ import annotations
+
+import asyncio
+import selectors
+import threading
+
+import aiomqtt
+from mqtt_link_support import Subscriber, no_tasks_left, until
+from support import Broker
+
+from floord.mqtt.confirm import Message, publish_batch
+from floord.mqtt.prompt_writes import prompt_writes, write_now
+
+
+def client_of(broker: Broker) -> aiomqtt.Client:
+    client = aiomqtt.Client("127.0.0.1", broker.port, max_inflight_messages=0)
+    client.pending_calls_threshold = 10**6
+    return client
+
+
+def watched_for_writing(client: aiomqtt.Client) -> bool:
+    """Whether the loop watches the client's socket for writing."""
+    selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]
+    sock = client._client.socket()
+    assert sock is not None
+    try:
+        key = selector.get_key(sock.fileno())
+    except KeyError:
+        return False
+    return bool(key.events & selectors.EVENT_WRITE)
+
+
+def test_a_packet_goes_out_at_once_and_no_watcher_is_left(broker: Broker) -> None:
+    async def scenario() -> None:
+        async with Subscriber(broker.port, ["w/#"]) as sub, client_of(broker) as client:
+            assert prompt_writes(client) and prompt_writes(client)  # once, and kept
+            inner = client._client
+            inner.publish("w/1", "one", qos=1)
+            assert inner.want_write(), "paho held the packet until written"
+            write_now(client)
+            # Written in this turn: nothing held, and the watcher paho asked for is gone.
+            assert not inner.want_write()
+            assert not watched_for_writing(client)
+            acked, _ = await publish_batch(
+                client, [Message("w/2", str(i)) for i in range(50)], ack_timeout=5
+            )
+            assert acked == [True] * 50
+            assert not watched_for_writing(client)
+            await until("51 at the subscriber", lambda: len(sub.got) == 51)
+            assert sub.on("w/2") == [str(i) for i in range(50)]
+        await no_tasks_left()
+
+    asyncio.run(scenario())
+
+
+def test_a_batch_larger_than_the_socket_takes_is_finished_by_the_watcher(
+    broker: Broker,
+) -> None:
+    async def scenario() -> None:
+        async with Subscriber(broker.port, ["big/#"]) as sub, client_of(broker) as client:
+            prompt_writes(client)
+            inner = client._client
+            body = "x" * 20_000
+            for i in range(400):  # 8 MB: more than the socket's buffers take at once
+                inner.publish("big/t", f"{i}:{body}", qos=1)
+            write_now(client)
+            assert inner.want_write() and watched_for_writing(client)
+            await until("the watcher to write the rest", lambda: not inner.want_write())
+            await until("its watcher removed", lambda: not watched_for_writing(client))
+            # A batch after it, through the same path, acknowledged in full.
+            messages = [Message("big/t", f"{i}:{body}") for i in range(400, 800)]
+            acked, refused = await publish_batch(client, messages, ack_timeout=30)
+            assert acked == [True] * 400 and refused is None
+            assert not inner.want_write() and not watched_for_writing(client)
+            await until("800 at the subscriber", lambda: len(sub.got) == 800)
+            assert [p.split(":", 1)[0] for p in sub.on("big/t")] == [str(i) for i in range(800)]
+        await no_tasks_left()
+
+    asyncio.run(scenario())
+
+
+def test_a_request_from_another_thread_goes_to_aiomqtts_handler(broker: Broker) -> None:
+    async def scenario() -> None:
+        async with client_of(broker) as client:
+            prompt_writes(client)
+            inner = client._client
+            inner.publish("w/t", "from the loop", qos=1)  # queued and watched at once
+            assert watched_for_writing(client)
+            write_now(client)
+            assert not watched_for_writing(client)
+            # paho may ask from the thread `connect()` runs on: aiomqtt's handler then
+            # watches the socket from the loop, a turn later.
+            sock = inner.socket()
+            asked = threading.Thread(
+                target=inner.on_socket_register_write, args=(inner, None, sock)
+            )
+            asked.start()
+            asked.join()
+            assert not watched_for_writing(client)
+            await until("aiomqtt's watcher", lambda: watched_for_writing(client))
+            client._loop.remove_writer(sock.fileno())
+        await no_tasks_left()
+
+    asyncio.run(scenario())
