@@ -45,7 +45,7 @@ def test_the_loop_goes_on_while_the_journal_works(tmp_path: Path) -> None:
         # then appends awaited behind it, in the order they were handed in.
         slow = asyncio.create_task(journal.call(lambda: time.sleep(0.3)))
         appends = [
-            asyncio.create_task(journal.append_many_async("t1", [builder("t1", n)]))
+            asyncio.ensure_future(journal.append_many_async("t1", [builder("t1", n)]))
             for n in range(20)
         ]
         await slow
@@ -76,6 +76,41 @@ def test_a_failed_job_raises_on_the_loop_and_the_thread_goes_on(tmp_path: Path) 
 
     try:
         assert asyncio.run(scenario()) == 1
+    finally:
+        journal.close()
+
+
+def test_an_append_handed_over_runs_whole_though_its_caller_is_cancelled(tmp_path: Path) -> None:
+    """A commit ends as the journal decides, not half-way: an append queued behind a slow
+    job still lands when the task awaiting it is cancelled, while a plain job cancelled
+    before it started is not run (`WriterThread.hand`'s `whole`)."""
+    journal = Journal(tmp_path / "j.db")
+    ran: list[str] = []
+
+    async def scenario() -> tuple[bool, bool]:
+        slow = asyncio.ensure_future(journal.call(lambda: time.sleep(0.3)))
+        await asyncio.sleep(0.05)  # the slow job holds the thread
+
+        async def append() -> None:
+            await journal.append_many_async("t1", [builder("t1", 1)])
+
+        async def plain() -> None:
+            await journal.call(lambda: ran.append("plain"))
+
+        appending = asyncio.create_task(append())
+        other = asyncio.create_task(plain())
+        await asyncio.sleep(0)  # both handed over, behind the slow job
+        appending.cancel()
+        other.cancel()
+        await asyncio.gather(appending, other, return_exceptions=True)
+        await slow
+        await journal.call(lambda: None)  # everything handed before it has run
+        return appending.cancelled(), other.cancelled()
+
+    try:
+        assert asyncio.run(scenario()) == (True, True)
+        assert journal.last_seq("t1") == 1, "the cancelled caller's append did not land"
+        assert ran == [], "a plain job cancelled before it started still ran"
     finally:
         journal.close()
 

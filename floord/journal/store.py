@@ -32,10 +32,11 @@ hash. A version-2 file gains them when first opened (`meta.snapshots_migrated`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -112,12 +113,14 @@ def on_writer(method: Callable[Concatenate[Journal, P], R]) -> Callable[Concaten
 
 
 def off_loop(
-    method: Callable[Concatenate[Journal, P], R],
-) -> Callable[Concatenate[Journal, P], Awaitable[R]]:
-    """The method awaited on the event loop, its body run on the journal's own thread."""
+    method: Callable[Concatenate[Journal, P], R], *, whole: bool = False
+) -> Callable[Concatenate[Journal, P], asyncio.Future[R]]:
+    """The method awaited on the event loop, its body run on the journal's own thread:
+    handed to it at the call, its future returned (`WriterThread.hand`; with `whole`,
+    run even if its caller is cancelled first: the appends)."""
 
-    async def call(self: Journal, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return await self._writer.call(lambda _db: method(self, *args, **kwargs))
+    def call(self: Journal, /, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
+        return self._writer.hand(lambda _db: method(self, *args, **kwargs), whole=whole)
 
     call.__doc__ = f"`{method.__name__}`, awaited: the loop goes on while the journal works."
     return call
@@ -266,7 +269,7 @@ class Journal:
             acks=self.acks,
         )
 
-    append_many_async = off_loop(append_many)
+    append_many_async = off_loop(append_many, whole=True)
 
     @on_writer
     def append_group(
@@ -277,7 +280,7 @@ class Journal:
             self._db, self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras
         )
 
-    append_group_async = off_loop(append_group)
+    append_group_async = off_loop(append_group, whole=True)
 
     @on_writer
     def mark_published(self, stream: str, seqs: list[int]) -> None:

@@ -8,12 +8,12 @@ keeps the broker alive, so each journal owns one thread and every job on its con
 runs there, one at a time, in the order it was handed in.
 
 `run(job)` waits for the job in the calling thread (the command-line tools, the tests,
-start-up before anything is served); `call(job)` is awaited on the event loop, whose
-future is settled from the thread through `loop.call_soon_threadsafe`: directly, not
-through a `concurrent.futures.Future` and `asyncio.wrap_future` (a lock, a condition and
-a chained future a call, some 20 to 40 µs of CPU on every frame's commit, issue 15). A
-job whose caller gave up before it started is not run, either way. A job handed in
-from the thread itself runs at once.
+start-up before anything is served); `call(job)` is awaited on the event loop (and
+`hand(job)` gives its future at once), whose future is settled from the thread through
+`loop.call_soon_threadsafe`: directly, not through a `concurrent.futures.Future` and
+`asyncio.wrap_future` (a lock, a condition and a chained future a call, some 20 to 40 µs
+of CPU on every frame's commit, issue 15). A job whose caller gave up before it started
+is not run, either way. A job handed in from the thread itself runs at once.
 
 The thread ends on `close()`, and also when its journal is garbage collected without
 one (`weakref.finalize` in the store), so no test or tool leaves a thread behind.
@@ -78,12 +78,26 @@ class WriterThread:
 
     async def call(self, job: Job[T]) -> T:
         """Run `job` on the thread; the event loop goes on meanwhile."""
-        if self._closed:
-            return job(self.db)  # fails at once: the connection is closed
+        return await self.hand(job)
+
+    def hand(self, job: Job[T], *, whole: bool = False) -> asyncio.Future[T]:
+        """Hand `job` to the thread now (on the loop); the future its outcome settles.
+
+        Cancelling the future (its awaiting task cancelled) before the job starts keeps
+        it from running, as for `call`; with `whole`, the job runs all the same, its
+        outcome dropped: what a commit needs, to end as the journal decides and not
+        half-way. That is what `asyncio.shield` gave, at two more turns of the loop on
+        every frame's commit (a task, then a callback; issue 15)."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((job, OnLoop(loop, waiter)))  # type: ignore[arg-type]
-        return await waiter
+        if self._closed:
+            try:  # fails at once: the connection is closed
+                waiter.set_result(job(self.db))
+            except Exception as exc:
+                waiter.set_exception(exc)
+            return waiter
+        self._jobs.put((job, OnLoop(loop, waiter, whole)))  # type: ignore[arg-type]
+        return waiter
 
     def close(self, last: Job[object] | None = None) -> None:
         """Run `last` (closing the connection), then end the thread and wait for it."""
@@ -104,18 +118,23 @@ class WriterThread:
 
 
 class OnLoop:
-    """Where a job's outcome goes for `call`: its waiter on the event loop, settled
-    there (the thread never touches the waiter but to see whether it was cancelled)."""
+    """Where a job's outcome goes for `call` and `hand`: its waiter on the event loop,
+    settled there (the thread never touches the waiter but to see whether it was
+    cancelled)."""
 
-    __slots__ = ("_loop", "_waiter")
+    __slots__ = ("_loop", "_waiter", "_whole")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, waiter: asyncio.Future[object]) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, waiter: asyncio.Future[object], whole: bool
+    ) -> None:
         self._loop = loop
         self._waiter = waiter
+        self._whole = whole
 
     def set_running_or_notify_cancel(self) -> bool:
-        """False if the caller gave up before the job started: it is not run."""
-        return not self._waiter.cancelled()
+        """False if the caller gave up before the job started: it is not run (unless
+        it is to run whole)."""
+        return self._whole or not self._waiter.cancelled()
 
     def set_result(self, result: object) -> None:
         self._settle(result, None)

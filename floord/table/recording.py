@@ -17,7 +17,6 @@ state back (an input the journal refused leaves no trace in the engine), halts t
 from __future__ import annotations
 
 import abc
-import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -150,24 +149,21 @@ class TableRecord(abc.ABC):
         builds, snapshot = self._to_append(entries)
         self._in_flight = True
         try:
-            # Shielded: a commit under way ends as the journal decides, not half-way.
+            # A commit handed to the journal ends as the journal decides, not half-way,
+            # even if this task is cancelled meanwhile (the appends run `whole`).
             if rows:
                 # The local devices' rows of these inputs first, in the same transaction.
-                written, devices = await asyncio.shield(
-                    self._journal.append_group_async(
-                        self.table,
-                        builds,
-                        before=rows.before(),
-                        snapshot=snapshot,
-                        command_id=command_id,
-                    )
+                written, devices = await self._journal.append_group_async(
+                    self.table,
+                    builds,
+                    before=rows.before(),
+                    snapshot=snapshot,
+                    command_id=command_id,
                 )
                 rows.written(devices)
             else:
-                written = await asyncio.shield(
-                    self._journal.append_many_async(
-                        self.table, builds, snapshot=snapshot, command_id=command_id
-                    )
+                written = await self._journal.append_many_async(
+                    self.table, builds, snapshot=snapshot, command_id=command_id
                 )
         except JournalError as exc:
             self._not_recorded(entries, exc, rows)
@@ -206,8 +202,8 @@ class TableRecord(abc.ABC):
         """Device rows whose inputs left nothing on the table's record (the table's
         record is closed, or no round may start): on their streams, on their own."""
         try:
-            _, devices = await asyncio.shield(
-                self._journal.append_group_async(self.table, [], before=rows.before())
+            _, devices = await self._journal.append_group_async(
+                self.table, [], before=rows.before()
             )
         except JournalError as exc:
             rows.refused(str(exc))
