@@ -9,13 +9,15 @@ from __future__ import annotations
 import asyncio
 import selectors
 import threading
+from collections import deque
+from typing import Any
 
 import aiomqtt
 from mqtt_link_support import Subscriber, no_tasks_left, until
 from support import Broker
 
 from floord.mqtt.confirm import Message, publish_batch
-from floord.mqtt.prompt_writes import prompt_writes, write_now
+from floord.mqtt.prompt_writes import COALESCED_BYTES, coalesce, prompt_writes, write_now
 
 
 def client_of(broker: Broker) -> aiomqtt.Client:
@@ -108,3 +110,41 @@ def test_a_request_from_another_thread_goes_to_aiomqtts_handler(broker: Broker) 
         await no_tasks_left()
 
     asyncio.run(scenario())
+
+
+def packet(command: int, qos: int, data: bytes, pos: int = 0) -> dict[str, Any]:
+    return {"command": command, "mid": len(data), "qos": qos, "pos": pos,
+            "to_process": len(data) - pos, "packet": data, "info": None}  # fmt: skip
+
+
+def test_coalesce_joins_runs_of_whole_qos1_publishes_and_keeps_the_rest_in_place() -> None:
+    publish, puback, pingreq = 0x32, 0x40, 0xC0
+    partly = packet(publish, 1, b"P0-half", pos=3)
+    big = b"B" * (COALESCED_BYTES - 10)
+    queue = deque(
+        [
+            partly,  # partly written: stays first, as it is
+            packet(publish, 1, b"a1"),
+            packet(publish, 1, b"a2"),
+            packet(puback, 0, b"ack"),  # another kind breaks the run
+            packet(publish, 1, b"b1"),
+            packet(0x30, 0, b"q0"),  # QoS 0: paho has work once it is written
+            packet(publish, 1, big),
+            packet(publish, 1, b"c" * 20),  # over the cap with `big`: a run of its own
+            packet(publish, 1, b"c2"),
+            packet(pingreq, 0, b"ping"),
+        ]
+    )
+    coalesce(queue)
+    out = list(queue)
+    assert out[0] is partly
+    assert [p["packet"] for p in out[1:]] == [
+        b"a1a2", b"ack", b"b1", b"q0", big, b"c" * 20 + b"c2", b"ping"
+    ]  # fmt: skip
+    merged = out[1]
+    assert (merged["pos"], merged["to_process"], merged["qos"]) == (0, 4, 1)
+    assert merged["command"] & 0xF0 == 0x30 and merged["info"] is None
+    assert all(len(p["packet"]) <= COALESCED_BYTES for p in out)
+    single = deque([packet(publish, 1, b"only")])
+    coalesce(single)
+    assert [p["packet"] for p in single] == [b"only"]
