@@ -26,6 +26,7 @@ import paho.mqtt.client as paho
 
 from floord.mqtt.prompt_writes import prompt_writes, write_now
 from floord.mqtt.puback import fast_pubacks
+from floord.mqtt.read_ahead import read_ahead
 
 if TYPE_CHECKING:
     from paho.mqtt.client import CallbackOnPublish_v2
@@ -70,6 +71,8 @@ class Confirmations:
         # A batch's packets go out in the turn of the loop that made them
         # (`floord.mqtt.prompt_writes`).
         self.prompt = prompt_writes(client)
+        # And the PUBACKs read in chunks, not three system calls each (`read_ahead`).
+        read_ahead(client)
 
     def expect(self, mid: int, batch: _Batch, position: int) -> None:
         batch.index[mid] = position
