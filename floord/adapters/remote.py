@@ -37,7 +37,6 @@ import json
 import ssl
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -45,10 +44,10 @@ import aiomqtt
 import structlog
 
 from floord.adapters.local import Received, Sink, availability_body
+from floord.adapters.remote_envelope import BadEnvelope, printable, read_envelope, unchained
 from floord.adapters.stream_appends import StreamAppends
 from floord.contract import (
     CONTRACT_VERSION,
-    EVENT_TYPES,
     REPLAY_MAX_EVENTS,
     Envelope,
     EventType,
@@ -64,7 +63,7 @@ from floord.mqtt.link import compact
 from floord.mqtt.lost import lost_said
 from floord.mqtt.session import SessionLoop
 from floord.profiles import DeviceProfile
-from floord.untrusted import escape_text, escaped, json_problem, parse_json
+from floord.untrusted import escape_text, parse_json
 
 WATCH_S = 0.1
 REPLAY_TIMEOUT_S = 3.0
@@ -72,9 +71,6 @@ REPLAY_TIMEOUT_S = 3.0
 # carries up to DEVICE_REPLAY_BATCH events). Anything bigger is dropped as a protocol error.
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_REPLAY_BYTES = 16 * 1024 * 1024
-# Text of an event's data, and how deep it may nest.
-MAX_DATA_TEXT = 4096
-MAX_DATA_DEPTH = 8
 
 
 class TableDevice(Protocol):
@@ -93,22 +89,6 @@ class TableDevice(Protocol):
     def stop(self) -> None: ...
     def fail(self, reason: str) -> None: ...
     async def send(self, command: DeviceCommand) -> Any: ...
-
-
-class BadEnvelope(ValueError):
-    """An adapter's message that is not an event of this device's stream."""
-
-
-def _unchained(env: Envelope, **changes: Any) -> Envelope:
-    """`env` as the daemon's journal takes it: the version is ours, and the chain
-    (`prev`, `hash`) is the journal's to fill in, not the adapter's."""
-    return replace(env, v=CONTRACT_VERSION, prev=None, hash=None, **changes)
-
-
-def printable(raw: bytes) -> str:
-    """`repr`-style, printable ASCII, at most 80 characters (a protocol error's `raw`)."""
-    text = repr(raw)[2:-1]
-    return text[:80]
 
 
 class RemoteDevice:
@@ -243,41 +223,7 @@ class RemoteDevice:
     # ----- the device stream ------------------------------------------------------
 
     def _read_envelope(self, body: Any) -> Envelope:
-        if not isinstance(body, dict):
-            raise BadEnvelope(
-                f"not an event envelope: an object expected, found {type(body).__name__}"
-            )
-        try:
-            env = Envelope.from_json(json.dumps(body))
-            if not isinstance(env.ts, str):
-                raise ValueError(f"ts {env.ts!r} is not text")
-            parse_ts(env.ts)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadEnvelope(f"not an event envelope: {exc!r}") from exc
-        if (env.site, env.table, env.source) != (self.site, self.table, self.device):
-            raise BadEnvelope(
-                f"an event of {env.site!r}/{env.table!r}/{env.source!r}, not this device"
-            )
-        if not isinstance(env.seq, int) or isinstance(env.seq, bool) or env.seq < 1:
-            raise BadEnvelope(f"seq {env.seq!r} is not a positive integer")
-        if not isinstance(env.type, str) or env.type not in EVENT_TYPES:
-            raise BadEnvelope(f"unknown event type {env.type!r}")
-        if not isinstance(env.data, dict):
-            raise BadEnvelope("data is not an object")
-        for name, value in (("rule", env.rule), ("round", env.round)):
-            if value is not None and not isinstance(value, str):
-                raise BadEnvelope(f"{name} {value!r} is neither text nor null")
-        # A real adapter's drivers escape what they decode, so unsafe text here did not
-        # come from one: it is kept, escaped, so the stream goes on; an overlong or
-        # deeply nested body is not taken at all.
-        problem = json_problem(
-            env.data, where="data", max_text=MAX_DATA_TEXT, max_depth=MAX_DATA_DEPTH, chars=False
-        )
-        if problem:
-            raise BadEnvelope(problem)
-        return _unchained(
-            env, data=escaped(env.data), rule=escaped(env.rule), round=escaped(env.round)
-        )
+        return read_envelope(body, self.site, self.table, self.device)
 
     def _accept(self, env: Envelope) -> None:
         """Deliver in seq order: drop what is known, hold back what comes early."""
@@ -300,7 +246,7 @@ class RemoteDevice:
         if env.seq == 1:
             self._first_ts = env.ts
         event = DeviceEvent(EventType(env.type), env.data)
-        self._hand_over(event, parse_ts(env.ts), env.seq, _unchained(env))
+        self._hand_over(event, parse_ts(env.ts), env.seq, unchained(env))
 
     def _ask(self) -> None:
         """One replay request at a time, for everything from the first missing seq."""
