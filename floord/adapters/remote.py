@@ -152,6 +152,11 @@ class RemoteDevice:
         self._appends = StreamAppends(journal, self.stream, self._log, published=True)
         self._early: dict[int, Envelope] = {}
         self._asked_at: float | None = None
+        # The replay request last sent: its id, and the last seq on record when it went.
+        self._asked: tuple[str, int] | None = None
+        # A status said less than is on record: the seq on record a replay answer must
+        # reach (deliveries wait for it; `_check_continuity`).
+        self._verify_have: int | None = None
         self._adapter_last = 0
         self.broken: str | None = None
         # The adapter process: up (its status), and when it last said anything.
@@ -229,12 +234,19 @@ class RemoteDevice:
         """Deliver in seq order: drop what is known, hold back what comes early."""
         if self.broken or env.seq < self._next:
             return
-        if env.seq > self._next:
+        if env.seq > self._next or self._verify_have is not None:
             if len(self._early) < REPLAY_MAX_EVENTS:
                 self._early[env.seq] = env
             self._ask()
             return
         self._deliver(env)
+        self._deliver_held()
+
+    def _deliver_held(self) -> None:
+        """What was held back and now follows on, delivered (none while a shorter stream
+        is suspected)."""
+        if self._verify_have is not None:
+            return
         while self._next in self._early:
             self._deliver(self._early.pop(self._next))
         self._early = {s: e for s, e in self._early.items() if s >= self._next}
@@ -254,9 +266,10 @@ class RemoteDevice:
         if client is None or self.broken or self._asked_at is not None:
             return
         self._asked_at = asyncio.get_running_loop().time()
+        self._asked = (uuid.uuid4().hex, self._next - 1)
         body = {
             "v": CONTRACT_VERSION,
-            "id": uuid.uuid4().hex,
+            "id": self._asked[0],
             "from_seq": self._next,
             # A restarted daemon counts the device as not seen; the adapter says
             # device.online again if it is online and the replay would not say so.
@@ -277,13 +290,34 @@ class RemoteDevice:
             raise BadEnvelope("a replay answer needs integer from_seq and last_seq")
         self._asked_at = None
         self.tried.set()
+        if not self._verified(body.get("id"), last):
+            return
         for item in body["events"]:
             self._accept(self._read_envelope(item))
+        self._deliver_held()
         self._adapter_last = max(self._adapter_last, last)
-        if self._next == first and first <= last:
+        if self._verify_have is not None:
+            self._ask()  # the proof is still to come: an answer to a request sent now
+        elif self._next == first and first <= last:
             self._break(f"the adapter's journal no longer holds seq {first} of {self.stream}")
         elif self._next <= self._adapter_last:
             self._ask()
+
+    def _verified(self, answer_id: Any, last: int) -> bool:
+        """Whether the stream can still be followed after this replay answer.
+
+        The answer's `last_seq` was read from the adapter's journal after the request
+        came, so an answer to the request last sent is the proof a status cannot be: an
+        adapter publishes an event only once it is in its journal, so every seq on record
+        when the request went is there, unless its journal lost them."""
+        asked, need = self._asked, self._verify_have
+        if need is None or asked is None or answer_id != asked[0] or asked[1] < need:
+            return True  # nothing to prove, or an answer to an older request
+        if last < asked[1]:
+            self._break(f"the adapter's stream ends at seq {last}; {asked[1]} are on record")
+            return False
+        self._verify_have = None
+        return True
 
     def _on_status(self, body: Any, live: bool) -> None:
         if not isinstance(body, dict) or not isinstance(body.get("online"), bool):
@@ -317,11 +351,15 @@ class RemoteDevice:
     def _check_continuity(self, last: int, first_ts: Any) -> None:
         """The adapter's stream must be the one on record: never shorter, same first event."""
         have = self._next - 1
-        if last < have:
-            self._break(f"the adapter's stream ends at seq {last}; {have} are on record")
-            return
         if have and first_ts is not None and self._first_ts not in (None, first_ts):
             self._break("the adapter's stream is not the one on record (seq 1 differs)")
+        elif last < have and self._verify_have is None:
+            # A status can be older than events already here: the retained one a new
+            # subscription gets, or a heartbeat whose head was read before its latest
+            # events went out. So a shorter stream is only suspected here, and proved or
+            # cleared by a replay answer (`_verified`); deliveries wait for it.
+            self._verify_have = have
+            self._ask()
 
     def _heard(self) -> None:
         self._heard_at = asyncio.get_running_loop().time()
@@ -433,7 +471,7 @@ class RemoteDevice:
                 self._went_offline(f"adapter silent for {timeouts.silence_s:g} s")
             if self._asked_at is not None and now - self._asked_at > self._replay_timeout_s:
                 self._asked_at = None
-                if self._early or self._next <= self._adapter_last:
+                if self._early or self._next <= self._adapter_last or self._verify_have:
                     self._ask()
 
     def stop(self) -> None:
