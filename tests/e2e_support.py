@@ -24,6 +24,7 @@ import aiomqtt
 import yaml
 
 from floord.contract import Topics
+from floord.mqtt.session import take_disconnect_error
 from floord.operator.commands import build_command
 
 SITE = "test-casino"
@@ -223,9 +224,7 @@ class Collector:
             except aiomqtt.MqttError:
                 # The broker went away (a test killed it): note aiomqtt's disconnect
                 # error as seen, so it is not reported as never retrieved, and retry.
-                gone = client._disconnected
-                if gone.done() and not gone.cancelled():
-                    gone.exception()
+                take_disconnect_error(client)
                 await asyncio.sleep(0.1)
 
     async def __aenter__(self) -> Collector:

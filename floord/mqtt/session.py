@@ -143,7 +143,7 @@ class SessionLoop:
                 await self._connected()
                 await self._serve(client)
         finally:
-            _take_disconnect_error(client)
+            take_disconnect_error(client)
 
     def reported(self, loss: Loss) -> None:
         """`loss` was said (the broker acknowledged a status naming it): forget it."""
@@ -196,7 +196,7 @@ class SessionLoop:
         self._log.warning(what, broker=failed, error=str(failure), retry_in_s=delay, **nodes)
 
 
-def _take_disconnect_error(client: aiomqtt.Client) -> None:
+def take_disconnect_error(client: aiomqtt.Client) -> None:
     """Mark the reason the broker dropped `client` as seen.
 
     aiomqtt (2.5) stores an unexpected disconnection as the exception of a private future
