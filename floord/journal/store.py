@@ -55,46 +55,10 @@ from floord.journal.feed import Feeds
 from floord.journal.integrity import snapshot_breaks, tail_breaks
 from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
 from floord.journal.prune import prune_streams
+from floord.journal.schema import SCHEMA
 from floord.journal.writer import WriterThread
 
 SCHEMA_VERSION = 3
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS streams (
-    stream TEXT PRIMARY KEY,
-    last_seq INTEGER NOT NULL,
-    last_hash TEXT
-);
-CREATE TABLE IF NOT EXISTS pruned (
-    stream TEXT PRIMARY KEY,
-    up_to_seq INTEGER NOT NULL,
-    last_hash TEXT NOT NULL,
-    pruned_before TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS events (
-    stream TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    published INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (stream, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS events_unpublished ON events (stream, seq) WHERE published = 0;
-CREATE TABLE IF NOT EXISTS snapshots (
-    table_id TEXT PRIMARY KEY,
-    state TEXT NOT NULL,
-    after_seq INTEGER,
-    after_hash TEXT,
-    hash TEXT
-);
-CREATE TABLE IF NOT EXISTS command_ids (
-    id TEXT PRIMARY KEY,
-    ts TEXT NOT NULL
-);
-"""
 
 
 P = ParamSpec("P")
@@ -169,7 +133,7 @@ class Journal:
             raise JournalError(f"journal {self.path}: WAL mode refused (got {mode!r})")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA + watermark.SCHEMA)
+        self._db.executescript(SCHEMA + watermark.SCHEMA)
         self._check_version()
         self._in_transaction(fill_watermarks)
 
