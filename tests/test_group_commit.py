@@ -159,13 +159,13 @@ def test_the_command_id_is_in_the_transaction_of_its_record(tmp_path: Path) -> N
 def test_an_adapter_appends_what_one_read_gave_in_one_transaction(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal.db")
     appends: list[int] = []
-    real = journal.append_many
+    real = journal.append_many_soon
 
-    def append_many(stream: str, builds: list[Any], **kw: Any) -> Any:
+    def append_many_soon(stream: str, builds: list[Any], **kw: Any) -> Any:
         appends.append(len(builds))
         return real(stream, builds, **kw)
 
-    journal.append_many = append_many  # type: ignore[method-assign]
+    journal.append_many_soon = append_many_soon  # type: ignore[method-assign]
     stream = "R01/devices/wheel"
     heard: list[int] = []
 

@@ -92,9 +92,8 @@ class StreamAppends:
             loop.call_soon(self._done, loop, batch, builds, [])
             return
         published = self._published
-        job = self._journal.submit(
-            lambda: self._journal.append_many(self._stream, todo, published=published)
-        )
+        # Handed in now; it shares its commit with the appends queued beside it.
+        job = self._journal.append_many_soon(self._stream, todo, published=published)
 
         def back_on_the_loop(_: object) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell

@@ -16,9 +16,10 @@ from typing import Any
 
 from floord.contract import WIRE_JSON, Envelope
 from floord.journal.chain import event_hash, genesis
-from floord.journal.errors import INTERNAL, JournalError, fail, rollback
+from floord.journal.errors import INTERNAL, JournalError, fail
 from floord.journal.feed import Feeds, Row
 from floord.journal.integrity import write_snapshot
+from floord.journal.shared_commit import Write
 from floord.journal.watermark import Acks, move_marks, set_mark
 from floord.untrusted import storable
 
@@ -82,52 +83,116 @@ def append_group(
     table's local devices) stored first in the SAME transaction: one commit, one fsync,
     for a device's events and the table's record of them. Returns the envelopes of
     `stream`, and those of each of `before`, in its order. All or nothing."""
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        raise fail(path, f"append to {stream!r}", exc) from exc
-    doing = stream
-    stored: list[Row] = []
-    acked = acks.take() if acks is not None else {}
-    try:
+    append = Append(
+        path,
+        stream,
+        builds,
+        before=before,
+        snapshot=snapshot,
+        drop_snapshot=drop_snapshot,
+        command_id=command_id,
+        published=published,
+        feeds=feeds,
+        acks=acks,
+    )
+    return append(db)
+
+
+class Append(Write):
+    """One append (`append_group`'s work), in a transaction of its own when run alone,
+    or sharing one with the appends queued beside it (`floord.journal.shared_commit`).
+
+    `write` returns (the envelopes of `stream`, those of each of `before`)."""
+
+    def __init__(
+        self,
+        path: Path,
+        stream: str,
+        builds: list[Build],
+        *,
+        before: Sequence[tuple[str, list[Build]]] = (),
+        snapshot: tuple[str, dict[str, Any]] | None = None,
+        drop_snapshot: str | None = None,
+        command_id: tuple[str, str] | None = None,
+        published: bool = False,
+        feeds: Feeds | None = None,
+        acks: Acks | None = None,
+    ) -> None:
+        self.path = path
+        self.stream = stream
+        self.builds = builds
+        self.before = before
+        self.snapshot = snapshot
+        self.drop_snapshot = drop_snapshot
+        self.command_id = command_id
+        self.published = published
+        self.feeds = feeds
+        self.acks = acks
+        self._doing = stream
+        self._stored: list[Row] = []
+        self._acked: dict[str, list[int]] = {}
+
+    def __call__(self, conn: sqlite3.Connection) -> tuple[list[Envelope], list[list[Envelope]]]:
+        return super().__call__(conn)  # type: ignore[return-value]
+
+    def write(self, conn: sqlite3.Connection) -> tuple[list[Envelope], list[list[Envelope]]]:
+        db, path, stored = conn, self.path, self._stored
+        self._acked = self.acks.take() if self.acks is not None else {}
         others = []
-        for doing, other in before:
+        for doing, other in self.before:
+            self._doing = doing
             others.append(_store(db, path, doing, other, False, stored)[0])
-        doing = stream
-        envelopes, seq, prev = _store(db, path, stream, builds, published, stored)
-        if snapshot is not None:
-            table_id, state = snapshot
-            head = (seq, prev) if table_id == stream else None
+        self._doing = self.stream
+        envelopes, seq, prev = _store(db, path, self.stream, self.builds, self.published, stored)
+        if self.snapshot is not None:
+            table_id, state = self.snapshot
+            head = (seq, prev) if table_id == self.stream else None
             write_snapshot(db, table_id, state, head)
-        if drop_snapshot is not None:
-            db.execute("DELETE FROM snapshots WHERE table_id = ?", (drop_snapshot,))
-        if command_id is not None:
+        if self.drop_snapshot is not None:
+            db.execute("DELETE FROM snapshots WHERE table_id = ?", (self.drop_snapshot,))
+        if self.command_id is not None:
             db.execute(
                 "INSERT INTO command_ids (id, ts) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-                command_id,
+                self.command_id,
             )
-        move_marks(db, acked)
-        db.execute("COMMIT")
-    except BaseException as exc:
-        rollback(db)
-        if acks is not None:
-            acks.put_back(acked)
+        move_marks(db, self._acked)
+        return envelopes, others
+
+    def failed(self, exc: BaseException) -> BaseException:
+        """Undone: the acknowledgements it took wait for the next write, the rows it
+        stored go to no feed, and the error is named for what failed."""
+        self._stored = []
+        if self.acks is not None:
+            self.acks.put_back(self._acked)
+        self._acked = {}
         if isinstance(exc, JournalError):
-            raise
+            return exc
         # Only the storage failing is the journal failing; anything else (a bug
         # building or encoding an event) is named for what it is.
         if isinstance(exc, sqlite3.Error | OSError):
-            raise fail(path, f"append to {doing!r}", exc) from exc
+            return fail(self.path, f"append to {self._doing!r}", exc)
         if isinstance(exc, Exception):
-            raise JournalError(
-                f"journal {path}: append to {doing!r}: could not build or encode "
+            return JournalError(
+                f"journal {self.path}: append to {self._doing!r}: could not build or encode "
                 f"what was to be stored: {exc!r}",
                 INTERNAL,
-            ) from exc
-        raise
-    if feeds is not None:
-        feeds.put(stored)
-    return envelopes, others
+            )
+        return exc
+
+    def committed(self) -> None:
+        if self.feeds is not None:
+            self.feeds.put(self._stored)
+
+
+class AppendRows(Append):
+    """`Append`, its outcome the envelopes of `stream` only (`append_rows`): what its
+    `write` gives, which the transaction around it returns."""
+
+    def __call__(self, conn: sqlite3.Connection) -> list[Envelope]:  # type: ignore[override]
+        return super().__call__(conn)  # type: ignore[return-value]
+
+    def write(self, conn: sqlite3.Connection) -> list[Envelope]:  # type: ignore[override]
+        return super().write(conn)[0]
 
 
 def _store(

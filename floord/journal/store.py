@@ -43,7 +43,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from floord.contract import Envelope
 from floord.journal import watermark
-from floord.journal.append import Build, append_group, append_rows
+from floord.journal.append import Append, AppendRows, Build, append_group, append_rows
 from floord.journal.chain import Break
 from floord.journal.errors import DISK_FULL as DISK_FULL
 from floord.journal.errors import FAILURE as FAILURE
@@ -87,6 +87,22 @@ def off_loop(
         return self._writer.hand(lambda _db: method(self, *args, **kwargs), whole=whole)
 
     call.__doc__ = f"`{method.__name__}`, awaited: the loop goes on while the journal works."
+    return call
+
+
+def shared(
+    kind: Callable[..., Callable[[sqlite3.Connection], R]],
+) -> Callable[..., asyncio.Future[R]]:
+    """An append awaited on the event loop: `kind` (`Append`, `AppendRows`) handed to the
+    journal's thread at the call, where it shares its commit with the appends queued
+    beside it (`floord.journal.shared_commit`); it runs whole though its caller is
+    cancelled, to end as the journal decides and not half-way."""
+
+    def call(self: Journal, stream: str, builds: list[Build], **extras: Any) -> asyncio.Future[R]:
+        append = kind(self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras)
+        return self._writer.hand(append, whole=True)
+
+    call.__doc__ = f"`{kind.__name__}`, awaited: shares its commit with those queued beside it."
     return call
 
 
@@ -233,7 +249,7 @@ class Journal:
             acks=self.acks,
         )
 
-    append_many_async = off_loop(append_many, whole=True)
+    append_many_async = shared(AppendRows)
 
     @on_writer
     def append_group(
@@ -244,7 +260,15 @@ class Journal:
             self._db, self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras
         )
 
-    append_group_async = off_loop(append_group, whole=True)
+    append_group_async = shared(Append)
+
+    def append_many_soon(
+        self, stream: str, builds: list[Build], **extras: Any
+    ) -> Future[list[Envelope]]:
+        """`append_many` handed to the journal's thread now, from any thread; its future
+        holds the envelopes. It shares its commit as `append_many_async` does."""
+        append = AppendRows(self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras)
+        return self._writer.submit(append)
 
     @on_writer
     def mark_published(self, stream: str, seqs: list[int]) -> None:

@@ -15,6 +15,9 @@ start-up before anything is served); `call(job)` is awaited on the event loop (a
 of CPU on every frame's commit, issue 15). A job whose caller gave up before it started
 is not run, either way. A job handed in from the thread itself runs at once.
 
+A job that is a `floord.journal.shared_commit.Write` (an append) shares one transaction,
+one COMMIT and one fsync, with the writes queued right behind it: see that module.
+
 The thread ends on `close()`, and also when its journal is garbage collected without
 one (`weakref.finalize` in the store), so no test or tool leaves a thread behind.
 """
@@ -27,9 +30,12 @@ import queue
 import sqlite3
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TypeVar
+
+from floord.journal.shared_commit import MOST, Settles, Write, commit_together
 
 T = TypeVar("T")
 
@@ -171,18 +177,47 @@ def _serve(
         opened.set_exception(exc)
         return
     opened.set_result(conn)
+    held: deque[tuple[Job[object], Outcome] | None] = deque()
     while True:
-        item = jobs.get()
+        item = held.popleft() if held else jobs.get()
         if item is None:
             conn.close()  # a second close is harmless
             return
-        _settle(conn, *item)
+        if isinstance(item[0], Write):
+            group = _queued_behind(item, jobs, held)  # type: ignore[arg-type]
+            if len(group) > 1:
+                commit_together(conn, group, lambda w, out: _settle(conn, w, out))
+            else:
+                _settle(conn, *item)
+            del group
+        else:
+            _settle(conn, *item)
         # Hold nothing of a finished job while waiting: a job may hold its journal, which
         # must stay collectable (see `end_with`).
         del item
 
 
-def _settle(conn: sqlite3.Connection, job: Job[object], future: Outcome) -> None:
+def _queued_behind(
+    first: tuple[Write, Outcome],
+    jobs: queue.SimpleQueue[tuple[Job[object], Outcome] | None],
+    held: deque[tuple[Job[object], Outcome] | None],
+) -> list[tuple[Write, Outcome]]:
+    """`first` and the writes queued right behind it, up to the first other job (held
+    for after them: order is kept) or `shared_commit.MOST` writes."""
+    group = [first]
+    while len(group) < MOST:
+        try:
+            item = jobs.get_nowait()
+        except queue.Empty:
+            break
+        if item is None or not isinstance(item[0], Write):
+            held.append(item)
+            break
+        group.append(item)  # type: ignore[arg-type]
+    return group
+
+
+def _settle(conn: sqlite3.Connection, job: Job[object], future: Settles) -> None:
     if not future.set_running_or_notify_cancel():
         return  # its caller gave up before it started: nothing was done
     try:
