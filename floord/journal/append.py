@@ -26,83 +26,25 @@ from floord.untrusted import storable
 Build = Callable[[int], Envelope]
 
 
-def append_rows(
-    db: sqlite3.Connection,
-    path: Path,
-    stream: str,
-    builds: list[Build],
-    *,
-    snapshot: tuple[str, dict[str, Any]] | None = None,
-    drop_snapshot: str | None = None,
-    command_id: tuple[str, str] | None = None,
-    published: bool = False,
-    feeds: Feeds | None = None,
-    acks: Acks | None = None,
-) -> list[Envelope]:
-    """Number, chain and store `builds` on `stream`, with the extras, in one transaction.
+class Append(Write):
+    """Number, chain and store `builds` on `stream`, with the extras, in one transaction:
+    its own when run alone (`append(db)`), or one it shares with the appends queued
+    beside it on the journal's thread (`floord.journal.shared_commit`). All or nothing.
 
     `build(seq)` makes each envelope for the number the journal hands out, so the number
-    in the stored JSON is always the journal's own. The envelopes returned carry `prev`
-    and `hash`, as stored and published. `drop_snapshot` deletes that table's snapshot
-    (`floord journal retire`); `command_id` (id, ts) records an operator command's id;
-    `published` stores the events as published already (the daemon's copy of a stream a
-    remote adapter published itself), so the copy is one transaction, not two. Once
-    committed, the rows go to their publishers' `feeds` (`floord.journal.feed`); the
-    link's `acks` not yet written move their watermarks in the same transaction.
-    """
-    written, _ = append_group(
-        db,
-        path,
-        stream,
-        builds,
-        snapshot=snapshot,
-        drop_snapshot=drop_snapshot,
-        command_id=command_id,
-        published=published,
-        feeds=feeds,
-        acks=acks,
-    )
-    return written
+    in the stored JSON is always the journal's own. `before` ((stream, builds), a
+    table's local devices) is stored first in the SAME transaction: one commit, one
+    fsync, for a device's events and the table's record of them. `snapshot` (table,
+    state) is written chained to the stream's new head; `drop_snapshot` deletes that
+    table's snapshot (`floord journal retire`); `command_id` (id, ts) records an
+    operator command's id; `published` stores the events as published already (the
+    daemon's copy of a stream a remote adapter published itself), so the copy is one
+    transaction, not two. Once committed, the rows go to their publishers' `feeds`
+    (`floord.journal.feed`); the link's `acks` not yet written move their watermarks in
+    the same transaction.
 
-
-def append_group(
-    db: sqlite3.Connection,
-    path: Path,
-    stream: str,
-    builds: list[Build],
-    *,
-    before: Sequence[tuple[str, list[Build]]] = (),
-    snapshot: tuple[str, dict[str, Any]] | None = None,
-    drop_snapshot: str | None = None,
-    command_id: tuple[str, str] | None = None,
-    published: bool = False,
-    feeds: Feeds | None = None,
-    acks: Acks | None = None,
-) -> tuple[list[Envelope], list[list[Envelope]]]:
-    """`append_rows`, with the events of other streams (`before`: (stream, builds), a
-    table's local devices) stored first in the SAME transaction: one commit, one fsync,
-    for a device's events and the table's record of them. Returns the envelopes of
-    `stream`, and those of each of `before`, in its order. All or nothing."""
-    append = Append(
-        path,
-        stream,
-        builds,
-        before=before,
-        snapshot=snapshot,
-        drop_snapshot=drop_snapshot,
-        command_id=command_id,
-        published=published,
-        feeds=feeds,
-        acks=acks,
-    )
-    return append(db)
-
-
-class Append(Write):
-    """One append (`append_group`'s work), in a transaction of its own when run alone,
-    or sharing one with the appends queued beside it (`floord.journal.shared_commit`).
-
-    `write` returns (the envelopes of `stream`, those of each of `before`)."""
+    The outcome is (the envelopes of `stream`, those of each of `before`, in its order),
+    carrying `prev` and `hash` as stored and published."""
 
     def __init__(
         self,
@@ -185,8 +127,8 @@ class Append(Write):
 
 
 class AppendRows(Append):
-    """`Append`, its outcome the envelopes of `stream` only (`append_rows`): what its
-    `write` gives, which the transaction around it returns."""
+    """`Append`, its outcome the envelopes of `stream` only: what its `write` gives,
+    which the transaction around it returns."""
 
     def __call__(self, conn: sqlite3.Connection) -> list[Envelope]:  # type: ignore[override]
         return super().__call__(conn)  # type: ignore[return-value]

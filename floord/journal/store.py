@@ -43,7 +43,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from floord.contract import Envelope
 from floord.journal import watermark
-from floord.journal.append import Append, AppendRows, Build, append_group, append_rows
+from floord.journal.append import Append, AppendRows, Build
 from floord.journal.chain import Break
 from floord.journal.errors import DISK_FULL as DISK_FULL
 from floord.journal.errors import FAILURE as FAILURE
@@ -235,9 +235,8 @@ class Journal:
         published: bool = False,
     ) -> list[Envelope]:
         """Number and store several events and (optionally) a snapshot in ONE transaction
-        (`floord.journal.append.append_rows`): all or nothing."""
-        return append_rows(
-            self._db,
+        (`floord.journal.append.Append`): all or nothing."""
+        append = AppendRows(
             self.path,
             stream,
             builds,
@@ -248,6 +247,7 @@ class Journal:
             feeds=self.feeds,
             acks=self.acks,
         )
+        return append(self._db)
 
     append_many_async = shared(AppendRows)
 
@@ -255,10 +255,10 @@ class Journal:
     def append_group(
         self, /, stream: str, builds: list[Build], **extras: Any
     ) -> tuple[list[Envelope], list[list[Envelope]]]:
-        """`append_many` after other streams' events, one transaction (`append.append_group`)."""
-        return append_group(
-            self._db, self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras
-        )
+        """`append_many` after other streams' events (`before`), one transaction
+        (`floord.journal.append.Append`)."""
+        append = Append(self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras)
+        return append(self._db)
 
     append_group_async = shared(Append)
 
