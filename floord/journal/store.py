@@ -63,6 +63,7 @@ SCHEMA_VERSION = 3
 
 P = ParamSpec("P")
 R = TypeVar("R")
+W = TypeVar("W")
 
 
 def on_writer(method: Callable[Concatenate[Journal, P], R]) -> Callable[Concatenate[Journal, P], R]:
@@ -99,8 +100,7 @@ def shared(
     cancelled, to end as the journal decides and not half-way."""
 
     def call(self: Journal, stream: str, builds: list[Build], **extras: Any) -> asyncio.Future[R]:
-        append = kind(self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras)
-        return self._writer.hand(append, whole=True)
+        return self._writer.hand(self._appending(kind, stream, builds, **extras), whole=True)
 
     call.__doc__ = f"`{kind.__name__}`, awaited: shares its commit with those queued beside it."
     return call
@@ -236,16 +236,14 @@ class Journal:
     ) -> list[Envelope]:
         """Number and store several events and (optionally) a snapshot in ONE transaction
         (`floord.journal.append.Append`): all or nothing."""
-        append = AppendRows(
-            self.path,
+        append = self._appending(
+            AppendRows,
             stream,
             builds,
             snapshot=snapshot,
             drop_snapshot=drop_snapshot,
             command_id=command_id,
             published=published,
-            feeds=self.feeds,
-            acks=self.acks,
         )
         return append(self._db)
 
@@ -257,8 +255,7 @@ class Journal:
     ) -> tuple[list[Envelope], list[list[Envelope]]]:
         """`append_many` after other streams' events (`before`), one transaction
         (`floord.journal.append.Append`)."""
-        append = Append(self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras)
-        return append(self._db)
+        return self._appending(Append, stream, builds, **extras)(self._db)
 
     append_group_async = shared(Append)
 
@@ -267,8 +264,14 @@ class Journal:
     ) -> Future[list[Envelope]]:
         """`append_many` handed to the journal's thread now, from any thread; its future
         holds the envelopes. It shares its commit as `append_many_async` does."""
-        append = AppendRows(self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras)
-        return self._writer.submit(append)
+        return self._writer.submit(self._appending(AppendRows, stream, builds, **extras))
+
+    def _appending(
+        self, kind: Callable[..., W], stream: str, builds: list[Build], **extras: Any
+    ) -> W:
+        """An append of `kind` to this journal: its file, its publishers' feeds and the
+        acknowledgements its next write takes."""
+        return kind(self.path, stream, builds, feeds=self.feeds, acks=self.acks, **extras)
 
     @on_writer
     def mark_published(self, stream: str, seqs: list[int]) -> None:
