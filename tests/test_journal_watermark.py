@@ -58,6 +58,69 @@ def test_a_mark_past_a_gap_does_not_count_and_no_fsync_setting_stays(tmp_path: P
     ]
 
 
+INDEX = "SELECT name FROM sqlite_schema WHERE name = 'events_unpublished'"
+
+
+def test_a_new_journal_keeps_no_index_on_the_flag(tmp_path: Path) -> None:
+    """Every commit of an event would write a page of it too (issue 15)."""
+    path = tmp_path / "j.db"
+    Journal(path).close()
+    assert rows(path, INDEX) == []
+
+
+def test_the_index_an_older_version_kept_is_retired_and_its_flags_folded(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    journal = Journal(path)
+    for _ in range(5):
+        journal.append("t1", builder("t1"))
+    journal.append("t1/devices/w", builder("t1/devices/w"))
+    journal.mark_published("t1", [1, 2, 3])
+    journal.close()
+    # As a version that kept the index left it: its index, and the flags behind the marks
+    # (it flagged rows itself, and knew nothing of the fold's record).
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("UPDATE events SET published = 0")
+    db.execute("DELETE FROM meta WHERE key = 'published_folded'")
+    db.execute("CREATE INDEX events_unpublished ON events (stream, seq) WHERE published = 0")
+    db.close()
+
+    journal = Journal(path)
+    try:
+        assert journal._db.execute(INDEX).fetchall() == []
+        # Folded up to the marks at the retirement, and the fold's place noted.
+        flagged = "SELECT stream, seq FROM events WHERE published = 1 ORDER BY stream, seq"
+        assert journal._db.execute(flagged).fetchall() == [("t1", 1), ("t1", 2), ("t1", 3)]
+        folded = journal._db.execute("SELECT value FROM meta WHERE key = 'published_folded'")
+        assert folded.fetchall() == [('{"t1":3}',)]
+        assert [seq for _, seq, _ in journal.unpublished(["t1"])] == [4, 5]
+        journal.append("t1", builder("t1"))
+        journal.mark_published("t1", [4, 5, 6])
+        journal.mark_published("t1/devices/w", [1])
+        # A row below the fold's place set back by hand: the next fold does not scan the
+        # stream again from its start, only what came since.
+        journal._db.execute("UPDATE events SET published = 0 WHERE stream = 't1' AND seq = 1")
+    finally:
+        journal.close()
+    assert rows(path, "SELECT stream, seq FROM events WHERE published = 1 ORDER BY 1, 2") == [
+        ("t1", 2), ("t1", 3), ("t1", 4), ("t1", 5), ("t1", 6), ("t1/devices/w", 1),
+    ]  # fmt: skip
+    assert rows(path, "SELECT value FROM meta WHERE key = 'published_folded'") == [
+        ('{"t1":6,"t1/devices/w":1}',)
+    ]
+
+
+def test_an_unreadable_fold_record_folds_every_stream_from_its_start(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal = Journal(path)
+    try:
+        journal.append_many("t1", [builder("t1")] * 3)
+        journal.mark_published("t1", [1, 2])
+        journal._db.execute("INSERT INTO meta (key, value) VALUES ('published_folded', 'not json')")
+    finally:
+        journal.close()
+    assert rows(path, "SELECT seq FROM events WHERE published = 1 ORDER BY seq") == [(1,), (2,)]
+
+
 def test_an_older_file_gets_its_marks_from_the_flags(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     journal = Journal(path)

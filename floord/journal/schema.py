@@ -3,7 +3,9 @@ watermarks' table is `floord.journal.watermark.SCHEMA`).
 
 `streams` holds each stream's chain head, `pruned` the anchor of a stream whose oldest
 events were pruned, `events` every event as stored (its `published` flag is kept for
-readers of the file that know only it: see `floord.journal.watermark`), `snapshots` each
+readers of the file that know only it: see `floord.journal.watermark`; the partial index
+`events_unpublished` that older versions kept on it is dropped when a file is opened,
+since `watermark.retire_unpublished_index`), `snapshots` each
 table's engine state chained to its stream, and `command_ids` the operator commands'
 ids already used. docs/journal.md describes each.
 """
@@ -31,7 +33,6 @@ CREATE TABLE IF NOT EXISTS events (
     published INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (stream, seq)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS events_unpublished ON events (stream, seq) WHERE published = 0;
 CREATE TABLE IF NOT EXISTS snapshots (
     table_id TEXT PRIMARY KEY,
     state TEXT NOT NULL,

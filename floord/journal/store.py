@@ -152,6 +152,7 @@ class Journal:
         self._db.executescript(SCHEMA + watermark.SCHEMA)
         self._check_version()
         self._in_transaction(fill_watermarks)
+        self._in_transaction(watermark.retire_unpublished_index)
 
     def _in_transaction(self, job: Callable[[sqlite3.Connection], object]) -> None:
         self._db.execute("BEGIN IMMEDIATE")

@@ -10,7 +10,9 @@ fsyncs, and that fsync also makes the marks written before it durable.
 
 The per-row `published` column of `events` stays for readers of the file that know only
 it (older floord versions, a query by hand): it is brought up to the watermark when the
-journal is closed (`fold_and_close`), not on every acknowledgement.
+journal is closed (`fold_and_close`), not on every acknowledgement, over each stream's
+rows since the last fold (a range of the primary key: no index on the flag, which would
+cost every commit a page).
 
 Runs on the journal's own thread (`floord.journal.writer`), inside the caller's error
 handling.
@@ -19,6 +21,7 @@ handling.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections import deque
 
@@ -168,11 +171,71 @@ def backlog(db: sqlite3.Connection, streams: list[str]) -> int:
     )
 
 
+# The meta key of how far each stream's per-row flags were folded: {stream: up_to_seq}.
+FOLDED_KEY = "published_folded"
+
+
 def fold(db: sqlite3.Connection) -> None:
-    """Bring the per-row `published` flags up to the watermarks (caller's transaction)."""
+    """Bring the per-row `published` flags up to the watermarks (caller's transaction).
+
+    Each stream's rows between where the last fold left it (`FOLDED_KEY`) and its mark: a
+    range of the primary key, so no index on the flag is needed (issue 15: the partial
+    index `events_unpublished` took a page of every commit)."""
+    folded = _folded(db)
+    marks = db.execute("SELECT stream, up_to_seq FROM published_marks").fetchall()
+    for stream, up_to in marks:
+        start = folded.get(stream, 0)
+        if up_to > start:
+            db.execute(
+                "UPDATE events SET published = 1 "
+                "WHERE stream = ? AND seq > ? AND seq <= ? AND published = 0",
+                (stream, start, up_to),
+            )
+    _set_folded(
+        db, {**folded, **{stream: max(up_to, folded.get(stream, 0)) for stream, up_to in marks}}
+    )
+
+
+def retire_unpublished_index(db: sqlite3.Connection) -> bool:
+    """A file from a version that kept the partial index `events_unpublished` (caller's
+    transaction): fold its flags up to the watermarks while the index makes that quick,
+    note the fold, and drop the index. True if there was one.
+
+    A floord that knows only the flags creates the index again when it opens the file
+    (its schema says `IF NOT EXISTS`), and the next open here retires it again."""
+    found = db.execute(
+        "SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = 'events_unpublished'"
+    ).fetchone()
+    if not found:
+        return False
     db.execute(
         "UPDATE events SET published = 1 WHERE published = 0 AND seq <= "
         "(SELECT up_to_seq FROM published_marks m WHERE m.stream = events.stream)"
+    )
+    # Rows at or below a mark are all flagged now: the next fold starts at the marks.
+    _set_folded(db, dict(db.execute("SELECT stream, up_to_seq FROM published_marks").fetchall()))
+    db.execute("DROP INDEX events_unpublished")
+    return True
+
+
+def _folded(db: sqlite3.Connection) -> dict[str, int]:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (FOLDED_KEY,)).fetchone()
+    if row is None:
+        return {}
+    try:
+        found = json.loads(row[0])
+    except ValueError:
+        return {}  # unreadable (edited by hand): fold every stream from its start
+    if not isinstance(found, dict):
+        return {}
+    return {str(k): v for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _set_folded(db: sqlite3.Connection, folded: dict[str, int]) -> None:
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (FOLDED_KEY, json.dumps(folded, sort_keys=True, separators=(",", ":"))),
     )
 
 
