@@ -56,6 +56,7 @@ from floord.journal.integrity import snapshot_breaks, tail_breaks
 from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
 from floord.journal.prune import prune_streams
 from floord.journal.schema import SCHEMA
+from floord.journal.wal_room import make_room
 from floord.journal.writer import WriterThread
 
 SCHEMA_VERSION = 3
@@ -153,6 +154,8 @@ class Journal:
         self._check_version()
         self._in_transaction(fill_watermarks)
         self._in_transaction(watermark.retire_unpublished_index)
+        path = self.path
+        self._in_transaction(lambda db: make_room(db, path, watermark.AUTOCHECKPOINT))
 
     def _in_transaction(self, job: Callable[[sqlite3.Connection], object]) -> None:
         self._db.execute("BEGIN IMMEDIATE")
