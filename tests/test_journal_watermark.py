@@ -24,6 +24,16 @@ def builder(stream: str) -> Callable[[int], Envelope]:
     return build
 
 
+def by_hand(path: Path, *statements: str) -> None:
+    """Edit the closed file as another version (or a person) would have left it."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        for statement in statements:
+            db.execute(statement)
+    finally:
+        db.close()
+
+
 def rows(path: Path, sql: str) -> list[tuple]:
     db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
     try:
@@ -78,11 +88,12 @@ def test_the_index_an_older_version_kept_is_retired_and_its_flags_folded(tmp_pat
     journal.close()
     # As a version that kept the index left it: its index, and the flags behind the marks
     # (it flagged rows itself, and knew nothing of the fold's record).
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("UPDATE events SET published = 0")
-    db.execute("DELETE FROM meta WHERE key = 'published_folded'")
-    db.execute("CREATE INDEX events_unpublished ON events (stream, seq) WHERE published = 0")
-    db.close()
+    by_hand(
+        path,
+        "UPDATE events SET published = 0",
+        "DELETE FROM meta WHERE key = 'published_folded'",
+        "CREATE INDEX events_unpublished ON events (stream, seq) WHERE published = 0",
+    )
 
     journal = Journal(path)
     try:
@@ -129,12 +140,13 @@ def test_an_older_file_gets_its_marks_from_the_flags(tmp_path: Path) -> None:
         journal.append("t1/devices/wheel", builder("wheel"))
     journal.close()
     # As a floord before the watermarks left it: flags only.
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("DROP TABLE published_marks")
-    db.execute("DELETE FROM meta WHERE key = 'published_marks'")
-    db.execute("UPDATE events SET published = 1 WHERE stream = 't1' AND seq IN (1, 2, 4)")
-    db.execute("UPDATE events SET published = 1 WHERE stream = 't1/devices/wheel'")
-    db.close()
+    by_hand(
+        path,
+        "DROP TABLE published_marks",
+        "DELETE FROM meta WHERE key = 'published_marks'",
+        "UPDATE events SET published = 1 WHERE stream = 't1' AND seq IN (1, 2, 4)",
+        "UPDATE events SET published = 1 WHERE stream = 't1/devices/wheel'",
+    )
 
     journal = Journal(path)
     try:
