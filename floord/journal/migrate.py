@@ -1,20 +1,52 @@
 """Chaining an older journal in place, on its first open: events (version 1 to 2) and
-snapshots (version 2 to 3); and the published watermarks of a file that had only the
-per-row flags (`fill_watermarks`).
+snapshots (version 2 to 3), in one transaction of their own (`bring_up_to_date`); and
+the published watermarks of a file that had only the per-row flags (`fill_watermarks`).
 
 Only `prev` and `hash` are added to each stored body, in seq order per stream, so the
 chain over those events proves only that they have not changed since the migration
-(`docs/journal.md` says so). Runs inside the caller's transaction; the caller commits,
-or rolls back on any error.
+(`docs/journal.md` says so). The chaining functions run inside the caller's
+transaction; the caller commits, or rolls back on any error.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 from floord.journal.chain import event_hash, genesis
+from floord.journal.errors import JournalError, rollback
 from floord.journal.integrity import snapshot_hash
+
+
+def bring_up_to_date(db: sqlite3.Connection, path: Path, version: int) -> None:
+    """Record a new file's schema `version`, or chain an older file up to it (its own
+    transaction); a file of another version is refused (`JournalError`, naming `path`)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(version),))
+    elif row[0] in ("1", "2"):
+        _migrate_from(db, path, int(row[0]), version)
+    elif row[0] != str(version):
+        raise JournalError(f"journal {path}: schema version {row[0]} is not {version}")
+
+
+def _migrate_from(db: sqlite3.Connection, path: Path, old: int, version: int) -> None:
+    """Chain an older file in place, in one transaction: its events (from version 1),
+    then its snapshots (from version 2)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if old == 1:
+            chain_version_1(db, 2)
+        chain_snapshots(db, version)
+        db.execute("COMMIT")
+    except BaseException as exc:
+        rollback(db)
+        if isinstance(exc, sqlite3.Error | ValueError | KeyError | TypeError):
+            raise JournalError(
+                f"journal {path}: migrating schema {old} to {version} failed: {exc}"
+            ) from exc
+        raise
 
 
 def chain_version_1(db: sqlite3.Connection, schema_version: int) -> int:

@@ -53,7 +53,7 @@ from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
 from floord.journal.feed import Feeds
 from floord.journal.integrity import snapshot_breaks, tail_breaks
-from floord.journal.migrate import chain_snapshots, chain_version_1, fill_watermarks
+from floord.journal.migrate import bring_up_to_date, fill_watermarks
 from floord.journal.prune import prune_streams
 from floord.journal.schema import SCHEMA
 from floord.journal.wal_room import make_room
@@ -151,7 +151,7 @@ class Journal:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA + watermark.SCHEMA)
-        self._check_version()
+        bring_up_to_date(self._db, self.path, SCHEMA_VERSION)
         self._in_transaction(fill_watermarks)
         self._in_transaction(watermark.retire_unpublished_index)
         path = self.path
@@ -182,38 +182,6 @@ class Journal:
             journal._writer.close()
             raise JournalError(f"journal {journal.path}: cannot open read-only: {exc}") from exc
         return journal
-
-    def _check_version(self) -> None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row is None:
-            self._db.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
-                (str(SCHEMA_VERSION),),
-            )
-        elif row[0] in ("1", "2"):
-            self._migrate_from(int(row[0]))
-        elif row[0] != str(SCHEMA_VERSION):
-            raise JournalError(
-                f"journal {self.path}: schema version {row[0]} is not {SCHEMA_VERSION}"
-            )
-
-    def _migrate_from(self, version: int) -> None:
-        """Chain an older file in place, in one transaction: its events (from version 1),
-        then its snapshots (from version 2)."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            if version == 1:
-                chain_version_1(self._db, 2)
-            chain_snapshots(self._db, SCHEMA_VERSION)
-            self._db.execute("COMMIT")
-        except BaseException as exc:
-            rollback(self._db)
-            if isinstance(exc, sqlite3.Error | ValueError | KeyError | TypeError):
-                raise JournalError(
-                    f"journal {self.path}: migrating schema {version} to {SCHEMA_VERSION} "
-                    f"failed: {exc}"
-                ) from exc
-            raise
 
     # --- writing -----------------------------------------------------------------
 
