@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from floord.contract import Envelope
-from floord.journal.checkpointer import Checkpointer
+from floord.journal.checkpointer import Checkpointer, catch_up
 from floord.journal.store import Journal, JournalError
 
 
@@ -208,8 +208,9 @@ def test_a_mark_never_checkpoints_the_wal_without_an_fsync(
         assert path.stat().st_size == backfilled  # nothing copied into the file
         assert journal._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
         checkpoints = Checkpointer(
-            path, lambda: sqlite3.connect(path, check_same_thread=False), look_every_s=0.01
-        )
+            path, lambda: sqlite3.connect(path, check_same_thread=False),
+            lambda: journal._writer.submit(catch_up), look_every_s=0.01,
+        )  # fmt: skip
         try:
             deadline = time.monotonic() + 10
             while checkpoints.checkpoints == 0 and time.monotonic() < deadline:

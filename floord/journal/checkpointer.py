@@ -24,13 +24,16 @@ readable as that format, it checkpoints every `BLIND_EVERY_S` instead.
 
 The WAL starts again from its start only once a checkpoint has copied all of it, and
 commits that land during a passive checkpoint leave it a few frames short. So once the
-WAL holds the threshold's frames, the thread also checkpoints what is left of it, every
-`CATCH_UP_EVERY_S`, until one falls in a pause long enough for all of it; should the
-WAL still grow past `LONG_WAL` times the threshold (commits without a pause, a burst),
-it checkpoints with `RESTART` instead, which waits for the commit in progress and holds
-the next ones while it copies what is left (it gives up after `RESTART_WAITS_MS`,
-should a reader keep it waiting): without that a burst would lengthen the WAL for as
-long as it lasts.
+WAL holds `START_AGAIN_AT` frames, the copy is followed by one of those few on the
+journal's own thread (`catch_up`, a job like any other there, so no commit lands during
+it and it copies all): the one commit queued behind it waits for a few frames' copy and
+two fsyncs of files nearly all synced already, and the next starts the WAL again. That
+is once in `START_AGAIN_AT` frames, where SQLite's own checkpoint made a commit wait for
+a thousand frames' copy and the same fsyncs once in a thousand; the WAL's room
+(`WAL_ROOM`, made on opening by `floord.journal.wal_room`) holds what is written
+meanwhile, so no commit lengthens the file. A catch-up that could not copy all (a
+reader still on an older snapshot: `floord journal` beside the daemon) is tried again
+`CATCH_UP_EVERY_S` later.
 
 A checkpoint that fails (a full disk, an I/O error) loses nothing: the frames stay in
 the WAL, the commits go on into it, and it is tried again after `BLIND_EVERY_S`; the
@@ -46,6 +49,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 
 import structlog
@@ -55,8 +59,12 @@ from floord.journal.watermark import AUTOCHECKPOINT
 LOOK_EVERY_S = 0.05
 BLIND_EVERY_S = 1.0
 CATCH_UP_EVERY_S = 0.2
-LONG_WAL = 4
-RESTART_WAITS_MS = 50
+START_AGAIN_AT = 3 * AUTOCHECKPOINT
+# The WAL's room made on opening: past where it starts again, with what is written
+# during the copy and the catch-up.
+WAL_ROOM = 4 * AUTOCHECKPOINT
+# What a look found to do (`Checkpointer._work`).
+COPY, CATCH_UP = "copy", "catch up"
 
 # The WAL index's header (sqlite.org/walformat.html, 2.2): its version at 0, `mxFrame`
 # (frames in the WAL) at 16, and, in the checkpoint information after the header's two
@@ -97,24 +105,26 @@ class Checkpointer:
         self,
         path: Path,
         connect: Callable[[], sqlite3.Connection],
+        catch_up: Callable[[], Future[object]],
         *,
         pages: int = AUTOCHECKPOINT,
+        start_again_at: int = START_AGAIN_AT,
         look_every_s: float = LOOK_EVERY_S,
     ) -> None:
         self.path = Path(path)
         self._shm = self.path.with_name(self.path.name + "-shm")
         self._pages = pages
+        self._start_again_at = start_again_at
         self._look_every_s = look_every_s
         self._stop = threading.Event()
         self._log = structlog.get_logger("floord.journal").bind(journal=str(self.path))
-        self.checkpoints = 0  # how many ran (the tests read it)
+        self.checkpoints = 0  # copies run here (the tests read them)
+        self.catch_ups = 0  # and on the journal's thread
         self._last = 0.0  # when the last one ended (time.monotonic)
+        self._catch_up = catch_up
         self._db = connect()
         try:
             self._db.execute("PRAGMA synchronous=FULL")
-            # How long a RESTART may wait, for the commit in progress or a reader, while
-            # holding the commits after it: given up (busy) past that, tried again later.
-            self._db.execute(f"PRAGMA busy_timeout={RESTART_WAITS_MS}")
         except BaseException:
             self._db.close()
             raise
@@ -147,39 +157,62 @@ class Checkpointer:
                     if blind_wait < BLIND_EVERY_S:
                         continue
                     blind_wait = 0.0
-                    mode: str | None = "PASSIVE"
+                    work: str | None = COPY
                 else:
-                    mode = self._mode(*read)
-                if mode is not None:
-                    failing = self._checkpoint(mode, failing)
+                    work = self._work(*read)
+                if work is not None:
+                    failing = self._checkpoint(work, failing)
         finally:
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
 
-    def _mode(self, frames: int, copied: int) -> str | None:
-        """How to checkpoint a WAL of `frames` frames, `copied` of them copied: not at all
-        (None) below the threshold, nor for what is left of a long WAL sooner than
-        `CATCH_UP_EVERY_S` after the last; else passively, or with RESTART once long."""
+    def _work(self, frames: int, copied: int) -> str | None:
+        """What a WAL of `frames` frames, `copied` of them copied, needs: `COPY` with the
+        threshold's frames to copy (here, then the rest on the journal's thread once it
+        is `start_again_at` long); `CATCH_UP` when it is that long with a few frames
+        left, no sooner than `CATCH_UP_EVERY_S` after the last try; else nothing."""
         behind = frames - copied
-        if behind <= 0 or frames < self._pages:
+        if behind >= self._pages:
+            return COPY
+        if behind <= 0 or frames < self._start_again_at:
             return None
-        if behind < self._pages and time.monotonic() - self._last < CATCH_UP_EVERY_S:
+        if time.monotonic() - self._last < CATCH_UP_EVERY_S:
             return None
-        return "RESTART" if frames > LONG_WAL * self._pages else "PASSIVE"
+        return CATCH_UP
 
-    def _checkpoint(self, mode: str, failing: bool) -> bool:
-        """One checkpoint; whether it failed (logged when that changes)."""
+    def _checkpoint(self, work: str, failing: bool) -> bool:
+        """The checkpoint `work` asks for; whether it failed (logged when that changes)."""
         try:
-            self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+            if work == COPY:
+                _, frames, copied = self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                self.checkpoints += 1
+                long = frames >= self._start_again_at
+                work = CATCH_UP if long and frames > copied else ""
+            if work == CATCH_UP:
+                self._wait(self._catch_up())
+                self.catch_ups += 1
         except sqlite3.Error as exc:
+            self._last = time.monotonic()
             if not failing:
                 self._log.warning(
                     "journal checkpoint failing; the WAL keeps every commit meanwhile",
                     error=str(exc),
                 )
             return True
-        self.checkpoints += 1
         self._last = time.monotonic()
         if failing:
             self._log.info("journal checkpoint recovered")
         return False
+
+    def _wait(self, job: Future[object]) -> None:
+        """Until the journal's thread has run `job` (raising what it raised), or this
+        thread is to stop (a journal collected unclosed runs no more jobs)."""
+        while not self._stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                job.result(timeout=0.5)
+                return
+
+
+def catch_up(db: sqlite3.Connection) -> object:
+    """The journal's thread's job: copy what the WAL still holds, between two commits."""
+    return db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()

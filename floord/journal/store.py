@@ -39,6 +39,7 @@ import sqlite3
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
+from functools import partial
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -46,7 +47,7 @@ from floord.contract import Envelope
 from floord.journal import watermark
 from floord.journal.append import Append, AppendRows, Build
 from floord.journal.chain import Break
-from floord.journal.checkpointer import Checkpointer
+from floord.journal.checkpointer import WAL_ROOM, Checkpointer, catch_up
 from floord.journal.errors import DISK_FULL as DISK_FULL
 from floord.journal.errors import FAILURE as FAILURE
 from floord.journal.errors import INTERNAL as INTERNAL
@@ -132,7 +133,9 @@ class Journal:
             self._writer.close()
             raise
         try:  # the WAL's checkpoints, beside the commits (`floord.journal.checkpointer`)
-            checkpoints = Checkpointer(self.path, lambda: _connect(file))
+            checkpoints = Checkpointer(
+                self.path, lambda: _connect(file), partial(self._writer.submit, catch_up)
+            )
         except sqlite3.Error as exc:
             self._writer.close()
             raise JournalError(f"journal {self.path}: cannot open for checkpoints: {exc}") from exc
@@ -166,7 +169,7 @@ class Journal:
         self._in_transaction(fill_watermarks)
         self._in_transaction(watermark.retire_unpublished_index)
         path = self.path
-        self._in_transaction(lambda db: make_room(db, path, watermark.AUTOCHECKPOINT))
+        self._in_transaction(lambda db: make_room(db, path, WAL_ROOM))
 
     def _in_transaction(self, job: Callable[[sqlite3.Connection], object]) -> None:
         self._db.execute("BEGIN IMMEDIATE")
