@@ -177,8 +177,8 @@ def test_a_mark_never_checkpoints_the_wal_without_an_fsync(
 ) -> None:
     """A checkpoint inside the mark's commit (synchronous=OFF) would copy the WAL into the
     file unsynced and then write the WAL again over its frames: the events' only durable
-    copy. The journal's connection never checkpoints (not even past the threshold, and
-    the marks' commits leave it so); the checkpointer's thread does, with its fsyncs
+    copy. No commit of the journal's checkpoints (not even past the threshold, and the
+    marks' commits leave it so); the checkpointer's thread does, with its fsyncs
     (`floord.journal.checkpointer`), held back here until the marks are written.
 
     The WAL's size counts its frames here, so it is not made its full size on opening

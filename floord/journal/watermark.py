@@ -62,7 +62,7 @@ def advance_many(db: sqlite3.Connection, acked: dict[str, list[int]]) -> None:
     # the database file without an fsync, and the WAL then starts again over the frames
     # that were the only durable copy of events committed with FULL; a power cut then
     # could lose them. A checkpoint with its fsyncs (FULL) comes later instead: the
-    # journal's checkpointer (`floord.journal.checkpointer`; its own connection never
+    # journal's checkpointer (`floord.journal.checkpointer`; no commit of the journal's
     # checkpoints), or, on a connection that does, the next event's commit.
     threshold = db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
     db.execute("PRAGMA wal_autocheckpoint=0")
