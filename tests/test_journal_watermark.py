@@ -5,12 +5,14 @@ and folded back into those flags when the journal closes."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from floord.contract import Envelope
+from floord.journal.checkpointer import Checkpointer, catch_up
 from floord.journal.store import Journal, JournalError
 
 
@@ -175,7 +177,9 @@ def test_a_mark_never_checkpoints_the_wal_without_an_fsync(
 ) -> None:
     """A checkpoint inside the mark's commit (synchronous=OFF) would copy the WAL into the
     file unsynced and then write the WAL again over its frames: the events' only durable
-    copy. The marks leave it to the next event's commit, which syncs.
+    copy. The journal's connection never checkpoints (not even past the threshold, and
+    the marks' commits leave it so); the checkpointer's thread does, with its fsyncs
+    (`floord.journal.checkpointer`), held back here until the marks are written.
 
     The WAL's size counts its frames here, so it is not made its full size on opening
     (`floord.journal.wal_room`, tested on its own)."""
@@ -183,6 +187,8 @@ def test_a_mark_never_checkpoints_the_wal_without_an_fsync(
     path = tmp_path / "j.db"
     wal = tmp_path / "j.db-wal"
     journal = Journal(path)
+    assert journal._checkpoints is not None
+    journal._checkpoints.close()
     big = {"pad": "x" * 3000}
 
     def event(seq: int) -> Envelope:
@@ -197,10 +203,21 @@ def test_a_mark_never_checkpoints_the_wal_without_an_fsync(
         backfilled = path.stat().st_size
         for seq in range(1, n + 1):  # enough marks to pass the threshold
             journal.mark_published("t1", [seq])
+        journal.append("t1", event)  # and an event's commit, synchronous=FULL
         assert wal.stat().st_size > 1000 * (4096 + 24)
         assert path.stat().st_size == backfilled  # nothing copied into the file
-        assert journal._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
-        journal.append("t1", event)  # an event's commit, synchronous=FULL: it checkpoints
+        assert journal._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        checkpoints = Checkpointer(
+            path, lambda: sqlite3.connect(path, check_same_thread=False),
+            lambda: journal._writer.submit(catch_up), journal._writer.changes, pages=10,
+            look_every_s=0.01,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 10
+            while checkpoints.checkpoints == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+        finally:
+            checkpoints.close()
         assert path.stat().st_size > backfilled
     finally:
         journal.close()

@@ -130,3 +130,40 @@ def test_close_ends_the_thread_and_a_dropped_journal_ends_its_own(tmp_path: Path
     gc.collect()
     thread.join(timeout=5)
     assert not thread.is_alive()
+
+
+def test_the_thread_reports_its_changed_rows_and_when_a_job_runs(tmp_path: Path) -> None:
+    """`changes()`: the connection's total_changes after each job, and an odd count of
+    turns while one runs (what the checkpointer reads to know a copy was quiet)."""
+    journal = Journal(tmp_path / "j.db")
+    try:
+        writer = journal._writer
+        before = writer.changes()
+        assert before.turns % 2 == 0
+        running, release = threading.Event(), threading.Event()
+
+        def job(db: object) -> None:
+            running.set()
+            release.wait(10)
+
+        done = writer.submit(job)
+        assert running.wait(10)
+        during = writer.changes()
+        assert during.turns % 2 == 1 and during.rows == before.rows
+        release.set()
+        done.result(10)
+        journal.append("t1", _event)
+        deadline = time.monotonic() + 10  # noted just after the append's caller is told
+        while (after := writer.changes()).turns < before.turns + 4:
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        assert after.turns % 2 == 0 and after.rows > before.rows
+    finally:
+        journal.close()
+
+
+def _event(seq: int) -> Envelope:
+    return Envelope(
+        site="s1", table="t1", seq=seq, ts="2026-01-01T00:00:00.000Z", type="x.y",
+        source="t1", data={},
+    )  # fmt: skip

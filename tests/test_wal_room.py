@@ -14,11 +14,11 @@ from pathlib import Path
 from test_journal_full_round import small_filesystem
 
 from floord.contract import Envelope
+from floord.journal.checkpointer import WAL_ROOM
 from floord.journal.store import Journal
 from floord.journal.wal_room import full_size, make_room
-from floord.journal.watermark import AUTOCHECKPOINT
 
-FULL = full_size(4096, AUTOCHECKPOINT)
+FULL = full_size(4096, WAL_ROOM)
 
 
 def build(seq: int) -> Envelope:

@@ -36,8 +36,10 @@ import asyncio
 import contextlib
 import json
 import sqlite3
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
+from functools import partial
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -45,6 +47,7 @@ from floord.contract import Envelope
 from floord.journal import watermark
 from floord.journal.append import Append, AppendRows, Build
 from floord.journal.chain import Break
+from floord.journal.checkpointer import WAL_ROOM, Checkpointer, catch_up
 from floord.journal.errors import DISK_FULL as DISK_FULL
 from floord.journal.errors import FAILURE as FAILURE
 from floord.journal.errors import INTERNAL as INTERNAL
@@ -129,6 +132,16 @@ class Journal:
         except JournalError:
             self._writer.close()
             raise
+        try:  # the WAL's checkpoints, beside the commits (`floord.journal.checkpointer`)
+            checkpoints = Checkpointer(
+                self.path, lambda: _connect(file), partial(self._writer.submit, catch_up),
+                self._writer.changes,
+            )  # fmt: skip
+        except sqlite3.Error as exc:
+            self._writer.close()
+            raise JournalError(f"journal {self.path}: cannot open for checkpoints: {exc}") from exc
+        self._checkpoints: Checkpointer | None = checkpoints
+        weakref.finalize(self, checkpoints.stop_soon)
 
     def _start(self, connect: Callable[[], sqlite3.Connection], doing: str) -> None:
         """The journal's thread and, on it, its connection."""
@@ -137,6 +150,7 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"journal {self.path}: {doing}: {exc}") from exc
         self._writer.end_with(self)
+        self._checkpoints = None
         # Each publisher's feed of what the commits store (`floord.journal.feed`), and
         # the acknowledgements the next write takes (`watermark.Acks`).
         self.feeds = Feeds()
@@ -150,12 +164,13 @@ class Journal:
             raise JournalError(f"journal {self.path}: WAL mode refused (got {mode!r})")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's thread does
         self._db.executescript(SCHEMA + watermark.SCHEMA)
         bring_up_to_date(self._db, self.path, SCHEMA_VERSION)
         self._in_transaction(fill_watermarks)
         self._in_transaction(watermark.retire_unpublished_index)
         path = self.path
-        self._in_transaction(lambda db: make_room(db, path, watermark.AUTOCHECKPOINT))
+        self._in_transaction(lambda db: make_room(db, path, WAL_ROOM))
 
     def _in_transaction(self, job: Callable[[sqlite3.Connection], object]) -> None:
         self._db.execute("BEGIN IMMEDIATE")
@@ -446,6 +461,8 @@ class Journal:
         """Close the connection and end the journal's thread (a second close does nothing)."""
         if self._writer.closed:
             return
+        if self._checkpoints is not None:
+            self._checkpoints.close()
         try:
             self._writer.close(self._last_job)
         except sqlite3.Error as exc:

@@ -2,13 +2,13 @@
 
 SQLite deletes a journal's `-wal` file when its last connection closes, and the next
 open starts it again at nothing. Until a checkpoint lets it wrap to its start (at
-`watermark.AUTOCHECKPOINT` pages), every commit then makes the file longer, and an
+`checkpointer.START_AGAIN_AT` frames), every commit then makes the file longer, and an
 `fdatasync` of a longer file must also commit the file system's journal for the new
 size: measured here (issue 15's latency bench, a wheel frame's commit) 0.57 ms more a
 commit, a quarter more, for the first hundred-odd frames after every start; on a table
 box's eMMC or SD card it is one more metadata write each time too. So on opening, the
-file is extended by zeros to what a full WAL takes, written and synced once, as
-databases do with their redo logs.
+file is extended by zeros to what a full WAL takes (`checkpointer.WAL_ROOM` frames,
+16 MB), written and synced once, as databases do with their redo logs.
 
 Safe by SQLite's WAL format: the valid frames are those the WAL's header and their own
 salts and checksums say so, so bytes past the last of them (zeros here, stale frames

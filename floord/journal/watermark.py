@@ -61,7 +61,10 @@ def advance_many(db: sqlite3.Connection, acked: dict[str, list[int]]) -> None:
     # And no checkpoint in this commit: one run with synchronous=OFF copies the WAL into
     # the database file without an fsync, and the WAL then starts again over the frames
     # that were the only durable copy of events committed with FULL; a power cut then
-    # could lose them. The next event's commit (FULL) checkpoints instead.
+    # could lose them. A checkpoint with its fsyncs (FULL) comes later instead: the
+    # journal's checkpointer (`floord.journal.checkpointer`; its own connection never
+    # checkpoints), or, on a connection that does, the next event's commit.
+    threshold = db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
     db.execute("PRAGMA wal_autocheckpoint=0")
     try:
         db.execute("BEGIN IMMEDIATE")
@@ -71,7 +74,7 @@ def advance_many(db: sqlite3.Connection, acked: dict[str, list[int]]) -> None:
         if db.in_transaction:
             db.execute("ROLLBACK")
         db.execute("PRAGMA synchronous=FULL")
-        db.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT}")
+        db.execute(f"PRAGMA wal_autocheckpoint={int(threshold)}")
 
 
 def move_marks(db: sqlite3.Connection, acked: dict[str, list[int]]) -> None:

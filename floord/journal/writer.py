@@ -18,6 +18,11 @@ is not run, either way. A job handed in from the thread itself runs at once.
 A job that is a `floord.journal.shared_commit.Write` (an append) shares one transaction,
 one COMMIT and one fsync, with the writes queued right behind it: see that module.
 
+The thread notes the rows its connection has changed so far and when a job begins and
+ends (`changes`): the journal's checkpointer reads them to know when the WAL has grown
+by a threshold's frames and whether a commit landed during its copy
+(`floord.journal.checkpointer`), without touching the WAL's files.
+
 The thread ends on `close()`, and also when its journal is garbage collected without
 one (`weakref.finalize` in the store), so no test or tool leaves a thread behind.
 """
@@ -33,7 +38,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from floord.journal.shared_commit import MOST, Settles, Write, commit_together
 
@@ -48,9 +53,11 @@ class WriterThread:
     def __init__(self, name: str, connect: Callable[[], sqlite3.Connection]) -> None:
         self._jobs: queue.SimpleQueue[tuple[Job[object], Outcome] | None] = queue.SimpleQueue()
         opened: Future[sqlite3.Connection] = Future()
+        self._changed = _Changed()
         self._thread = threading.Thread(
-            target=_serve, args=(self._jobs, connect, opened), name=name, daemon=True
-        )
+            target=_serve, args=(self._jobs, connect, opened, self._changed), name=name,
+            daemon=True,
+        )  # fmt: skip
         self._closed = False
         self._thread.start()
         try:
@@ -62,6 +69,10 @@ class WriterThread:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    def changes(self) -> Changes:
+        """What the connection has done so far (see `Changes`); read from any thread."""
+        return self._changed.now
 
     def submit(self, job: Job[T]) -> Future[T]:
         """Hand `job` to the thread; its future holds what it returned or raised."""
@@ -166,10 +177,28 @@ def _deliver(waiter: asyncio.Future[object], result: object, exc: BaseException 
 Outcome = Future[object] | OnLoop
 
 
+class Changes(NamedTuple):
+    """What the thread's connection has done so far (`WriterThread.changes`)."""
+
+    rows: int  # the rows it had changed (SQLite's `total_changes`) when its last job ended
+    turns: int  # jobs begun plus jobs ended: odd while one runs
+
+
+class _Changed:
+    """The thread's `Changes`, replaced whole by the thread only, so that another
+    thread reads both of its numbers from the same moment."""
+
+    __slots__ = ("now",)
+
+    def __init__(self) -> None:
+        self.now = Changes(0, 0)
+
+
 def _serve(
     jobs: queue.SimpleQueue[tuple[Job[object], Outcome] | None],
     connect: Callable[[], sqlite3.Connection],
     opened: Future[sqlite3.Connection],
+    changed: _Changed,
 ) -> None:
     try:
         conn = connect()
@@ -183,6 +212,7 @@ def _serve(
         if item is None:
             conn.close()  # a second close is harmless
             return
+        changed.now = Changes(changed.now.rows, changed.now.turns + 1)
         if isinstance(item[0], Write):
             group = _queued_behind(item, jobs, held)  # type: ignore[arg-type]
             if len(group) > 1:
@@ -192,6 +222,10 @@ def _serve(
             del group
         else:
             _settle(conn, *item)
+        rows = changed.now.rows
+        with contextlib.suppress(sqlite3.ProgrammingError):  # the job closed it
+            rows = conn.total_changes
+        changed.now = Changes(rows, changed.now.turns + 1)
         # Hold nothing of a finished job while waiting: a job may hold its journal, which
         # must stay collectable (see `end_with`).
         del item
