@@ -184,10 +184,9 @@ class Checkpointer:
         try:
             # A checkpoint that failed is tried again after BLIND_EVERY_S, not at once.
             while not self._stop.wait(BLIND_EVERY_S if failing else self._look_every_s):
-                rows = self._changes().rows
-                work = COPY if failing else self._work(rows)
+                work = COPY if failing else self._work(self._changes().rows)
                 if work is not None:
-                    failing = self._checkpoint(work, rows, failing)
+                    failing = self._checkpoint(work, failing)
         finally:
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
@@ -209,8 +208,8 @@ class Checkpointer:
             return None
         return CATCH_UP
 
-    def _checkpoint(self, work: str, rows: int, failing: bool) -> bool:
-        """The checkpoint `work` asks for, begun at `rows` changed rows; whether it
+    def _checkpoint(self, work: str, failing: bool) -> bool:
+        """The checkpoint `work` asks for, its report noted in the estimate; whether it
         failed (logged when that changes)."""
         try:
             if work == COPY:
