@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 CONTRACT_VERSION = 1
@@ -377,6 +378,11 @@ DEVICE_STATUS_FIELDS = (
 )
 
 
+# An event's one `now` is written several times (its ts, the snapshot, the engine's own
+# times, the adapter's row): the text of the last few instants is kept. Equal instants
+# have the same UTC text whatever their zone, so the cache's key, the instant, is enough;
+# a naive time raises and is never kept.
+@lru_cache(maxsize=64)
 def format_ts(when: datetime) -> str:
     """UTC, ISO 8601 with microseconds and a `Z`: the only timestamp form on the wire."""
     if when.tzinfo is None:
