@@ -41,6 +41,14 @@ class Finish:
 
 BusItem = Received | CommandArrived | Tick | Finish
 
+# The most inputs the runner takes through the engine as one group, and so commits as one
+# transaction (floord's own policy, no regulation). A burst the daemon reads in one go (a
+# whole pty buffer: thousands of frames) would otherwise be one commit of several thousand
+# rows: nothing of it is published until that commit ends, and its rows overflow the
+# journal's feed (`floord.journal.feed.FEED_LIMIT`), so the link re-reads them from disk.
+# A few hundred inputs keep the fsyncs per input small and every commit's rows in the feed.
+GROUP_LIMIT = 400
+
 
 class TableBus:
     """An unbounded FIFO: a device event is never dropped because the engine is busy."""
@@ -54,12 +62,15 @@ class TableBus:
     async def get(self) -> BusItem:
         return await self._queue.get()
 
-    def take_pending(self) -> list[BusItem]:
-        """Every item waiting now, in order, without waiting for more (the runner takes
-        them through the engine together and commits them once)."""
-        items: list[BusItem] = []
-        while not self._queue.empty():
-            items.append(self._queue.get_nowait())
+    def take_group(self, first: BusItem, limit: int = GROUP_LIMIT) -> list[BusItem]:
+        """`first` (the item the runner waited for) and the items waiting now behind it,
+        at most `limit` in all, in order, without waiting for more: the runner takes them
+        through the engine together and commits them once. The rest stay queued, in
+        order, for the next group."""
+        items: list[BusItem] = [first]
+        queue = self._queue
+        while len(items) < limit and not queue.empty():
+            items.append(queue.get_nowait())
         return items
 
     def pending(self) -> int:

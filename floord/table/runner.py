@@ -434,7 +434,7 @@ class TableRunner(TableRecord):
             while True:
                 first = await self.bus.get()
                 async with self._turn:
-                    await self._take([first, *self.bus.take_pending()])
+                    await self._take(self.bus.take_group(first))
         finally:
             for task in list(self._tasks):
                 task.cancel()
