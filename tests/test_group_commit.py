@@ -51,25 +51,33 @@ async def drive(runner: TableRunner) -> None:
     await asyncio.gather(task, return_exceptions=True)
 
 
-def test_every_waiting_input_goes_in_one_commit_in_order(tmp_path: Path) -> None:
+def commit_protocol_errors(tmp_path: Path, count: int, *, tick: bool = False) -> int:
+    """`count` protocol errors from the wheel (and, with `tick`, a tick behind them)
+    waiting on a connected runner's bus, taken: checks they are on the table's record in
+    order with unbroken seqs, and returns how many commits the runner made of them."""
     path = tmp_path / "journal.db"
     runner, journal, clock, _ = make_runner(path)
     try:
         connect(runner, clock)
         before = len(table_events(path, runner.table))
         counting = CountingJournal(journal)
-        for n in range(1, 8):
+        for n in range(1, count + 1):
             event = DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, {"reason": f"bad {n}", "raw": ""})
             runner.bus.put(Received(WHEEL, event, clock.step(), n))
-        runner.bus.put(Tick(clock.step()))
+        if tick:
+            runner.bus.put(Tick(clock.step()))
         asyncio.run(drive(runner))
         events = table_events(path, runner.table)[before:]
-        assert counting.commits == 1
         reasons = [e["data"]["reason"] for e in events if e["type"] == "device.protocol_error"]
-        assert reasons == [f"bad {n}" for n in range(1, 8)]
+        assert reasons == [f"bad {n}" for n in range(1, count + 1)]
         assert [e["seq"] for e in events] == list(range(before + 1, before + 1 + len(events)))
+        return counting.commits
     finally:
         journal.close()
+
+
+def test_every_waiting_input_goes_in_one_commit_in_order(tmp_path: Path) -> None:
+    assert commit_protocol_errors(tmp_path, 7, tick=True) == 1
 
 
 def test_a_command_commits_on_its_own_with_its_id(tmp_path: Path) -> None:

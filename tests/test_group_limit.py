@@ -9,13 +9,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from test_engine_support import WHEEL
-from test_group_commit import CountingJournal, drive
-from test_journal_disk_full import connect, make_runner, table_events
+from test_group_commit import commit_protocol_errors
 
-from floord.adapters.local import Received
-from floord.contract import EventType, format_ts
-from floord.events import DeviceEvent
+from floord.contract import format_ts
 from floord.table.bus import GROUP_LIMIT, TableBus, Tick
 
 
@@ -40,25 +36,8 @@ def test_a_group_holds_at_most_the_limit_and_the_rest_stay_queued_in_order() -> 
 
 
 def test_a_burst_over_the_limit_is_committed_in_capped_groups_in_order(tmp_path: Path) -> None:
-    path = tmp_path / "journal.db"
-    runner, journal, clock, _ = make_runner(path)
-    try:
-        connect(runner, clock)
-        before = len(table_events(path, runner.table))
-        counting = CountingJournal(journal)
-        count = GROUP_LIMIT + 7
-        for n in range(1, count + 1):
-            event = DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, {"reason": f"bad {n}", "raw": ""})
-            runner.bus.put(Received(WHEEL, event, clock.step(), n))
-        asyncio.run(drive(runner))
-        events = table_events(path, runner.table)[before:]
-        # GROUP_LIMIT inputs, then the 7 that waited behind them: two commits, not one.
-        assert counting.commits == 2
-        reasons = [e["data"]["reason"] for e in events if e["type"] == "device.protocol_error"]
-        assert reasons == [f"bad {n}" for n in range(1, count + 1)]
-        assert [e["seq"] for e in events] == list(range(before + 1, before + 1 + len(events)))
-    finally:
-        journal.close()
+    # GROUP_LIMIT inputs, then the 7 that waited behind them: two commits, not one.
+    assert commit_protocol_errors(tmp_path, GROUP_LIMIT + 7) == 2
 
 
 def test_format_ts_gives_the_same_text_for_the_same_instant_in_any_zone() -> None:
