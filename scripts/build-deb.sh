@@ -44,7 +44,7 @@ if [ -z "${WHEEL:-}" ]; then
   $PIP wheel -q --no-deps -w "$WORK/wheel" "$WORK/src" >&2
   WHEEL=$(ls "$WORK"/wheel/floord-*.whl)
 fi
-VERSION=$(basename "$WHEEL" | cut -d- -f2)
+VERSION=$("$PYBIN" "$SRC/scripts/deb/version.py" "$WHEEL")  # floord/__init__.py, as packed
 ARCH=$(dpkg --print-architecture)
 PYVER=$("$PYBIN" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
 

@@ -68,6 +68,7 @@ def box(tmp_path: Path) -> dict[str, str]:
         "/etc/floord/floord.yaml": str(config),
         "/var/lib/floord/journal.db": str(tmp_path / "journal.db"),
         "/etc/udev/rules.d/": f"{tmp_path}/",
+        "/var/backups/floord/": f"{tmp_path}/",
         "/etc/mosquitto/floord": str(tmp_path / "mosquitto"),
         "/etc/floord/boxes/": f"{EXAMPLES}/surveillance/",
         "/root/secrets/": f"{EXAMPLES}/surveillance/",

@@ -287,3 +287,20 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(deb: Path) -> None:
     assert purged.returncode == 0, purged.stdout + purged.stderr
     for gone in ("/opt/floord", "/etc/floord", "/usr/bin/floord", units / "floord.service"):
         assert not Path(gone).exists(), gone
+
+
+def _cannot_build_deb() -> str | None:
+    """Why `make deb`'s script cannot run here, or None when it can (no root needed)."""
+    if shutil.which("dpkg-deb") is None:
+        return "no dpkg-deb: not a Debian machine"
+    if not Path("/usr/bin/python3.11").is_file():
+        return "the .deb's venv needs Debian's /usr/bin/python3.11"
+    return None
+
+
+@pytest.mark.skipif(_cannot_build_deb() is not None, reason=str(_cannot_build_deb()))
+def test_the_deb_is_versioned_as_the_package(deb: Path) -> None:
+    control = _run("dpkg-deb", "--field", str(deb), "Package", "Version")
+    assert control.returncode == 0, control.stderr
+    assert control.stdout.split() == ["Package:", "floord", "Version:", floord.__version__]
+    assert deb.name.startswith(f"floord_{floord.__version__}_")

@@ -308,8 +308,10 @@ class TableRecord(abc.ABC):
         self.record_failure = reason
         if first:
             self.record_failure_code = code
-            what = "journal disk full" if code == "journal_disk_full" else "journal failure"
-            self._log.critical(f"{what}: table halted", code=code, error=reason)
+            if code == "journal_disk_full":
+                self._log.critical("journal disk full: table halted", code=code, error=reason)
+            else:
+                self._log.critical("journal failure: table halted", code=code, error=reason)
             # The engine halts too; the halt goes on the record as soon as it can, and is
             # latched like any other until a floorperson resumes the table. The halted
             # state is what a later failed append puts back.
