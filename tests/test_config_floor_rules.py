@@ -1,7 +1,11 @@
-"""What `check` refuses across tables: the vigorish of every Baccarat table (§ 545.13(g))."""
+"""What `check` refuses across tables: the vigorish of every Baccarat table (§ 545.13(g)),
+the payout odds of every Craps and Mini-Craps table (§ 537.5(b)), within one config and
+against the facility's floor rules file."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,10 +13,14 @@ import yaml
 
 from floord.config.load import ConfigError, load_config
 
+SHOE = {"profile": "ref-shoe-recognition"}
+TRACKER = {"profile": "ref-dice-tracker"}
 
-def _floor(tmp: Path, *tables: tuple[str, str, dict]) -> Path:
+
+def _floor(tmp: Path, *tables: tuple[str, str, dict], **top: object) -> Path:
     (tmp / "fp.key").write_text("secret\n")
     body = {
+        **top,
         "site": "casino-1",
         "broker": {"url": "mqtt://127.0.0.1:1883"},
         "journal": "journal.db",
@@ -23,7 +31,11 @@ def _floor(tmp: Path, *tables: tuple[str, str, dict]) -> Path:
                 "game": game,
                 "rules": rules,
                 "devices": [
-                    {"id": "shoe", "profile": "ref-shoe-recognition", "port": f"/dev/ttyUSB{i}"}
+                    {
+                        "id": "dice" if "craps" in game else "shoe",
+                        **(TRACKER if "craps" in game else SHOE),
+                        "port": f"socket://127.0.0.1:{4000 + i}",
+                    }
                 ],
             }
             for i, (table_id, game, rules) in enumerate(tables)
@@ -67,3 +79,127 @@ def test_check_refuses_baccarat_tables_that_differ_in_vigorish_545_13_g(tmp_path
     [problem] = caught.value.problems
     assert problem.startswith(f"{path}: tables.0.rules.vigorish_collection: ")
     assert "'at_payout' or 'deferred'" in problem
+
+
+def test_check_refuses_craps_tables_paying_other_odds_537_5_b(tmp_path: Path) -> None:
+    """§ 537.5(b): "A Certificate Holder may use payout odds for winning wagers at higher
+    odds than those in the following list. Payout odds shall be uniform within the
+    licensed facility." Craps and Mini-Craps alike: (b) names "the game of Craps or
+    Mini-Craps"."""
+    path = _floor(
+        tmp_path,
+        ("CR-01", "craps", {"payout_odds": {"place_win_6": "7 to 5", "craps_2": "31 to 1"}}),
+        ("CR-02", "craps", {"payout_odds": {"place_win_6": "14 to 10", "craps_2": "31 to 1"}}),
+        ("MC-01", "mini_craps", {"payout_odds": {"place_win_6": "7 to 5"}}),
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    # "14 to 10" is "7 to 5"; Mini-Craps pays the 2 at the minimum, 30 to 1.
+    assert caught.value.problems == [
+        f"{path}: tables.2.rules.payout_odds.craps_2: the same payout odds on every Craps "
+        "and Mini-Craps table of the facility (58 Pa. Code § 537.5(b)) expected, 31 to 1 as "
+        "on table 'CR-01' (tables.0), found 30 to 1"
+    ]
+    same = _floor(
+        tmp_path,
+        ("CR-01", "craps", {"payout_odds": {"hard_4": "8 to 1"}}),
+        ("MC-01", "mini_craps", {"payout_odds": {"hard_4": "16 to 2"}}),
+        ("BA-01", "baccarat", {}),
+    )
+    assert load_config(same).table("MC-01").rules.payout_odds == {"hard_4": "16 to 2"}
+
+
+def test_a_table_whose_own_odds_are_refused_is_not_compared_as_well(tmp_path: Path) -> None:
+    """One mistake, one line: odds below the minimum are the table's own check's."""
+    path = _floor(
+        tmp_path,
+        ("CR-01", "craps", {}),
+        ("CR-02", "craps", {"payout_odds": {"hard_4": "6 to 1"}}),
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    [problem] = caught.value.problems
+    assert problem.startswith(f"{path}: tables.1.rules.payout_odds.hard_4: 6 to 1 is below")
+
+
+def _rules_file(tmp: Path, body: object) -> Path:
+    path = tmp / "floor-rules.yaml"
+    path.write_text(body if isinstance(body, str) else yaml.safe_dump(body))
+    return path
+
+
+def test_the_floor_rules_file_holds_every_box_to_the_facility_s_values(tmp_path: Path) -> None:
+    """One box's config sees only its tables; the floor rules file, installed on every
+    box, is the facility's value, so each table is compared with it (§ 545.13(g),
+    § 537.5(b))."""
+    rules = _rules_file(
+        tmp_path,
+        {"baccarat": {"vigorish_percent": 4}, "craps": {"payout_odds": {"eleven": "16 to 1"}}},
+    )
+    path = _floor(
+        tmp_path,
+        ("BA-01", "baccarat", {"vigorish_percent": 5}),
+        ("CR-01", "craps", {"payout_odds": {"eleven": "16 to 1"}}),
+        ("MC-01", "mini_craps", {}),
+        floor_rules="floor-rules.yaml",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert caught.value.problems == [
+        f"{path}: tables.0.rules.vigorish_percent: the same vigorish on every Baccarat table "
+        f"of the facility (58 Pa. Code § 545.13(g)) expected, 4 in {rules}, found 5",
+        f"{path}: tables.2.rules.payout_odds.eleven: the same payout odds on every Craps and "
+        f"Mini-Craps table of the facility (58 Pa. Code § 537.5(b)) expected, 16 to 1 in "
+        f"{rules}, found 15 to 1",
+    ]
+    # A section the file leaves out binds nothing there: the config's tables agree.
+    _rules_file(tmp_path, {"craps": {"payout_odds": {"eleven": "16 to 1"}}})
+    agreeing = _floor(
+        tmp_path,
+        ("BA-01", "baccarat", {"vigorish_percent": 5}),
+        ("CR-01", "craps", {"payout_odds": {"eleven": "16 to 1"}}),
+        floor_rules=str(rules),
+    )
+    assert load_config(agreeing).config.floor_rules == rules
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("craps: [", "(file): valid YAML expected, found a syntax error: "),
+        ("- 1\n", "(top): a mapping expected, found list"),
+        ({"craps": {"payout_odds": {"eleven": "14 to 1"}}}, "craps.payout_odds: "),
+        ({"craps": {"payout_odds": {"eleven": "15 for 1"}}}, "craps.payout_odds: "),
+        ({"baccarat": {"vigorish_percent": 3}}, "baccarat.vigorish_percent: "),
+        ({"blackjack": {}}, "blackjack: "),
+    ],
+)
+def test_a_floor_rules_file_that_cannot_be_used_is_named(
+    tmp_path: Path, body: object, expected: str
+) -> None:
+    rules = _rules_file(tmp_path, body)
+    path = _floor(tmp_path, ("BA-01", "baccarat", {}), floor_rules="floor-rules.yaml")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    [problem] = caught.value.problems
+    assert problem.startswith(f"{rules}: {expected}"), problem
+
+
+def test_a_missing_floor_rules_file_is_named_and_check_refuses_it(tmp_path: Path) -> None:
+    path = _floor(tmp_path, ("BA-01", "baccarat", {}), floor_rules="nowhere.yaml")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert caught.value.problems == [
+        f"{tmp_path / 'nowhere.yaml'}: (file): a readable floor rules file expected, "
+        "No such file or directory"
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "floord", "check", "-c", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "a readable floor rules file expected" in done.stderr + done.stdout
+    assert "Traceback" not in done.stderr

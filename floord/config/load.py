@@ -18,7 +18,8 @@ import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from floord.config.broker import BrokerConfig, OperatorConfig
-from floord.config.floor_rules import same_vigorish_problems
+from floord.config.floor_rules import floor_problems
+from floord.config.floor_rules_file import floor_rules_problems
 from floord.config.journal_path import journal_problems
 from floord.config.ports import port_problems
 from floord.config.problems import config_problems
@@ -97,6 +98,8 @@ class FloordConfig(StrictModel):
     journal: Path
     # Prune published events older than this many days (docs/journal.md); None keeps all.
     journal_retention_days: int | None = Field(default=None, ge=1)
+    # The facility's floor rules file (`floord.config.floor_rules_file`), relative to this.
+    floor_rules: Path | None = None
     gaming_day: GamingDayConfig = GamingDayConfig()
     surveillance: SurveillanceConfig = SurveillanceConfig()
     operators: list[OperatorConfig] = Field(default_factory=list)
@@ -186,8 +189,20 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
         families = devices_by_family(table, skip_unloadable=True)
         problems += game.check(table, f"{path}: tables.{t}", families)
-    problems += same_vigorish_problems(cfg.tables, path)
+    problems += _floor_checks(cfg, path)
     return problems + _surveillance_checks(cfg, path)
+
+
+def _floor_checks(cfg: FloordConfig, path: Path) -> list[str]:
+    """Every table of a kind held to one value, the floor rules file's where one is named
+    (`floord.config.floor_rules`)."""
+    if cfg.floor_rules is None:
+        return floor_problems(cfg.tables, path, None, None)
+    floor_path = cfg.floor_rules if cfg.floor_rules.is_absolute() else path.parent / cfg.floor_rules
+    floor, problems = floor_rules_problems(floor_path)
+    if floor is None:
+        return problems
+    return floor_problems(cfg.tables, path, floor, floor_path)
 
 
 def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
