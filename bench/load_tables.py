@@ -57,6 +57,7 @@ CHECKLIST = {
     "wheel_level_and_free": True,
     "parts_secure": True,
     "ball_nonmagnetic": True,
+    "ball_nonmetallic_and_size": True,
 }
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -37,8 +37,13 @@ from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon, utc_now
 
 KEYS = {"FP-1": ("floorperson", b"fp-1-secret"), "DL-1": ("dealer", b"dl-1-secret")}
-CHECKLIST = {"no_magnet_or_contrivance": True, "wheel_level_and_free": True,
-             "parts_secure": True, "ball_nonmagnetic": True}  # fmt: skip
+CHECKLIST = {
+    "no_magnet_or_contrivance": True,
+    "wheel_level_and_free": True,
+    "parts_secure": True,
+    "ball_nonmagnetic": True,
+    "ball_nonmetallic_and_size": True,
+}
 IDENTITY = {"maker": "Cammegh", "model": "SS2", "firmware": "V2.50",
             "version_text": "*V V2.50", "pockets": 37, "serial": None}  # fmt: skip
 ROTOR = {"rotor_direction": "cw", "rotor_rpm": 17.2}

@@ -85,6 +85,7 @@ class EventType(StrEnum):
     ROULETTE_RESULT = "roulette.result"
     ROULETTE_NO_SPIN = "roulette.no_spin"
     ROULETTE_WHEEL_SERVICE = "roulette.wheel_service"
+    ROULETTE_BALL_REPLACED = "roulette.ball_replaced"
     PROCEDURE_VIOLATION = "procedure.violation"
     TABLE_WARNING = "table.warning"
     BLACKJACK_HAND = "blackjack.hand"
@@ -200,6 +201,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     # Roulette: a wheel's movable parts adjusted or replaced (58 Pa. Code § 531.3(b), (d)).
     "wheel_adjusted": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
     "wheel_part_replaced": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
+    # Roulette: a ball put into play during the day (58 Pa. Code § 531.2).
+    "ball_replaced": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
     # Big Six: the dealer's call before the spin (58 Pa. Code § 533.2(a)).
     "spin": frozenset({Role.DEALER}),
     # Pai Gow: where the dealer began dealing the tiles (58 Pa. Code § 535.2(d)).
@@ -261,6 +264,9 @@ COMMAND_ARGS: dict[str, str] = {
     ),
     "wheel_part_replaced": (
         "part=TEXT description=TEXT licence=ID [security_witness=NAME] [security_licence=ID]"
+    ),
+    "ball_replaced": (
+        "nonmetallic=true|false diameter_sixteenths=N nonmagnetic=true|false licence=ID [note=TEXT]"
     ),
 }
 

@@ -72,3 +72,36 @@ def test_a_roulette_table_reopened_the_same_day_needs_its_own_inspection(
     finally:
         assert daemon.terminate() == 0
         sim.kill()
+
+
+def test_a_ball_replaced_is_on_the_record_and_the_table_plays_on(broker, tmp_path: Path) -> None:
+    """58 Pa. Code § 531.2: "Balls used in Roulette must be made completely of a nonmetallic
+    substance and not be less than 12/16 of an inch nor more than 14/16 of an inch in
+    diameter." A ball put into play on an open table is certified through a signed
+    command; a ball out of size is refused, on the record."""
+    scenario = {"pockets": 37, "seed": 4, "steps": [{"idle": 600}]}
+    sim, pty = start_sim(tmp_path, scenario, SPEED)
+    daemon = start_daemon(write_config(tmp_path, broker.url, pty))
+    ball = {"nonmetallic": True, "diameter_sixteenths": 12, "nonmagnetic": True}
+
+    async def scenario_run() -> None:
+        async with collecting(broker.url) as c:
+            await c.event("device.identified")
+            await open_table(broker.url)
+            small = await command(
+                broker.url, "ball_replaced", {**ball, "diameter_sixteenths": 10, "licence": "P-1"}
+            )
+            assert not small["ok"] and "found 10/16" in str(small), small
+            refused = await c.event("operator.command_refused")
+            assert refused["rule"] == "58 Pa. Code § 531.2", refused
+            done = await command(broker.url, "ball_replaced", {**ball, "licence": "P-1"})
+            assert done["ok"], done
+            log = await c.event("roulette.ball_replaced")
+            assert log["data"]["diameter_sixteenths"] == 12 and log["data"]["table_was"] == "open"
+            assert (await command(broker.url, "close", {}))["ok"]
+
+    try:
+        asyncio.run(scenario_run())
+    finally:
+        assert daemon.terminate() == 0
+        sim.kill()

@@ -24,6 +24,7 @@ PASSING = {
     "wheel_level_and_free": True,
     "parts_secure": True,
     "ball_nonmagnetic": True,
+    "ball_nonmetallic_and_size": True,
 }
 
 

@@ -39,6 +39,7 @@ CHECKLIST = {
     "wheel_level_and_free": True,
     "parts_secure": True,
     "ball_nonmagnetic": True,
+    "ball_nonmetallic_and_size": True,
 }
 CARD_CHECKLIST = {
     "card_reader_untampered": True,

@@ -64,6 +64,11 @@ def _wheel_service(d: dict[str, Any], e: Envelope) -> str:
     return text + ("; an inspection is required" if d.get("inspection_required") else "")
 
 
+def _ball_replaced(d: dict[str, Any], e: Envelope) -> str:
+    text = f"new ball in play, {get(d, 'diameter_sixteenths')}/16 inch, nonmetallic, nonmagnetic"
+    return text + optional(d, "by", ", by {}") + optional(d, "note", ": {}")
+
+
 def _blackjack_result(d: dict[str, Any], e: Envelope) -> str:
     dealer = "dealer blackjack" if d.get("dealer_blackjack") else f"dealer {_hand(d.get('dealer'))}"
     return f"{dealer}: {_outcomes(d.get('hands'), 'box')}{_round(e)}"
@@ -164,6 +169,7 @@ GAME_SENTENCES: dict[str, Sentence] = {
     EventType.ROULETTE_RESULT: _roulette_result,
     EventType.ROULETTE_NO_SPIN: _no_spin,
     EventType.ROULETTE_WHEEL_SERVICE: _wheel_service,
+    EventType.ROULETTE_BALL_REPLACED: _ball_replaced,
     EventType.BIGSIX_RESULT: _bigsix_result,
     EventType.BIGSIX_NO_SPIN: _no_spin,
     EventType.PAIGOW_DEAL_POSITION: _deal_position,

@@ -20,6 +20,7 @@ from floord.engine.core.gaming_day import require_utc
 from floord.engine.core.snapshots import check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.roulette.ball import ball_replaced
 from floord.engine.roulette.inspection import roulette_inspection
 from floord.engine.roulette.irregularities import (
     DOUBLE_ZERO_ON_SINGLE,
@@ -122,11 +123,13 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             return self._dealer_in(command)
         if command.name in SERVICE_COMMANDS:
             return service_command(self.table, command, now)
+        if command.name == "ball_replaced":
+            return ball_replaced(self.table, command, now)
         return self._table_command(
             command,
             now,
             f"unknown table command {command.name!r}: the engine knows inspect, "
-            "open, close, resume, " + ", ".join(SERVICE_COMMANDS),
+            "open, close, resume, ball_replaced, " + ", ".join(SERVICE_COMMANDS),
         )
 
     def on_device_event(

@@ -11,12 +11,15 @@ from floord.engine.core.inspection import InspectionSpec
 
 
 def roulette_inspection(wheel: str) -> InspectionSpec:
-    """The § 531.3(a) checklist; item (5) applies to a double zero wheel used as single."""
+    """The § 531.3(a) checklist, with the ball of § 531.2 beside its magnet test (a)(4);
+    item (5) applies to a double zero wheel used as single."""
     items = {
         "no_magnet_or_contrivance": cite("531.3(a)(1)"),
         "wheel_level_and_free": cite("531.3(a)(2)"),
         "parts_secure": cite("531.3(a)(3)"),
         "ball_nonmagnetic": cite("531.3(a)(4)"),
+        # § 531.2: the ball wholly nonmetallic, 12/16 to 14/16 of an inch in diameter.
+        "ball_nonmetallic_and_size": cite("531.2"),
     }
     if wheel == "double_zero_as_single":
         items["layout_and_signage"] = cite("531.3(a)(5)")
