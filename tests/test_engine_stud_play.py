@@ -261,3 +261,21 @@ def test_hand_dealing_is_not_observed_and_not_called() -> None:
     [ended] = of_type(end.output, EventType.ROUND_ENDED)
     assert ended.data["outcome"] == "not_called"
     assert _result(end)[1]["outcome"] == "not_called"
+
+
+def test_one_player_one_position_571_7_e() -> None:
+    """§ 571.7(e): "A player may not simultaneously play and wager on more than one player
+    position at a Mississippi Stud table." Checked where `round_start` names the players."""
+    t = make_table()
+    t.ready()
+    two = t.dealer("round_start", {"boxes": [1, 2, 4], "players": {"P1": [1, 2], "P2": [4]}})
+    assert not two.ok and two.rule == cite("571.7(e)")
+    assert "player P1 plays boxes [1, 2]" in (two.error or "")
+    unnamed = t.dealer("round_start", {"boxes": [1, 2], "players": {"P1": [1]}})
+    assert not unnamed.ok and "every box in play exactly once" in (unnamed.error or "")
+    bad = t.dealer("round_start", {"boxes": [1], "players": {"P1": 1}})
+    assert not bad.ok and "non-empty list of box numbers" in (bad.error or "")
+    started = t.dealer("round_start", {"boxes": [1, 2], "players": {"P1": [2], "P2": [1]}})
+    assert started.ok, started.error
+    [event] = of_type(started.output, EventType.ROUND_STARTED)
+    assert event.data["players"] == {"P1": [2], "P2": [1]}

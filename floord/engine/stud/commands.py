@@ -34,6 +34,7 @@ from floord.engine.core.command_checks import (
     deal_refusal,
     distinct_boxes,
     needs_reason,
+    players_problem,
     unknown_args,
     whole,
 )
@@ -100,7 +101,7 @@ class StudCommands(TableEngineBase):
     # ----- dealer -----------------------------------------------------------------
 
     def _cmd_round_start(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := unknown_args(command, ("boxes", "antes")):
+        if problem := unknown_args(command, ("boxes", "antes", "players")):
             return CommandOutcome(False, problem)
         boxes = command.args.get("boxes")
         limit = self.rules.boxes
@@ -120,6 +121,9 @@ class StudCommands(TableEngineBase):
             return CommandOutcome(
                 False, "antes must give each box in play its Ante Wager in whole dollars"
             )
+        players = command.args.get("players")
+        if players is not None and (problem := one_position_each(boxes, players)):
+            return CommandOutcome(False, problem, cite("571.7(e)"))
         if (refused := self._start_refusal()) is not None:
             return refused
         problems = self.decks.deal_problems(now)
@@ -137,6 +141,8 @@ class StudCommands(TableEngineBase):
             "dealing": self.rules.dealing,
             "deck": deck,
         }
+        if players is not None:
+            body["players"] = {str(p): b for p, b in players.items()}
         return accepted([Decision(EventType.ROUND_STARTED, body, cite("571.7(c)"), rnd["id"])])
 
     def _in_play(self, command: VerifiedCommand, allowed: tuple[str, ...]) -> StudPlay | str:
@@ -394,3 +400,17 @@ class StudCommands(TableEngineBase):
 
     def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         return cover_shuffler(command, self.rules.shuffler, self.decks)
+
+
+def one_position_each(boxes: list[int], players: Any) -> str | None:
+    """§ 571.7(e): "A player may not simultaneously play and wager on more than one player
+    position at a Mississippi Stud table." Checked where the dealer names the players."""
+    if problem := players_problem(boxes, players):
+        return problem
+    for player, played in players.items():
+        if len(played) > 1:
+            return (
+                f"player {player} plays boxes {sorted(played)}; a player plays one position "
+                "at Mississippi Stud"
+            )
+    return None
