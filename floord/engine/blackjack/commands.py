@@ -38,6 +38,7 @@ from floord.engine.core.command_checks import (
     distinct_boxes,
     floor_reshuffle,
     needs_reason,
+    players_problem,
     unknown_args,
     whole,
 )
@@ -148,13 +149,8 @@ class BlackjackCommands(TableEngineBase):
         if players is None:
             return None
         most = int(self.card_rules.get("max_adjacent_boxes", CARD_DEFAULTS["max_adjacent_boxes"]))
-        if not isinstance(players, dict) or not all(
-            isinstance(v, list) and v and all(whole(b) for b in v) for v in players.values()
-        ):
-            return "players must map each player to a non-empty list of box numbers"
-        seen: list[int] = [b for played in players.values() for b in played]
-        if sorted(seen) != sorted(boxes):
-            return "players must name every box in play exactly once"
+        if problem := players_problem(boxes, players):
+            return problem
         for player, played in players.items():
             ordered = sorted(played)
             if len(ordered) > most:

@@ -77,10 +77,8 @@ def players_problem(boxes: list[int], players: Any) -> str | None:
     """Why a round's `players` (a player -> the boxes they play, as the dealer sees the
     layout) cannot be read against its boxes; None when every box in play is named
     exactly once. Whether a player may play more than one box is each game's rule."""
-    if (
-        not isinstance(players, dict)
-        or not players
-        or not all(isinstance(v, list) and v and all(whole(b) for b in v) for v in players.values())
+    if not isinstance(players, dict) or not all(
+        isinstance(v, list) and v and all(whole(b) for b in v) for v in players.values()
     ):
         return "players must map each player to a non-empty list of box numbers"
     seen: list[int] = [b for played in players.values() for b in played]
