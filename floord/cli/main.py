@@ -149,14 +149,18 @@ def _check(path: Path) -> int:
     return 0
 
 
-def _run(path: Path) -> int:
+def _run(path: Path, argv: list[str]) -> int:
     from floord.config.load import ConfigError, load_config
+    from floord.system.ownership import root_refusal
 
     try:
         loaded = load_config(path)
     except ConfigError as exc:
         for line in exc.problems:
             print(line, file=sys.stderr)
+        return 1
+    if refusal := root_refusal(loaded.journal_path, argv):
+        print(f"floord run: {refusal}", file=sys.stderr)
         return 1
     return run_loaded(loaded)
 
@@ -245,10 +249,14 @@ def _sim(ns: argparse.Namespace) -> int:
 
 def _demo(ns: argparse.Namespace) -> int:
     from floord.demo import run_demo
+    from floord.system.ownership import root_refusal
 
     if ns.journal is not None and ns.journal.exists():
         # A demo on an old journal would resume its tables: not the demo, not comparable.
         print(f"floord demo: {ns.journal} exists; give a new file for --journal", file=sys.stderr)
+        return 2
+    if ns.journal is not None and (refusal := root_refusal(ns.journal.resolve(), ns.argv)):
+        print(f"floord demo: {refusal}", file=sys.stderr)
         return 2
     try:
         return asyncio.run(
@@ -290,6 +298,8 @@ def _report(ns: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ns = _parser().parse_args(argv)
+    # The words typed after `floord`: a refusal repeats them in the command to use instead.
+    ns.argv = list(sys.argv[1:] if argv is None else argv)
     configure_logging(ns.log_level or ("error" if ns.command == "demo" else "info"))
     with expected_failures(f"floord {ns.command}") as outcome:
         outcome.code = _dispatch(ns)
@@ -303,7 +313,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.command == "check":
         return _check(ns.config)
     if ns.command == "run":
-        return _run(ns.config)
+        return _run(ns.config, ns.argv)
     if ns.command == "cmd":
         return _cmd(ns)
     if ns.command == "sim":
