@@ -31,6 +31,7 @@ def register(sub: Any) -> None:
 
 def run_adapter(ns: argparse.Namespace) -> int:
     from floord.config.load import ConfigError, load_config
+    from floord.config.ports import port_problems
     from floord.journal.store import JournalError
     from floord.processes.adapter import AdapterProcess, adapter_journal_path
     from floord.profiles import ProfileError
@@ -40,6 +41,11 @@ def run_adapter(ns: argparse.Namespace) -> int:
         loaded = load_config(ns.config)
     except ConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+    if ns.port and (
+        problems := port_problems(loaded.path, "--port", ns.port, rig=loaded.config.rig)
+    ):
+        print("\n".join(problems), file=sys.stderr)
         return 1
     journal = ns.journal or adapter_journal_path(loaded, ns.table, ns.device)
     if refusal := root_refusal(journal.resolve(), ns.argv):

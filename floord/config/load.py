@@ -97,6 +97,8 @@ class FloordConfig(StrictModel):
     journal: Path
     # Prune published events older than this many days (docs/journal.md); None keeps all.
     journal_retention_days: int | None = Field(default=None, ge=1)
+    # A test rig (docs/rigs.md): only then may a device be simulated inside the daemon.
+    rig: bool = False
     gaming_day: GamingDayConfig = GamingDayConfig()
     surveillance: SurveillanceConfig = SurveillanceConfig()
     operators: list[OperatorConfig] = Field(default_factory=list)
@@ -182,7 +184,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 problems.append(f"{path}: {key}.profile: {misfit}")
             if device.port is None:  # adapter: remote, its port named on the adapter's box
                 continue
-            problems += port_problems(path, f"{key}.port", device.port)
+            problems += port_problems(path, f"{key}.port", device.port, rig=cfg.rig)
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
         families = devices_by_family(table, skip_unloadable=True)
         problems += game.check(table, f"{path}: tables.{t}", families)
