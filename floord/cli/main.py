@@ -73,11 +73,20 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sim = sub.add_parser("sim", help="run one device simulator for a test rig")
-    sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")
-    where = sim.add_mutually_exclusive_group(required=True)
+    sim.add_argument("profile", nargs="?", help="a device profile name, e.g. cammegh-ss2")
+    sim.add_argument(
+        "--list",
+        action="store_true",
+        help="list the packaged scenarios and where the example rig config is, and exit",
+    )
+    where = sim.add_mutually_exclusive_group()
     where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal")
     where.add_argument("--tcp", metavar="HOST:PORT", help="serve one TCP client (socket://)")
-    sim.add_argument("--scenario", type=Path, help="a scenario YAML file")
+    sim.add_argument(
+        "--scenario",
+        metavar="FILE|NAME",
+        help="a scenario YAML file, or a packaged scenario's name (see --list)",
+    )
     sim.add_argument("--speed", type=float, default=1.0, help="scale the device's clock")
     sim.add_argument(
         "--control",
@@ -229,6 +238,21 @@ def _cmd(ns: argparse.Namespace) -> int:
 
 
 def _sim(ns: argparse.Namespace) -> int:
+    from floord.system.extras import require_simulators
+
+    require_simulators("floord sim")
+    if ns.list:
+        catalogue = importlib.import_module("simulators.catalogue")
+        for name in catalogue.scenario_names():
+            path = catalogue.scenarios_folder() / f"{name}.yaml"
+            print(f"{name:22} {catalogue.describe(path)}")
+        print(f"scenarios: {catalogue.scenarios_folder()}")
+        print(f"example rig config: {catalogue.example_rig_config()}")
+        return 0
+    if ns.profile is None or not (ns.pty or ns.tcp):
+        usage = "a device profile and --pty or --tcp expected (or --list)"
+        print(f"floord sim: {usage}", file=sys.stderr)
+        return 2
     link = importlib.import_module("simulators.run")
     try:
         code: int = asyncio.run(
@@ -236,7 +260,7 @@ def _sim(ns: argparse.Namespace) -> int:
                 ns.profile,
                 pty=ns.pty,
                 tcp=ns.tcp,
-                scenario_path=str(ns.scenario) if ns.scenario else None,
+                scenario_path=ns.scenario,
                 speed=ns.speed,
                 announce=lambda line: print(line, flush=True),
                 control=None if ns.control in (None, "none") else ns.control,
@@ -249,8 +273,10 @@ def _sim(ns: argparse.Namespace) -> int:
 
 def _demo(ns: argparse.Namespace) -> int:
     from floord.demo import run_demo
+    from floord.system.extras import require_simulators
     from floord.system.ownership import root_refusal
 
+    require_simulators("floord demo")
     if ns.journal is not None and ns.journal.exists():
         # A demo on an old journal would resume its tables: not the demo, not comparable.
         print(f"floord demo: {ns.journal} exists; give a new file for --journal", file=sys.stderr)
