@@ -136,6 +136,69 @@ def test_installed_sim_lists_the_packaged_scenarios_and_rig_example(
     assert yaml.safe_load(example.read_text())["rig"] is True
 
 
+def _make_plan(target: str, *assignments: str) -> list[str]:
+    """The commands `make TARGET` would run (make -n), with these variables set."""
+    make = ["make", "-n", "--no-print-directory", "-C", str(ROOT), target, "PYTHON=python3"]
+    done = subprocess.run(
+        [*make, *assignments],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_make_demo_and_deb_build_their_own_small_environments(tmp_path: Path) -> None:
+    """`make demo` installs the demo's extras only, `make deb` pip alone; `make test`
+    keeps the tests' .venv."""
+    demo = _make_plan("demo", f"DEMO_VENV={tmp_path}/demo")
+    assert (
+        f"PYTHON=python3 VENV={tmp_path}/demo EXTRAS=console,demo bash scripts/bootstrap-venv.sh"
+        in demo
+    )
+    assert demo[-1].startswith(f"{tmp_path}/demo/bin/floord demo"), demo
+    deb = _make_plan("deb", f"BUILD_VENV={tmp_path}/build")
+    assert f"PYTHON=python3 VENV={tmp_path}/build EXTRAS=none bash scripts/bootstrap-venv.sh" in deb
+    assert deb[-1] == f"VENV={tmp_path}/build bash scripts/build-deb.sh", deb
+    test = _make_plan("test", f"VENV={tmp_path}/tests")
+    assert f"PYTHON=python3 VENV={tmp_path}/tests bash scripts/bootstrap-venv.sh" in test
+
+
+@pytest.fixture(scope="session")
+def demo_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel with the extras `make demo` installs (read from its plan): bin folder."""
+    plan = " ".join(_make_plan("demo", "DEMO_VENV=/nonexistent/demo"))
+    extras = plan.split("EXTRAS=", 1)[1].split()[0]
+    venv = tmp_path_factory.mktemp("demo") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    _pip("--python", str(venv / "bin" / "python"), "install", f"{wheel}[{extras}]")
+    return venv / "bin"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_the_demo_runs_on_its_extras_alone(demo_venv: Path, tmp_path: Path) -> None:
+    """No test tool, no report extra: the demo floor plays on the embedded broker."""
+    installed = _installed(demo_venv)
+    assert {"textual", "amqtt"} <= installed
+    assert not installed & {"pytest", "scipy", "matplotlib", "mypy", "hypothesis"}, installed
+    env = {**os.environ, "PYTHONPATH": "", "FLOORD_DEMO_EMBEDDED_BROKER": "1"}
+    done = subprocess.run(
+        [str(demo_venv / "floord"), "demo", "--seconds", "8"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "embedded amqtt" in done.stdout.splitlines()[0]
+    for kind in ("device.identified", "operator.inspection", "daemon.stopped"):
+        assert f" {kind} " in done.stdout, kind
+    assert "floord demo: stopped after" in done.stdout
+
+
 def _results(journal: Path) -> list[dict]:
     if not journal.exists():
         return []
