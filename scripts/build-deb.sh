@@ -16,6 +16,7 @@
 #   /opt/floord/.../site-packages/simulators   the simulators, their scenarios and the
 #                            example rig config, in floord's environment
 #   /usr/lib/systemd/system  floord-sim@.service
+#   /usr/lib/tmpfiles.d      floord-rig.conf: /etc/floord/sims, the simulators' instances
 #   /usr/share/doc/floord-rig   rigs.md, examples/rig.yaml
 #
 # A venv is not relocatable, so it is built in a staging root and its paths (the scripts'
@@ -123,8 +124,10 @@ EOF
 DEB=$OUT/floord_${VERSION}_${ARCH}.deb
 dpkg-deb --root-owner-group -Zgzip --build "$ROOT" "$DEB" >&2
 
-install -d "$RIG/usr/lib/systemd/system" "$RIG/usr/share/doc/floord-rig/examples"
+install -d "$RIG/usr/lib/systemd/system" "$RIG/usr/lib/tmpfiles.d" \
+  "$RIG/usr/share/doc/floord-rig/examples"
 install -m 0644 "$SRC/systemd/floord-sim@.service" "$RIG/usr/lib/systemd/system/"
+install -m 0644 "$SRC/systemd/floord-rig.tmpfiles.conf" "$RIG/usr/lib/tmpfiles.d/floord-rig.conf"
 install -m 0644 "$SRC/docs/rigs.md" "$RIG/usr/share/doc/floord-rig/"
 install -m 0644 "$SRC/LICENSE" "$RIG/usr/share/doc/floord-rig/copyright"
 install -m 0644 "$SRC/simulators/examples/rig.yaml" "$RIG/usr/share/doc/floord-rig/examples/"

@@ -391,6 +391,7 @@ def _assert_the_box_has_no_simulators(tmp_path: Path) -> None:
     """The table box's package: no simulators, no simulator unit; `floord sim` and a
     simulated port say where they belong in one line."""
     assert not Path("/usr/lib/systemd/system/floord-sim@.service").exists()
+    assert not Path("/etc/floord/sims").exists()
     assert _run("/opt/floord/bin/python", "-c", "import simulators").returncode != 0
     files = _run("dpkg", "-L", "floord").stdout
     assert "/simulators/" not in files and "floord-sim@" not in files
@@ -408,6 +409,7 @@ def _assert_the_rig_package_adds_them(rig_deb: Path, tmp_path: Path) -> None:
     done = _run("dpkg", "-i", str(rig_deb))
     assert done.returncode == 0, done.stdout + done.stderr
     _assert_unit_verifies(Path("/usr/lib/systemd/system/floord-sim@rig.service"))
+    assert Path("/etc/floord/sims").is_dir()
     example = Path("/usr/share/doc/floord-rig/examples/rig.yaml")
     assert yaml.safe_load(example.read_text())["rig"] is True
     done = _run("/usr/bin/floord", "sim", "--list")

@@ -104,7 +104,17 @@ def test_root_is_refused_where_the_service_user_owns_the_state(
 
 
 @AS_ROOT
-def test_a_root_owned_journal_file_in_the_service_folder_is_named(tmp_path: Path) -> None:
+def test_root_is_refused_a_demo_journal_in_the_service_users_folder(tmp_path: Path) -> None:
+    state = _state(tmp_path, OTHER_UID)
+    done = _floord("demo", "--journal", str(state / "demo.db"), "--seconds", "5")
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"floord demo: refused as root: {state} belongs to ")
+    assert list(state.iterdir()) == []
+
+
+@AS_ROOT
+def test_a_journal_file_another_user_owns_is_named_in_a_root_folder(tmp_path: Path) -> None:
     """The owner is read from the journal's files too: a journal left by someone else."""
     state = _state(tmp_path, 0)
     (state / "journal.db").write_bytes(b"")
