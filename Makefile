@@ -2,6 +2,14 @@
 VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
+# The demo's own environment: floord with the extras the demo uses, `console` (the
+# `floord watch` its first lines offer) and `demo` (the embedded broker), not the tests'.
+DEMO_VENV ?= .venv-demo
+DEMO_STAMP := $(DEMO_VENV)/.installed
+# `make deb`'s build environment: pip alone (the wheel is built in isolation). Under
+# build/, which the package's source copy leaves out.
+BUILD_VENV ?= build/venv
+BUILD_STAMP := $(BUILD_VENV)/.installed
 # --durations: the slowest tests in every run, so the suite's time budget stays in sight.
 # -n 2 --dist loadfile: two workers, each test file in one of them (its fixtures built once).
 PYTEST_ARGS ?= -q --durations=25 -n 2 --dist loadfile
@@ -12,8 +20,16 @@ $(STAMP): pyproject.toml scripts/bootstrap-venv.sh
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/bootstrap-venv.sh
 	touch $(STAMP)
 
-demo: $(STAMP)
-	$(VENV)/bin/floord demo $(DEMO_ARGS)
+$(DEMO_STAMP): pyproject.toml scripts/bootstrap-venv.sh
+	PYTHON=$(PYTHON) VENV=$(DEMO_VENV) EXTRAS=console,demo bash scripts/bootstrap-venv.sh
+	touch $(DEMO_STAMP)
+
+$(BUILD_STAMP): scripts/bootstrap-venv.sh
+	PYTHON=$(PYTHON) VENV=$(BUILD_VENV) EXTRAS=none bash scripts/bootstrap-venv.sh
+	touch $(BUILD_STAMP)
+
+demo: $(DEMO_STAMP)
+	$(DEMO_VENV)/bin/floord demo $(DEMO_ARGS)
 
 test: $(STAMP)
 	bash scripts/ensure-test-tools.sh
@@ -41,9 +57,10 @@ bench-load: $(STAMP)
 	bash scripts/ensure-test-tools.sh
 	$(VENV)/bin/python -m bench.load_tables $(LOAD_ARGS)
 
-# The table box's Debian package (docs/deployment.md, "The .deb"): dist/floord_*.deb.
-deb: $(STAMP)
-	VENV=$(VENV) bash scripts/build-deb.sh
+# The table box's Debian package and a rig's (docs/deployment.md, "The .deb"):
+# dist/floord_*.deb and dist/floord-rig_*.deb.
+deb: $(BUILD_STAMP)
+	VENV=$(BUILD_VENV) bash scripts/build-deb.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build dist
+	rm -rf $(VENV) $(DEMO_VENV) .pytest_cache .ruff_cache build dist

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Create .venv and install floord with what its tests need.
+# Create a virtual environment ($VENV, default .venv) and install floord (editable) with
+# the extras $EXTRAS (default test: what the tests need). EXTRAS=none installs no floord
+# at all: pip alone, for `make deb`'s build environment (the wheel is built in
+# isolation, with setuptools).
 # On a fresh Debian, `python3 -m venv` needs the python3-venv package: install it when
 # we are root, otherwise say exactly what to install.
 set -euo pipefail
 PY=${PYTHON:-python3}
 VENV=${VENV:-.venv}
+EXTRAS=${EXTRAS:-test}
 if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   echo "floord needs Python 3.11 or newer; $PY is $("$PY" --version 2>&1)" >&2
   exit 1
@@ -23,4 +27,6 @@ if [ ! -x "$VENV/bin/python" ]; then
   fi
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e '.[test]'
+if [ "$EXTRAS" != none ]; then
+  "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+fi

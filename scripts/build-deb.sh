@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# `make deb`: floord's Debian package for a table box, built with dpkg-deb.
+# `make deb`: floord's two Debian packages, built with dpkg-deb from one wheel.
 #
+# floord, the table box's package:
 #   /opt/floord              a private virtual environment: the core install of the wheel
-#                            (no console, report or demo extra), on Debian's python3.11
+#                            (no console, report or demo extra), on Debian's python3.11,
+#                            without the device simulators
 #   /usr/bin/floord          -> /opt/floord/bin/floord, the path every unit runs
-#   /usr/lib/systemd/system  floord.service, floord-adapter@.service, floord-sim@.service
+#   /usr/lib/systemd/system  floord.service, floord-adapter@.service
 #   /usr/lib/sysusers.d, /usr/lib/tmpfiles.d   the floord user and its folders
 #   /etc/floord/floord.yaml  examples/box.yaml, a conffile (edits survive upgrades)
 #   /usr/share/doc/floord    the docs the units point at, the examples, the udev rules
+#
+# floord-rig, a test rig's additions (docs/rigs.md; never on a box with a live table),
+# Depends: floord of the same version:
+#   /opt/floord/.../site-packages/simulators   the simulators, their scenarios and the
+#                            example rig config, in floord's environment
+#   /usr/lib/systemd/system  floord-sim@.service
+#   /usr/lib/tmpfiles.d      floord-rig.conf: /etc/floord/sims, the simulators' instances
+#   /usr/share/doc/floord-rig   rigs.md, examples/rig.yaml
 #
 # A venv is not relocatable, so it is built in a staging root and its paths (the scripts'
 # #! lines, pyvenv.cfg, activate, the .pyc files' source paths) are rewritten to
@@ -16,7 +26,8 @@
 #
 # Environment: WHEEL=path (package this wheel instead of building one), OUT=folder
 # (default dist/), PIP="python -m pip" to use (default: the project's .venv), PYBIN (the
-# target interpreter, default /usr/bin/python3.11). Prints the .deb's path last.
+# target interpreter, default /usr/bin/python3.11). Prints the two .debs' paths last
+# (floord's, then floord-rig's).
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$SRC/dist}
@@ -38,7 +49,7 @@ trap 'rm -rf "$WORK"' EXIT
 if [ -z "${WHEEL:-}" ]; then
   # Built from a copy, so nothing (build/, *.egg-info) is written into the source tree.
   mkdir "$WORK/src"
-  tar -C "$SRC" --exclude=./.venv --exclude=./.git --exclude=./build --exclude=./dist \
+  tar -C "$SRC" --exclude='./.venv*' --exclude=./.git --exclude=./build --exclude=./dist \
     --exclude='*.egg-info' --exclude=__pycache__ --exclude=./bench/results -cf - . |
     tar -C "$WORK/src" -xf -
   $PIP wheel -q --no-deps -w "$WORK/wheel" "$WORK/src" >&2
@@ -64,10 +75,19 @@ if grep -rlI -F "$WORK" "$STAGED" >&2; then
   exit 1
 fi
 
+# The simulators go to floord-rig, at the same place in the same environment; the box's
+# RECORD lists only what the box's package installs.
+RIG=$WORK/rig
+SITE=$(cd "$STAGED" && echo lib/python*/site-packages)
+install -d "$RIG$PREFIX/$SITE"
+mv "$STAGED/$SITE/simulators" "$RIG$PREFIX/$SITE/simulators"
+sed -i '/^simulators\//d' "$STAGED/$SITE"/floord-*.dist-info/RECORD
+
 install -d "$ROOT/usr/bin"
 ln -s "$PREFIX/bin/floord" "$ROOT/usr/bin/floord"
 install -d "$ROOT/usr/lib/systemd/system" "$ROOT/usr/lib/sysusers.d" "$ROOT/usr/lib/tmpfiles.d"
-install -m 0644 "$SRC"/systemd/*.service "$ROOT/usr/lib/systemd/system/"
+install -m 0644 "$SRC/systemd/floord.service" "$SRC/systemd/floord-adapter@.service" \
+  "$ROOT/usr/lib/systemd/system/"
 install -m 0644 "$SRC/systemd/floord.sysusers.conf" "$ROOT/usr/lib/sysusers.d/floord.conf"
 install -m 0644 "$SRC/systemd/floord.tmpfiles.conf" "$ROOT/usr/lib/tmpfiles.d/floord.conf"
 install -d -m 0750 "$ROOT/etc/floord"
@@ -103,4 +123,34 @@ Description: table-side daemon: casino table devices to journaled MQTT events
 EOF
 DEB=$OUT/floord_${VERSION}_${ARCH}.deb
 dpkg-deb --root-owner-group -Zgzip --build "$ROOT" "$DEB" >&2
+
+install -d "$RIG/usr/lib/systemd/system" "$RIG/usr/lib/tmpfiles.d" \
+  "$RIG/usr/share/doc/floord-rig/examples"
+install -m 0644 "$SRC/systemd/floord-sim@.service" "$RIG/usr/lib/systemd/system/"
+install -m 0644 "$SRC/systemd/floord-rig.tmpfiles.conf" "$RIG/usr/lib/tmpfiles.d/floord-rig.conf"
+install -m 0644 "$SRC/docs/rigs.md" "$RIG/usr/share/doc/floord-rig/"
+install -m 0644 "$SRC/LICENSE" "$RIG/usr/share/doc/floord-rig/copyright"
+install -m 0644 "$SRC/simulators/examples/rig.yaml" "$RIG/usr/share/doc/floord-rig/examples/"
+install -d "$RIG/DEBIAN"
+install -m 0755 "$SRC"/scripts/deb/rig/postinst "$SRC"/scripts/deb/rig/prerm \
+  "$SRC"/scripts/deb/rig/postrm "$RIG/DEBIAN/"
+RIG_SIZE=$(du -sk --exclude=DEBIAN "$RIG" | cut -f1)
+cat >"$RIG/DEBIAN/control" <<EOF
+Package: floord-rig
+Version: $VERSION
+Architecture: $ARCH
+Maintainer: floord maintainers <floord@localhost>
+Installed-Size: $RIG_SIZE
+Depends: floord (= $VERSION)
+Section: misc
+Priority: optional
+Description: floord's device simulators, for a test rig (never a live table)
+ The behavioural twins of every device floord drives, speaking each device's exact
+ wire bytes, with their scenario files, the floord-sim@.service unit and an example
+ rig configuration (docs/rigs.md). For hardware-in-the-loop test rigs only: a box
+ that serves a live table installs floord alone.
+EOF
+RIG_DEB=$OUT/floord-rig_${VERSION}_${ARCH}.deb
+dpkg-deb --root-owner-group -Zgzip --build "$RIG" "$RIG_DEB" >&2
 echo "$DEB"
+echo "$RIG_DEB"

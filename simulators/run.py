@@ -18,6 +18,7 @@ from typing import Any
 from floord.events import Simulator
 from floord.profiles import DeviceProfile, ProfileError, load_profile
 from simulators import module_name
+from simulators.catalogue import find_scenario
 from simulators.control import open_control, parse_control
 from simulators.link import PtyLink, TcpLink, open_pty_link, serve_tcp
 from simulators.scenario import ScenarioError, load_scenario
@@ -52,7 +53,7 @@ async def run_simulator(
     *,
     pty: bool,
     tcp: str | None,
-    scenario_path: str | None,
+    scenario_path: str | None,  # a file's path or a packaged scenario's name
     speed: float,
     announce: Callable[[str], None],
     control: str | None = None,
@@ -74,7 +75,7 @@ async def run_simulator(
         simulator_class = load_simulator(profile)
         # Each family reads its own scenario form; the wheel's loader is the default.
         loader = getattr(simulator_class, "load_scenario", load_scenario)
-        scenario = loader(scenario_path) if scenario_path else None
+        scenario = loader(find_scenario(scenario_path)) if scenario_path else None
         address = _parse_tcp(tcp) if tcp is not None else None
         simulator = simulator_class(profile, scenario, speed=speed)
         if control is not None:

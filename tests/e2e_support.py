@@ -153,8 +153,11 @@ def start_device_sim(
     return sim, sim.alias(tmp, line.split(": ", 1)[1])
 
 
-def write_tables_config(tmp: Path, broker_url: str, tables: list[dict[str, Any]]) -> Path:
-    """A box's config with the test operators (FP, DEALER) and these tables."""
+def write_tables_config(
+    tmp: Path, broker_url: str, tables: list[dict[str, Any]], *, rig: bool = False
+) -> Path:
+    """A box's config with the test operators (FP, DEALER) and these tables; `rig`: a
+    test rig's (a device simulated inside the daemon, `usb://sim:`)."""
     (tmp / "fp.key").write_bytes(FP_KEY + b"\n")
     (tmp / "dealer.key").write_bytes(DEALER_KEY + b"\n")
     config = {
@@ -166,6 +169,7 @@ def write_tables_config(tmp: Path, broker_url: str, tables: list[dict[str, Any]]
             {"id": DEALER, "role": "dealer", "key_file": "dealer.key"},
         ],
         "tables": tables,
+        **({"rig": True} if rig else {}),
     }
     path = tmp / "floord.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -1,12 +1,13 @@
 """Every `floord ...` command in README.md and docs/*.md runs as written (issue 12, item 8).
 
 The shell blocks are read as a reader copies them: continuation lines joined, comments
-dropped, `a && b` taken apart, a trailing `&` ignored, `sudo` dropped. The box's paths
-are the example configs' (`examples/`): `/etc/floord/floord.yaml` is examples/box.yaml
-(its journal in a temporary folder, made by a real daemon start), and what a command
-writes goes to a temporary folder. Every command is parsed by floord's own parser (a
-flag or verb the docs name that floord does not have fails here); the ones that stay up
-or need a live daemon, a device or a broker (LONG) then run `--help`, the others run.
+dropped, `a && b` taken apart, a trailing `&` ignored, `sudo` (and its `-u USER`)
+dropped. The box's paths are the example configs' (`examples/`):
+`/etc/floord/floord.yaml` is examples/box.yaml (its journal in a temporary folder, made
+by a real daemon start), and what a command writes goes to a temporary folder. Every
+command is parsed by floord's own parser (a flag or verb the docs name that floord does
+not have fails here); the ones that stay up or need a live daemon, a device or a broker
+(LONG) then run `--help`, the others run.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def doc_commands() -> list[tuple[str, str]]:
                     if words and words[-1] == "&":
                         words = words[:-1]
                     if words[:1] == ["sudo"]:
-                        words = words[1:]
+                        words = words[3:] if words[1:2] == ["-u"] else words[1:]
                     if words[:1] == ["floord"]:
                         found.append((doc.name, shlex.join(words)))
     return found

@@ -25,7 +25,7 @@ CHECKLIST = {"cards_inspected": True}
 def write_config(tmp: Path, broker_url: str, shoe_port: str) -> Path:
     device = {"id": "shoe", "profile": "ref-usb-shoe", "port": shoe_port}
     table = {"id": TABLE, "game": "baccarat", "rules": {"decks": 8}, "devices": [device]}
-    return write_tables_config(tmp, broker_url, [table])
+    return write_tables_config(tmp, broker_url, [table], rig=shoe_port.startswith("usb://sim:"))
 
 
 def write_shoe_scenario(tmp: Path, steps: list[dict]) -> Path:

@@ -47,7 +47,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """floord's wheel, built from a copy of the tree (nothing written into the source)."""
     work = tmp_path_factory.mktemp("wheel")
     ignore = shutil.ignore_patterns(
-        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
+        ".venv*", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
     )
     shutil.copytree(ROOT, work / "src", ignore=ignore)
     _pip("wheel", "--no-deps", "-w", str(work / "dist"), str(work / "src"))
@@ -124,6 +124,81 @@ def test_a_missing_extra_is_named_in_one_line(
     assert f"pip install 'floord[{extra}]'" in lines[0]
 
 
+def test_installed_sim_lists_the_packaged_scenarios_and_rig_example(
+    core_venv: Path, tmp_path: Path
+) -> None:
+    done = _floord(core_venv, "sim", "--list", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.split()[:1] == ["shoe-normal"] for line in lines), lines
+    example = Path(lines[-1].removeprefix("example rig config: "))
+    assert example.is_file() and example.is_relative_to(core_venv.parent), example
+    assert yaml.safe_load(example.read_text())["rig"] is True
+
+
+def _make_plan(target: str, *assignments: str) -> list[str]:
+    """The commands `make TARGET` would run (make -n), with these variables set."""
+    make = ["make", "-n", "--no-print-directory", "-C", str(ROOT), target, "PYTHON=python3"]
+    done = subprocess.run(
+        [*make, *assignments],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_make_demo_and_deb_build_their_own_small_environments(tmp_path: Path) -> None:
+    """`make demo` installs the demo's extras only, `make deb` pip alone; `make test`
+    keeps the tests' .venv."""
+    demo = _make_plan("demo", f"DEMO_VENV={tmp_path}/demo")
+    assert (
+        f"PYTHON=python3 VENV={tmp_path}/demo EXTRAS=console,demo bash scripts/bootstrap-venv.sh"
+        in demo
+    )
+    assert demo[-1].startswith(f"{tmp_path}/demo/bin/floord demo"), demo
+    deb = _make_plan("deb", f"BUILD_VENV={tmp_path}/build")
+    assert f"PYTHON=python3 VENV={tmp_path}/build EXTRAS=none bash scripts/bootstrap-venv.sh" in deb
+    assert deb[-1] == f"VENV={tmp_path}/build bash scripts/build-deb.sh", deb
+    test = _make_plan("test", f"VENV={tmp_path}/tests")
+    assert f"PYTHON=python3 VENV={tmp_path}/tests bash scripts/bootstrap-venv.sh" in test
+
+
+@pytest.fixture(scope="session")
+def demo_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel with the extras `make demo` installs (read from its plan): bin folder."""
+    plan = " ".join(_make_plan("demo", "DEMO_VENV=/nonexistent/demo"))
+    extras = plan.split("EXTRAS=", 1)[1].split()[0]
+    venv = tmp_path_factory.mktemp("demo") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    _pip("--python", str(venv / "bin" / "python"), "install", f"{wheel}[{extras}]")
+    return venv / "bin"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_the_demo_runs_on_its_extras_alone(demo_venv: Path, tmp_path: Path) -> None:
+    """No test tool, no report extra: the demo floor plays on the embedded broker."""
+    installed = _installed(demo_venv)
+    assert {"textual", "amqtt"} <= installed
+    assert not installed & {"pytest", "scipy", "matplotlib", "mypy", "hypothesis"}, installed
+    env = {**os.environ, "PYTHONPATH": "", "FLOORD_DEMO_EMBEDDED_BROKER": "1"}
+    done = subprocess.run(
+        [str(demo_venv / "floord"), "demo", "--seconds", "8"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "embedded amqtt" in done.stdout.splitlines()[0]
+    for kind in ("device.identified", "operator.inspection", "daemon.stopped"):
+        assert f" {kind} " in done.stdout, kind
+    assert "floord demo: stopped after" in done.stdout
+
+
 def _results(journal: Path) -> list[dict]:
     if not journal.exists():
         return []
@@ -144,8 +219,8 @@ def _a_spin_ended(types: list[str]) -> bool:
 def installed_sim(core_venv: Path, tmp_path: Path) -> Iterator[str]:
     """`floord sim cammegh-ss2 --tcp` from the core venv; yields its socket:// port."""
     port = free_port()
-    scenario = ROOT / "simulators" / "scenarios" / "fair.yaml"
-    args = ["sim", "cammegh-ss2", "--tcp", f"127.0.0.1:{port}", "--scenario", str(scenario)]
+    # The packaged scenario by its name: nothing from the source tree.
+    args = ["sim", "cammegh-ss2", "--tcp", f"127.0.0.1:{port}", "--scenario", "fair"]
     sim = subprocess.Popen(
         [str(core_venv / "floord"), *args, "--speed", "20"],
         stdout=subprocess.PIPE,
@@ -226,8 +301,8 @@ def _root_with_dpkg() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def deb(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`make deb`'s script, packaging the session's wheel."""
+def debs(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """`make deb`'s script, packaging the session's wheel: the box's .deb, the rig's."""
     out = tmp_path_factory.mktemp("deb")
     env = {**os.environ, "WHEEL": str(wheel), "OUT": str(out), "PIP": f"{sys.executable} -m pip"}
     done = subprocess.run(
@@ -238,7 +313,8 @@ def deb(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=BUILD_TIMEOUT,
     )
     assert done.returncode == 0, done.stderr
-    return Path(done.stdout.strip().splitlines()[-1])
+    box, rig = done.stdout.strip().splitlines()[-2:]
+    return Path(box), Path(rig)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
@@ -246,7 +322,10 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.skipif(_root_with_dpkg() is not None, reason=str(_root_with_dpkg()))
-def test_deb_installs_a_box_that_checks_and_purges_clean(deb: Path) -> None:
+def test_deb_installs_a_box_that_checks_and_purges_clean(
+    debs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    deb, rig_deb = debs
     if _run("dpkg-query", "-W", "floord").returncode == 0:
         pytest.skip("a floord package is already installed here; the test leaves it alone")
     had_user = _run("getent", "passwd", "floord").returncode == 0
@@ -268,17 +347,12 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(deb: Path) -> None:
             probe = _run("/opt/floord/bin/python", "-c", f"import {module}")
             assert probe.returncode != 0, f"{module} is in the box's core install"
         units = Path("/usr/lib/systemd/system")
-        for unit in (
-            "floord.service",
-            "floord-adapter@RL-01-wheel.service",
-            "floord-sim@rig.service",
-        ):
-            done = _run("systemd-analyze", "verify", str(units / unit))
-            output = done.stdout + done.stderr
-            assert done.returncode == 0, output
-            for bad in ("Unknown key", "Unknown section", "ignoring", "Failed to", "not found"):
-                assert bad not in output, output
+        for unit in ("floord.service", "floord-adapter@RL-01-wheel.service"):
+            _assert_unit_verifies(units / unit)
+        _assert_the_box_has_no_simulators(tmp_path)
+        _assert_the_rig_package_adds_them(rig_deb, tmp_path)
     finally:
+        _run("dpkg", "--purge", "floord-rig")
         purged = _run("dpkg", "--purge", "floord")
         if not had_user:
             _run("userdel", "floord")
@@ -287,6 +361,66 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(deb: Path) -> None:
     assert purged.returncode == 0, purged.stdout + purged.stderr
     for gone in ("/opt/floord", "/etc/floord", "/usr/bin/floord", units / "floord.service"):
         assert not Path(gone).exists(), gone
+
+
+def _assert_unit_verifies(unit: Path) -> None:
+    done = _run("systemd-analyze", "verify", str(unit))
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    for bad in ("Unknown key", "Unknown section", "ignoring", "Failed to", "not found"):
+        assert bad not in output, output
+
+
+def _rig_config(tmp_path: Path) -> Path:
+    """A rig's config on the box: a Baccarat table whose shoe is simulated in the daemon."""
+    scenario = tmp_path / "usb-shoe.yaml"
+    scenario.write_text(yaml.safe_dump({"profile": "ref-usb-shoe", "steps": [{"wait": 1}]}))
+    body = yaml.safe_load(Path("/etc/floord/floord.yaml").read_text())
+    body["rig"] = True
+    body["journal"] = str(tmp_path / "journal.db")
+    for op in body["operators"]:
+        op["key_file"] = str(Path("/etc/floord") / op["key_file"])
+    shoe = {"id": "shoe", "profile": "ref-usb-shoe", "port": f"usb://sim:{scenario}"}
+    body["tables"] = [{"id": "BA-01", "game": "baccarat", "devices": [shoe]}]
+    path = tmp_path / "rig.yaml"
+    path.write_text(yaml.safe_dump(body))
+    return path
+
+
+def _assert_the_box_has_no_simulators(tmp_path: Path) -> None:
+    """The table box's package: no simulators, no simulator unit; `floord sim` and a
+    simulated port say where they belong in one line."""
+    assert not Path("/usr/lib/systemd/system/floord-sim@.service").exists()
+    assert not Path("/etc/floord/sims").exists()
+    assert _run("/opt/floord/bin/python", "-c", "import simulators").returncode != 0
+    files = _run("dpkg", "-L", "floord").stdout
+    assert "/simulators/" not in files and "floord-sim@" not in files
+    done = _run("/usr/bin/floord", "sim", "--list")
+    assert done.returncode == 1 and "apt install floord-rig" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    done = _run("/usr/bin/floord", "check", "-c", str(_rig_config(tmp_path)))
+    assert done.returncode == 1
+    assert "the device simulators are not installed (a rig's Debian package: floord-rig)" in (
+        done.stdout
+    )
+
+
+def _assert_the_rig_package_adds_them(rig_deb: Path, tmp_path: Path) -> None:
+    done = _run("dpkg", "-i", str(rig_deb))
+    assert done.returncode == 0, done.stdout + done.stderr
+    _assert_unit_verifies(Path("/usr/lib/systemd/system/floord-sim@rig.service"))
+    assert Path("/etc/floord/sims").is_dir()
+    example = Path("/usr/share/doc/floord-rig/examples/rig.yaml")
+    assert yaml.safe_load(example.read_text())["rig"] is True
+    done = _run("/usr/bin/floord", "sim", "--list")
+    assert done.returncode == 0, done.stderr
+    assert "shoe-normal" in done.stdout
+    done = _run("/usr/bin/floord", "check", "-c", str(_rig_config(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    removed = _run("dpkg", "--purge", "floord-rig")
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert not Path("/opt/floord/lib/python3.11/site-packages/simulators").exists()
+    assert _run("/usr/bin/floord", "--version").returncode == 0  # the box is whole again
 
 
 def _cannot_build_deb() -> str | None:
@@ -299,8 +433,10 @@ def _cannot_build_deb() -> str | None:
 
 
 @pytest.mark.skipif(_cannot_build_deb() is not None, reason=str(_cannot_build_deb()))
-def test_the_deb_is_versioned_as_the_package(deb: Path) -> None:
+def test_the_deb_is_versioned_as_the_package(debs: tuple[Path, Path]) -> None:
+    deb, rig = debs
     control = _run("dpkg-deb", "--field", str(deb), "Package", "Version")
     assert control.returncode == 0, control.stderr
     assert control.stdout.split() == ["Package:", "floord", "Version:", floord.__version__]
     assert deb.name.startswith(f"floord_{floord.__version__}_")
+    assert rig.name.startswith(f"floord-rig_{floord.__version__}_")

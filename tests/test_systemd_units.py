@@ -182,19 +182,21 @@ def test_tmpfiles_makes_the_folders(tmp_path: Path) -> None:
     etc.mkdir()
     (etc / "group").write_text("root:x:0:\nfloord:x:990:\n")
     (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\nfloord:x:990:990::/:/bin/false\n")
-    done = subprocess.run(
-        [
-            "systemd-tmpfiles",
-            "--create",
-            f"--root={tmp_path}",
-            str(SYSTEMD / "floord.tmpfiles.conf"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+
+    def create(conf: str) -> None:
+        done = subprocess.run(
+            ["systemd-tmpfiles", "--create", f"--root={tmp_path}", str(SYSTEMD / conf)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+
+    create("floord.tmpfiles.conf")
     state = tmp_path / "var/lib/floord"
     assert state.is_dir() and (state.stat().st_mode & 0o777) == 0o700
     assert (tmp_path / "etc/floord/adapters").is_dir()
-    assert (tmp_path / "etc/floord/sims").is_dir()
+    assert not (tmp_path / "etc/floord/sims").exists()  # a table box has no simulators
+    create("floord-rig.tmpfiles.conf")  # the rig's package adds their folder
+    sims = tmp_path / "etc/floord/sims"
+    assert sims.is_dir() and (sims.stat().st_mode & 0o777) == 0o750

@@ -5,6 +5,8 @@ or port is a clear error, at config load and at open."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -105,10 +107,11 @@ def test_a_relative_or_missing_scenario_is_refused_at_open(tmp_path) -> None:
         asyncio.run(open_transport(f"usb://sim:{tmp_path / 'none.yaml'}", SETTINGS, 5.0))
 
 
-def _config(tmp_path: Path, port: str) -> Path:
+def _config(tmp_path: Path, port: str, rig: bool = True) -> Path:
     (tmp_path / "fp.key").write_text("secret\n")
     body = {
         "site": "s1",
+        "rig": rig,
         "broker": {"url": "mqtt://127.0.0.1:1883", "topic_prefix": "floor/v1"},
         "journal": str(tmp_path / "j.db"),
         "operators": [{"id": "FP-1", "role": "floorperson", "key_file": "fp.key"}],
@@ -132,3 +135,39 @@ def test_config_takes_the_rig_port_only_with_an_existing_absolute_file(tmp_path)
     for port in ("usb://sim:shoe.yaml", f"usb://sim:{tmp_path / 'none.yaml'}"):
         with pytest.raises(ConfigError, match=r"devices\.0\.port: usb://sim:<absolute path"):
             load_config(_config(tmp_path, port))
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_simulated_port_is_refused_unless_the_config_is_a_rig(tmp_path, command) -> None:
+    """A box's config (no `rig: true`) never gets a simulator inside its daemon: `check`
+    and `run` refuse it with the file, the key and what was expected, and nothing else."""
+    port = f"usb://sim:{scenario(tmp_path, {'profile': 'ref-usb-shoe'})}"
+    config = _config(tmp_path, port, rig=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "floord", command, "-c", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert (done.stdout + done.stderr).strip().splitlines() == [
+        f"{config}: tables.0.devices.0.port: a real device's port expected (a simulated device "
+        f"is for a test rig only: set 'rig: true' at the top of a rig's config), found {port!r}"
+    ]
+    assert not (tmp_path / "j.db").exists()
+
+
+def test_an_adapters_own_simulated_port_is_refused_unless_the_config_is_a_rig(
+    tmp_path,
+) -> None:
+    port = f"usb://sim:{scenario(tmp_path, {'profile': 'ref-usb-shoe'})}"
+    config = _config(tmp_path, "/dev/ttyUSB0", rig=False)
+    args = ["adapter", "-c", str(config), "--table", "BA-01", "--device", "shoe", "--port", port]
+    done = subprocess.run(
+        [sys.executable, "-m", "floord", *args], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"{config}: --port: a real device's port expected (a simulated device is for a test "
+        f"rig only: set 'rig: true' at the top of a rig's config), found {port!r}"
+    ]

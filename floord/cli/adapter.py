@@ -31,14 +31,25 @@ def register(sub: Any) -> None:
 
 def run_adapter(ns: argparse.Namespace) -> int:
     from floord.config.load import ConfigError, load_config
+    from floord.config.ports import port_problems
     from floord.journal.store import JournalError
-    from floord.processes.adapter import AdapterProcess
+    from floord.processes.adapter import AdapterProcess, adapter_journal_path
     from floord.profiles import ProfileError
+    from floord.system.ownership import root_refusal
 
     try:
         loaded = load_config(ns.config)
     except ConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
+        return 1
+    if ns.port and (
+        problems := port_problems(loaded.path, "--port", ns.port, rig=loaded.config.rig)
+    ):
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    journal = ns.journal or adapter_journal_path(loaded, ns.table, ns.device)
+    if refusal := root_refusal(journal.resolve(), ns.argv):
+        print(f"floord adapter: {refusal}", file=sys.stderr)
         return 1
 
     async def main() -> None:

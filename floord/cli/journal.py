@@ -96,9 +96,13 @@ def _retire(ns: argparse.Namespace) -> int:
     from floord.config.load import ConfigError, load_config
     from floord.journal.store import JournalError
     from floord.processes.retire import retire_table
+    from floord.system.ownership import root_refusal
 
     try:
         loaded = load_config(ns.config)
+        if refusal := root_refusal(loaded.journal_path, ns.argv):
+            print(f"floord journal retire: {refusal}", file=sys.stderr)
+            return 1
         event = retire_table(loaded, ns.table, ns.operator, ns.reason)
     except ConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)

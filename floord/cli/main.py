@@ -73,11 +73,20 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sim = sub.add_parser("sim", help="run one device simulator for a test rig")
-    sim.add_argument("profile", help="a device profile name, e.g. cammegh-ss2")
-    where = sim.add_mutually_exclusive_group(required=True)
+    sim.add_argument("profile", nargs="?", help="a device profile name, e.g. cammegh-ss2")
+    sim.add_argument(
+        "--list",
+        action="store_true",
+        help="list the packaged scenarios and where the example rig config is, and exit",
+    )
+    where = sim.add_mutually_exclusive_group()
     where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal")
     where.add_argument("--tcp", metavar="HOST:PORT", help="serve one TCP client (socket://)")
-    sim.add_argument("--scenario", type=Path, help="a scenario YAML file")
+    sim.add_argument(
+        "--scenario",
+        metavar="FILE|NAME",
+        help="a scenario YAML file, or a packaged scenario's name (see --list)",
+    )
     sim.add_argument("--speed", type=float, default=1.0, help="scale the device's clock")
     sim.add_argument(
         "--control",
@@ -149,14 +158,18 @@ def _check(path: Path) -> int:
     return 0
 
 
-def _run(path: Path) -> int:
+def _run(path: Path, argv: list[str]) -> int:
     from floord.config.load import ConfigError, load_config
+    from floord.system.ownership import root_refusal
 
     try:
         loaded = load_config(path)
     except ConfigError as exc:
         for line in exc.problems:
             print(line, file=sys.stderr)
+        return 1
+    if refusal := root_refusal(loaded.journal_path, argv):
+        print(f"floord run: {refusal}", file=sys.stderr)
         return 1
     return run_loaded(loaded)
 
@@ -225,6 +238,21 @@ def _cmd(ns: argparse.Namespace) -> int:
 
 
 def _sim(ns: argparse.Namespace) -> int:
+    from floord.system.extras import require_simulators
+
+    require_simulators("floord sim")
+    if ns.list:
+        catalogue = importlib.import_module("simulators.catalogue")
+        for name in catalogue.scenario_names():
+            path = catalogue.scenarios_folder() / f"{name}.yaml"
+            print(f"{name:22} {catalogue.describe(path)}")
+        print(f"scenarios: {catalogue.scenarios_folder()}")
+        print(f"example rig config: {catalogue.example_rig_config()}")
+        return 0
+    if ns.profile is None or not (ns.pty or ns.tcp):
+        usage = "a device profile and --pty or --tcp expected (or --list)"
+        print(f"floord sim: {usage}", file=sys.stderr)
+        return 2
     link = importlib.import_module("simulators.run")
     try:
         code: int = asyncio.run(
@@ -232,7 +260,7 @@ def _sim(ns: argparse.Namespace) -> int:
                 ns.profile,
                 pty=ns.pty,
                 tcp=ns.tcp,
-                scenario_path=str(ns.scenario) if ns.scenario else None,
+                scenario_path=ns.scenario,
                 speed=ns.speed,
                 announce=lambda line: print(line, flush=True),
                 control=None if ns.control in (None, "none") else ns.control,
@@ -245,10 +273,16 @@ def _sim(ns: argparse.Namespace) -> int:
 
 def _demo(ns: argparse.Namespace) -> int:
     from floord.demo import run_demo
+    from floord.system.extras import require_simulators
+    from floord.system.ownership import root_refusal
 
+    require_simulators("floord demo")
     if ns.journal is not None and ns.journal.exists():
         # A demo on an old journal would resume its tables: not the demo, not comparable.
         print(f"floord demo: {ns.journal} exists; give a new file for --journal", file=sys.stderr)
+        return 2
+    if ns.journal is not None and (refusal := root_refusal(ns.journal.resolve(), ns.argv)):
+        print(f"floord demo: {refusal}", file=sys.stderr)
         return 2
     try:
         return asyncio.run(
@@ -290,6 +324,8 @@ def _report(ns: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ns = _parser().parse_args(argv)
+    # The words typed after `floord`: a refusal repeats them in the command to use instead.
+    ns.argv = list(sys.argv[1:] if argv is None else argv)
     configure_logging(ns.log_level or ("error" if ns.command == "demo" else "info"))
     with expected_failures(f"floord {ns.command}") as outcome:
         outcome.code = _dispatch(ns)
@@ -303,7 +339,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.command == "check":
         return _check(ns.config)
     if ns.command == "run":
-        return _run(ns.config)
+        return _run(ns.config, ns.argv)
     if ns.command == "cmd":
         return _cmd(ns)
     if ns.command == "sim":

@@ -100,6 +100,8 @@ class FloordConfig(StrictModel):
     journal_retention_days: int | None = Field(default=None, ge=1)
     # The facility's floor rules file (`floord.config.floor_rules_file`), relative to this.
     floor_rules: Path | None = None
+    # A test rig (docs/rigs.md): only then may a device be simulated inside the daemon.
+    rig: bool = False
     gaming_day: GamingDayConfig = GamingDayConfig()
     surveillance: SurveillanceConfig = SurveillanceConfig()
     operators: list[OperatorConfig] = Field(default_factory=list)
@@ -185,7 +187,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 problems.append(f"{path}: {key}.profile: {misfit}")
             if device.port is None:  # adapter: remote, its port named on the adapter's box
                 continue
-            problems += port_problems(path, f"{key}.port", device.port)
+            problems += port_problems(path, f"{key}.port", device.port, rig=cfg.rig)
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
         families = devices_by_family(table, skip_unloadable=True)
         problems += game.check(table, f"{path}: tables.{t}", families)

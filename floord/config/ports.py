@@ -8,17 +8,35 @@ can at least try to open, and one it refuses would never open. Each problem is a
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
-from floord.transport.ports import PortError, parse_host, parse_port, parse_port_number
+from floord.transport.ports import (
+    SIMULATED_KINDS,
+    PortError,
+    parse_host,
+    parse_port,
+    parse_port_number,
+)
 
 
-def port_problems(path: Path, key: str, port: str) -> list[str]:
-    """The device port's scheme, host and port number; a rig's scenario file exists."""
+def port_problems(path: Path, key: str, port: str, *, rig: bool = False) -> list[str]:
+    """The device port's scheme, host and port number; a simulated port only on a rig
+    (`rig: true`), with the simulators installed and its scenario file there."""
     try:
         address = parse_port(port)
     except PortError as exc:
         return [f"{path}: {key}: {exc.expected} expected, found {exc.found}"]
+    if address.kind in SIMULATED_KINDS and not rig:
+        return [
+            f"{path}: {key}: a real device's port expected (a simulated device is for a test "
+            f"rig only: set 'rig: true' at the top of a rig's config), found {port!r}"
+        ]
+    if address.kind in SIMULATED_KINDS and importlib.util.find_spec("simulators") is None:
+        return [
+            f"{path}: {key}: a port this install can open expected, found {port!r}: the "
+            "device simulators are not installed (a rig's Debian package: floord-rig)"
+        ]
     if address.kind == "usb-sim" and not Path(address.path or "").is_file():
         return [
             f"{path}: {key}: usb://sim:<absolute path of a scenario file> expected, "

@@ -134,6 +134,7 @@ def write_demo_config(
     crew_ports = crew_ports or {}  # the dice tables' and the War table's devices
     config = {
         "site": SITE,
+        "rig": True,  # every device of the demo floor is a simulator
         "broker": {"url": url},
         "journal": str(journal or directory / "journal.db"),
         "surveillance": dict(SURVEILLANCE),

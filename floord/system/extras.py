@@ -35,3 +35,13 @@ def require_extra(extra: str, what: str) -> None:
     """Raise `MissingExtra` when `extra`'s module cannot be imported here."""
     if importlib.util.find_spec(EXTRAS[extra]) is None:
         raise MissingExtra(missing_extra_message(extra, what))
+
+
+def require_simulators(what: str) -> None:
+    """Raise `MissingExtra` when the device simulators are not installed: a table box's
+    Debian package leaves them out (they belong on a test rig, docs/rigs.md)."""
+    if importlib.util.find_spec("simulators") is None:
+        raise MissingExtra(
+            f"{what} needs floord's device simulators, which a table box does not install: "
+            "on a test rig, apt install floord-rig (the wheel has them: pip install floord)"
+        )

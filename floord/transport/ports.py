@@ -28,6 +28,8 @@ class PortError(TransportError):
 
 
 SIM_PREFIX = "usb://sim:"
+# The kinds of port that open a simulator inside the process: for a test rig only.
+SIMULATED_KINDS = frozenset({"usb-sim"})
 PORT_KINDS = (
     "a device path (/dev/...), socket://HOST:PORT, usb://VID:PID[/SERIAL] or "
     "usb://sim:<scenario-file>"
