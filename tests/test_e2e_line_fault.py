@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +64,7 @@ class Family:
     device: str
     noise: Callable[[Ask], Awaitable[None]]
     wheel: str | None  # a roulette table is opened (its wheel); a card table stays closed
+    others: tuple[tuple[str, str], ...] = ()  # the table's other devices: (id, profile)
 
 
 FAMILIES = {
@@ -91,6 +91,7 @@ FAMILIES = {
         "reader",
         flf1_noise,
         None,
+        (("shoe", "ref-shoe-recognition"),),
     ),
 }
 
@@ -114,15 +115,15 @@ class Rig:
 
 
 def build_rig(family: Family, broker_url: str, tmp: Path) -> Rig:
-    sock = f"{tempfile.mkdtemp(prefix='floord-line-')}/dev.sock"  # a short unix path
+    sock = str(tmp / "dev.sock")
     sim, pty = start_device_sim(tmp, family.profile, family.scenario, control=f"unix:{sock}")
     sims = [sim]
     profile = noisy_profile(tmp, family.profile, fault_after=FAULT_AFTER)
     devices = [{"id": family.device, "profile": str(profile), "port": pty}]
-    if family.table["game"] == "blackjack":
-        shoe_sim, shoe_pty = start_device_sim(tmp, "ref-shoe-recognition", family.scenario)
-        sims.append(shoe_sim)
-        devices.append({"id": "shoe", "profile": "ref-shoe-recognition", "port": shoe_pty})
+    for device, other in family.others:
+        other_sim, other_pty = start_device_sim(tmp, other, {"steps": [{"idle": 60000}]})
+        sims.append(other_sim)
+        devices.append({"id": device, "profile": other, "port": other_pty})
     config = write_tables_config(tmp, broker_url, [{**family.table, "devices": devices}])
     return Rig(family, broker_url, config, sock, sims)
 
@@ -244,6 +245,12 @@ def test_a_line_fault_clears_when_the_device_identifies_after_a_restart(
     async def second_run() -> None:
         async with collecting(broker.url, rig.table, client_id=console) as c:
             started = await c.event("daemon.started", lambda b: b["seq"] > last)
+            for other, _ in family.others:  # the table's other devices are back too
+                await c.event(
+                    "device.identified",
+                    lambda b, d=other: b["source"] == d and b["seq"] > started["seq"],
+                    WAIT_S,
+                )
             resumed = await cleared_and_resumed(rig, c, started["seq"])
             await fault_the_line(rig, c, resumed["seq"])
 
