@@ -79,6 +79,8 @@ class EventType(StrEnum):
     TABLE_CLOSED = "table.closed"
     TABLE_HALTED = "table.halted"
     TABLE_RESUMED = "table.resumed"
+    # A device's fault no longer stands (it identified on a newer connection).
+    TABLE_FAULT_CLEARED = "table.fault_cleared"
     ROUND_STARTED = "round.started"
     ROUND_ENDED = "round.ended"
     ROUND_VOIDED = "round.voided"

@@ -7,6 +7,7 @@ rig, so a SIGKILL test kills a real daemon and a pty carries real bytes between 
 from __future__ import annotations
 
 import asyncio
+import binascii
 import contextlib
 import json
 import os
@@ -26,6 +27,7 @@ import yaml
 from floord.contract import Topics
 from floord.mqtt.session import take_disconnect_error
 from floord.operator.commands import build_command
+from floord.profiles import PROFILES_DIR
 
 SITE = "test-casino"
 PREFIX = "floor/v1"
@@ -151,6 +153,23 @@ def start_device_sim(
             sim.kill()
             raise AssertionError(f"the {profile} simulator did not open {control}: {announced!r}")
     return sim, sim.alias(tmp, line.split(": ", 1)[1])
+
+
+def bad_frame(seq: int) -> str:
+    """A whole FLF/1 frame with a wrong checksum: exactly one protocol error, never two."""
+    body = f"{seq % 256:02X}|HBT"
+    assert f"{binascii.crc_hqx(body.encode(), 0xFFFF):04X}" != "0000"
+    return f"\x02{body}\x030000\r\n"
+
+
+def noisy_profile(tmp: Path, profile: str, **protocol_errors: float) -> Path:
+    """A copy of a shipped device profile with its own `protocol_errors` policy (a test's
+    window and fault threshold), for the daemon's config; returns the file's path."""
+    raw = yaml.safe_load((PROFILES_DIR / f"{profile}.yaml").read_text())
+    raw["protocol_errors"] = {**raw.get("protocol_errors", {}), **protocol_errors}
+    path = tmp / f"noisy-{profile}.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
 
 
 def write_tables_config(

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from floord.adapters.local import DeviceAdapter, Received
-from floord.events import DeviceCommand
+from floord.contract import EventType
+from floord.events import DeviceCommand, DeviceEvent
 from floord.journal.store import Journal
 from floord.profiles import load_profile
 
@@ -88,3 +89,30 @@ def test_announce_says_online_again_only_while_online(tmp_path: Path) -> None:
         {"port": "/dev/pts/97", "announced": True},
     ]
     assert len(received) == 2
+
+
+def test_a_new_session_arms_the_line_fault_again_and_an_announcement_does_not(
+    tmp_path: Path,
+) -> None:
+    # The engine clears a protocol-error fault once the device identifies on a new
+    # session: that session's own burst must fault again, the same session's must not.
+    adapter, journal, received = make_adapter(tmp_path, "/dev/pts/96")
+    noise = DeviceEvent(
+        EventType.DEVICE_PROTOCOL_ERROR, {"reason": "bytes outside a frame", "raw": "x"}
+    )
+
+    def burst() -> int:
+        for _ in range(adapter.profile.protocol_errors.fault_after):
+            adapter._emit(noise)
+        return sum(r.event.type == EventType.DEVICE_FAULT for r in received)
+
+    try:
+        adapter._went_online()
+        assert burst() == 1
+        adapter.announce()  # said again for a restarted daemon: the same session
+        assert burst() == 1
+        adapter._went_offline("silent for 3 s")
+        adapter._went_online()
+        assert burst() == 2
+    finally:
+        journal.close()

@@ -11,15 +11,18 @@ next good frame read right.
 from __future__ import annotations
 
 import asyncio
-import binascii
 import json
 import sqlite3
 from pathlib import Path
 
-import yaml
-from e2e_support import collecting, start_daemon, start_device_sim, write_tables_config
-
-from floord.profiles import PROFILES_DIR
+from e2e_support import (
+    bad_frame,
+    collecting,
+    noisy_profile,
+    start_daemon,
+    start_device_sim,
+    write_tables_config,
+)
 
 INTERVAL_S = 1.0
 KINDS = 3
@@ -27,21 +30,6 @@ FAULT_AFTER = 200
 QUIET_BURST = 20  # below FAULT_AFTER: counted, no fault
 LOUD_STEPS, PER_STEP = 50, 18  # 900 errors in one burst: a fault
 ERROR_TYPES = ("device.protocol_error", "device.protocol_errors", "device.fault")
-
-
-def bad_frame(seq: int) -> str:
-    """A whole frame with a wrong checksum: exactly one protocol error, never two."""
-    body = f"{seq % 256:02X}|HBT"
-    assert f"{binascii.crc_hqx(body.encode(), 0xFFFF):04X}" != "0000"
-    return f"\x02{body}\x030000\r\n"
-
-
-def noisy_profile(tmp: Path) -> Path:
-    raw = yaml.safe_load((PROFILES_DIR / "ref-shoe-recognition.yaml").read_text())
-    raw["protocol_errors"] = {"interval_s": INTERVAL_S, "kinds": KINDS, "fault_after": FAULT_AFTER}
-    path = tmp / "noisy-shoe.yaml"
-    path.write_text(yaml.safe_dump(raw))
-    return path
 
 
 def rows(journal: Path, stream: str) -> list[tuple[int, str]]:
@@ -73,6 +61,13 @@ def test_garbage_on_a_shoe_line_is_bounded_counted_and_a_burst_is_a_fault(
     reader_sim, reader_pty = start_device_sim(
         tmp_path, "ref-card-reader", {"steps": [{"idle": 6000}]}
     )
+    shoe_profile = noisy_profile(
+        tmp_path,
+        "ref-shoe-recognition",
+        interval_s=INTERVAL_S,
+        kinds=KINDS,
+        fault_after=FAULT_AFTER,
+    )
     config = write_tables_config(
         tmp_path,
         broker.url,
@@ -83,7 +78,7 @@ def test_garbage_on_a_shoe_line_is_bounded_counted_and_a_burst_is_a_fault(
                 "rules": {"decks": 6},
                 "devices": [
                     {"id": "reader", "profile": "ref-card-reader", "port": reader_pty},
-                    {"id": "shoe", "profile": str(noisy_profile(tmp_path)), "port": shoe_pty},
+                    {"id": "shoe", "profile": str(shoe_profile), "port": shoe_pty},
                 ],
             }
         ],

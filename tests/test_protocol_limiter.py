@@ -110,6 +110,34 @@ def test_a_burst_is_a_fault_once_a_spell() -> None:
         )
 
 
+def test_a_new_connection_arms_the_fault_again_with_its_own_count() -> None:
+    # The engine clears a protocol-error fault once the device identifies on a new
+    # connection: a line still noisy on that connection must fault again.
+    limiter = ProtocolErrorLimiter(POLICY)
+    noise = error("bytes outside a frame")
+    first = [e for i in range(7) for e in limiter.offer(noise, i * 0.1, ts(i))]
+    assert types(first).count("device.fault") == 1
+    (summary,) = limiter.close()  # the link ends: a count, and the spell goes on
+    assert summary.type == EventType.DEVICE_PROTOCOL_ERRORS
+    limiter.new_session()
+    # The errors before the new connection do not count toward its fault, even in the
+    # same window: four on it are no fault, the fifth is.
+    for at in (1.0, 1.1, 1.2, 1.3):
+        assert limiter.offer(noise, at, ts(at)) == []  # a kind already seen: counted
+    (fault,) = limiter.offer(noise, 1.4, ts(1.4))
+    assert fault.type == EventType.DEVICE_FAULT
+    assert "5 protocol errors within 10 s" in fault.data["text"]
+    assert EventType.DEVICE_FAULT not in types(limiter.offer(noise, 1.5, ts(1.5)))
+
+
+def test_a_new_connection_of_a_quiet_line_changes_nothing() -> None:
+    limiter = ProtocolErrorLimiter(POLICY)
+    limiter.new_session()
+    assert limiter.window_end is None
+    outs = [limiter.offer(error("bytes outside a frame"), i * 0.1, ts(i)) for i in range(5)]
+    assert types(outs[-1]) == ["device.fault"]
+
+
 def test_errors_spread_below_the_threshold_are_no_fault() -> None:
     limiter = ProtocolErrorLimiter(POLICY)
     emitted: list[DeviceEvent] = []

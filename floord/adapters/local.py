@@ -205,6 +205,7 @@ class DeviceAdapter:
         self.online = True
         self._offline_reported = False
         self.since = format_ts(self._clock())
+        self._limiter.new_session()  # its fault clears on this session: armed again
         self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port}))
 
     def announce(self) -> bool:

@@ -17,7 +17,10 @@ The policy (the profile's `protocol_errors`, floord's own, citing no regulation)
   `{count, first, last, sample, interval_s}` (`sample` is the first one counted).
 - `fault_after` errors in one window are a `device.fault` (origin `protocol_errors`)
   once a spell: a line that noisy is not carrying the device's word, and the table
-  halts as for any fault of a required device.
+  halts as for any fault of a required device. The engine clears that fault once the
+  device identifies on a new connection of its line, so a new connection (`new_session`)
+  arms it again and counts its own errors toward it: a line still noisy after it
+  reconnects faults again.
 
 So a device adds at most `kinds + 2` events to the record per window, however fast its
 line. Pure: the caller passes the time (monotonic seconds) and its timestamp text.
@@ -53,6 +56,8 @@ def _bounded(data: dict[str, Any]) -> dict[str, Any]:
 class _Window:
     start: float
     errors: int = 0
+    # The errors of this window on the present connection (what a fault counts).
+    toward_fault: int = 0
     counted: int = 0
     first: str | None = None
     last: str | None = None
@@ -80,6 +85,7 @@ class ProtocolErrorLimiter:
             self._window = _Window(start=now)
         window = self._window
         window.errors += 1
+        window.toward_fault += 1
         kind = kind_of(str(data.get("reason", "")))
         if kind in self._kinds or len(self._kinds) >= self.policy.kinds:
             window.counted += 1
@@ -89,10 +95,17 @@ class ProtocolErrorLimiter:
         else:
             self._kinds.add(kind)
             out.append(DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, data))
-        if window.errors >= self.policy.fault_after and not self._faulted:
+        if window.toward_fault >= self.policy.fault_after and not self._faulted:
             self._faulted = True
-            out.append(self._fault(window.errors))
+            out.append(self._fault(window.toward_fault))
         return out
+
+    def new_session(self) -> None:
+        """The line's device connected anew: the fault is armed again, and only this
+        connection's errors count toward it (the spell, and its kinds, go on)."""
+        self._faulted = False
+        if self._window is not None:
+            self._window.toward_fault = 0
 
     def due(self, now: float) -> list[DeviceEvent]:
         """The summary of a window that has closed by `now`; the spell ends after a

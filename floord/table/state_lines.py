@@ -3,9 +3,10 @@
 The runner calls `log_recorded` with what it has just committed, so a line means the
 event is on the record (with its `seq`), never a decision the journal refused. Only the
 types below make a line: a table opened, closed, halted or resumed, a device online,
-offline, identified, faulted, tampered with or silent, a refused command, a surveillance
-alert. Frames, spins, cards and accepted commands make none, so a table in steady play is
-quiet at INFO and the log shows the moments an operator must act on.
+offline, identified, faulted, its fault cleared, tampered with or silent, a refused
+command, a surveillance alert. Frames, spins, cards and accepted commands make none, so
+a table in steady play is quiet at INFO and the log shows the moments an operator must
+act on.
 
 Each line carries a chosen few fields of the event, never the whole payload: a refused
 command names the command, the operator, the code and the reason, and never the key
@@ -28,6 +29,7 @@ LINES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     EventType.TABLE_CLOSED: ("info", "table closed", ("by", "role", "from")),
     EventType.TABLE_HALTED: ("warning", "table halted", ("code", "device", "detail")),
     EventType.TABLE_RESUMED: ("info", "table resumed", ("by", "role", "reason")),
+    EventType.TABLE_FAULT_CLEARED: ("info", "device fault cleared", ("device", "cleared_by")),
     EventType.DEVICE_ONLINE: ("info", "device online", ("port",)),
     EventType.DEVICE_OFFLINE: ("warning", "device offline", ("port", "reason")),
     EventType.DEVICE_IDENTIFIED: (

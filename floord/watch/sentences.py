@@ -119,6 +119,16 @@ def _resumed(d: dict[str, Any], e: Envelope) -> str:
     )
 
 
+def _fault_cleared(d: dict[str, Any], e: Envelope) -> str:
+    fault = d.get("fault")
+    what = get(fault, "text", "") if isinstance(fault, dict) else ""
+    return (
+        f"{get(d, 'device')} fault cleared"
+        + (f" ({what})" if what else "")
+        + optional(d, "detail", ": {}")
+    )
+
+
 def _closed(d: dict[str, Any], e: Envelope) -> str:
     text = f"table closed by {get(d, 'by')} (was {get(d, 'from')})"
     return text + ("; its next opening needs an inspection" if d.get("inspection_required") else "")
@@ -194,6 +204,7 @@ TABLE_SENTENCES: dict[str, Sentence] = {
     EventType.TABLE_CLOSED: _closed,
     EventType.TABLE_HALTED: _halted,
     EventType.TABLE_RESUMED: _resumed,
+    EventType.TABLE_FAULT_CLEARED: _fault_cleared,
     EventType.TABLE_WARNING: _warning,
     EventType.TABLE_RETIRED: lambda d, e: (
         f"table retired by {get(d, 'by')}: {get(d, 'reason')}" + optional(d, "mismatch", " ({})")

@@ -26,7 +26,7 @@ from typing import Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.core.copies import Fixed
-from floord.engine.core.devices import DeviceBook
+from floord.engine.core.devices import CLEARS_WHEN, DeviceBook, fault_cleared
 from floord.engine.core.gaming_day import GamingDay
 from floord.engine.core.inspection import InspectionInputError, InspectionSpec, read_inspection_args
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
@@ -171,7 +171,9 @@ class TableState:
     ) -> EngineOutput | None:
         """Handle a `device.*` event; None means it is not the table's (a game event)."""
         if type == EventType.DEVICE_ONLINE:
-            self.devices.went_online(device, now)
+            # An adapter process saying again that a session it kept is up (`announced`,
+            # for a daemon that restarted) is not a new connection of the device.
+            self.devices.went_online(device, now, new_session=not data.get("announced"))
             return EngineOutput()
         if type == EventType.DEVICE_OFFLINE:
             state = self.devices.went_offline(device, now)
@@ -198,19 +200,23 @@ class TableState:
             fault = {"code": None, "text": text, "origin": "heartbeat"}
             return self._device_halt("device_heartbeat_lost", device, fault, now)
         if type == EventType.DEVICE_IDENTIFIED:
-            self.devices.identified(device, data, now)
+            _, cleared = self.devices.identified(device, data, now)
+            out = EngineOutput([fault_cleared(device, fault) for fault in cleared])
             if self.primary is None or device != self.primary.id:
-                return EngineOutput()
+                return out
             problem = self.primary.check_identity(data)
             if problem is None:
-                return EngineOutput()
-            return self.halt(
-                self.primary.mismatch_code,
-                device=device,
-                detail=problem,
-                now=now,
-                rule=self.primary.mismatch_rule,
+                return out
+            out.extend(
+                self.halt(
+                    self.primary.mismatch_code,
+                    device=device,
+                    detail=problem,
+                    now=now,
+                    rule=self.primary.mismatch_rule,
+                )
             )
+            return out
         if type in PROTOCOL_TROUBLE or type == EventType.DEVICE_COMMAND_RESULT:
             self.devices.seen(device, now)
             return EngineOutput()
@@ -225,11 +231,10 @@ class TableState:
             if not state.online:
                 seen = f"last seen {state.last_seen}" if state.last_seen else "not seen yet"
                 problems.append(f"device {device_id} is offline ({seen})")
-            if state.fault is not None:
-                what = state.fault.get("text") or f"code {state.fault.get('code')}"
+            for fault in state.faults:
+                what = fault.text or f"code {fault.code}"
                 problems.append(
-                    f"device {device_id} has an active fault ({what}); "
-                    "it clears when the device reconnects and identifies again"
+                    f"device {device_id} has an active fault ({what}); {CLEARS_WHEN[fault.clears]}"
                 )
             if self.primary is not None and device_id == self.primary.id:
                 if state.identity is None:
