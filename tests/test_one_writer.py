@@ -9,6 +9,7 @@ a real Mosquitto.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import time
@@ -17,6 +18,8 @@ from typing import Any
 
 from e2e_support import FP, Process, start_daemon, start_sim, write_config
 from test_remote_adapter import start_adapter
+
+from floord.journal.lock import JournalLock, command_line
 
 IDLE = {"pockets": 37, "steps": [{"idle": 60000}]}
 SINCE = r"since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
@@ -163,3 +166,23 @@ def test_a_second_adapter_for_one_device_is_refused(broker: Any, tmp_path: Path)
     finally:
         assert first.terminate() == 0
         sim.kill()
+
+
+def test_a_demo_on_a_journal_in_use_is_refused(broker: Any, tmp_path: Path) -> None:
+    journal = tmp_path / "demo.db"
+    lock = JournalLock(journal)  # this test holds it, as a daemon would
+    try:
+        args = ["demo", "--seconds", "5", "--broker", broker.url, "--journal", str(journal)]
+        code, _, said = finish(args)
+    finally:
+        lock.release()
+    assert code == 1
+    assert said == (
+        f"floord demo: journal {journal} is in use by pid {os.getpid()} ({command_line()}, "
+        f"since {read_since(journal)}); one writer per journal\n"
+    )
+    assert not journal.exists()  # refused before anything was written
+
+
+def read_since(journal: Path) -> str:
+    return str(json.loads(journal.with_name(journal.name + ".lock").read_text())["since"])

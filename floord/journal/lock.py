@@ -86,6 +86,8 @@ def command_line(argv: list[str] | None = None) -> str:
     words = list(sys.argv if argv is None else argv)
     if not words:
         return "command line unknown"
+    if words[0] == "-c":  # `python -c CODE ARGS`: the code is not in argv
+        return shlex.join([Path(sys.executable).name, "-c", "...", *words[1:]])
     program = Path(words[0])
     name = program.parent.name if program.name == "__main__.py" else program.name
     return shlex.join([name or words[0], *words[1:]])
