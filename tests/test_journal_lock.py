@@ -187,13 +187,23 @@ def test_a_forked_child_does_not_keep_the_lock(tmp_path: Path) -> None:
         os.waitpid(pid, 0)
 
 
-def test_a_holder_that_wrote_no_details_is_still_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("left", ["", '{"pid": 1, "command": "floord run", "since": "x"}\n'])
+def test_a_holder_that_has_not_written_its_details_yet_is_named_by_the_kernel(
+    tmp_path: Path, left: str
+) -> None:
+    """The file empty, or still naming the holder before (SIGKILLed): the pid that holds
+    the lock is the kernel's, never the file's stale word."""
     journal = tmp_path / "floord.db"
-    fd = os.open(lock_path(journal), os.O_RDWR | os.O_CREAT, 0o640)
+    lock_path(journal).write_text(left)
+    fd = os.open(lock_path(journal), os.O_RDWR)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        with pytest.raises(JournalInUse, match=r"is in use by another process; one writer"):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # taken, details not written
+        with pytest.raises(JournalInUse) as refused:
             JournalLock(journal)
+        assert str(refused.value) == (
+            f"journal {journal} is in use by pid {os.getpid()} (command line not recorded, "
+            "since unknown); one writer per journal"
+        )
     finally:
         os.close(fd)
 

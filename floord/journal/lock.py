@@ -41,6 +41,7 @@ LOCK_MODE = 0o640
 # How long a refused opener waits for the holder's details to be written (the holder
 # writes them just after it takes the lock).
 DETAILS_WAIT_S = 0.5
+NOT_RECORDED = "command line not recorded"
 
 # The locks this process holds: closed in a child made by fork, which must not hold them.
 _HELD: weakref.WeakSet[JournalLock] = weakref.WeakSet()
@@ -113,7 +114,7 @@ class JournalLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _wait_for_details(fd)
+            holder = _wait_for_details(fd, self.path)
             os.close(fd)
             raise JournalInUse(journal, holder) from None
         except OSError as exc:
@@ -128,10 +129,6 @@ class JournalLock:
             self.release()
             raise JournalError(f"journal {journal}: cannot write its lock file: {exc}") from exc
         _HELD.add(self)
-
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
 
     def release(self) -> None:
         """Let the next writer in (a second release does nothing). The details stay in the
@@ -161,9 +158,21 @@ def read_holder(path: Path) -> LockHolder | None:
 
 def holder_of(journal: Path) -> LockHolder | None:
     """Who holds the journal's lock now, without taking it (`floord check`): the kernel's
-    table of locks (`/proc/locks`) says whether the lock file is locked and by which pid,
-    the file says how that process was started. None when it is free or cannot be told."""
+    table of locks says whether the lock file is locked and by which pid, the file says
+    how that process was started. None when it is free or cannot be told."""
     path = lock_path(journal)
+    pid = _locked_by(path)
+    if pid is None:
+        return None
+    details = read_holder(path)
+    if details is not None and details.pid == pid:
+        return details
+    return LockHolder(pid, NOT_RECORDED, "unknown")
+
+
+def _locked_by(path: Path) -> int | None:
+    """The pid holding a `flock` on `path`, from `/proc/locks` (Linux); None when there
+    is none, or it cannot be read."""
     try:
         stat = path.stat()
         table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
@@ -174,11 +183,7 @@ def holder_of(journal: Path) -> LockHolder | None:
         fields = line.split()
         # `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`
         if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
-            details = read_holder(path)
-            pid = int(fields[4]) if fields[4].isdigit() else 0
-            if details is not None and details.pid == pid:
-                return details
-            return LockHolder(pid, "command not recorded", "unknown")
+            return int(fields[4]) if fields[4].isdigit() else None
     return None
 
 
@@ -193,17 +198,21 @@ def _parse(text: str) -> LockHolder | None:
     return LockHolder(body["pid"], command, since, str(body.get("host", "")))
 
 
-def _wait_for_details(fd: int) -> LockHolder | None:
+def _wait_for_details(fd: int, path: Path) -> LockHolder | None:
     """The holder's details, read through the refused opener's own descriptor; waits a
-    moment for a holder that has just taken the lock to write them."""
+    moment for a holder that has just taken the lock to write them (until then the file
+    is empty, or still names the holder before it, which the kernel's pid tells)."""
     deadline = time.monotonic() + DETAILS_WAIT_S
     while True:
         try:
             holder = _parse(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
         except OSError:
             holder = None
-        if holder is not None or time.monotonic() >= deadline:
+        pid = _locked_by(path)
+        if holder is not None and pid in (None, holder.pid):
             return holder
+        if time.monotonic() >= deadline:
+            return holder if pid is None else LockHolder(pid, NOT_RECORDED, "unknown")
         time.sleep(0.02)
 
 
