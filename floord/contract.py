@@ -365,12 +365,18 @@ class Topics:
 # the connection's last will with it, or the link broke), that connection, as
 # `STATUS_LOST_FIELDS`: its node, when it was made, when the daemon saw it go, and when
 # the daemon was back (the body's own `ts`).
-STATUS_FIELDS = ("v", "online", "site", "table", "reason", "broker", "ts")
+STATUS_FIELDS = ("v", "online", "site", "table", "reason", "broker", "ts", "instance")
 STATUS_LOST = "lost"
 STATUS_LOST_FIELDS = ("broker", "since", "lost_ts", "back_ts")
+# Added to every `P/status` body: the process that published it, `{"id", "pid", "host",
+# "started"}` (`id` a random token made once per process): a link that reconnects reads
+# it in its own retained status to tell another connection with its client id.
+STATUS_INSTANCE = "instance"
+STATUS_INSTANCE_FIELDS = ("id", "pid", "host", "started")
 # `P/devices/<device>/status`, an adapter process's (docs/contract.md): every body's
-# fields, and the same `lost` (`STATUS_LOST_FIELDS`, the adapter's connection) added
-# since, on its first `online: true` after a connection it lost.
+# fields (`instance` as in `P/status`), and the same `lost` (`STATUS_LOST_FIELDS`, the
+# adapter's connection) added since, on its first `online: true` after a connection it
+# lost.
 DEVICE_STATUS_FIELDS = (
     "v",
     "online",
@@ -383,6 +389,7 @@ DEVICE_STATUS_FIELDS = (
     "last_seq",
     "first_ts",
     "ts",
+    "instance",
 )
 
 

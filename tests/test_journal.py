@@ -158,10 +158,16 @@ def test_a_second_connection_reads_while_the_journal_writes(tmp_path: Path) -> N
         assert reader.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
 
         seen_gaps: list[list[int]] = []
+        failed: list[BaseException] = []
         done = threading.Event()
 
         def read_loop() -> None:
-            other = Journal(path)
+            # A reader beside the writer, as `floord status` is (one writer per journal).
+            try:
+                other = Journal.open_readonly(path)
+            except BaseException as exc:
+                failed.append(exc)
+                raise
             try:
                 while not done.is_set():
                     seqs = [json.loads(b)["seq"] for b in other.read_range("t1", 1, 10_000)]
@@ -179,6 +185,7 @@ def test_a_second_connection_reads_while_the_journal_writes(tmp_path: Path) -> N
             done.set()
             thread.join(timeout=30)
         assert not thread.is_alive()
+        assert failed == []
         assert seen_gaps == []
         assert journal.last_seq("t1") == 202
     finally:

@@ -101,7 +101,7 @@ def check_consistent(runner: TableRunner, path: Path, refused: str) -> None:
 
 
 def stored_snapshot(path: Path, table: str) -> dict[str, Any]:
-    journal = Journal(path)
+    journal = Journal.open_readonly(path)  # beside the runner's open journal
     try:
         saved = journal.load_snapshot(table)
     finally:

@@ -51,6 +51,7 @@ from floord.mqtt.link import compact
 from floord.mqtt.lost import lost_field, say_online
 from floord.mqtt.outbox import drain
 from floord.mqtt.session import Loss, SessionLoop
+from floord.mqtt.takeover import TakeoverWatch, this_instance
 from floord.untrusted import escape_text, json_problem, parse_json, text_problem
 
 WINDOW = 100
@@ -164,6 +165,8 @@ class AdapterLink:
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.connections = 0
+        # This process in its statuses, and another with its client id (`takeover.py`).
+        self._takeover = TakeoverWatch(this_instance(datetime.now(UTC)))
 
     @property
     def connected(self) -> bool:
@@ -230,6 +233,7 @@ class AdapterLink:
                 "last_seq": last,
                 "first_ts": first_ts,
                 "ts": format_ts(now),
+                **self._takeover.me.field(),
                 **lost_field(lost, now),
             }
         )
@@ -258,6 +262,9 @@ class AdapterLink:
             qos=REQUEST_QOS,
         )
         status = self._topics.device_status(self._device)
+        # Its own retained status, read before it says its own (`_listen`): another
+        # process's, registered since this one started, says the client id is shared.
+        await self._takeover.subscribe(client, status, self._ack_timeout)
 
         async def online(loss: Loss | None) -> None:
             body = await self._status_async(online=True, reason="connected", lost=loss)
@@ -307,7 +314,11 @@ class AdapterLink:
     async def _listen(self, client: aiomqtt.Client) -> None:
         cmd = self._topics.device_cmd(self._device)
         request = self._topics.device_replay_request(self._device)
+        status = self._topics.device_status(self._device)
         async for message in client.messages:
+            if message.topic.matches(status):
+                self._takeover.heard(message, self._session, self._broker.identifier)
+                continue
             payload = message.payload
             raw = payload if isinstance(payload, bytes | bytearray) else str(payload).encode()
             if message.topic.matches(cmd):

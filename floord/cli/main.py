@@ -141,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _check(path: Path) -> int:
     from floord.config.load import ConfigError, load_config
-    from floord.processes.preflight import run_problems
+    from floord.processes.preflight import journal_in_use, run_problems
 
     try:
         loaded = load_config(path)
@@ -150,12 +150,16 @@ def _check(path: Path) -> int:
             print(line)
         return 1
     # What `run` builds beyond the file: the drivers, each table's engine from its state.
-    if problems := run_problems(loaded):
+    problems = run_problems(loaded)
+    if problems:
         print("\n".join(problems))
-        return 1
-    tables = ", ".join(f"{t.id} ({t.game})" for t in loaded.config.tables)
-    print(f"{path}: ok: site {loaded.config.site}, tables {tables}")
-    return 0
+    else:
+        tables = ", ".join(f"{t.id} ({t.game})" for t in loaded.config.tables)
+        print(f"{path}: ok: site {loaded.config.site}, tables {tables}")
+    # Information only: a daemon running on the journal is normal while a config is checked.
+    if note := journal_in_use(loaded):
+        print(note)
+    return 1 if problems else 0
 
 
 def _run(path: Path, argv: list[str]) -> int:
@@ -178,13 +182,16 @@ def run_loaded(loaded: LoadedConfig) -> int:
     """Run the daemon of a checked config. What `floord check` could not see coming (the
     journal's folder made read-only since, a secret file removed) stops the start with
     one line on stderr and exit code 1, never a traceback."""
-    from floord.journal.store import JournalError
+    from floord.journal.store import JournalError, JournalInUse
     from floord.processes.daemon import Daemon
     from floord.profiles import ProfileError
 
     async def main() -> int:
         try:
             daemon = await Daemon.open(loaded)
+        except JournalInUse as exc:  # another daemon (or tool) writes it: one line says who
+            print(f"floord run: {exc}", file=sys.stderr)
+            return 1
         except (JournalError, ProfileError, OSError, ValueError, KeyError) as exc:
             text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
             print(f"floord run: cannot start: {text}", file=sys.stderr)
@@ -273,6 +280,7 @@ def _sim(ns: argparse.Namespace) -> int:
 
 def _demo(ns: argparse.Namespace) -> int:
     from floord.demo import run_demo
+    from floord.journal.store import JournalError
     from floord.system.extras import require_simulators
     from floord.system.ownership import root_refusal
 
@@ -294,6 +302,9 @@ def _demo(ns: argparse.Namespace) -> int:
                 seed=ns.seed,
             )
         )
+    except JournalError as exc:  # --journal taken by another writer meanwhile, say
+        print(f"floord demo: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 0
 

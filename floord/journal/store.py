@@ -56,6 +56,8 @@ from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
 from floord.journal.feed import Feeds
 from floord.journal.integrity import snapshot_breaks, tail_breaks
+from floord.journal.lock import JournalInUse as JournalInUse
+from floord.journal.lock import JournalLock
 from floord.journal.migrate import bring_up_to_date, fill_watermarks
 from floord.journal.prune import prune_streams
 from floord.journal.schema import SCHEMA
@@ -122,6 +124,17 @@ class Journal:
         except OSError as exc:
             raise JournalError(f"journal {self.path}: cannot create its directory: {exc}") from exc
         self._readonly = False
+        # One writer per journal (`floord.journal.lock`): taken before the file is opened,
+        # released when it is closed (or the process ends, however it ends).
+        self._lock: JournalLock | None = JournalLock(self.path)
+        try:
+            self._open_for_writing()
+        except BaseException:
+            self._lock.release()
+            raise
+        weakref.finalize(self, self._lock.release)
+
+    def _open_for_writing(self) -> None:
         file = self.path
         self._start(lambda: _connect(file), "cannot open")
         try:
@@ -187,6 +200,7 @@ class Journal:
         journal = cls.__new__(cls)
         journal.path = Path(path)
         journal._readonly = True
+        journal._lock = None  # a reader never takes the writer's lock
         if not journal.path.is_file():
             raise JournalError(f"journal {journal.path}: no such file")
         uri = f"{journal.path.resolve().as_uri()}?mode=ro"
@@ -461,12 +475,15 @@ class Journal:
         """Close the connection and end the journal's thread (a second close does nothing)."""
         if self._writer.closed:
             return
-        if self._checkpoints is not None:
-            self._checkpoints.close()
         try:
+            if self._checkpoints is not None:
+                self._checkpoints.close()
             self._writer.close(self._last_job)
         except sqlite3.Error as exc:
             raise fail(self.path, "close", exc) from exc
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
 
 def _connect(target: str | Path, *, uri: bool = False) -> sqlite3.Connection:

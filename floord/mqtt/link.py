@@ -39,6 +39,7 @@ from floord.mqtt.lost import lost_field, say_online
 from floord.mqtt.outbox import drain, publish_in_order
 from floord.mqtt.retained import DEVICE_CLOCK_EVERY_S, RetainedPacer
 from floord.mqtt.session import Loss, SessionLoop
+from floord.mqtt.takeover import TakeoverWatch, this_instance
 
 DEFAULT_WINDOW = 100
 # The QoS of the link's subscriptions to `P/cmd` and `P/replay/request` (see _startup).
@@ -123,6 +124,8 @@ class TableLink:
         self._commands: asyncio.Queue[tuple[bytes, bool]] = asyncio.Queue()
         # The retained bodies: at once on a change of state, else paced (`retained.py`).
         self._retained = RetainedPacer()
+        # This process in its statuses, and another with its client id (`takeover.py`).
+        self._takeover = TakeoverWatch(this_instance(datetime.now(UTC)))
 
     # --- the daemon's side -------------------------------------------------------
 
@@ -272,6 +275,9 @@ class TableLink:
             timeout=self._ack_timeout,
             qos=COMMAND_QOS,
         )
+        # Its own retained status, read before it says its own (`_listen`): another
+        # process's, registered since this one started, says the client id is shared.
+        await self._takeover.subscribe(client, self._topics.status, self._ack_timeout)
         # A connection lost before this one is said here (`lost`): a node that died took
         # that connection's last will with it, so no `online: false` may have been seen.
         await say_online(
@@ -292,6 +298,9 @@ class TableLink:
     async def _listen(self, client: aiomqtt.Client) -> None:
         """Queue command payloads; raises MqttError when the connection goes."""
         async for message in client.messages:
+            if message.topic.matches(self._topics.status):
+                self._takeover.heard(message, self._session, self._broker.identifier)
+                continue
             replay_only = message.topic.matches(self._topics.replay_request)
             if replay_only or message.topic.matches(self._topics.cmd):
                 payload = message.payload
@@ -388,6 +397,8 @@ class TableLink:
                 # cluster the box is on, or, in the last will, the one it was lost from.
                 "broker": self._broker.where,
                 "ts": format_ts(now),
+                # This process: another with its client id is told by it (`takeover.py`).
+                **self._takeover.me.field(),
                 **lost_field(lost, now),
             }
         )

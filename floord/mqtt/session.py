@@ -20,6 +20,13 @@ What differs is only what one connection does (its session); this loop does the 
   on now, how long it was down and, where the client keeps a backlog, how many events
   still wait; anything but an MQTT failure ends run() with it,
   so a link whose journal fails does not pretend to carry on;
+- another process connecting with the same client id takes the connection over, and
+  MQTT 3.1.1 gives no reason for the drop: the link that finds, after reconnecting, its
+  own retained status published by another process since it started
+  (`floord.mqtt.takeover`) calls `taken_over`: one error line `another connection with
+  client id X took over` (the other's pid and host); the losses and returns after it
+  are debug lines until a connection stays up `stable_s` again
+  (`client id no longer taken over`);
 - a connection that was up and then lost (an MQTT failure after CONNACK) is kept as
   `loss` (its node, when it was made, when it went) until the session reports it
   (`reported`): the table link says it on its next `online: true` `P/status` (`lost`),
@@ -96,6 +103,9 @@ class SessionLoop:
         self._ever_connected = False
         self._down_since: float | None = None
         self._failures = 0
+        # Another connection with this client id takes ours over (`taken_over`): said
+        # once; the losses and returns it causes are debug lines until it stops.
+        self._rival: dict[str, str] | None = None
 
     def stop(self) -> None:
         """End run(): at once if it is waiting to reconnect, else through the stop watch."""
@@ -122,6 +132,7 @@ class SessionLoop:
             self._up_since = self._up_at = None
             if up is not None and time.monotonic() - up >= self._stable_s:
                 self._backoff.reset()
+                self._rival_gone()
             delay = None if self._stop.is_set() else self._backoff.next()
             if failure is not None:
                 failed = self._nodes.where
@@ -145,6 +156,23 @@ class SessionLoop:
         finally:
             take_disconnect_error(client)
 
+    def taken_over(self, client_id: str | None, rival: dict[str, str]) -> None:
+        """The session found its own retained status published by another process since
+        it started (`floord.mqtt.takeover`): another connection with its client id took
+        it over. One error line, then quiet until a connection stays up `stable_s`."""
+        if self._rival is None and self._log is not None:
+            self._log.error(
+                f"another connection with client id {client_id} took over",
+                client_id=client_id,
+                **rival,
+            )
+        self._rival = rival
+
+    def _rival_gone(self) -> None:
+        if self._rival is not None and self._log is not None:
+            self._log.info("client id no longer taken over", stable_s=self._stable_s)
+        self._rival = None
+
     def reported(self, loss: Loss) -> None:
         """`loss` was said (the broker acknowledged a status naming it): forget it."""
         if self.loss is loss:
@@ -162,7 +190,9 @@ class SessionLoop:
         if first:
             self._log.info("broker connected", broker=self._nodes.where)
             return
-        self._log.info(
+        # While another connection with this client id takes ours over, a debug line.
+        say = self._log.info if self._rival is None else self._log.debug
+        say(
             "broker connection back",
             broker=self._nodes.where,
             backlog=await self._backlog() if self._backlog is not None else None,
@@ -181,6 +211,11 @@ class SessionLoop:
             return
         # Which node comes next, only for a cluster (a lone broker's lines are unchanged).
         nodes = {"next_broker": self._nodes.where} if len(self._nodes) > 1 else {}
+        if self._rival is not None:  # said once, in `taken_over`
+            self._down_since = time.monotonic()
+            said = {"broker": failed, "error": str(failure), "retry_in_s": delay, **nodes}
+            self._log.debug("broker connection taken over", **said)
+            return
         if self._failures > 1:
             self._log.debug(
                 "broker still unreachable",

@@ -85,35 +85,40 @@ class AdapterProcess:
         cfg = loaded.config
         self.topics = Topics(cfg.broker.topic_prefix, cfg.site, table)
         self.profile = load_profile(device_cfg.profile)
-        self.journal = Journal(journal_path or adapter_journal_path(loaded, table, device))
         self._log = structlog.get_logger("floord.adapter_process").bind(table=table, device=device)
         self._stop = asyncio.Event()
-        self.adapter = DeviceAdapter(
-            site=cfg.site,
-            table=table,
-            device=device,
-            port=port,
-            profile=self.profile,
-            driver_options=driver_options(table_cfg, self.profile.family),
-            journal=self.journal,
-            sink=self._recorded,
-            clock=clock,
-        )
-        self.link = AdapterLink(
-            url=cfg.broker.nodes,
-            username=cfg.broker.username,
-            password=loaded.broker_password(),
-            topics=self.topics,
-            device=device,
-            journal=self.journal,
-            on_command=self._command,
-            announce=self.adapter.announce,
-            device_online=lambda: self.adapter.online,
-            heartbeat_s=self.profile.timeouts.silence_s / HEARTBEATS_PER_SILENCE,
-            keepalive=cfg.broker.keepalive_s,
-            client_id=f"floord-adapter-{cfg.site}-{table}-{device}",
-            tls_context=client_tls(cfg.broker, loaded.resolve),
-        )
+        # Its own journal, locked: a second adapter for the device is refused (JournalInUse).
+        self.journal = Journal(journal_path or adapter_journal_path(loaded, table, device))
+        try:
+            self.adapter = DeviceAdapter(
+                site=cfg.site,
+                table=table,
+                device=device,
+                port=port,
+                profile=self.profile,
+                driver_options=driver_options(table_cfg, self.profile.family),
+                journal=self.journal,
+                sink=self._recorded,
+                clock=clock,
+            )
+            self.link = AdapterLink(
+                url=cfg.broker.nodes,
+                username=cfg.broker.username,
+                password=loaded.broker_password(),
+                topics=self.topics,
+                device=device,
+                journal=self.journal,
+                on_command=self._command,
+                announce=self.adapter.announce,
+                device_online=lambda: self.adapter.online,
+                heartbeat_s=self.profile.timeouts.silence_s / HEARTBEATS_PER_SILENCE,
+                keepalive=cfg.broker.keepalive_s,
+                client_id=f"floord-adapter-{cfg.site}-{table}-{device}",
+                tls_context=client_tls(cfg.broker, loaded.resolve),
+            )
+        except BaseException:
+            self.journal.close()  # and its lock with it
+            raise
 
     def _recorded(self, item: Received) -> None:
         """The adapter journaled an event: the link publishes it (no bus here)."""

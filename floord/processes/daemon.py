@@ -94,10 +94,15 @@ class Daemon:
         self.loaded = loaded
         self.clock = clock
         cfg = loaded.config
+        # The journal's lock is taken here: a second daemon on it is refused (JournalInUse).
         self.journal = Journal(loaded.journal_path)
         self.log = structlog.get_logger("floord.daemon").bind(site=cfg.site)
-        self.operators = {op.id: loaded.operator_keys(op.id) for op in cfg.operators}
-        self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
+        try:
+            self.operators = {op.id: loaded.operator_keys(op.id) for op in cfg.operators}
+            self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
+        except BaseException:
+            self.journal.close()  # and its lock with it: a start refused holds nothing
+            raise
         # The tables restored and running, in the order they started.
         self._serving: list[TableUnit] = []
         self._stop = asyncio.Event()

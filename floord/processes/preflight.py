@@ -20,6 +20,7 @@ from floord.adapters.local import load_driver
 from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.engine.core.snapshots import SnapshotError
+from floord.journal.lock import holder_of
 from floord.journal.store import SCHEMA_VERSION, Journal, JournalError
 from floord.processes.daemon import build_engine, driver_options
 from floord.profiles import ProfileError, load_profile
@@ -109,6 +110,20 @@ def _snapshot_problems(
             f"record: {retire_command(loaded.path, table.id)})"
         ]
     return []
+
+
+def journal_in_use(loaded: LoadedConfig) -> str | None:
+    """A note, not a problem: the journal's writer lock is held (a daemon is running on
+    it, as it normally is when a new config is checked). Asked of the kernel without
+    taking the lock (`floord.journal.lock.holder_of`), so `check` never stands in the
+    way of a start."""
+    holder = holder_of(loaded.journal_path)
+    if holder is None:
+        return None
+    return (
+        f"{loaded.path}: note: journal {loaded.journal_path} is in use by "
+        f"{holder.describe()}; a second `floord run` on it is refused while that one runs"
+    )
 
 
 def retire_command(config: Path, table: str) -> str:
