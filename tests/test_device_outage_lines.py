@@ -163,5 +163,8 @@ def test_a_missing_port_logs_its_first_failure_repeats_with_back_off_and_its_ret
     assert back["down_s"] >= missing - 0.1 and back["attempts"] >= attempts
     offline = [r for r in got if r.event.type == EventType.DEVICE_OFFLINE]
     assert len(offline) == 1  # the record: one device.offline, then device.online
-    assert offline[0].event.data["reason"] == f"cannot open port: {port}: No such file or directory"
+    assert offline[0].event.data == {
+        "port": str(port),
+        "reason": "cannot open port: No such file or directory",
+    }
     assert any(r.event.type == EventType.DEVICE_ONLINE for r in got)

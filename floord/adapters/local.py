@@ -329,11 +329,11 @@ class DeviceAdapter:
             try:
                 heard = await self._attempt()
             except TransportError as exc:
-                # The port once, in its own field: the error without it.
+                # The port once, in its own field (the event's too): the error without it.
                 error = str(exc).removeprefix(f"{self.port}: ")
                 if self._outage.failed(error, "open"):
                     self._log.warning("cannot open device", port=self.port, error=error)
-                self._went_offline(f"cannot open port: {exc}")
+                self._went_offline(f"cannot open port: {error}")
             except Exception as exc:  # any failure: the device is offline
                 reason = f"adapter failed: {type(exc).__name__}: {exc}"
                 if self._outage.failed(reason, type(exc).__name__):
