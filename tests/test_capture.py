@@ -139,4 +139,4 @@ def test_capture_cli_refuses_missing_port_and_a_port_that_is_not_there(tmp_path:
          "--seconds", "1", "--out", str(tmp_path / "x.jsonl")],
         capture_output=True, timeout=30,
     )  # fmt: skip
-    assert done.returncode == 1 and b"cannot open" in done.stderr
+    assert done.returncode == 1 and b"nope: No such file or directory" in done.stderr

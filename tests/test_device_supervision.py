@@ -127,3 +127,16 @@ def test_a_task_that_ends_because_the_daemon_stops_is_not_a_failure() -> None:
 
     asyncio.run(scenario())
     assert (device.runs, device.failed, got) == (1, [], [])
+
+
+def test_a_task_failing_again_and_again_is_one_line_per_kind_not_a_traceback_each_time() -> None:
+    script: list[BaseException | str | None] = [RuntimeError("journal gone")] * 30
+    device = ScriptedDevice([*script, KeyError("x"), RuntimeError("journal gone")])
+    with structlog.testing.capture_logs() as logs:
+        drive(device, [False], runs=33)
+    assert len(device.failed) == 32  # each failure still reported and the task restarted
+    # The repeats come a minute and more apart (`floord.adapters.outage`): none here.
+    assert [(e["event"], e["reason"]) for e in logs] == [
+        ("device task failed", "adapter task failed: RuntimeError: journal gone"),
+        ("device task failed", "adapter task failed: KeyError: 'x'"),
+    ]

@@ -26,12 +26,14 @@ import structlog
 
 from drivers import module_name as driver_module
 from floord.adapters.device_rows import DeviceRows, Row
+from floord.adapters.outage import Outage
 from floord.adapters.protocol_limiter import ProtocolErrorLimiter
 from floord.adapters.silence import Silence
 from floord.adapters.stream_appends import StreamAppends
 from floord.contract import Envelope, EventType, format_ts
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing, Request
 from floord.journal.store import Journal
+from floord.mqtt.backoff import Backoff
 from floord.profiles import DeviceProfile
 from floord.transport.base import Transport
 from floord.transport.stream import TransportError, open_transport
@@ -83,9 +85,12 @@ class DeviceAdapter:
         clock: Clock,
         on_recorded: Callable[[], None] = lambda: None,
         in_table_commit: bool = False,
+        log_repeat: Backoff | None = None,
     ) -> None:
         """`in_table_commit`: the device's events are written in its table's commits
-        (the daemon's own adapters, `floord.adapters.device_rows`), not appended here."""
+        (the daemon's own adapters, `floord.adapters.device_rows`), not appended here.
+        `log_repeat`: how far apart a device that stays offline is said to be still
+        offline (default 1 min, doubling up to 1 h: `floord.adapters.outage`)."""
         self.site = site
         self.table = table
         self.device = device
@@ -112,6 +117,14 @@ class DeviceAdapter:
         self._heard_at: datetime | None = None
         self._heard_text: tuple[datetime | None, str | None] = (None, None)
         self._offline_reported = False
+        self._offline_reason = ""
+        # The lines of a device that stays offline: first, repeats with back-off, back.
+        self._outage = Outage(
+            self._log.bind(port=port),
+            still="device still offline",
+            back="device back",
+            repeat=log_repeat,
+        )
         self._stopping = False
         # Set once the first connection attempt has an outcome (the port would not open,
         # the device spoke, or its first session ended): the daemon waits for it, bounded,
@@ -202,6 +215,7 @@ class DeviceAdapter:
         return availability_body(self)
 
     def _went_online(self) -> None:
+        self._outage.recovered()
         self.online = True
         self._offline_reported = False
         self.since = format_ts(self._clock())
@@ -220,6 +234,7 @@ class DeviceAdapter:
         return True
 
     def _went_offline(self, reason: str) -> None:
+        self._offline_reason = reason
         if self.online or not self._offline_reported:
             self.online = False
             self._offline_reported = True
@@ -295,7 +310,8 @@ class DeviceAdapter:
 
         Whatever ends an attempt, a port that will not open or an exception no one
         foresaw (a driver's bug, a port written wrong), ends as `device.offline` with
-        the reason and a log line, and the adapter tries again after its back-off: the
+        the reason and a log line (the first of an outage, then repeats with back-off:
+        `floord.adapters.outage`), and the adapter tries again after its back-off: the
         task never dies silently, so a required device's table never stays open with
         nothing behind it. (The daemon's supervisor, `floord.adapters.supervision`, is the
         second line for a failure of this loop itself.)
@@ -314,12 +330,19 @@ class DeviceAdapter:
             try:
                 heard = await self._attempt()
             except TransportError as exc:
-                self._log.warning("cannot open device", error=str(exc))
-                self._went_offline(f"cannot open port: {exc}")
+                # The port once, in its own field (the event's too): the error without it.
+                error = str(exc).removeprefix(f"{self.port}: ")
+                if self._outage.failed(error, "open"):
+                    self._log.warning("cannot open device", port=self.port, error=error)
+                self._went_offline(f"cannot open port: {error}")
             except Exception as exc:  # any failure: the device is offline
                 reason = f"adapter failed: {type(exc).__name__}: {exc}"
-                self._log.error("device adapter failed", error=reason, exc_info=exc)
+                if self._outage.failed(reason, type(exc).__name__):
+                    self._log.error("device adapter failed", error=reason, exc_info=exc)
                 self._went_offline(reason)
+            else:
+                if not heard:  # opened, but the device said nothing: still offline
+                    self._outage.failed(self._offline_reason, "unheard")
             finally:
                 self.tried.set()
             if heard:

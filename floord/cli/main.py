@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 from floord import __version__
 from floord.contract import commands_help
 from floord.system.failures import broker_errors, broker_problem, expected_failures
-from floord.system.logs import configure_logging
+from floord.system.logs import FORMATS, configure_logging
 
 if TYPE_CHECKING:
     from floord.config.load import LoadedConfig
@@ -44,6 +45,14 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         choices=["debug", "info", "warning", "error"],
         help="default info; error for demo, whose live view shows what the log would",
+    )
+    parser.add_argument(
+        "--log-format",
+        default=None,
+        choices=FORMATS,
+        help="auto (the default, or FLOORD_LOG_FORMAT): journal under systemd's journal, "
+        "console on a terminal, json elsewhere; journal: one line `event key=value ...` "
+        "with its syslog priority <N> (docs/deployment.md, Logs)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -337,7 +346,14 @@ def main(argv: list[str] | None = None) -> int:
     ns = _parser().parse_args(argv)
     # The words typed after `floord`: a refusal repeats them in the command to use instead.
     ns.argv = list(sys.argv[1:] if argv is None else argv)
-    configure_logging(ns.log_level or ("error" if ns.command == "demo" else "info"))
+    fmt = ns.log_format or os.environ.get("FLOORD_LOG_FORMAT") or "auto"
+    if fmt not in FORMATS:
+        print(
+            f"floord: FLOORD_LOG_FORMAT: one of {', '.join(FORMATS)} expected, found {fmt!r}",
+            file=sys.stderr,
+        )
+        return 2
+    configure_logging(ns.log_level or ("error" if ns.command == "demo" else "info"), fmt=fmt)
     with expected_failures(f"floord {ns.command}") as outcome:
         outcome.code = _dispatch(ns)
     return outcome.code

@@ -1,34 +1,62 @@
-"""Structured logs (structlog): readable on a terminal, JSON lines everywhere else.
+"""Structured logs (structlog): readable on a terminal, one line per record everywhere else.
 
 One pipeline for every line the process writes: floord's own structlog loggers and the
 stdlib loggers of the libraries under it (aiomqtt and paho's `mqtt`, asyncio, amqtt)
 all end in structlog's `ProcessorFormatter` on the root stdlib logger. So an operator
 reading journald, or a script reading the JSON, never meets a bare text line among the
-JSON ones, and the level chosen with `--log-level` holds for all of them.
+others, and the level chosen with `--log-level` holds for all of them.
+
+The format (`--log-format`, or FLOORD_LOG_FORMAT):
+- `auto` (the default): `journal` when stderr is systemd's journal (JOURNAL_STREAM,
+  `floord.system.journald`), `console` on a terminal, `json` anywhere else;
+- `console`: structlog's columns, in colour on a terminal;
+- `json`: one JSON object per line, for log shippers and scripts;
+- `journal`: one line `event key=value ...` (`floord.system.log_line`), prefixed `<N>`.
+
+Whenever stderr is the journal, whatever the format, every line carries its syslog
+priority prefix (`<4>` for a warning ...), so `journalctl -p warning` filters, and so does
+whatever else reaches stderr (`floord.system.journald.PriorityStream`); `journal` adds
+the prefixes even where stderr is not recognised as the journal (`systemd-cat`, a
+supervisor that passes the stream on).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, TextIO, cast
 
 import structlog
+
+from floord.system.journald import PriorityStream, prefix_lines, priority, stream_is_journal
+from floord.system.log_line import OneLineRenderer
 
 # Marks the root handler this module installs, so configuring again replaces it.
 _HANDLER_NAME = "floord"
 
 
-def configure_logging(level: str = "info", *, json_lines: bool | None = None) -> None:
-    """Send structured logs to stderr; JSON when stderr is not a terminal (journald, files)."""
-    if json_lines is None:
-        json_lines = not sys.stderr.isatty()
+FORMATS = ("auto", "console", "json", "journal")
+
+
+def configure_logging(level: str = "info", *, fmt: str = "auto") -> None:
+    """Send structured logs to stderr in `fmt` (one of FORMATS, module docstring)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"log format: one of {', '.join(FORMATS)} expected, found {fmt!r}")
+    stderr = sys.stderr.inner if isinstance(sys.stderr, PriorityStream) else sys.stderr
+    journal = stream_is_journal(stderr)
+    if fmt == "auto":
+        fmt = "journal" if journal else ("console" if stderr.isatty() else "json")
+    prefixed = journal or fmt == "journal"
+    # Lines written outside the pipeline get a priority too (err): see PriorityStream.
+    sys.stderr = cast(TextIO, PriorityStream(stderr)) if prefixed else stderr
     numeric = logging.getLevelNamesMapping()[level.upper()]
-    renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer()
-        if json_lines
-        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
-    )
+    renderer: structlog.types.Processor
+    if fmt == "json":
+        renderer = structlog.processors.JSONRenderer()
+    elif fmt == "journal":
+        renderer = OneLineRenderer()
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=stderr.isatty() and not prefixed)
     # What a line gets whichever logger wrote it: level, logger name, time.
     shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -49,11 +77,13 @@ def configure_logging(level: str = "info", *, json_lines: bool | None = None) ->
     final: list[structlog.types.Processor] = [
         structlog.stdlib.ProcessorFormatter.remove_processors_meta,
     ]
-    if json_lines:
-        # A traceback (a bug, never an expected failure) stays inside its one JSON line.
+    if fmt != "console":
+        # A traceback (a bug, never an expected failure) stays inside its one JSON line;
+        # in a journal line it follows, each of its lines with the record's priority.
         final.append(structlog.processors.format_exc_info)
     final.append(renderer)
-    formatter = structlog.stdlib.ProcessorFormatter(
+    formatter_class = _PriorityFormatter if prefixed else structlog.stdlib.ProcessorFormatter
+    formatter = formatter_class(
         foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
         processors=final,
     )
@@ -65,6 +95,13 @@ def configure_logging(level: str = "info", *, json_lines: bool | None = None) ->
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(numeric)
+
+
+class _PriorityFormatter(structlog.stdlib.ProcessorFormatter):
+    """Every line of a record prefixed with its syslog priority (`floord.system.journald`)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return prefix_lines(super().format(record), priority(record.levelno))
 
 
 class _QuietHandler(logging.StreamHandler):

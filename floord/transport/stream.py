@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from dataclasses import dataclass
 
 import serial
@@ -115,5 +116,17 @@ async def open_transport(port: str, settings: SerialSettings, timeout_s: float) 
     except TimeoutError as exc:
         raise TransportError(f"{port}: not opened within {timeout_s} s") from exc
     except (OSError, serial.SerialException, ValueError, OverflowError) as exc:
-        raise TransportError(f"{port}: cannot open: {exc}") from exc
+        raise TransportError(f"{port}: {why_not_opened(exc)}") from exc
     return StreamTransport(port=port, reader=reader, writer=writer)
+
+
+def why_not_opened(exc: BaseException) -> str:
+    """Why a port would not open, without naming the port again: the system's words for
+    an OS error (pyserial's text is `could not open port /dev/x: [Errno 2] No such file
+    or directory: '/dev/x'`), else the exception's own text."""
+    errno = exc.errno if isinstance(exc, OSError) else None
+    if not isinstance(errno, int) or errno <= 0:
+        return str(exc)
+    if "exclusively lock" in str(exc):  # pyserial's `exclusive=True` lock, held elsewhere
+        return f"held by another program ({os.strerror(errno)})"
+    return os.strerror(errno)
