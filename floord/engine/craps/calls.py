@@ -24,7 +24,7 @@ from floord.contract import EventType, cite
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.table_state import TABLE_COMMANDS
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
-from floord.engine.craps.fire import FireBook
+from floord.engine.craps.fire import FireBook, come_outs
 from floord.engine.craps.roles import caller_refusal
 from floord.engine.craps.throws import NO_ROLL_REASONS
 
@@ -103,8 +103,8 @@ class CrapsCalls(TableEngineBase):
         if self.rounds.current is not None:
             return _refused(f"throw {self.rounds.current['throw']} awaits its call")
         self.shooters += 1
-        self.shooter = {"n": self.shooters, "seat": seat, "rolls": 0, "points": [],
-                        "invalid_rolls": 0}  # fmt: skip
+        self.shooter = {"n": self.shooters, "seat": seat, "rolls": 0, "come_outs": 0,
+                        "points": [], "invalid_rolls": 0}  # fmt: skip
         first = self.shooters == 1
         body = {
             "action": "new",
@@ -135,7 +135,7 @@ class CrapsCalls(TableEngineBase):
     def _cmd_fire_bet(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if not self.fire_offered:
             return _refused("this table's Rules Submission offers no Fire Bet", "537.3(a)(40)")
-        if self.shooter is not None and self.shooter["rolls"] > 0:
+        if self.shooter is not None and come_outs(self.shooter) > 0:
             return _refused(
                 "a Fire Bet is accepted only before a new shooter's initial come out roll",
                 "537.12(a)(1)",

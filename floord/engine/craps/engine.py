@@ -25,7 +25,7 @@ from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.craps.calls import CrapsCalls
-from floord.engine.craps.fire import FireBook
+from floord.engine.craps.fire import FireBook, come_outs
 from floord.engine.craps.rules import POINTS, PayTable
 from floord.engine.craps.throws import judge
 from floord.engine.craps.wagers import resolve
@@ -280,6 +280,8 @@ class CrapsEngine(CrapsCalls):
         decision = self._advance(total)
         rnd = self.rounds.finish()
         self.shooter["rolls"] += 1
+        if before is None:
+            self.shooter["come_outs"] = come_outs(self.shooter) + 1
         body = {"throw": rnd["throw"], "faces": [d1, d2], "dice": rnd["dice"], "total": total,
                 "come_out": before is None, "point_before": before, "point": self.point,
                 "marker": self.marker, "decision": decision, "shooter": self.shooter["seat"],
@@ -319,22 +321,33 @@ class CrapsEngine(CrapsCalls):
             self.shooter["points"].append(point)
         if not self.fire_offered:
             return out
-        reached = self.fire.point_made(point)
+        reached = self.fire.point_made(point, self.shooter["n"])
         unique = len(self.shooter["points"])
         marker = {"action": "point_marker", "point": point, "unique_points": unique,
                   "points": list(self.shooter["points"]), "counted": first_time}  # fmt: skip
         rule = cite("537.12(a)(4)") if first_time else cite("537.12(b)(2)")
         out.events.append(Decision(EventType.CRAPS_FIRE_BET, marker, rule, round_id))
-        if (first_time and unique == 4) or reached:
-            notice = {"what": "fire_bet_four_unique_points", "shooter": self.shooter["seat"],
-                      "points": list(self.shooter["points"]),
-                      "fire_bets": [{"seat": b.seat, "amount": b.amount, "points": b.points}
-                                    for b in self.fire.bets],
-                      "detail": "four different unique points made: confirm all Fire Bets "
-                                "and payouts"}  # fmt: skip
-            out.events.append(Decision(EventType.SURVEILLANCE_NOTICE, notice,
-                                       cite("537.12(a)(6)"), round_id))  # fmt: skip
+        own_four = first_time and unique == 4 and not self.shooter.get("fire_notice")
+        if own_four or reached:
+            out.events.append(self._four_points_notice(reached, round_id))
         return out
+
+    def _four_points_notice(self, reached: list[Any], round_id: str) -> Decision:
+        """§ 537.12(a)(6): the surveillance department confirms the Fire Bets. Sent once
+        for the shooter's own fourth point and once for each bet that reaches four (a bet
+        carried from an earlier shooter may reach four first); each bet names who made
+        its points (`made_by`, the shooter numbers)."""
+        assert self.shooter is not None
+        self.shooter["fire_notice"] = True
+        own = list(self.shooter["points"])
+        notice = {"what": "fire_bet_four_unique_points", "shooter": self.shooter["seat"],
+                  "shooter_n": self.shooter["n"], "points": own,
+                  "reached": [b.seat for b in reached],
+                  "fire_bets": [b.record() for b in self.fire.bets],
+                  "detail": f"the shooter has made {len(own)} different unique points "
+                            f"({', '.join(map(str, own)) or 'none'}); Fire Bets at four or "
+                            "more: confirm all Fire Bets and payouts"}  # fmt: skip
+        return Decision(EventType.SURVEILLANCE_NOTICE, notice, cite("537.12(a)(6)"), round_id)
 
     def _loser_seven(self, round_id: str) -> EngineOutput:
         """§ 537.12(a)(5): Fire Bets settled; § 537.11(a)(1): the shooter passes the dice."""
