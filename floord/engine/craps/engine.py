@@ -26,6 +26,7 @@ from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.craps.calls import CrapsCalls
 from floord.engine.craps.fire import FireBook, come_outs
+from floord.engine.craps.reversal import restore_reversible
 from floord.engine.craps.rules import POINTS, PayTable
 from floord.engine.craps.throws import judge
 from floord.engine.craps.wagers import resolve
@@ -98,6 +99,7 @@ class CrapsEngine(CrapsCalls):
         self.point: int | None = None
         self.fire = FireBook()
         self.last_roll: dict[str, Any] | None = None
+        self.reversible: dict[str, Any] | None = None
         if snapshot is not None:
             self._restore(snapshot)
 
@@ -118,6 +120,7 @@ class CrapsEngine(CrapsCalls):
             "marker": self.marker,
             "fire_bets": self.fire.snapshot(),
             "last_roll": json_copy(self.last_roll),
+            "reversible": json_copy(self.reversible),
         }
 
     # ----- the device -------------------------------------------------------------
@@ -189,6 +192,7 @@ class CrapsEngine(CrapsCalls):
 
     def _throw(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         out = EngineOutput()
+        self.reversible = None  # the next throw: the last roll stands
         if self.rounds.current is not None:
             out.extend(self._void_under_policy("thrown_again", "a throw came before the held "
                                                "throw was called", HELD_AGAIN_POLICY))  # fmt: skip
@@ -274,6 +278,7 @@ class CrapsEngine(CrapsCalls):
               **more: Any) -> EngineOutput:  # fmt: skip
         """§ 537.10(a): the sum of the skyward faces, and all it decides (§ 537.10(d))."""
         assert self.shooter is not None
+        undo = self._undo_state() if called_by is None else None
         d1, d2 = int(faces[0]), int(faces[1])
         total, before = d1 + d2, self.point
         outcomes = resolve(d1, d2, before, self.pays, self.lay_bets)
@@ -288,6 +293,10 @@ class CrapsEngine(CrapsCalls):
                 "called_by": called_by, "outcomes": outcomes, **more}  # fmt: skip
         self.last_roll = {"round": rnd["id"], "faces": [d1, d2], "total": total,
                           "decision": decision, "at": format_ts(now)}  # fmt: skip
+        self.reversible = None if undo is None else {
+            "round": rnd["id"], "throw": rnd["throw"], "faces": [d1, d2], "dice": rnd["dice"],
+            "total": total, "decision": decision, "point_before": before, "undo": undo,
+        }  # fmt: skip
         out = EngineOutput([Decision(EventType.CRAPS_ROLL, body, cite("537.10(a)"), rnd["id"])])
         if decision == "point_made":
             out.extend(self._point_made(before, rnd["id"]))
@@ -399,3 +408,15 @@ class CrapsEngine(CrapsCalls):
         self.selected = [d for d in snap.get("selected") or [] if isinstance(d, str)]
         self.shooter, self.shooters, self.point = json_copy(shooter), shooters, point
         self.last_roll = json_copy(snap.get("last_roll"))
+        self.reversible = restore_reversible(snap.get("reversible"))
+
+    def after_restart(self, now: datetime) -> EngineOutput:
+        """The restart rule, and the reversal's window closed: floord did not see what
+        happened at the table while it was stopped."""
+        self.reversible = None
+        return super().after_restart(now)
+
+    def _leave_open(self, code: str, detail: str) -> EngineOutput:
+        """A table closed or halted: the last roll stands, the round in play is void."""
+        self.reversible = None
+        return super()._leave_open(code, detail)
