@@ -9,7 +9,7 @@ from craps_support import SET, Table, die, first, types
 
 from floord.contract import EventType, cite
 from floord.engine.core.snapshots import SnapshotError
-from floord.engine.craps.engine import CrapsEngine
+from floord.engine.craps.engine import TRACKER_POLICY, CrapsEngine
 
 
 @pytest.fixture
@@ -220,11 +220,16 @@ def test_the_table_opens_only_with_five_dice_537_7_a() -> None:
     assert not refused.ok and "537.7(a)" in (refused.error or "")
 
 
-def test_a_tracker_that_cannot_see_the_rest_halts_537_9_a() -> None:
+def test_a_tracker_that_cannot_see_the_rest_halts_under_floords_policy() -> None:
+    """Ch. 537 speaks of no device: a tracker without die ids or rests halts the table under
+    floord's policy (rule null), not § 537.9(a)."""
     t = Table()
     t.dev(EventType.DEVICE_ONLINE)
     out = t.dev(EventType.DEVICE_IDENTIFIED, maker="m", model="shaker", capabilities=[])
-    assert EventType.TABLE_HALTED in types(out)
+    halted = first(out, EventType.TABLE_HALTED)
+    assert halted.rule is None and halted.data["policy"] == TRACKER_POLICY
+    assert halted.data["code"] == "dice_tracker_mismatch"
+    assert halted.data["reasons"][0]["rule"] is None
 
 
 def test_snapshot_round_trip_and_restart_voids_a_held_throw(table: Table) -> None:

@@ -7,6 +7,7 @@ from craps_support import Table, first, types
 
 from floord.contract import EventType, cite
 from floord.engine.core.types import EngineOutput
+from floord.engine.craps.fire import MINI_CRAPS_POLICY
 
 
 def make_point(table: Table, d1: int, d2: int) -> EngineOutput:
@@ -49,10 +50,15 @@ def test_fire_bet_limits_and_areas_537_12_b_1_and_537_4_c_3(table: Table) -> Non
     assert not table.cmd("fire_bet", "stickperson", seat=2, amount=1).ok  # the dealer's
 
 
-def test_fire_bet_is_craps_only_537_12_a() -> None:
+def test_the_fire_bet_at_mini_craps_is_refused_under_floords_policy() -> None:
+    """§ 537.3(a) permits the Fire Bet "in the games of Craps and Mini-Craps"; the seeds
+    give its procedures (§ 537.12(a)) for Craps only: the refusal is floord's policy, with
+    no paragraph as its reason."""
     t = Table(game="mini_craps", fire_bet=None)
     t.open()
-    assert not t.cmd("fire_bet", "dealer", seat=1, amount=1).ok
+    refused = t.cmd("fire_bet", "dealer", seat=1, amount=1)
+    assert not refused.ok and refused.rule is None
+    assert MINI_CRAPS_POLICY in (refused.error or "")
 
 
 def test_four_unique_points_notify_surveillance_537_12_a_6(table: Table) -> None:

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.contract import cite
 from floord.engine.craps.engine import CrapsEngine
+from floord.engine.craps.fire import MINI_CRAPS_POLICY
 from floord.engine.craps.rules import payout_problems
 from floord.games.definition import Families, GameDefinition
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
@@ -51,8 +51,8 @@ def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]
     odds = payout_problems(rules.payout_odds, rules.fire_bet, rules.fire_bet_odds)
     problems += [f"{where}.rules.{p}" for p in odds]
     if table.game == "mini_craps" and rules.fire_bet is not None:
-        problems.append(f"{where}.rules.fire_bet: the Fire Bet is offered in the game of Craps "
-                        f"only ({cite('537.12(a)')}), not at Mini-Craps")  # fmt: skip
+        problems.append(f"{where}.rules.fire_bet: floord offers the Fire Bet at Craps only, "
+                        f"not at Mini-Craps ({MINI_CRAPS_POLICY})")  # fmt: skip
     return problems
 
 

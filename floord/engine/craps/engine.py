@@ -40,6 +40,11 @@ HELD_AGAIN_POLICY = (
     "floord policy, not a regulation: a throw before the held one was called voids the held one"
 )
 NOT_OPEN_POLICY = "floord policy, not a regulation: no throw counts while the table is not open"
+TRACKER_POLICY = (
+    "floord policy, not a regulation: ch. 537 speaks of no device; floord plays a Craps "
+    "table only on a dice tracker that reports each die's id and where it came to rest, "
+    "what it needs to judge § 537.7(a) and § 537.9(a) from the throw"
+)
 
 
 def craps_inspection() -> InspectionSpec:
@@ -85,7 +90,7 @@ class CrapsEngine(CrapsCalls):
             table_id,
             inspection=craps_inspection(),
             primary=PrimaryDevice(
-                dice_device, self._identity_problem, "dice_tracker_mismatch", cite("537.9(a)")
+                dice_device, self._identity_problem, "dice_tracker_mismatch", None, TRACKER_POLICY
             ),
             required_devices=required_devices,
             gaming_day_starts=gaming_day_starts,
@@ -132,8 +137,8 @@ class CrapsEngine(CrapsCalls):
             return None
         return (
             f"the dice tracker does not report {', '.join(missing)} (capabilities {caps!r}): "
-            f"a Craps table needs where each die came to rest ({cite('537.9(a)')}) and which "
-            f"dice were thrown ({cite('537.7(a)')})"
+            "floord judges a Craps throw from where each die came to rest and which dice "
+            "were thrown"
         )
 
     def _dice_readiness(self) -> list[str]:

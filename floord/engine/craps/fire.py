@@ -26,6 +26,11 @@ from typing import Any
 MAX_AREAS = 16  # § 537.2(f)(1)
 MIN_BET, MAX_BET = 1, 5  # § 537.12(b)(1)
 NOTICE_AT = 4  # § 537.12(a)(6)
+MINI_CRAPS_POLICY = (
+    "floord policy, not a regulation: § 537.3(a)(40) permits the Fire Bet at Craps and "
+    "Mini-Craps, but the seeds give its layout (§ 537.2(f)), limits and procedures "
+    "(§ 537.12) for the game of Craps only; floord offers it at Craps only"
+)
 CARRY_POLICY = (
     "floord policy, not a regulation: a Fire Bet carried to the successor shooter "
     "(§ 537.12(a)(2)) keeps the unique points made while it was in action"
