@@ -360,13 +360,10 @@ class ShoeBook:
         if bad := self.batch.shoe_batch_bad:
             # The paragraph the batch breaks, as its first card's violation names it; a
             # jammed batch is floord's policy (no paragraph).
-            key = None if bad == "jammed" else BAD_BATCH_KEYS.get(bad, "batch_in_shuffler")
-            problems.append(
-                (
-                    None if key is None else rule(key),
-                    f"the batch in the shoe may not be dealt ({bad})",
-                )
-            )
+            cited = None
+            if bad != "jammed":
+                cited = rule(BAD_BATCH_KEYS.get(bad, "batch_in_shuffler"))
+            problems.append((cited, f"the batch in the shoe may not be dealt ({bad})"))
         if self.batch.out_of_order and not self.batch.covered:
             problems.append((None, "the automated shuffler is out of order and not covered"))
         return problems
