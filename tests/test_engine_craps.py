@@ -299,3 +299,18 @@ def test_open_needs_the_537_2_inspection() -> None:
     assert failed.ok and not t.cmd("open", "floorperson").ok
     items = first(failed.output, EventType.OPERATOR_INSPECTION).data["items"]
     assert cite("537.2(d)(3)") in str(items)
+
+
+def test_a_die_whose_id_was_not_read_is_held_for_a_persons_call(table: Table) -> None:
+    """floord policy: the tracker could not read a die's id (docs/protocols/dice-tracker.md:
+    `-`), so whether the die is of the set (§ 537.7(a)) or the shooter's (§ 537.7(c)) is a
+    person's call; the table is not halted."""
+    out = table.throw(None, None, dice=[die(3, "D2"), {**die(4, "D4"), "id": None}])
+    held = first(out, EventType.CRAPS_THROW_HELD)
+    assert held.data["reasons"] == [{"reason": "die_not_identified", "policy": held.data["policy"]}]
+    assert held.rule is None and "not a regulation" in held.data["policy"]
+    assert EventType.PROCEDURE_VIOLATION not in types(out)  # not "not the shooter's dice"
+    called = table.cmd("call_roll", "stickperson")
+    assert first(called.output, EventType.CRAPS_ROLL).data["total"] == 7
+    gone = table.throw(None, None, dice=[die(3, "D2"), {**die(None, "D4", rest="off"), "id": None}])
+    assert first(gone, EventType.CRAPS_NO_ROLL).rule == cite("537.9(a)")  # void: no hold

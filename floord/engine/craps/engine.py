@@ -224,7 +224,8 @@ class CrapsEngine(CrapsCalls):
             out.extend(self._violation("dice_not_in_set", rule=cite("537.7(a)"), dice=foreign,
                                        dice_set=list(self.dice_set)))  # fmt: skip
             held.append({"reason": "dice_not_in_set", "rule": cite("537.7(a)")})
-        elif self.selected and sorted(i or "" for i in j.ids) != sorted(self.selected):
+        elif (self.selected and None not in j.ids
+              and sorted(i or "" for i in j.ids) != sorted(self.selected)):  # fmt: skip
             out.extend(self._violation("not_the_shooters_dice", rule=cite("537.7(c)"),
                                        dice=j.ids, selected=list(self.selected)))  # fmt: skip
         if held:
