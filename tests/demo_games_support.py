@@ -4,15 +4,15 @@ is run for them).
 
 CR-01: opened after its inspection; the Fire Bet brought in by the dealer before a come
 out (§ 537.12(a)(1)); the invalid roll of a die off the table (§ 537.9(a)) voided and
-thrown again; the boxperson's "no roll" on dice that left the hand apart
-(§ 537.9(b)(1)) and on a throw he considered improper after floord had called it, which
-reverses the roll (§ 537.9(b)(6)); four unique points and the `surveillance.notice` of § 537.12(a)(6); the
+thrown again; the boxperson's "no roll" on dice that left the hand apart (§ 537.9(b)(1))
+and on a throw he considered improper after floord had called it, which reverses the roll
+(§ 537.9(b)(6)); four unique points and the `surveillance.notice` of § 537.12(a)(6); the
 loser 7 that passes the dice and settles the Fire Bet. PG-01: each hand's deal position
 from the shake (§ 535.2(d)), dealt from there and ended. WR-01: six decks received,
 inspected by the dealer and verified by the floorperson (§ 567.4(a)), cut (§ 567.5(d)),
-rounds played, and the second cover card's round ending with the reshuffle due
-(§ 567.5(b)(2), (g)) and the next cut by that box. On each: no operator command
-refused, no violation, and `daemon.stopped` the last event.
+rounds played, and the second cover card's round ending with the reshuffle due (§
+567.5(b)(2), (g)) and the next cut by that box. On each: no operator command refused, no
+violation, and `daemon.stopped` the last event.
 """
 
 from __future__ import annotations
