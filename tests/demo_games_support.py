@@ -10,8 +10,8 @@ and on a throw he considered improper after floord had called it, which reverses
 loser 7 that passes the dice and settles the Fire Bet. PG-01: each hand's deal position
 from the shake (§ 535.2(d)), dealt from there and ended. WR-01: six decks received,
 inspected by the dealer and verified by the floorperson (§ 567.4(a)), cut (§ 567.5(d)),
-rounds played, and the second cover card's round ending with the reshuffle due (§
-567.5(b)(2), (g)) and the next cut by that box. On each: no operator command refused, no
+rounds played, and the second cover card's round ending with the reshuffle due
+(§ 567.5(b)(2), (g)) and the next cut by that box. On each: no operator command refused, no
 violation, and `daemon.stopped` the last event.
 """
 
