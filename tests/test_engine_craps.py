@@ -266,7 +266,10 @@ def test_malformed_calls_are_refused_never_a_crash(table: Table) -> None:
 
 def test_a_snapshot_of_another_shape_is_refused(table: Table) -> None:
     snap = table.engine.snapshot()
-    for key, bad in (("point", 7), ("shooters", "two"), ("shooter", [1])):
+    bad_undo = {"round": "r", "throw": 1, "faces": [1, 2], "dice": [], "total": 3,
+                "decision": "craps", "point_before": None, "undo": {"shooter": None}}  # fmt: skip
+    for key, bad in (("point", 7), ("shooters", "two"), ("shooter", [1]), ("reversible", [1]),
+                     ("reversible", {"round": "r"}), ("reversible", bad_undo)):  # fmt: skip
         with pytest.raises(SnapshotError):
             CrapsEngine(
                 "CR-01", dice_device="dice", required_devices=["dice"], fire_bet="A",
