@@ -42,6 +42,8 @@ def test_the_minimum_odds_and_higher_ones_pass(tmp_path: Path) -> None:
              "fire_bet": "B", "fire_bet_odds": {6: 999}, "lay_bets": True}  # fmt: skip
     assert check(tmp_path, rules=rules) == []
     assert check(tmp_path, game="mini_craps") == []
+    assert check(tmp_path, rules={"stickperson_calls": True}) == []
+    assert "stickperson_calls" in "\n".join(check(tmp_path, rules={"stickperson_calls": "maybe"}))
 
 
 def test_floord_check_refuses_odds_below_537_5_b(tmp_path: Path, capsys) -> None:

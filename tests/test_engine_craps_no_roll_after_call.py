@@ -154,3 +154,21 @@ def test_the_window_survives_a_snapshot_and_closes_on_a_restart(table: Table) ->
     assert again.snapshot() == snap
     again.after_restart(table.step())
     assert again.reversible is None
+
+
+def test_a_table_whose_stickperson_calls_every_throw_holds_it_for_the_call_537_10_a() -> None:
+    """§ 537.10(a): "the Craps stickperson ... shall at once call out the sum"; the table's
+    rules may have floord wait for that call (`stickperson_calls`). Every throw is held;
+    a "no roll" comes before the call, and after the stickperson's own call the roll is
+    his and is not reopened."""
+    t = Table(stickperson_calls=True)
+    t.ready()
+    held = first(t.throw(3, 4), EventType.CRAPS_THROW_HELD)
+    assert held.rule == cite("537.10(a)") and held.data["reasons"][0]["reason"] == "awaiting_call"
+    assert t.cmd("no_roll", "boxperson", reason="improper").ok
+    t.throw(2, 2)
+    called = t.cmd("call_roll", "stickperson")
+    roll = first(called.output, EventType.CRAPS_ROLL)
+    assert roll.data["called_by"] == "alice" and t.engine.point == 4
+    refused = t.cmd("no_roll", "boxperson", reason="improper")
+    assert not refused.ok and t.engine.point == 4

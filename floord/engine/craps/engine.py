@@ -3,7 +3,8 @@
 The table (closed/open/halted, inspections, devices, fail-closed halts) is `TableState`'s;
 this module adds what is chapter 537's own. Each throw the tracker reports is a round:
 judged by `throws.judge` (void under § 537.9(a) or § 537.10(b), held for a person's call
-under § 537.9(b), or called at once under § 537.10(a)); a called roll moves the come out
+under § 537.9(b), or called at once under § 537.10(a), unless the table's rules hold every
+throw for the stickperson's call, `stickperson_calls`); a called roll moves the come out
 point and the on/off marker (§ 537.1, § 537.3(a)(1)), names what it decides
 (`wagers.resolve`), counts the shooter's unique points for the Fire Bets (`fire.py`) and,
 on a loser 7, passes the dice (§ 537.11(a)(1)) and settles the Fire Bets (§ 537.12(a)(5)).
@@ -75,6 +76,7 @@ class CrapsEngine(CrapsCalls):
         fire_bet: str | None = None,
         fire_bet_odds: dict[int, int] | None = None,
         lay_bets: bool = False,
+        stickperson_calls: bool = False,
         dice_device: str,
         required_devices: list[str],
         gaming_day_starts: time,
@@ -85,6 +87,8 @@ class CrapsEngine(CrapsCalls):
         self.pays = PayTable(payout_odds, fire_bet, fire_bet_odds)
         self.fire_offered = fire_bet is not None and game == "craps"
         self.lay_bets = lay_bets
+        # The Rules Submission's choice: every throw waits for the person who calls it.
+        self.stickperson_calls = stickperson_calls
         self.dice_device = dice_device
         super().__init__(
             table_id,
@@ -228,6 +232,8 @@ class CrapsEngine(CrapsCalls):
               and sorted(i or "" for i in j.ids) != sorted(self.selected)):  # fmt: skip
             out.extend(self._violation("not_the_shooters_dice", rule=cite("537.7(c)"),
                                        dice=j.ids, selected=list(self.selected)))  # fmt: skip
+        if not held and self.stickperson_calls:
+            held.append({"reason": "awaiting_call", "rule": cite("537.10(a)")})
         if held:
             rnd["held"] = held
             body = {
