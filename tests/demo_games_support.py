@@ -4,14 +4,15 @@ is run for them).
 
 CR-01: opened after its inspection; the Fire Bet brought in by the dealer before a come
 out (§ 537.12(a)(1)); the invalid roll of a die off the table (§ 537.9(a)) voided and
-thrown again; the boxperson's "no roll" on dice that left the hand apart
-(§ 537.9(b)(1)); four unique points and the `surveillance.notice` of § 537.12(a)(6); the
+thrown again; the boxperson's "no roll" on dice that left the hand apart (§ 537.9(b)(1))
+and on a throw he considered improper after floord had called it, which reverses the roll
+(§ 537.9(b)(6)); four unique points and the `surveillance.notice` of § 537.12(a)(6); the
 loser 7 that passes the dice and settles the Fire Bet. PG-01: each hand's deal position
 from the shake (§ 535.2(d)), dealt from there and ended. WR-01: six decks received,
 inspected by the dealer and verified by the floorperson (§ 567.4(a)), cut (§ 567.5(d)),
 rounds played, and the second cover card's round ending with the reshuffle due
-(§ 567.5(b)(2), (g)) and the next cut by that box. On each: no operator command
-refused, no violation, and `daemon.stopped` the last event.
+(§ 567.5(b)(2), (g)) and the next cut by that box. On each: no operator command refused, no
+violation, and `daemon.stopped` the last event.
 """
 
 from __future__ import annotations
@@ -54,8 +55,13 @@ def check_craps(lines: Lines) -> None:
     assert invalid and cite("537.9(a)") in invalid[0], _of(lines, "craps.no_roll")
     assert any("off_the_table" in v and cite("537.9(a)") in v for v in _of(lines, "round.voided"))
     called = [line for line in _of(lines, "craps.no_roll") if "called by BX-DEMO" in line]
-    assert called and "no roll: not_together" in called[0], _of(lines, "craps.no_roll")
-    assert cite("537.9(b)(1)") in called[0], called
+    apart = [line for line in called if "no roll: not_together" in line]
+    assert apart and cite("537.9(b)(1)") in apart[0], _of(lines, "craps.no_roll")
+    # § 537.9(b)(6): the boxperson's "no roll" on the roll floord had called reverses it.
+    reversed_rolls = [line for line in called if "improper" in line and "reversed" in line]
+    assert reversed_rolls and cite("537.9(b)(6)") in reversed_rolls[0], called
+    assert "the 5 called (point_made) reversed" in reversed_rolls[0], reversed_rolls
+    assert any("improper" in v and cite("537.9(b)(6)") in v for v in _of(lines, "round.voided"))
     notices = _of(lines, "surveillance.notice")
     assert notices and cite("537.12(a)(6)") in notices[0], notices
     assert "points [4, 5, 6, 8]" in notices[0], notices

@@ -10,6 +10,7 @@ import yaml
 from floord.cli.main import main
 from floord.config.load import ConfigError, load_config
 from floord.contract import cite
+from floord.engine.craps.fire import MINI_CRAPS_POLICY
 
 TRACKER = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB5"}
 SHAKER = {"id": "shaker", "profile": "ref-paigow-shaker", "port": "/dev/ttyUSB6"}
@@ -41,6 +42,8 @@ def test_the_minimum_odds_and_higher_ones_pass(tmp_path: Path) -> None:
              "fire_bet": "B", "fire_bet_odds": {6: 999}, "lay_bets": True}  # fmt: skip
     assert check(tmp_path, rules=rules) == []
     assert check(tmp_path, game="mini_craps") == []
+    assert check(tmp_path, rules={"stickperson_calls": True}) == []
+    assert "stickperson_calls" in "\n".join(check(tmp_path, rules={"stickperson_calls": "maybe"}))
 
 
 def test_floord_check_refuses_odds_below_537_5_b(tmp_path: Path, capsys) -> None:
@@ -64,11 +67,14 @@ def test_floord_check_refuses_a_fire_table_below_537_5_g(tmp_path: Path, capsys)
     assert "fire_bet_odds.5: 199 to 1 is below 249 to 1, Table A" in err.out + err.err
 
 
-def test_the_fire_bet_is_refused_at_mini_craps_537_12_a(tmp_path: Path) -> None:
-    """§ 537.12(a): "If a Certificate Holder elects to offer the Fire Bet in the game of
-    Craps"."""
+def test_the_fire_bet_at_mini_craps_is_refused_under_floords_policy(tmp_path: Path) -> None:
+    """§ 537.3(a) lists the Fire Bet among the wagers of Craps and Mini-Craps; § 537.2(f)
+    and § 537.12 give its layout and procedures "in the game of Craps" only: floord's
+    refusal at Mini-Craps is its policy, and says so, citing no paragraph as its reason."""
     problems = check(tmp_path, rules={"fire_bet": "A"}, game="mini_craps")
-    assert any("Fire Bet is offered in the game of Craps only" in p for p in problems)
+    [problem] = [p for p in problems if "fire_bet" in p]
+    assert "floord offers the Fire Bet at Craps only" in problem
+    assert MINI_CRAPS_POLICY in problem
 
 
 def test_a_craps_table_has_one_two_dice_tracker(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from floord.demo.dice_tables import (
     CRAPS_TABLE,
     DICE_SET,
     FIRE_BET,
+    IMPROPER_THROW,
     PAI_GOW_TABLE,
     SHAKER_PROFILE,
     SHOOTER_THROWS,
@@ -67,7 +68,8 @@ def _engine_throw(body: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
 
 def test_the_shooter_script_plays_every_call_the_demo_shows_537() -> None:
     """Played as the crew plays it: the Fire Bet, the shooter, the selection, each
-    throw, the boxperson's "no roll" on the held one."""
+    throw, the boxperson's "no roll" on the held one and on the improper one floord had
+    called."""
     table = Table()
     table.open()
     assert table.dev(EventType.DICE_SET, dice=DICE_SET).events  # the tracker's power-on set
@@ -85,6 +87,15 @@ def test_the_shooter_script_plays_every_call_the_demo_shows_537() -> None:
             called = table.cmd("no_roll", "boxperson", reason="not_together")
             assert called.ok, called
             out.events.extend(called.output.events)
+        if body is IMPROPER_THROW:  # § 537.9(b)(6): the roll floord called, reversed
+            assert first(out, EventType.CRAPS_ROLL).data["decision"] == "point_made"
+            called = table.cmd("no_roll", "boxperson", reason="improper")
+            assert called.ok, called
+            reversed_roll = first(called.output, EventType.CRAPS_NO_ROLL)
+            assert reversed_roll.rule == cite("537.9(b)(6)")
+            assert reversed_roll.data["reverses"]["decision"] == "point_made"
+            assert table.engine.point == 5 and table.engine.shooter["points"] == [4]
+            out.events.extend(called.output.events)
         seen += types(out)
         decisions += [d.data["decision"] for d in out.events if d.type == EventType.CRAPS_ROLL]
         notices += [d for d in out.events if d.type == EventType.SURVEILLANCE_NOTICE]
@@ -92,8 +103,8 @@ def test_the_shooter_script_plays_every_call_the_demo_shows_537() -> None:
             no_roll = first(out, EventType.CRAPS_NO_ROLL)
             assert no_roll.rule == cite("537.9(a)") and no_roll.data["invalid"] is True
             assert EventType.ROUND_VOIDED in types(out)
-    assert seen.count(EventType.CRAPS_NO_ROLL) == 2
-    assert decisions.count("point_made") == 4 and decisions[-1] == "loser_7"
+    assert seen.count(EventType.CRAPS_NO_ROLL) == 3
+    assert decisions.count("point_made") == 5 and decisions[-1] == "loser_7"  # one reversed
     assert len(notices) == 1 and notices[0].rule == cite("537.12(a)(6)")
     assert notices[0].data["points"] == [4, 5, 6, 8]
     assert "procedure.violation" not in seen and table.engine.shooter is None
@@ -142,6 +153,10 @@ def test_the_view_says_the_dice_tables_rolls_and_deals() -> None:
     assert describe_dice("craps.no_roll", invalid) == "invalid roll: off_the_table, thrown again"
     called = {"reason": "not_together", "invalid": False, "called_by": "BX-DEMO"}
     assert "no roll: not_together called by BX-DEMO" in str(describe_dice("craps.no_roll", called))
+    undone = {**called, "reason": "improper", "reverses": {"total": 5, "decision": "point_made"}}
+    assert describe_dice("craps.no_roll", undone) == (
+        "no roll: improper called by BX-DEMO, the 5 called (point_made) reversed, thrown again"
+    )
     assert describe_dice("roulette.result", {}) is None
     state = {
         "game": "craps",

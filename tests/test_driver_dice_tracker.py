@@ -93,7 +93,9 @@ def test_identity_needs_exactly_the_capabilities_of_the_profile() -> None:
         ("THR|Y|D2|3|table|flat|Y|D4|4|table|flat|Y|Y", "11 fields expected"),
         ("THR|-|D2|3|table|flat|Y|D4|4|table|flat|Y", "together: a value expected"),
         ("THR|y|D2|3|table|flat|Y|D4|4|table|flat|Y", "together: Y or N expected"),
-        ("THR|Y|-|3|table|flat|Y|D4|4|table|flat|Y", "die 1 id: a value expected"),
+        ("THR|Y|D2|3|table|-|Y|D4|4|table|flat|Y", "die 1 lie: a value expected"),
+        ("THR|Y|D2|3|bank|flat|-|D4|4|table|flat|Y", "die 1 far_end: a value expected"),
+        ("THR|Y|D2|3|-|flat|Y|D4|4|table|flat|Y", "die 1 rest: a value expected"),
         ("THR|Y|D 2|3|table|flat|Y|D4|4|table|flat|Y", "die 1 id: a die id"),
         ("THR|Y|D2|0|table|flat|Y|D4|4|table|flat|Y", "face from 1 to 6"),
         ("THR|Y|D2|7|table|flat|Y|D4|4|table|flat|Y", "face from 1 to 6"),
@@ -169,6 +171,23 @@ def test_a_partial_tracker_reports_nulls_for_what_it_does_not_see() -> None:
     assert data == {"throw": 1, "together": None, "dice": [
         {"id": "D2", "face": None, "rest": "off", "lie": None, "far_end": False},
         {"id": "D4", "face": 6, "rest": "die", "lie": None, "far_end": True}]}  # fmt: skip
+
+
+def test_an_unread_id_and_an_unseen_die_are_dashes_from_a_full_tracker() -> None:
+    """The page: a die whose id the camera could not read is `-` (null) from any tracker;
+    a die it cannot see (off the table, in the dice cup) may leave its face, lie and
+    far_end `-`; rest is always given."""
+    driver = DiceTrackerDriver(TRACKER)
+    body = "THR|Y|-|3|table|flat|Y|-|-|off|-|-"
+    [(kind, data)] = events(driver.feed(frame(0, body), 0.0))
+    assert kind == EventType.DICE_THROW
+    assert data["dice"] == [
+        {"id": None, "face": 3, "rest": "table", "lie": "flat", "far_end": True},
+        {"id": None, "face": None, "rest": "off", "lie": None, "far_end": None},
+    ]
+    [(kind, data)] = events(driver.feed(frame(1, "THR|Y|D2|-|cup|-|N|D4|4|table|flat|Y"), 0.1))
+    assert data["dice"][0] == {"id": "D2", "face": None, "rest": "cup", "lie": None,
+                               "far_end": False}  # fmt: skip
 
 
 @pytest.mark.parametrize("dice", [None, 1, 4, "2", True, 2.0])

@@ -159,7 +159,9 @@ async def play(pit: Pit) -> None:
     notice = await pit.c.event("surveillance.notice")
     assert notice["rule"] == cite("537.12(a)(6)")
     assert notice["data"]["points"] == [4, 5, 6, 8]
-    assert notice["data"]["fire_bets"] == [{"seat": 3, "amount": 5, "points": [4, 5, 6, 8]}]
+    assert notice["data"]["fire_bets"] == [
+        {"seat": 3, "amount": 5, "points": [4, 5, 6, 8], "made_by": [1, 1, 1, 1]}
+    ]
 
     # § 537.11(a)(1): a loser 7 passes the dice; § 537.12(a)(5): the Fire Bet is paid.
     await pit.throw(4, 5, decision="point_established", point=9)

@@ -157,6 +157,28 @@ def test_no_dealer_draw_when_no_hand_depends_on_it_549_13_c() -> None:
     assert out.events[0].data["hands"][0]["outcome"] == "lose"
 
 
+def test_a_dealer_card_drawn_when_no_hand_depends_on_it_breaks_549_13_c() -> None:
+    """§ 549.13(c): "A dealer shall draw no additional cards to his hand, regardless of the
+    point count, if decisions have been made on all player's hands and the point count of
+    the dealer's hand will have no effect on the outcome of the round of play". Box 1 busts,
+    box 2 has Blackjack: the dealer's 15 stands; a card drawn to it is a violation and not
+    counted (§ 549.16(d))."""
+    t = _round(1, 2)
+    t.draws("TS", "AC", "6D", "6C", "KD", "9S")  # box 2: A, K
+    assert t.decide(1, "hit").ok
+    t.draw("KH")  # box 1 bust
+    assert t.dealer("dealer_turn").ok
+    drawn = t.draw("5C")
+    [v] = violations(drawn)
+    assert v.rule == cite("549.13(c)") and v.data["what"] == "dealer_drew_without_effect"
+    assert v.data["card"] == "5C" and v.data["counted"] is False
+    assert v.data["dealer"]["total"] == 15
+    assert v.data["not_counted_rule"] == cite("549.16(d)")
+    result = t.dealer("round_end").output.events[0].data
+    assert result["dealer"]["total"] == 15
+    assert [h["outcome"] for h in result["hands"]] == ["lose", "blackjack"]
+
+
 def test_dealer_blackjack_pushes_a_blackjack_and_wins_insurance_549_8_b_549_10() -> None:
     t = _round(1, 2)
     t.draws("AC", "9S", "AS", "KD", "5H", "QS")

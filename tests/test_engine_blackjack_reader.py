@@ -151,6 +151,32 @@ def test_a_card_dealt_before_the_required_peek_is_a_violation() -> None:
     assert v[0].data["what"] == "card_before_peek" and v[0].rule == cite("549.7(f)")
 
 
+def test_a_peek_after_a_player_card_or_a_second_peek_is_a_violation_549_7_f() -> None:
+    """§ 549.7(f): "the dealer shall determine whether the hole card will give the dealer a
+    Blackjack prior to dealing any additional cards to the players at the table". A peek
+    after a player's card came out, and a second peek in one round, break it; the first
+    late peek still decides the round's Blackjack."""
+    t = _dealt("KS", "6D")
+    early = violations(t.draw("3C"))  # a card out before the peek
+    assert early[0].data["what"] == "card_before_peek"
+    out = t.peek(False)
+    [late] = violations(out)
+    assert late.rule == cite("549.7(f)") and late.data["what"] == "peek_after_player_cards"
+    assert of_type(out, EventType.BLACKJACK_PEEK)[0].data["blackjack"] is False
+    again = t.peek(True, "AH")
+    [second] = violations(again)
+    assert second.rule == cite("549.7(f)") and second.data["what"] == "second_peek"
+    assert of_type(again, EventType.BLACKJACK_PEEK) == []  # the first peek stands
+    assert t.engine.snapshot()["round"]["peek"] == {"blackjack": False}
+    # Spanish 21 cites its own paragraph (§ 551.8(e)).
+    s21 = make_table("spanish21")
+    s21.ready()
+    s21.start(1)
+    s21.draws("9S", "KS", "7H", "6D")
+    s21.peek(False)
+    assert violations(s21.peek(False))[0].rule == cite("551.8(e)")
+
+
 def test_insurance_only_on_an_ace_and_before_the_peek_549_10() -> None:
     t = _dealt("KS", "6D")
     refused = t.decide(1, "insurance")

@@ -197,6 +197,38 @@ def test_batches_alternate_and_only_one_is_in_the_discard_rack_549_3_d() -> None
     assert v[0].rule == cite("549.3(d)(5)")
 
 
+def test_a_batch_not_taken_from_the_shuffler_may_not_be_dealt_549_3_d_3() -> None:
+    """§ 549.3(d)(3): "One batch of cards shall be shuffled and stored in the automated card
+    shuffling device while the other batch is being dealt": a shoe loaded with no batch
+    taken out of the shuffler is a violation, its first card is a violation, and no round
+    starts on it, each citing (d)(3); a batch from the shuffler loaded after it deals."""
+    t = _batch_table()
+    _ready_batch(t, "red")
+    [loaded] = violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": None}))
+    assert loaded.rule == cite("549.3(d)(3)") and loaded.data["what"] == "batch_not_from_shuffler"
+    [drawn] = violations(t.draw("2C"))  # the burn card (§ 549.7(c)), from that batch
+    assert drawn.rule == cite("549.3(d)(3)") and drawn.data["what"] == "card_from_refused_batch"
+    assert drawn.data["reason"] == "not_from_shuffler"
+    refused = t.start(1)
+    assert not refused.ok and refused.rule == cite("549.3(d)(3)")
+    assert "not_from_shuffler" in (refused.error or "")
+    _shuffler(t, EventType.SHUFFLER_BATCH_REMOVED, batch="red")
+    assert violations(t.load()) == []
+    assert t.start(1).ok
+
+
+def test_a_jammed_batch_in_the_shoe_refuses_the_round_under_floords_policy() -> None:
+    """Ch. 549 says nothing of a jammed shuffler: the round refused on a jammed batch cites
+    no paragraph (floord's policy, as the batch's own refusal says)."""
+    t = _batch_table()
+    _shuffler(t, EventType.SHUFFLER_SHUFFLE_STARTED, batch="red")
+    _shuffler(t, EventType.SHUFFLER_JAM, batch="red", code=4, text="jam")
+    _shuffler(t, EventType.SHUFFLER_BATCH_REMOVED, batch="red")
+    t.load()  # and the burn card
+    refused = t.start(1)
+    assert not refused.ok and refused.rule is None and "jammed" in (refused.error or "")
+
+
 def test_a_batch_with_the_wrong_card_count_is_refused_and_may_not_be_dealt() -> None:
     t = _batch_table()
     out = _ready_batch(t, "red", cards=155)

@@ -9,7 +9,7 @@ from craps_support import SET, Table, die, first, types
 
 from floord.contract import EventType, cite
 from floord.engine.core.snapshots import SnapshotError
-from floord.engine.craps.engine import CrapsEngine
+from floord.engine.craps.engine import TRACKER_POLICY, CrapsEngine
 
 
 @pytest.fixture
@@ -220,11 +220,16 @@ def test_the_table_opens_only_with_five_dice_537_7_a() -> None:
     assert not refused.ok and "537.7(a)" in (refused.error or "")
 
 
-def test_a_tracker_that_cannot_see_the_rest_halts_537_9_a() -> None:
+def test_a_tracker_that_cannot_see_the_rest_halts_under_floords_policy() -> None:
+    """Ch. 537 speaks of no device: a tracker without die ids or rests halts the table under
+    floord's policy (rule null), not § 537.9(a)."""
     t = Table()
     t.dev(EventType.DEVICE_ONLINE)
     out = t.dev(EventType.DEVICE_IDENTIFIED, maker="m", model="shaker", capabilities=[])
-    assert EventType.TABLE_HALTED in types(out)
+    halted = first(out, EventType.TABLE_HALTED)
+    assert halted.rule is None and halted.data["policy"] == TRACKER_POLICY
+    assert halted.data["code"] == "dice_tracker_mismatch"
+    assert halted.data["reasons"][0]["rule"] is None
 
 
 def test_snapshot_round_trip_and_restart_voids_a_held_throw(table: Table) -> None:
@@ -261,7 +266,10 @@ def test_malformed_calls_are_refused_never_a_crash(table: Table) -> None:
 
 def test_a_snapshot_of_another_shape_is_refused(table: Table) -> None:
     snap = table.engine.snapshot()
-    for key, bad in (("point", 7), ("shooters", "two"), ("shooter", [1])):
+    bad_undo = {"round": "r", "throw": 1, "faces": [1, 2], "dice": [], "total": 3,
+                "decision": "craps", "point_before": None, "undo": {"shooter": None}}  # fmt: skip
+    for key, bad in (("point", 7), ("shooters", "two"), ("shooter", [1]), ("reversible", [1]),
+                     ("reversible", {"round": "r"}), ("reversible", bad_undo)):  # fmt: skip
         with pytest.raises(SnapshotError):
             CrapsEngine(
                 "CR-01", dice_device="dice", required_devices=["dice"], fire_bet="A",
@@ -294,3 +302,18 @@ def test_open_needs_the_537_2_inspection() -> None:
     assert failed.ok and not t.cmd("open", "floorperson").ok
     items = first(failed.output, EventType.OPERATOR_INSPECTION).data["items"]
     assert cite("537.2(d)(3)") in str(items)
+
+
+def test_a_die_whose_id_was_not_read_is_held_for_a_persons_call(table: Table) -> None:
+    """floord policy: the tracker could not read a die's id (docs/protocols/dice-tracker.md:
+    `-`), so whether the die is of the set (§ 537.7(a)) or the shooter's (§ 537.7(c)) is a
+    person's call; the table is not halted."""
+    out = table.throw(None, None, dice=[die(3, "D2"), {**die(4, "D4"), "id": None}])
+    held = first(out, EventType.CRAPS_THROW_HELD)
+    assert held.data["reasons"] == [{"reason": "die_not_identified", "policy": held.data["policy"]}]
+    assert held.rule is None and "not a regulation" in held.data["policy"]
+    assert EventType.PROCEDURE_VIOLATION not in types(out)  # not "not the shooter's dice"
+    called = table.cmd("call_roll", "stickperson")
+    assert first(called.output, EventType.CRAPS_ROLL).data["total"] == 7
+    gone = table.throw(None, None, dice=[die(3, "D2"), {**die(None, "D4", rest="off"), "id": None}])
+    assert first(gone, EventType.CRAPS_NO_ROLL).rule == cite("537.9(a)")  # void: no hold

@@ -7,6 +7,7 @@ from craps_support import Table, first, types
 
 from floord.contract import EventType, cite
 from floord.engine.core.types import EngineOutput
+from floord.engine.craps.fire import MINI_CRAPS_POLICY
 
 
 def make_point(table: Table, d1: int, d2: int) -> EngineOutput:
@@ -49,10 +50,15 @@ def test_fire_bet_limits_and_areas_537_12_b_1_and_537_4_c_3(table: Table) -> Non
     assert not table.cmd("fire_bet", "stickperson", seat=2, amount=1).ok  # the dealer's
 
 
-def test_fire_bet_is_craps_only_537_12_a() -> None:
+def test_the_fire_bet_at_mini_craps_is_refused_under_floords_policy() -> None:
+    """§ 537.3(a) permits the Fire Bet "in the games of Craps and Mini-Craps"; the seeds
+    give its procedures (§ 537.12(a)) for Craps only: the refusal is floord's policy, with
+    no paragraph as its reason."""
     t = Table(game="mini_craps", fire_bet=None)
     t.open()
-    assert not t.cmd("fire_bet", "dealer", seat=1, amount=1).ok
+    refused = t.cmd("fire_bet", "dealer", seat=1, amount=1)
+    assert not refused.ok and refused.rule is None
+    assert MINI_CRAPS_POLICY in (refused.error or "")
 
 
 def test_four_unique_points_notify_surveillance_537_12_a_6(table: Table) -> None:
@@ -80,7 +86,10 @@ def test_the_notice_comes_with_the_fourth_point_and_once(table: Table) -> None:
     notice = first(out, EventType.SURVEILLANCE_NOTICE)
     assert notice.rule == cite("537.12(a)(6)")
     assert notice.data["points"] == [10, 4, 9, 6]
-    assert notice.data["fire_bets"] == [{"seat": 4, "amount": 5, "points": [10, 4, 9, 6]}]
+    assert notice.data["fire_bets"] == [
+        {"seat": 4, "amount": 5, "points": [10, 4, 9, 6], "made_by": [1, 1, 1, 1]}
+    ]
+    assert notice.data["reached"] == [4] and notice.data["shooter_n"] == 1
     marker = first(out, EventType.CRAPS_FIRE_BET)
     assert marker.rule == cite("537.12(a)(4)") and marker.data["unique_points"] == 4
     same = make_point(table, 3, 3)
@@ -138,3 +147,54 @@ def test_a_surrender_before_the_loser_7_leaves_the_bet_to_the_successor_537_12_a
     settled = first(table.throw(3, 4), EventType.CRAPS_FIRE_BET)
     assert settled.data["action"] == "won" and settled.data["carried_from_shooter"] == 1
     assert settled.data["carried_rule"] == cite("537.12(a)(2)")
+
+
+def test_a_successor_with_an_inherited_point_may_still_take_fire_bets_537_12_a_1(
+    table: Table,
+) -> None:
+    """§ 537.12(a)(1): "Each player shall, prior to a new shooter's initial come out roll,
+    place his or her Fire Bet"; § 537.1: the come out roll is "the first roll of the dice
+    after a decision with respect to a Pass Bet and Don't Pass Bet has been effected". A
+    successor who inherits a point throws point rolls first: none is his come out roll."""
+    table.new_shooter(1)
+    table.throw(3, 3)  # the point 6
+    assert table.cmd("pass_dice", "stickperson", reason="voluntary").ok
+    table.new_shooter(2)
+    table.throw(3, 5)  # a point roll of the inherited 6, no decision
+    accepted = table.cmd("fire_bet", "dealer", seat=2, amount=5)
+    assert accepted.ok, accepted
+    assert first(accepted.output, EventType.CRAPS_FIRE_BET).data["shooter"] == 2
+    table.throw(2, 4)  # the inherited point made: still no come out roll of his
+    assert table.cmd("fire_bet", "dealer", seat=3, amount=1).ok
+    assert table.engine.fire.bets[0].points == [6]  # made while the bet was in action
+    table.throw(2, 2)  # his initial come out roll: the point 4
+    late = table.cmd("fire_bet", "dealer", seat=4, amount=1)
+    assert not late.ok and late.rule == cite("537.12(a)(1)")
+
+
+def test_a_carried_fire_bet_notifies_once_and_names_whose_points_537_12_a_6(
+    table: Table,
+) -> None:
+    """§ 537.12(a)(6): "Once four different unique points are made, the surveillance
+    department shall be notified for the purpose of confirming all Fire Bets and payouts".
+    A bet carried from shooter 1 with three points reaches four on the successor's third
+    point: one notice, naming who made each point; the successor's own fourth point sends
+    none again (the same bets)."""
+    assert table.cmd("fire_bet", "dealer", seat=1, amount=2).ok
+    table.new_shooter(1)
+    for d1, d2 in ((5, 5), (2, 2), (4, 5)):
+        make_point(table, d1, d2)
+    assert table.cmd("pass_dice", "stickperson", reason="voluntary").ok
+    table.new_shooter(2)
+    notices = []
+    for d1, d2 in ((5, 5), (2, 2), (4, 4), (4, 5)):
+        notices += [d for d in make_point(table, d1, d2).events
+                    if d.type == EventType.SURVEILLANCE_NOTICE]  # fmt: skip
+    assert len(notices) == 1
+    notice = notices[0].data
+    assert notice["shooter"] == 2 and notice["shooter_n"] == 2
+    assert notice["points"] == [10, 4, 8] and notice["reached"] == [1]
+    assert notice["fire_bets"] == [
+        {"seat": 1, "amount": 2, "points": [10, 4, 9, 8], "made_by": [1, 1, 1, 2]}
+    ]
+    assert "3 different unique points" in notice["detail"]

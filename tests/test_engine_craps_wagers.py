@@ -123,3 +123,29 @@ def test_submitted_odds_below_the_minimum_are_refused_537_5_b_and_g() -> None:
     assert fire == [f"fire_bet_odds.4: 24 to 1 is below 39 to 1, Table B of {cite('537.5(g)')}"]
     assert PayTable({"hard_4": "8 to 1"}).of("hard_4") == "8 to 1"
     assert set(MINIMUM_ODDS) >= {"pass_line", "hop_4_6", "six_seven_eight_pair"}
+
+
+def test_the_whirl_bet_on_a_horn_number_is_one_unit_of_five_537_5_f_and_d() -> None:
+    """§ 537.5(f): "A Whirl Bet shall be paid as if it was two separate wagers with four
+    units wagered as a Horn Bet and one unit wagered as an Any Seven Bet"; § 537.5(d): "A
+    Horn Bet shall be paid as if it were four separate wagers on the 2, 3, 11 and 12, each
+    of which equaling 25% of the Horn Bet". On a 2 one unit of the five wins at the 2's
+    odds; the other three Horn units and the Any Seven unit lose."""
+    whirl = entry(resolve(1, 1, None, PAYS), "win", "whirl")
+    assert whirl["paid_rule"] == cite("537.5(f)")
+    assert whirl["paid_as"] == [
+        {"part": "craps_2", "share": "1/5", "odds": "30 to 1", "via": "horn",
+         "via_rule": cite("537.5(d)")},
+    ]  # fmt: skip
+    assert whirl["lost_as"] == [
+        {"part": "craps_3", "share": "1/5"},
+        {"part": "eleven", "share": "1/5"},
+        {"part": "craps_12", "share": "1/5"},
+        {"part": "any_seven", "share": "1/5"},
+    ]
+    eleven = entry(resolve(5, 6, 8, PAYS), "win", "whirl")["paid_as"]
+    assert [(p["part"], p["share"], p["odds"]) for p in eleven] == [("eleven", "1/5", "15 to 1")]
+    seven = entry(resolve(3, 4, 8, PAYS), "win", "whirl")
+    assert seven["paid_as"] == [{"part": "any_seven", "share": "1/5", "odds": "4 to 1"}]
+    assert len(seven["lost_as"]) == 4
+    assert "whirl" in names(resolve(2, 2, 8, PAYS), "lose")

@@ -15,7 +15,7 @@ import pytest
 from floord.contract import EventType, cite
 from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
-from floord.engine.pai_gow.engine import PaiGowEngine
+from floord.engine.pai_gow.engine import SHAKER_POLICY, PaiGowEngine
 from floord.engine.pai_gow.rules import read_count_order
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -256,12 +256,15 @@ def test_silence_tamper_and_lost_heartbeats_of_the_shaker_halt_the_table(table: 
     assert codes == ["device_tamper", "device_heartbeat_lost", "device_offline"]
 
 
-def test_a_shaker_that_reports_no_capabilities_halts_535_2_d() -> None:
+def test_a_shaker_that_reports_no_capabilities_halts_under_floords_policy() -> None:
+    """§ 535.2(d) requires the shaker, not a device that reports: the halt of a shaker
+    floord cannot read is floord's policy (rule null), not the paragraph's."""
     t = Table()
     t.dev(EventType.DEVICE_ONLINE, port="/dev/pts/1")
     out = t.dev(EventType.DEVICE_IDENTIFIED, maker="m", model="x", serial=None, firmware="1")
-    assert out.events[0].type == EventType.TABLE_HALTED and out.events[0].rule == D
-    assert out.events[0].data["code"] == "shaker_mismatch"
+    halted = out.events[0]
+    assert halted.type == EventType.TABLE_HALTED and halted.rule is None
+    assert halted.data["code"] == "shaker_mismatch" and halted.data["policy"] == SHAKER_POLICY
 
 
 def test_shakes_on_a_closed_table_and_other_events_are_recorded() -> None:

@@ -229,3 +229,17 @@ def test_a_counting_shuffler_without_its_count_is_shuffled_again_under_policy() 
     assert not refused.ok and refused.rule == cite("571.5(a)")
     t.prepare()
     assert t.start(1).ok
+
+
+def test_preshuffled_decks_are_still_shuffled_by_the_table_before_dealing_571_5_a() -> None:
+    """floord's reading of § 571.5(a) ("Immediately prior to the beginning of play, unless
+    the cards were preshuffled ..., the dealer shall shuffle the cards") with (c)(2) ("If
+    the cards ... were preshuffled, cut the cards"): the exemption permits dealing
+    preshuffled decks unshuffled; floord, which keeps no record of a Stud cut, deals a
+    deck only after the table's own shuffle. Decks received preshuffled wait for it."""
+    t = _open()
+    assert t.command("decks_received", {"preinspected_preshuffled": True}).ok
+    refused = t.start(1)
+    assert not refused.ok and "no shuffled deck is ready" in (refused.error or "")
+    t.prepare()
+    assert t.start(1).ok

@@ -213,6 +213,23 @@ def test_a_card_before_no_more_bets_is_a_violation_571_8_b() -> None:
     assert v.rule == cite("571.8(b)") and v.data["what"] == "card_before_no_more_bets"
 
 
+def test_a_card_drawn_in_error_unexposed_is_used_as_the_next_card_571_13_c() -> None:
+    """§ 571.13(c): "A card drawn in error without its face being exposed shall be used as
+    though it were the next card from the shoe or the deck". A card drawn before "no more
+    bets" (§ 571.8(b)) and not found face up is box 1's first card; the round goes on."""
+    t = make_table()
+    t.ready()
+    assert t.start(1, 4).ok
+    [v] = of_type(t.draw("AS"), EventType.PROCEDURE_VIOLATION)
+    assert v.data["used_as"] == "next_card" and v.data["used_as_rule"] == cite("571.13(c)")
+    assert v.data["card"] == "AS"
+    assert t.dealer("no_more_bets").ok
+    t.draws("KS", "7C", "7D", "QS", "JS", "TS")
+    hands = {h["box"]: h["cards"] for h in t.engine.snapshot()["round"]["hands"]}
+    assert hands == {1: ["AS", "KS"], 4: ["7C", "7D"]}
+    assert t.decide(1, "play1").ok and t.decide(4, "play1").ok  # 3rd Street goes on
+
+
 def test_automated_shoe_deals_stacks_and_community_from_the_hand_571_10() -> None:
     t = make_table(dealing="automated_shoe")
     t.ready()

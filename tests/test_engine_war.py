@@ -372,12 +372,16 @@ def test_a_jam_means_the_batch_is_shuffled_again() -> None:
 
 
 def test_a_shoe_that_runs_out_and_events_from_elsewhere_are_recorded() -> None:
+    """§ 567.5(a): "after each dealing shoe of cards is dealt ... the dealer shall shuffle
+    the cards": a shoe that runs out makes the shuffle due under (a), not floord's policy."""
     t = make_table()
     t.ready()
     t.new_shoe()
     assert t.dealer("round_start", {"boxes": [1]}).ok
     odd, due = t.shoe(EventType.SHOE_EMPTY).events
-    assert odd.data["what"] == "shoe_empty_mid_round" and due.data["policy"]
+    assert odd.data["what"] == "shoe_empty_mid_round"
+    assert due.rule == cite("567.5(a)") and "policy" not in due.data
+    assert due.data["reason"] == "shoe_empty"
     [other] = t.device("x", EventType.SHOE_CARD_DRAWN, {"count": 1}).events
     assert other.data["what"] == "event_from_other_device"
     [none] = t.device(SHOE, EventType.SHUFFLER_JAM, {}).events

@@ -120,6 +120,28 @@ def test_invalid_throws_and_a_replaced_die_as_the_engine_will_see_them() -> None
     assert EventType.DEVICE_PROTOCOL_ERROR not in [e.type for e in events]
 
 
+def test_an_unread_id_and_an_unseen_die_as_the_engine_will_see_them() -> None:
+    """The page: an id the camera could not read is `-`; a die off the table or in the cup
+    it did not see leaves its lie and far_end `-` too. The driver takes both."""
+    profile = _profile(TRACKER)
+    scenario = _steps(
+        {"throw": {"dice": [{"face": 3, "id_read": False}, {"face": 4}], "seconds": 0}},
+        {"throw": {"dice": [{"face": 2}, {"rest": "off", "seen": False, "id_read": False}],
+                   "seconds": 0}},
+    )  # fmt: skip
+    heard = _play(profile, scenario)
+    assert heard[-2:] == [
+        ("THR", "Y", "-", "3", "table", "flat", "Y", "D2", "4", "table", "flat", "Y"),
+        ("THR", "Y", "D1", "2", "table", "flat", "Y", "-", "-", "off", "-", "-"),
+    ]
+    events = _events(profile, heard)
+    assert EventType.DEVICE_PROTOCOL_ERROR not in [e.type for e in events]
+    first, second = _throws(events)
+    assert first["dice"][0]["id"] is None and first["dice"][1]["id"] == "D2"
+    assert second["dice"][1] == {"id": None, "face": None, "rest": "off", "lie": None,
+                                 "far_end": None}  # fmt: skip
+
+
 def test_faults_tamper_and_a_garbled_frame_resent() -> None:
     profile = _profile(TRACKER, ack_timeout_s=0.5)
     heard = _play(profile, _file("dice-faults"))
@@ -187,6 +209,7 @@ def test_a_model_refuses_what_it_cannot_report(
         ({"dice_set": {"dice": ["A|B"]}}, "pattern"),
         ({"replace": {"out": "A", "new": "A"}}, "a die other than out"),
         ({"rolls": {"count": 0}}, "greater than or equal to 1"),
+        ({"throw": {"dice": [{"face": 1, "seen": False}, {"face": 2}]}}, "seen: false only"),
     ],
 )
 def test_scenario_steps_are_read_strictly(step: dict, problem: str) -> None:

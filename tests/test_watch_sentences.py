@@ -173,3 +173,18 @@ def test_telemetry_is_hidden_by_default_and_families_filter() -> None:
     assert shown.toggled_telemetry().shows(spin)
     only_halts = shown.next_family()
     assert only_halts.only == "halt" and only_halts.shows(halt) and not only_halts.shows(spin)
+
+
+def test_a_roll_reversed_by_a_no_roll_reads_as_what_it_voids() -> None:
+    rid = "CR-01-2026-11-29-0012"
+    undone = {"round": rid, "total": 7, "decision": "loser_7", "shooter_restored": True}
+    body = {"reason": "improper", "invalid": False, "rethrow": True, "called_by": "BX-1",
+            "reverses": undone}  # fmt: skip
+    assert sentence(env(EventType.CRAPS_NO_ROLL, body, "58 Pa. Code § 537.9(b)(6)", rid)) == (
+        "no roll (improper), called by BX-1, the 7 called (loser 7) is void, the dice are "
+        "thrown again, § 537.9(b)(6)"
+    )
+    back = {"action": "restored", "seat": 3, "n": 2, "reason": "no_roll"}
+    assert sentence(env(EventType.CRAPS_SHOOTER, back, "58 Pa. Code § 537.9(b)(6)")) == (
+        "the shooter at 3 keeps the dice (the loser 7 is void), § 537.9(b)(6)"
+    )

@@ -166,12 +166,17 @@ class DiceTrackerDriver(FramedDriver):
 
     def _die(self, fields: tuple[str, ...], what: str) -> dict[str, Any]:
         raw_id, raw_face, raw_rest, raw_lie, raw_end = fields
-        die_id = self._reported(raw_id, "die_ids", f"{what} id", parse_die_id)
         rest = self._reported(raw_rest, "rest", f"{what} rest",
                               lambda v, w: parse_word(v, RESTS, w))  # fmt: skip
+        # An id the camera could not read is `-` from any device (null: the engine holds
+        # the throw for a person); an unseen die (off the table, in the cup) may also
+        # leave its lie and far_end `-`.
+        die_id = self._reported(raw_id, "die_ids", f"{what} id", parse_die_id, unread=True)
+        unseen = rest in UNREAD_RESTS
         lie = self._reported(raw_lie, "cocked", f"{what} lie",
-                             lambda v, w: parse_word(v, LIES, w))  # fmt: skip
-        far_end = self._reported(raw_end, "far_end", f"{what} far_end", parse_yes_no)
+                             lambda v, w: parse_word(v, LIES, w), unread=unseen)  # fmt: skip
+        far_end = self._reported(raw_end, "far_end", f"{what} far_end", parse_yes_no,
+                                 unread=unseen)  # fmt: skip
         face: int | None = None
         if raw_face != NO_VALUE:
             face = parse_face(raw_face, f"{what} face")
@@ -182,9 +187,11 @@ class DiceTrackerDriver(FramedDriver):
             )
         return {"id": die_id, "face": face, "rest": rest, "lie": lie, "far_end": far_end}
 
-    def _reported(self, value: str, flag: str, what: str, parse: Callable[[str, str], Any]) -> Any:
+    def _reported(self, value: str, flag: str, what: str, parse: Callable[[str, str], Any],
+                  *, unread: bool = False) -> Any:  # fmt: skip
         """A field the `flag` capability governs: a value from a device that has it, `-`
-        (None) from one that has not."""
+        (None) from one that has not; `unread`: `-` allowed from a device that has it too
+        (a value it could not read)."""
         if not self.quirks.flags[flag]:
             if value != NO_VALUE:
                 raise FrameError(
@@ -193,6 +200,8 @@ class DiceTrackerDriver(FramedDriver):
                 )
             return None
         if value == NO_VALUE:
+            if unread:
+                return None
             raise FrameError(f"{what}: a value expected from a device with the {flag} "
                              "capability, found '-'")  # fmt: skip
         return parse(value, what)

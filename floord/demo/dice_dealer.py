@@ -10,7 +10,9 @@ voided throw) before the next throw. Nothing depends on a device outrunning a co
 At Craps each call is signed by the person chapter 537 names (`CALLERS` of
 `floord.engine.craps.roles`): the dealer brings in the Fire Bet (§ 537.12(a)(3)), the
 stickperson offers the dice to the shooter (§ 537.11(c)), and the boxperson calls
-"no roll" on a throw held because the dice left the hand apart (§ 537.9(b)(1), (d)(1)).
+"no roll" on a throw held because the dice left the hand apart (§ 537.9(b)(1), (d)(1))
+and on the roll floord called for the throw he considers improper (`IMPROPER_THROW`,
+§ 537.9(b)(6)), which reverses it.
 At Pai Gow the dealer deals from the position the shake named (§ 535.2(d)) and ends the
 hand, and the dealer shakes again once the hand has ended.
 """
@@ -24,6 +26,7 @@ from floord.demo.dealer import Seat, VirtualDealer
 from floord.demo.dice_tables import (
     FIRE_BET,
     GAP_S,
+    IMPROPER_THROW,
     SHOOTER_SEATS,
     SHOOTER_THROWS,
     DeviceHand,
@@ -80,8 +83,18 @@ class CrapsSeat(HandSeat):
         elif kind == "craps.shooter" and data.get("action") == "passed":
             await asyncio.sleep(self.gap_s)
             await self.new_shooter()
+        elif kind == "round.ended" and self.improper_called():
+            # § 537.9(b)(6): the boxperson considers the throw improper; floord called it,
+            # so his "no roll" reverses the roll (its round.voided brings the next throw).
+            await asyncio.sleep(self.gap_s)
+            await self.command("no_roll", {"reason": "improper",
+                                           "detail": "the dice were slid, not thrown"})  # fmt: skip
         elif kind == "round.voided" or (kind == "round.ended" and data.get("outcome") != "loser_7"):
             await self.next_throw()
+
+    def improper_called(self) -> bool:
+        """The roll just called was of the throw the boxperson judges improper."""
+        return self.throw > 0 and SHOOTER_THROWS[self.throw - 1] is IMPROPER_THROW
 
 
 class PaiGowSeat(HandSeat):

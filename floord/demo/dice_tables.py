@@ -8,11 +8,13 @@ the running simulator through its live control, as a rig engineer would), and on
 after the table has recorded what came before (`dice_dealer`): however loaded the
 machine, a throw never races the calls the script expects before it.
 
-CR-01's shooter (`SHOOTER_THROWS`) plays the come out to the loser 7 in twelve
+CR-01's shooter (`SHOOTER_THROWS`) plays the come out to the loser 7 in thirteen
 throws: an invalid roll first, a die off the table (§ 537.9(a)); points made on 4, 5, 6
-and 8, so the Fire Bet's four unique points notify surveillance (§ 537.12(a)(6)); a
-throw whose dice left the hand apart, held and called "no roll" by the boxperson
-(§ 537.9(b)(1), (d)(1)); then a point of 9 and the loser 7 that passes the dice
+and 8, so the Fire Bet's four unique points notify surveillance (§ 537.12(a)(6)); the
+first throw that makes the 5, called at once, judged improper by the boxperson, whose
+"no roll" reverses the roll (§ 537.9(b)(6), (d)(1)): the point 5 is on again and the
+next throw makes it; a throw whose dice left the hand apart, held and called "no roll"
+by the boxperson (§ 537.9(b)(1), (d)(1)); then a point of 9 and the loser 7 that passes the dice
 (§ 537.11(a)(1)) and settles the Fire Bet (§ 537.12(a)(5)). The next shooter plays the
 same. PG-01 shakes three dice before each hand (§ 535.2(d)); the dealer deals from the
 position they name (`SHAKES`).
@@ -55,12 +57,16 @@ def _off_the_table(face: int) -> dict[str, Any]:
     return {"throw": {"dice": dice, "seconds": THROW_S * DEVICE_SPEED}}
 
 
+# The throw the boxperson considers improper (§ 537.9(b)(6)): floord calls it at once (the
+# point 5 made), then the boxperson's "no roll" voids the roll and all it decided.
+IMPROPER_THROW = _throw((1, 4))
 # One shooter, come out to loser 7 (the module's docstring says what each throw shows).
 SHOOTER_THROWS: list[dict[str, Any]] = [
     _off_the_table(5),
     _throw((2, 2)),  # point 4
     _throw((1, 3)),  # made: unique point 1
     _throw((2, 3)),  # point 5
+    IMPROPER_THROW,  # made, called at once; "no roll" reverses it: the point 5 is on again
     _throw((1, 4)),  # made: 2
     _throw((3, 3)),  # point 6
     _throw((5, 2), together=False),  # held: the boxperson calls "no roll"

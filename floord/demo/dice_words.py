@@ -21,6 +21,9 @@ def _faces(data: dict[str, Any]) -> str:
 def _no_roll(data: dict[str, Any]) -> str:
     how = "invalid roll" if data.get("invalid") else "no roll"
     by = f" called by {data['called_by']}" if data.get("called_by") else ""
+    undone = data.get("reverses")
+    if isinstance(undone, dict):
+        by += f", the {undone.get('total')} called ({undone.get('decision')}) reversed"
     return f"{how}: {data.get('reason')}{by}, thrown again"
 
 

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.contract import cite
 from floord.engine.craps.engine import CrapsEngine
+from floord.engine.craps.fire import MINI_CRAPS_POLICY
 from floord.engine.craps.rules import payout_problems
 from floord.games.definition import Families, GameDefinition
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
@@ -21,13 +21,16 @@ class CrapsRules(StrictModel):
     """A Craps table's Rules Submission (§ 521.2) as floord reads it: odds above the
     minimums of § 537.5(b) (`payout_odds`, wager -> "N to D"), the Fire Bet's table of
     § 537.5(g) (`fire_bet`: A or B; none: the Fire Bet is not offered) and any higher
-    odds in it (`fire_bet_odds`, points 4, 5 or 6 -> N for "N to 1"), and whether Lay Bets
-    are offered (§ 537.5a(b)). `floord check` refuses odds below a minimum."""
+    odds in it (`fire_bet_odds`, points 4, 5 or 6 -> N for "N to 1"), whether Lay Bets
+    are offered (§ 537.5a(b)), and whether every throw waits for the person who calls it
+    (`stickperson_calls`, § 537.10(a)) rather than floord calling it at once.
+    `floord check` refuses odds below a minimum."""
 
     payout_odds: dict[str, str] = Field(default_factory=dict)
     fire_bet: Literal["A", "B"] | None = None
     fire_bet_odds: dict[int, int] = Field(default_factory=dict)
     lay_bets: bool = False
+    stickperson_calls: bool = False
 
 
 class CrapsTableConfig(GameTable):
@@ -51,8 +54,8 @@ def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]
     odds = payout_problems(rules.payout_odds, rules.fire_bet, rules.fire_bet_odds)
     problems += [f"{where}.rules.{p}" for p in odds]
     if table.game == "mini_craps" and rules.fire_bet is not None:
-        problems.append(f"{where}.rules.fire_bet: the Fire Bet is offered in the game of Craps "
-                        f"only ({cite('537.12(a)')}), not at Mini-Craps")  # fmt: skip
+        problems.append(f"{where}.rules.fire_bet: floord offers the Fire Bet at Craps only, "
+                        f"not at Mini-Craps ({MINI_CRAPS_POLICY})")  # fmt: skip
     return problems
 
 
@@ -74,6 +77,7 @@ def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any])
         fire_bet=rules.fire_bet,
         fire_bet_odds=dict(rules.fire_bet_odds),
         lay_bets=rules.lay_bets,
+        stickperson_calls=rules.stickperson_calls,
         dice_device=tracker,
         **common,
     )

@@ -33,6 +33,9 @@ def _roll(d: dict[str, Any], e: Envelope) -> str:
 def _no_roll(d: dict[str, Any], e: Envelope) -> str:
     kind = "invalid roll" if d.get("invalid") is True else "no roll"
     text = f"{kind} ({words(d.get('reason'))})" + optional(d, "called_by", ", called by {}")
+    undone = d.get("reverses")
+    if isinstance(undone, dict):
+        text += f", the {get(undone, 'total')} called ({words(undone.get('decision'))}) is void"
     return text + (", the dice are thrown again" if d.get("rethrow") is True else "")
 
 
@@ -48,6 +51,8 @@ def _held(d: dict[str, Any], e: Envelope) -> str:
 def _shooter(d: dict[str, Any], e: Envelope) -> str:
     if d.get("action") == "new":
         return f"new shooter at {get(d, 'seat')}" + optional(d, "by", ", dice offered by {}")
+    if d.get("action") == "restored":
+        return f"the shooter at {get(d, 'seat')} keeps the dice (the loser 7 is void)"
     text = f"the shooter at {get(d, 'seat')} passed the dice ({words(d.get('reason'))})"
     return text + optional(d, "fire_bets_pending", ", {} Fire Bet(s) pending")
 

@@ -12,7 +12,8 @@ Choices where the page is silent: at power-on the device holds the dice `D1` to 
 says otherwise; it reports none of that until a `dice_set` or `select` step (a scenario
 shows the host what it chooses). A die replaced (`replace`) takes the place of the one
 taken out, in the set and, if the shooter held it, in the shooter's hand (then `SEL`
-follows the new `SET`). `TST` is
+follows the new `SET`). A die may be sent with its id unread (`id_read: false`) or, off
+the table or in the cup, unseen (`seen: false`: its lie and far_end `-`). `TST` is
 answered with `TSR`: a failure naming the latest uncleared fault, else a pass. The device
 never judges a throw: an improper one is reported as it happened.
 """
@@ -158,11 +159,11 @@ class DiceTrackerSimulator(CardDevice):
         for n, die in enumerate(dice):
             die_id = die.id if die.id is not None else state.selected[n]
             fields += [
-                shown("die_ids", die_id),
+                shown("die_ids", die_id) if die.id_read else NONE,
                 NONE if die.face is None else str(die.face),
                 shown("rest", die.rest),
-                shown("cocked", die.lie),
-                shown("far_end", yes_no(die.far_end)),
+                shown("cocked", die.lie) if die.seen else NONE,
+                shown("far_end", yes_no(die.far_end)) if die.seen else NONE,
             ]
         return tuple(fields)
 

@@ -72,6 +72,11 @@ class Die(_Strict):
     rest: Rest = "table"
     lie: Lie = "flat"
     far_end: StrictBool = True
+    # The camera could not read the die's id: `-` in its place (the page's unread id).
+    id_read: StrictBool = True
+    # A die off the table or in the cup the camera did not see: `-` for its lie and
+    # far_end (the page's unseen die).
+    seen: StrictBool = True
 
     @field_validator("rest", mode="before")
     @classmethod
@@ -87,6 +92,8 @@ class Die(_Strict):
             raise ValueError(
                 "face expected (only a die off the table, in the cup or cocked_multi has none)"
             )
+        if not self.seen and self.rest not in ("off", "cup"):
+            raise ValueError("seen: false only for a die off the table or in the cup")
         return self
 
 

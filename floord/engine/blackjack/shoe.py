@@ -19,7 +19,7 @@ from typing import Any
 from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack import cut_counts
 from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
-from floord.engine.blackjack.shuffler import COVER_POLICY, ShufflerBook
+from floord.engine.blackjack.shuffler import BAD_BATCH_KEYS, COVER_POLICY, ShufflerBook
 from floord.engine.cards.deck_change import deck_change_due
 from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.core.rulings import policy_decision, ruled, strict, violation
@@ -357,14 +357,13 @@ class ShoeBook:
                     )
                 elif not state["loaded"]:
                     problems.append((rule("shuffle_after_shoe"), f"{where} holds no cards"))
-        if self.batch.shoe_batch_bad:
-            bad = "cards_inspected" if self.batch.shoe_batch_bad == "uninspected" else None
-            problems.append(
-                (
-                    rule(bad or "batches_equal"),
-                    f"the batch in the shoe may not be dealt ({self.batch.shoe_batch_bad})",
-                )
-            )
+        if bad := self.batch.shoe_batch_bad:
+            # The paragraph the batch breaks, as its first card's violation names it; a
+            # jammed batch is floord's policy (no paragraph).
+            cited = None
+            if bad != "jammed":
+                cited = rule(BAD_BATCH_KEYS.get(bad, "batch_in_shuffler"))
+            problems.append((cited, f"the batch in the shoe may not be dealt ({bad})"))
         if self.batch.out_of_order and not self.batch.covered:
             problems.append((None, "the automated shuffler is out of order and not covered"))
         return problems

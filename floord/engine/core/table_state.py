@@ -54,13 +54,16 @@ class PrimaryDevice(Fixed):
     """The device a game cannot be played without, and how to tell it is the right one.
 
     `check_identity` returns None when a `device.identified` body fits the table, else a
-    sentence saying why not; `mismatch_code` and `mismatch_rule` name the halt it causes.
+    sentence saying why not; `mismatch_code` and `mismatch_rule` name the halt it causes,
+    or, with no rule, `mismatch_policy` the policy sentence it carries (floord's
+    fail-closed policy when None).
     """
 
     id: str
     check_identity: Callable[[dict[str, Any]], str | None]
     mismatch_code: str
     mismatch_rule: str | None
+    mismatch_policy: str | None = None
 
 
 # Called when an open table stops being open: (reason code, detail) -> the game's
@@ -207,6 +210,7 @@ class TableState:
             problem = self.primary.check_identity(data)
             if problem is None:
                 return out
+            policy = self.primary.mismatch_policy
             out.extend(
                 self.halt(
                     self.primary.mismatch_code,
@@ -214,6 +218,7 @@ class TableState:
                     detail=problem,
                     now=now,
                     rule=self.primary.mismatch_rule,
+                    extra={"policy": policy} if policy is not None else None,
                 )
             )
             return out

@@ -7,7 +7,9 @@
 - `fire_bet seat=N amount=D`: accepted only before a new shooter's initial come out roll
   (§ 537.3(a)(40), § 537.12(a)(1)), Craps only, $1 to $5 (§ 537.12(b)(1)).
 - `call_roll`: a held throw called as the tracker read it (§ 537.10(a)).
-- `no_roll reason=R`: a held throw invalidated (§ 537.9(b), (d)).
+- `no_roll reason=R`: a held throw invalidated (§ 537.9(b), (d)); with none held, the
+  last roll floord called at once, voided and everything it decided undone, while the
+  window of `reversal.py` is open.
 - `face_ruling faces=[A,B] | void=true`: a disputed face decided, or the throw ordered
   void (§ 537.10(c)).
 Who may make each call is `roles.py`'s. A call the table's state does not allow is
@@ -21,10 +23,10 @@ from datetime import datetime
 from typing import Any
 
 from floord.contract import EventType, cite
-from floord.engine.core.base import TableEngineBase
 from floord.engine.core.table_state import TABLE_COMMANDS
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
-from floord.engine.craps.fire import FireBook
+from floord.engine.craps.fire import FireBook, come_outs
+from floord.engine.craps.reversal import CLOSED_POLICY, ReversibleRolls
 from floord.engine.craps.roles import caller_refusal
 from floord.engine.craps.throws import NO_ROLL_REASONS
 
@@ -43,7 +45,7 @@ def _ok(*events: Decision) -> CommandOutcome:
     return CommandOutcome(True, output=EngineOutput(list(events)))
 
 
-class CrapsCalls(TableEngineBase):
+class CrapsCalls(ReversibleRolls):
     """The command half of `CrapsEngine` (see the module docstring); the engine supplies
     the state and the call of a roll."""
 
@@ -102,9 +104,10 @@ class CrapsCalls(TableEngineBase):
                             "offered once the shooter passes them", "537.11(c)")  # fmt: skip
         if self.rounds.current is not None:
             return _refused(f"throw {self.rounds.current['throw']} awaits its call")
+        self.reversible = None  # a new shooter: the last roll stands
         self.shooters += 1
-        self.shooter = {"n": self.shooters, "seat": seat, "rolls": 0, "points": [],
-                        "invalid_rolls": 0}  # fmt: skip
+        self.shooter = {"n": self.shooters, "seat": seat, "rolls": 0, "come_outs": 0,
+                        "points": [], "invalid_rolls": 0}  # fmt: skip
         first = self.shooters == 1
         body = {
             "action": "new",
@@ -125,6 +128,7 @@ class CrapsCalls(TableEngineBase):
         if self.rounds.current is not None:
             return _refused(f"throw {self.rounds.current['throw']} awaits its call")
         reason = command.args["reason"]
+        self.reversible = None  # the dice passed: the last roll stands
         rule = cite("537.11(a)(2)") if reason == "ordered" else cite("537.11(a)")
         carried = {"fire_bets_rule": cite("537.12(a)(2)")} if self.fire.bets else {}
         detail = command.args.get("detail")
@@ -135,7 +139,7 @@ class CrapsCalls(TableEngineBase):
     def _cmd_fire_bet(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         if not self.fire_offered:
             return _refused("this table's Rules Submission offers no Fire Bet", "537.3(a)(40)")
-        if self.shooter is not None and self.shooter["rolls"] > 0:
+        if self.shooter is not None and come_outs(self.shooter) > 0:
             return _refused(
                 "a Fire Bet is accepted only before a new shooter's initial come out roll",
                 "537.12(a)(1)",
@@ -146,6 +150,7 @@ class CrapsCalls(TableEngineBase):
             return _refused(*refusal)
         for_shooter = self.shooter["n"] if self.shooter else self.shooters + 1
         assert isinstance(seat, int) and isinstance(amount, int)
+        self.reversible = None  # a Fire Bet taken: the last roll stands
         bet = self.fire.place(seat, amount, for_shooter)
         body = {"action": "accepted", "seat": bet.seat, "amount": bet.amount,
                 "shooter": for_shooter, "by": command.by}  # fmt: skip
@@ -173,9 +178,13 @@ class CrapsCalls(TableEngineBase):
             return _refused(f"reason must be one of {', '.join(NO_ROLL_REASONS)}, found "
                             f"{reason!r}", "537.9(b)")  # fmt: skip
         held = self._held()
+        if held is None and self.reversible is not None:
+            out = self._reverse(reason, NO_ROLL_REASONS[reason], command.by, command.role,
+                                command.args.get("detail"))  # fmt: skip
+            return CommandOutcome(True, output=out)
         if held is None:
-            return _refused("no throw awaits a call: a throw already called was settled",
-                            "537.10(d)")  # fmt: skip
+            return _refused(f"no throw awaits a call, and no roll floord called is open to a "
+                            f"no roll ({CLOSED_POLICY})")  # fmt: skip
         assert self.shooter is not None
         self.shooter["invalid_rolls"] += 1
         out = self._no_roll_out(EngineOutput(), reason, NO_ROLL_REASONS[reason], invalid=False,

@@ -3,7 +3,8 @@
 The table (closed/open/halted, inspections, devices, fail-closed halts) is `TableState`'s;
 this module adds what is chapter 537's own. Each throw the tracker reports is a round:
 judged by `throws.judge` (void under § 537.9(a) or § 537.10(b), held for a person's call
-under § 537.9(b), or called at once under § 537.10(a)); a called roll moves the come out
+under § 537.9(b), or called at once under § 537.10(a), unless the table's rules hold every
+throw for the stickperson's call, `stickperson_calls`); a called roll moves the come out
 point and the on/off marker (§ 537.1, § 537.3(a)(1)), names what it decides
 (`wagers.resolve`), counts the shooter's unique points for the Fire Bets (`fire.py`) and,
 on a loser 7, passes the dice (§ 537.11(a)(1)) and settles the Fire Bets (§ 537.12(a)(5)).
@@ -25,7 +26,8 @@ from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.craps.calls import CrapsCalls
-from floord.engine.craps.fire import FireBook
+from floord.engine.craps.fire import FireBook, come_outs
+from floord.engine.craps.reversal import restore_reversible
 from floord.engine.craps.rules import POINTS, PayTable
 from floord.engine.craps.throws import judge
 from floord.engine.craps.wagers import resolve
@@ -39,6 +41,11 @@ HELD_AGAIN_POLICY = (
     "floord policy, not a regulation: a throw before the held one was called voids the held one"
 )
 NOT_OPEN_POLICY = "floord policy, not a regulation: no throw counts while the table is not open"
+TRACKER_POLICY = (
+    "floord policy, not a regulation: ch. 537 speaks of no device; floord plays a Craps "
+    "table only on a dice tracker that reports each die's id and where it came to rest, "
+    "what it needs to judge § 537.7(a) and § 537.9(a) from the throw"
+)
 
 
 def craps_inspection() -> InspectionSpec:
@@ -69,6 +76,7 @@ class CrapsEngine(CrapsCalls):
         fire_bet: str | None = None,
         fire_bet_odds: dict[int, int] | None = None,
         lay_bets: bool = False,
+        stickperson_calls: bool = False,
         dice_device: str,
         required_devices: list[str],
         gaming_day_starts: time,
@@ -79,12 +87,14 @@ class CrapsEngine(CrapsCalls):
         self.pays = PayTable(payout_odds, fire_bet, fire_bet_odds)
         self.fire_offered = fire_bet is not None and game == "craps"
         self.lay_bets = lay_bets
+        # The Rules Submission's choice: every throw waits for the person who calls it.
+        self.stickperson_calls = stickperson_calls
         self.dice_device = dice_device
         super().__init__(
             table_id,
             inspection=craps_inspection(),
             primary=PrimaryDevice(
-                dice_device, self._identity_problem, "dice_tracker_mismatch", cite("537.9(a)")
+                dice_device, self._identity_problem, "dice_tracker_mismatch", None, TRACKER_POLICY
             ),
             required_devices=required_devices,
             gaming_day_starts=gaming_day_starts,
@@ -98,6 +108,7 @@ class CrapsEngine(CrapsCalls):
         self.point: int | None = None
         self.fire = FireBook()
         self.last_roll: dict[str, Any] | None = None
+        self.reversible: dict[str, Any] | None = None
         if snapshot is not None:
             self._restore(snapshot)
 
@@ -118,6 +129,7 @@ class CrapsEngine(CrapsCalls):
             "marker": self.marker,
             "fire_bets": self.fire.snapshot(),
             "last_roll": json_copy(self.last_roll),
+            "reversible": json_copy(self.reversible),
         }
 
     # ----- the device -------------------------------------------------------------
@@ -129,8 +141,8 @@ class CrapsEngine(CrapsCalls):
             return None
         return (
             f"the dice tracker does not report {', '.join(missing)} (capabilities {caps!r}): "
-            f"a Craps table needs where each die came to rest ({cite('537.9(a)')}) and which "
-            f"dice were thrown ({cite('537.7(a)')})"
+            "floord judges a Craps throw from where each die came to rest and which dice "
+            "were thrown"
         )
 
     def _dice_readiness(self) -> list[str]:
@@ -189,6 +201,7 @@ class CrapsEngine(CrapsCalls):
 
     def _throw(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         out = EngineOutput()
+        self.reversible = None  # the next throw: the last roll stands
         if self.rounds.current is not None:
             out.extend(self._void_under_policy("thrown_again", "a throw came before the held "
                                                "throw was called", HELD_AGAIN_POLICY))  # fmt: skip
@@ -215,9 +228,12 @@ class CrapsEngine(CrapsCalls):
             out.extend(self._violation("dice_not_in_set", rule=cite("537.7(a)"), dice=foreign,
                                        dice_set=list(self.dice_set)))  # fmt: skip
             held.append({"reason": "dice_not_in_set", "rule": cite("537.7(a)")})
-        elif self.selected and sorted(i or "" for i in j.ids) != sorted(self.selected):
+        elif (self.selected and None not in j.ids
+              and sorted(i or "" for i in j.ids) != sorted(self.selected)):  # fmt: skip
             out.extend(self._violation("not_the_shooters_dice", rule=cite("537.7(c)"),
                                        dice=j.ids, selected=list(self.selected)))  # fmt: skip
+        if not held and self.stickperson_calls:
+            held.append({"reason": "awaiting_call", "rule": cite("537.10(a)")})
         if held:
             rnd["held"] = held
             body = {
@@ -274,18 +290,25 @@ class CrapsEngine(CrapsCalls):
               **more: Any) -> EngineOutput:  # fmt: skip
         """§ 537.10(a): the sum of the skyward faces, and all it decides (§ 537.10(d))."""
         assert self.shooter is not None
+        undo = self._undo_state() if called_by is None else None
         d1, d2 = int(faces[0]), int(faces[1])
         total, before = d1 + d2, self.point
         outcomes = resolve(d1, d2, before, self.pays, self.lay_bets)
         decision = self._advance(total)
         rnd = self.rounds.finish()
         self.shooter["rolls"] += 1
+        if before is None:
+            self.shooter["come_outs"] = come_outs(self.shooter) + 1
         body = {"throw": rnd["throw"], "faces": [d1, d2], "dice": rnd["dice"], "total": total,
                 "come_out": before is None, "point_before": before, "point": self.point,
                 "marker": self.marker, "decision": decision, "shooter": self.shooter["seat"],
                 "called_by": called_by, "outcomes": outcomes, **more}  # fmt: skip
         self.last_roll = {"round": rnd["id"], "faces": [d1, d2], "total": total,
                           "decision": decision, "at": format_ts(now)}  # fmt: skip
+        self.reversible = None if undo is None else {
+            "round": rnd["id"], "throw": rnd["throw"], "faces": [d1, d2], "dice": rnd["dice"],
+            "total": total, "decision": decision, "point_before": before, "undo": undo,
+        }  # fmt: skip
         out = EngineOutput([Decision(EventType.CRAPS_ROLL, body, cite("537.10(a)"), rnd["id"])])
         if decision == "point_made":
             out.extend(self._point_made(before, rnd["id"]))
@@ -319,22 +342,33 @@ class CrapsEngine(CrapsCalls):
             self.shooter["points"].append(point)
         if not self.fire_offered:
             return out
-        reached = self.fire.point_made(point)
+        reached = self.fire.point_made(point, self.shooter["n"])
         unique = len(self.shooter["points"])
         marker = {"action": "point_marker", "point": point, "unique_points": unique,
                   "points": list(self.shooter["points"]), "counted": first_time}  # fmt: skip
         rule = cite("537.12(a)(4)") if first_time else cite("537.12(b)(2)")
         out.events.append(Decision(EventType.CRAPS_FIRE_BET, marker, rule, round_id))
-        if (first_time and unique == 4) or reached:
-            notice = {"what": "fire_bet_four_unique_points", "shooter": self.shooter["seat"],
-                      "points": list(self.shooter["points"]),
-                      "fire_bets": [{"seat": b.seat, "amount": b.amount, "points": b.points}
-                                    for b in self.fire.bets],
-                      "detail": "four different unique points made: confirm all Fire Bets "
-                                "and payouts"}  # fmt: skip
-            out.events.append(Decision(EventType.SURVEILLANCE_NOTICE, notice,
-                                       cite("537.12(a)(6)"), round_id))  # fmt: skip
+        own_four = first_time and unique == 4 and not self.shooter.get("fire_notice")
+        if own_four or reached:
+            out.events.append(self._four_points_notice(reached, round_id))
         return out
+
+    def _four_points_notice(self, reached: list[Any], round_id: str) -> Decision:
+        """§ 537.12(a)(6): the surveillance department confirms the Fire Bets. Sent once
+        for the shooter's own fourth point and once for each bet that reaches four (a bet
+        carried from an earlier shooter may reach four first); each bet names who made
+        its points (`made_by`, the shooter numbers)."""
+        assert self.shooter is not None
+        self.shooter["fire_notice"] = True
+        own = list(self.shooter["points"])
+        notice = {"what": "fire_bet_four_unique_points", "shooter": self.shooter["seat"],
+                  "shooter_n": self.shooter["n"], "points": own,
+                  "reached": [b.seat for b in reached],
+                  "fire_bets": [b.record() for b in self.fire.bets],
+                  "detail": f"the shooter has made {len(own)} different unique points "
+                            f"({', '.join(map(str, own)) or 'none'}); Fire Bets at four or "
+                            "more: confirm all Fire Bets and payouts"}  # fmt: skip
+        return Decision(EventType.SURVEILLANCE_NOTICE, notice, cite("537.12(a)(6)"), round_id)
 
     def _loser_seven(self, round_id: str) -> EngineOutput:
         """§ 537.12(a)(5): Fire Bets settled; § 537.11(a)(1): the shooter passes the dice."""
@@ -386,3 +420,15 @@ class CrapsEngine(CrapsCalls):
         self.selected = [d for d in snap.get("selected") or [] if isinstance(d, str)]
         self.shooter, self.shooters, self.point = json_copy(shooter), shooters, point
         self.last_roll = json_copy(snap.get("last_roll"))
+        self.reversible = restore_reversible(snap.get("reversible"))
+
+    def after_restart(self, now: datetime) -> EngineOutput:
+        """The restart rule, and the reversal's window closed: floord did not see what
+        happened at the table while it was stopped."""
+        self.reversible = None
+        return super().after_restart(now)
+
+    def _leave_open(self, code: str, detail: str) -> EngineOutput:
+        """A table closed or halted: the last roll stands, the round in play is void."""
+        self.reversible = None
+        return super()._leave_open(code, detail)

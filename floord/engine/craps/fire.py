@@ -4,7 +4,9 @@ A Fire Bet is accepted only before a new shooter's initial come out roll (§ 537
 § 537.12(a)(1)), $1 to $5 in whole dollars (§ 537.12(b)(1)), on one of at most 16
 numbered areas (§ 537.2(f)(1)). Each point the shooter makes counts once
 (§ 537.12(b)(2)), in any order (§ 537.12(b)(3)); once four different points are made the
-surveillance department is notified (§ 537.12(a)(6)). The bets are settled when a
+surveillance department is notified (§ 537.12(a)(6)): once for each bet that reaches four,
+and once for a shooter who makes four himself, never twice for one shooter unless another
+bet reaches four. The bets are settled when a
 shooter throws a loser 7 (§ 537.12(a)(5)): four or more points win at the Rules
 Submission's odds (§ 537.3(a)(40)(i), § 537.5(g)), fewer lose (§ 537.3(a)(40)(ii)). A
 shooter who passes the dice before a loser 7 leaves the pending bets to be settled on
@@ -24,10 +26,23 @@ from typing import Any
 MAX_AREAS = 16  # § 537.2(f)(1)
 MIN_BET, MAX_BET = 1, 5  # § 537.12(b)(1)
 NOTICE_AT = 4  # § 537.12(a)(6)
+MINI_CRAPS_POLICY = (
+    "floord policy, not a regulation: § 537.3(a)(40) permits the Fire Bet at Craps and "
+    "Mini-Craps, but the seeds give its layout (§ 537.2(f)), limits and procedures "
+    "(§ 537.12) for the game of Craps only; floord offers it at Craps only"
+)
 CARRY_POLICY = (
     "floord policy, not a regulation: a Fire Bet carried to the successor shooter "
     "(§ 537.12(a)(2)) keeps the unique points made while it was in action"
 )
+
+
+def come_outs(shooter: dict[str, Any]) -> int:
+    """The come out rolls `shooter` has thrown. A successor who inherits a point throws
+    point rolls first, which are not his come out roll (§ 537.1: the first roll after a
+    Pass Bet decision); a record without the count (an older snapshot) counts every roll."""
+    count = shooter.get("come_outs", shooter.get("rolls", 0))
+    return count if isinstance(count, int) else 0
 
 
 @dataclass
@@ -36,6 +51,14 @@ class FireBet:
     amount: int
     shooter: int  # the shooter number (the table's count of shooters) it was placed for
     points: list[int] = field(default_factory=list)
+    # The shooter number who made each of `points`, in the same order (a bet carried to
+    # the successor under § 537.12(a)(2) holds points of two or more shooters).
+    made_by: list[int] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The bet as a surveillance notice names it: whose points it holds."""
+        return {"seat": self.seat, "amount": self.amount, "points": list(self.points),
+                "made_by": list(self.made_by)}  # fmt: skip
 
 
 class FireBook:
@@ -66,12 +89,14 @@ class FireBook:
         self.bets.sort(key=lambda b: b.seat)  # § 537.12(a)(3): brought in in numerical order
         return bet
 
-    def point_made(self, point: int) -> list[FireBet]:
-        """Count `point` once for every pending bet; the bets that reached four now."""
+    def point_made(self, point: int, shooter: int) -> list[FireBet]:
+        """Count `point`, made by the shooter numbered `shooter`, once for every pending
+        bet; the bets that reached four now (each bet is reported once)."""
         reached = []
         for bet in self.bets:
             if point not in bet.points:
                 bet.points.append(point)
+                bet.made_by.append(shooter)
                 if len(bet.points) == NOTICE_AT and bet.seat not in self.notified:
                     self.notified.append(bet.seat)
                     reached.append(bet)

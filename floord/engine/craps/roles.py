@@ -7,6 +7,7 @@ game's own persons are checked here, each set with the paragraph that names them
 from __future__ import annotations
 
 from floord.contract import Role
+from floord.engine.craps.fire import MINI_CRAPS_POLICY
 
 # command -> game -> (the roles, the paragraph naming them)
 CALLERS: dict[str, dict[str, tuple[frozenset[str], str]]] = {
@@ -52,11 +53,14 @@ CALLERS: dict[str, dict[str, tuple[frozenset[str], str]]] = {
 }
 
 
-def caller_refusal(call: str, game: str, role: str) -> tuple[str, str] | None:
-    """(why, paragraph) `role` may not make `call` at `game`; None when it may."""
+def caller_refusal(call: str, game: str, role: str) -> tuple[str, str | None] | None:
+    """(why, paragraph or None for floord's policy) `role` may not make `call` at `game`;
+    None when it may."""
     allowed = CALLERS[call].get(game)
     if allowed is None:
-        return (f"{call.replace('_', ' ')} is not a call of {game.replace('_', '-')}", "537.12(a)")
+        # Only the Fire Bet is missing from a game: at Mini-Craps, floord's policy.
+        return (f"{call.replace('_', ' ')} is not a call of {game.replace('_', '-')} "
+                f"({MINI_CRAPS_POLICY})", None)  # fmt: skip
     roles, paragraph = allowed
     if role in roles:
         return None

@@ -12,7 +12,9 @@ The device reports what it saw (docs/protocols/dice-tracker.md); the judgement i
   before the roll is called.
 - § 537.10(a): otherwise the roll is called at once: the sum of the skyward faces.
 A throw the device could not read (a face missing where the grammar needs one) is held
-for a person's call as well, under floord's strict policy.
+for a person's call as well, under floord's strict policy, and so is one with a die whose
+id it could not read (`UNIDENTIFIED_POLICY`): the table goes on, where a device fault
+would halt it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ SEEN_REASONS = {
 }
 # Every reason a person may give (§ 537.9(b)(1)-(6)).
 NO_ROLL_REASONS = {**SEEN_REASONS, "cheating": "537.9(b)(5)", "improper": "537.9(b)(6)"}
+UNIDENTIFIED_POLICY = (
+    "floord policy, not a regulation: a die whose id the tracker could not read may not be "
+    "of the set (§ 537.7(a)) or the shooter's (§ 537.7(c)): the throw is for a person's call"
+)
 COCKED_POLICY = (
     "floord policy, not a regulation: a throw with a cocked die is held for the "
     "stickperson's call so a disputed face can be decided first (§ 537.10(b), (c))"
@@ -88,6 +94,8 @@ def judge(data: dict[str, Any]) -> Judgement:
         j.held.append({"reason": "cup_or_rail", "rule": cite(SEEN_REASONS["cup_or_rail"])})
     if any(d.get("lie") == "cocked" for d in dice):
         j.held.append({"reason": "cocked", "policy": COCKED_POLICY})
+    if any(i is None for i in j.ids):
+        j.held.append({"reason": "die_not_identified", "policy": UNIDENTIFIED_POLICY})
     if j.total is None:
         j.held.append({"reason": "face_not_read",
                        "policy": "floord policy, not a regulation: a throw floord cannot "

@@ -30,14 +30,26 @@ ONE_ROLL = (
     ("eleven", "17", {11}),
 )
 # Composite one-roll bets paid as their parts (§ 537.5(c)-(f)): (name, paragraph of
-# § 537.3(a), paragraph of § 537.5, the parts as (wager, share of the bet)).
+# § 537.3(a), paragraph of § 537.5, the parts as (wager, share of the bet)). The Whirl
+# Bet's four units on the Horn (§ 537.5(f)) are themselves paid as four wagers of a
+# quarter each (§ 537.5(d)): one fifth of the Whirl on each of 2, 3, 11 and 12, and one
+# fifth on Any Seven.
 HORN_PARTS = [("craps_2", "1/4"), ("craps_3", "1/4"), ("eleven", "1/4"), ("craps_12", "1/4")]
+WHIRL_PARTS = [
+    ("craps_2", "1/5"),
+    ("craps_3", "1/5"),
+    ("eleven", "1/5"),
+    ("craps_12", "1/5"),
+    ("any_seven", "1/5"),
+]
 COMPOSITE = (
     ("c_and_e", "18", "537.5(c)", [("any_craps", "1/2"), ("eleven", "1/2")]),
     ("horn", "19", "537.5(d)", HORN_PARTS),
-    ("whirl", "21", "537.5(f)", [("horn", "4/5"), ("any_seven", "1/5")]),
+    ("whirl", "21", "537.5(f)", WHIRL_PARTS),
 )
 HORN_TOTALS = {2: "craps_2", 3: "craps_3", 11: "eleven", 12: "craps_12"}
+# The Whirl's parts that are the Horn's, paid under § 537.5(d) as well as (f).
+WHIRL_HORN = {"craps_2", "craps_3", "eleven", "craps_12"}
 
 
 class Outcomes:
@@ -153,20 +165,36 @@ def _one_roll(out: Outcomes, d1: int, d2: int, pays: PayTable) -> None:
             out.add("win", name, f"537.3(a)({paragraph})(i)", odds=pays.of(name))
         else:
             out.add("lose", name, f"537.3(a)({paragraph})(ii)")
+    winners = {"any_craps"} if total in (2, 3, 12) else set()
+    winners |= {HORN_TOTALS[total]} if total in HORN_TOTALS else set()
+    winners |= {"any_seven"} if total == 7 else set()
     for name, paragraph, paid_as, parts in COMPOSITE:
-        winners = {"any_craps"} if total in (2, 3, 12) else set()
-        winners |= {HORN_TOTALS[total]} if total in HORN_TOTALS else set()
-        winners |= {"any_seven"} if total == 7 else set()
-        winners |= {"horn"} if total in HORN_TOTALS else set()
         won = [p for p in parts if p[0] in winners]
-        if won:
-            paid = [{"part": p, "share": share,
-                     "odds": pays.of(p) if p != "horn" else pays.of(HORN_TOTALS[total])}
-                    for p, share in won]  # fmt: skip
-            out.add("win", name, f"537.3(a)({paragraph})(i)", paid_as=paid,
-                    paid_rule=cite(paid_as))  # fmt: skip
-        else:
+        if not won:
             out.add("lose", name, f"537.3(a)({paragraph})(ii)")
+            continue
+        paid = [
+            {
+                "part": p,
+                "share": share,
+                "odds": pays.of(p),
+                **(
+                    {"via": "horn", "via_rule": cite("537.5(d)")}
+                    if name == "whirl" and p in WHIRL_HORN
+                    else {}
+                ),
+            }
+            for p, share in won
+        ]
+        lost = [{"part": p, "share": share} for p, share in parts if p not in winners]
+        out.add(
+            "win",
+            name,
+            f"537.3(a)({paragraph})(i)",
+            paid_as=paid,
+            lost_as=lost,
+            paid_rule=cite(paid_as),
+        )
     pair = (min(d1, d2), max(d1, d2))
     for dice, paragraph in HOPS.items():
         name = f"hop_{dice[0]}_{dice[1]}"

@@ -42,6 +42,11 @@ SNAPSHOT_VERSION = 1
 SHAKER_EVENTS = frozenset({EventType.DICE_THROW})
 COMMANDS = ("deal", "round_end")
 RESTART_POLICY = restart_policy("end")
+SHAKER_POLICY = (
+    "floord policy, not a regulation: § 535.2(d) requires the shaker, not a device that "
+    "reports; floord reads the hand's starting position only from a shaker that says "
+    "what it reports (its capabilities)"
+)
 NOT_OPEN_POLICY = "floord policy, not a regulation: no shake counts while the table is not open"
 AGAIN_POLICY = (
     "floord policy, not a regulation: § 535.2(d) shakes the dice once before each hand; "
@@ -82,7 +87,7 @@ class PaiGowEngine(TableEngineBase):
             table_id,
             inspection=pai_gow_inspection(self.rules),
             primary=PrimaryDevice(
-                shaker_device, self._identity_problem, "shaker_mismatch", self.rules.cite("shaker")
+                shaker_device, self._identity_problem, "shaker_mismatch", None, SHAKER_POLICY
             ),
             required_devices=required_devices,
             gaming_day_starts=gaming_day_starts,

@@ -100,7 +100,11 @@ class StudPlay:
                     self.rules.cite("no_more_bets"),
                     self.id,
                     what="card_before_no_more_bets",
-                    detail="the dealer announces no more bets before dealing",
+                    detail="the dealer announces no more bets before dealing; the card, drawn "
+                    "in error without its face exposed, is used as the next card",
+                    card=card,
+                    used_as="next_card",
+                    used_as_rule=cite("571.13(c)"),
                 )
             )
         if r["phase"] not in ("betting", "dealing") or self.dealt:

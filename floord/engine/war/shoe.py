@@ -27,30 +27,26 @@ from typing import Any
 from floord.contract import EventType
 from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.cards.quarter_cut import quarter_minimum, quarter_reading
-from floord.engine.core.rulings import decision, policy_decision, strict
+from floord.engine.core.rulings import decision, strict
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
 from floord.engine.war.rules import CUT_MIN, WarRules
 
 QUARTER_POLICY = quarter_reading("second cover card")
-EMPTY_POLICY = (
-    "floord policy, not a regulation: a shoe that runs out is shuffled, cut and loaded "
-    "again before the next round"
-)
 COVER_READING = (
     "§ 567.8(d), which § 567.5(g) names for when the cover card ends the shoe, is not in "
     "floord's seeds: the round in play is completed, then the cards are reshuffled"
 )
-# Why the cards are shuffled before the next round -> the key of its paragraph (None:
-# floord's policy).
-DUE_KEYS: dict[str, str | None] = {
+# Why the cards are shuffled before the next round -> the key of its paragraph.
+DUE_KEYS: dict[str, str] = {
     "start": "shuffle",
     "new_decks": "shuffle",
     "floorperson": "shuffle",
     "cover_card": "reshuffle_at_cover",
     "no_gaming_activity": "no_gaming_activity",
     "shuffler_jam": "shuffle",
-    "shoe_empty": None,
+    # § 567.5(a): "after each dealing shoe of cards is dealt ... the dealer shall shuffle".
+    "shoe_empty": "shuffle",
 }
 FIELDS: tuple[str, ...] = (
     "due",
@@ -239,8 +235,6 @@ class WarShoe:
         body = {"reason": why, **data}
         if why == "cover_card":
             body["rule_note"] = COVER_READING
-        if key is None:
-            return [policy_decision(EventType.CARDS_SHUFFLE_REQUIRED, EMPTY_POLICY, None, **body)]
         return [decision(EventType.CARDS_SHUFFLE_REQUIRED, self.rules.cite(key), round_id, **body)]
 
     def empty(self, round_id: str | None) -> list[Decision]:
@@ -258,8 +252,7 @@ class WarShoe:
             problems.append((self.rules.cite("decks_inspected"), problem))
         stack = self.stack
         if self.due is not None and stack is None:
-            key = DUE_KEYS[self.due]
-            rule = None if key is None else self.rules.cite(key)
+            rule = self.rules.cite(DUE_KEYS[self.due])
             problems.append(
                 (rule, f"the cards are shuffled, cut and placed in the shoe ({self.due})")
             )
