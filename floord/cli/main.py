@@ -132,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _check(path: Path) -> int:
     from floord.config.load import ConfigError, load_config
+    from floord.config.ports import missing_device_warnings
     from floord.processes.preflight import run_problems
 
     try:
@@ -141,8 +142,11 @@ def _check(path: Path) -> int:
             print(line)
         return 1
     # What `run` builds beyond the file: the drivers, each table's engine from its state.
-    if problems := run_problems(loaded):
-        print("\n".join(problems))
+    problems = run_problems(loaded)
+    # What `run` starts without, but an engineer should know of: a device not plugged in.
+    for line in [*problems, *missing_device_warnings(path, loaded.config.tables)]:
+        print(line)
+    if problems:
         return 1
     tables = ", ".join(f"{t.id} ({t.game})" for t in loaded.config.tables)
     print(f"{path}: ok: site {loaded.config.site}, tables {tables}")

@@ -8,8 +8,10 @@ can at least try to open, and one it refuses would never open. Each problem is a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from floord.config.tables import TableConfig
 from floord.transport.ports import PortError, parse_host, parse_port, parse_port_number
 
 
@@ -25,6 +27,27 @@ def port_problems(path: Path, key: str, port: str) -> list[str]:
             f"found {port!r} (no such file)"
         ]
     return []
+
+
+def missing_device_warnings(path: Path, tables: Sequence[TableConfig]) -> list[str]:
+    """A warning line for each device path (`/dev/...`) that does not exist now.
+
+    Not a problem: a device may be plugged in after the check (udev then names it), and
+    `floord run` starts without it, reporting it offline while its adapter retries. But
+    a mistyped path looks just the same, so `floord check` says so.
+    """
+    warnings = []
+    for t, table in enumerate(tables):
+        for d, device in enumerate(table.devices):
+            if device.port is None or not device.port.startswith("/"):
+                continue
+            if not Path(device.port).exists():
+                warnings.append(
+                    f"{path}: tables.{t}.devices.{d}.port: warning: a device at {device.port} "
+                    f"expected, found no such file (not plugged in yet? floord run starts "
+                    f"anyway, with {table.id}'s {device.id} offline until it appears)"
+                )
+    return warnings
 
 
 def broker_url_problem(url: str) -> str | None:
