@@ -66,4 +66,4 @@ def test_check_refuses_baccarat_tables_that_differ_in_vigorish_545_13_g(tmp_path
         load_config(_floor(tmp_path, ("BA-01", "baccarat", {"vigorish_collection": "later"})))
     [problem] = caught.value.problems
     assert problem.startswith(f"{path}: tables.0.rules.vigorish_collection: ")
-    assert "'at_payout' or 'deferred'" in problem
+    assert "one of at_payout or deferred expected, found 'later'" in problem

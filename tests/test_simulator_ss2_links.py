@@ -182,7 +182,7 @@ def test_scenario_errors_name_file_key_and_what_was_found(
 def test_scenario_file_that_is_not_a_mapping_or_missing(tmp_path: Path) -> None:
     listed = tmp_path / "list.yaml"
     listed.write_text("- idle: 1\n", encoding="utf-8")
-    with pytest.raises(ScenarioError, match="a mapping expected, found list"):
+    with pytest.raises(ScenarioError, match="a mapping expected, found a list"):
         load_scenario(listed)
     with pytest.raises(ScenarioError, match="not found"):
         load_scenario(tmp_path / "absent.yaml")
