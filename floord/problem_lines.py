@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,8 @@ def found_text(value: object) -> str:
     """The value found, quoted once; an empty value or a whole section by what it is."""
     if value is None:
         return "nothing (an empty value)"
+    if isinstance(value, datetime | date | time):
+        return repr(value.isoformat())  # YAML reads an unquoted timestamp as one
     text = repr(value)
     if isinstance(value, dict) and len(text) > 60:
         return f"a mapping of {len(value)} key(s)"
@@ -114,6 +117,9 @@ def _message(err: Any) -> str:
     if kind in ("too_short", "too_long"):
         count = ctx.get("actual_length")
         return f"{_EXPECTED[kind].format(**ctx)} expected, found {count or 'none'}"
+    if kind == "string_type" and isinstance(found, int | float) and not isinstance(found, bool):
+        # YAML reads an unquoted 0403 as the octal number 259, 6:30 as 390, 1e3 as 1000.0.
+        return f"text expected, found the number {found} (YAML read it as one: put it in quotes)"
     if kind in _EXPECTED:
         return f"{_EXPECTED[kind].format(**ctx)} expected, found {found_text(found)}"
     expected = str(err["msg"]).removeprefix("Input should be ")

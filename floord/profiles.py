@@ -36,13 +36,13 @@ class ProfileNotFound(ProfileError):
 
     def __init__(self, name: str, path: Path, known: list[str]) -> None:
         self.name, self.path, self.known = name, path, known
-        super().__init__(f"{path}: profile {name!r} not found ({self.expected()})")
+        self.is_path = Path(name).suffix in (".yaml", ".yml")
+        self.hint = "" if self.is_path else did_you_mean(name, known)
+        super().__init__(f"{path}: profile {name!r} not found ({self.expected()}){self.hint}")
 
     def found(self) -> str:
         """The name given, and the known name it likely misspells (a path: no such file)."""
-        if Path(self.name).suffix in (".yaml", ".yml"):
-            return f"{self.name!r} (no such file)"
-        return f"{self.name!r}{did_you_mean(self.name, self.known)}"
+        return f"{self.name!r} (no such file)" if self.is_path else f"{self.name!r}{self.hint}"
 
     def expected(self) -> str:
         """What a profile name may be: a known name, or the path of a profile file."""

@@ -222,6 +222,38 @@ CATALOGUE = [
         "gaming_day.starts: a time of day as HH:MM expected, found '25:00'",
     ),
     _m(
+        "time_of_day_unquoted",
+        "box",
+        'starts: "06:00"',
+        "starts: 6:30",
+        'gaming_day.starts: a time of day in quotes ("06:00") expected, found the number 390 '
+        '(YAML reads an unquoted 6:30 as a number: write "06:30")',
+    ),
+    _m(
+        "hex_unquoted",
+        "box",
+        'usb_vid: "0403"',
+        "usb_vid: 0403",
+        "tables.0.devices.0.usb_vid: text expected, found the number 259 (YAML read it as "
+        "one: put it in quotes)",
+    ),
+    _m(
+        "key_expiry_without_its_zone",
+        "rig",
+        "key_file: keys/DL-2001.key}",
+        "key_file: keys/DL-2001.key, previous_key_file: keys/FP-1001.key, "
+        "previous_key_expires: 2025-01-01T00:00:00}",
+        "operators.1.previous_key_expires: a date and time with its UTC offset, such as "
+        "2025-01-31T18:00:00+00:00 expected, found '2025-01-01T00:00:00'",
+    ),
+    _m(
+        "adapter_typo",
+        "rig",
+        'port: "socket://127.0.0.1:5101"',
+        "adapter: remot",
+        "tables.0.devices.1.adapter: remote expected, found 'remot' (did you mean 'remote'?)",
+    ),
+    _m(
         "time_zone",
         "box",
         "America/New_York",

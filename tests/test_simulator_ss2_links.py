@@ -155,7 +155,7 @@ def test_example_scenarios_load(name: str) -> None:
     [
         ("pockets: 37\ncolour: red\n", "colour", "'red'"),
         ("steps:\n  - spin: {number: '5', speed: 3}\n", "steps.0.spin.speed", "3"),
-        ("steps:\n  - spin: {number: 00}\n", "steps.0.spin.number", "0"),
+        ("steps:\n  - spin: {number: 00}\n", "steps.0.spin.number", "the number 0"),
         ("steps:\n  - spin: {number: '00'}\n", "steps.0.spin.number", "'00'"),
         ("pockets: 39\n", "pockets", "39"),
         ("steps:\n  - {idle: 1, silence: 2}\n", "steps.0", "['idle', 'silence']"),

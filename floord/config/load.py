@@ -53,6 +53,20 @@ class GamingDayConfig(StrictModel):
     starts: time = time(6, 0)
     timezone: str = "UTC"
 
+    @field_validator("starts", mode="before")
+    @classmethod
+    def _quoted(cls, value: Any) -> Any:
+        """Only text: YAML reads an unquoted `6:30` as the number 390 (base 60), which
+        pydantic would take as 390 seconds, a gaming day starting at 00:06:30."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            hours, minutes = divmod(int(value), 60)
+            meant = f"{hours:02d}:{minutes:02d}"
+            raise ValueError(
+                f'a time of day in quotes ("06:00") expected, found the number {value} '
+                f'(YAML reads an unquoted {hours}:{minutes:02d} as a number: write "{meant}")'
+            )
+        return value
+
     @field_validator("timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
@@ -90,7 +104,7 @@ class SurveillanceConfig(StrictModel):
         """Every arc of distances must expect at least five spins in the window."""
         window = info.data.get("dealer_window")
         if value == 1:
-            raise ValueError("0 (off) or from 2 to 37 arcs of distances")
+            raise ValueError("0 (off) or from 2 to 37 arcs of distances expected, found 1")
         if value and isinstance(window, int):
             least = min((pockets // value) / pockets for pockets in (37, 38))
             if window * least < 5:
