@@ -18,6 +18,7 @@ import pytest
 
 from floord.cli.main import main
 from floord.profiles import PROFILES_DIR, available_profiles
+from floord.yaml_files import YamlFileError, read_yaml
 from simulators.scenario import ScenarioError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -444,3 +445,28 @@ def test_the_lines_docs_configuration_shows_are_the_lines_floord_prints() -> Non
     for line in lines:
         text = line.removeprefix("floord.yaml: ")
         assert text in known or warning.fullmatch(text), line
+
+
+def test_a_merge_key_may_be_overridden_but_a_plain_key_not_repeated(tmp_path: Path) -> None:
+    """`<<: *base` then a key of the base is YAML's way to override it, not a repeat."""
+    path = tmp_path / "anchors.yaml"
+    path.write_text("base: &b {decks: 6, boxes: 7}\ntable:\n  <<: *b\n  boxes: 5\n")
+    assert read_yaml(path) == {"base": {"decks": 6, "boxes": 7}, "table": {"decks": 6, "boxes": 5}}
+    path.write_text("table:\n  decks: 6\n  boxes: 7\n  decks: 8\n")
+    with pytest.raises(YamlFileError) as caught:
+        read_yaml(path)
+    assert str(caught.value) == (
+        f"{path}: line 4, column 3: each key once in a mapping expected, found 'decks' again "
+        "(first at line 2, column 3)"
+    )
+
+
+def test_a_control_character_is_placed_by_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "floord.yaml"
+    path.write_bytes(b"site: casino-1\njournal: j\x01.db\n")
+    with pytest.raises(YamlFileError) as caught:
+        read_yaml(path)
+    assert str(caught.value) == (
+        f"{path}: line 2, column 11: YAML text expected, found character U+0001 "
+        "(special characters are not allowed)"
+    )
