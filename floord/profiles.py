@@ -13,8 +13,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from floord.problem_lines import did_you_mean, one_of, validation_problems
+from floord.yaml_files import YamlFileError, read_yaml, top_found
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -26,6 +28,25 @@ PROFILES_DIR = Path(str(resources.files("device_profiles")))
 
 class ProfileError(ValueError):
     """A profile that cannot be used; the message names the file, the key and the fault."""
+
+
+class ProfileNotFound(ProfileError):
+    """No profile of that name (or no file at that path): the names known, and the one
+    a typo most likely meant, for a config's message to say in its own words."""
+
+    def __init__(self, name: str, path: Path, known: list[str]) -> None:
+        self.name, self.path, self.known = name, path, known
+        self.is_path = Path(name).suffix in (".yaml", ".yml")
+        self.hint = "" if self.is_path else did_you_mean(name, known)
+        super().__init__(f"{path}: profile {name!r} not found ({self.expected()}){self.hint}")
+
+    def found(self) -> str:
+        """The name given, and the known name it likely misspells (a path: no such file)."""
+        return f"{self.name!r} (no such file)" if self.is_path else f"{self.name!r}{self.hint}"
+
+    def expected(self) -> str:
+        """What a profile name may be: a known name, or the path of a profile file."""
+        return f"{one_of([*self.known, 'the path of a .yaml profile'])} expected"
 
 
 class _Strict(BaseModel):
@@ -140,8 +161,7 @@ def load_profile(name: str, directory: Path | None = None) -> DeviceProfile:
     """Read and validate a profile; raise `ProfileError` naming file, key and fault."""
     path = profile_path(name, directory)
     if not path.is_file():
-        known = ", ".join(available_profiles(directory)) or "none"
-        raise ProfileError(f"{path}: profile {name!r} not found (known: {known})")
+        raise ProfileNotFound(name, path, available_profiles(directory))
     return load_strict_yaml(path, DeviceProfile, ProfileError)
 
 
@@ -152,47 +172,12 @@ def load_strict_yaml(path: Path, model: type[ModelT], error: type[Exception]) ->
     simulator scenarios): the same checks and the same messages everywhere.
     """
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise error(f"{path}: (file): readable YAML expected: {exc}") from exc
+        raw = read_yaml(path)
+    except YamlFileError as exc:
+        raise error(str(exc)) from exc
     if not isinstance(raw, dict):
-        raise error(f"{path}: (top): a mapping expected, found {type(raw).__name__}")
+        raise error(f"{path}: (top): a mapping expected, found {top_found(raw)}")
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
         raise error("\n".join(validation_problems(path, exc))) from exc
-
-
-def validation_problems(path: Path, exc: ValidationError, drop: tuple[str, ...] = ()) -> list[str]:
-    """One `FILE: KEY.PATH: what was expected, what was found` line per pydantic error.
-
-    Shared by every strict YAML file floord reads (configs, profiles, scenarios), so an
-    engineer reads the same kind of message whichever file is wrong.
-    """
-    lines = []
-    for err in exc.errors():
-        # `drop`: tags pydantic puts in a path that are not keys in the file (the chosen
-        # member of a tagged union, such as a table's game).
-        key = ".".join(str(p) for p in err["loc"] if p not in drop)
-        found = err.get("input")
-        kind = err["type"]
-        if kind == "extra_forbidden":
-            message = f"unknown key, found {found!r}"
-        elif kind == "missing":
-            message = "a value expected, found nothing (the key is missing)"
-        elif kind == "literal_error":
-            message = f"one of {err.get('ctx', {}).get('expected', '')} expected, found {found!r}"
-        elif kind == "string_pattern_mismatch":
-            message = f"text matching {err['ctx']['pattern']} expected, found {found!r}"
-        elif kind == "value_error":
-            # Our own validators already say what was expected and what was found.
-            message = str(err.get("ctx", {}).get("error", err["msg"]))
-        else:
-            message = f"{err['msg']} expected, found {found!r}"
-        if key:
-            lines.append(f"{path}: {key}: {message}")
-        elif kind == "value_error":
-            lines.append(f"{path}: {message}")  # a whole-file check names its own keys
-        else:
-            lines.append(f"{path}: (top): {message}")
-    return lines

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from floord.profiles import validation_problems
+from floord.problem_lines import validation_problems
 from simulators.flf1.card_scenarios import CardScenario
 from simulators.scenario import Scenario
 

@@ -75,7 +75,7 @@ def test_urls_is_one_of_url_or_urls_and_every_url_is_checked(tmp_path: Path) -> 
     neither = _problems(tmp_path, {"username": "box"})
     assert any("exactly one of broker.url" in p and "found neither" in p for p in neither)
     bad = _problems(tmp_path, {"urls": ["mqtt://a", "mqtt://b:99999", "http://c"]})
-    assert any("urls[1] 'mqtt://b:99999'" in p and "urls[2] 'http://c'" in p for p in bad), bad
+    assert any("'mqtt://b:99999' (item 1)" in p and "'http://c' (item 2)" in p for p in bad), bad
     mixed = _problems(tmp_path, {"urls": ["mqtt://a", "mqtts://b"]})
     assert any("every url mqtt:// or every url mqtts://" in p for p in mixed), mixed
     assert any("at least one" in p or "one or more" in p for p in _problems(tmp_path, {"urls": []}))

@@ -56,7 +56,7 @@ def test_unknown_key_is_named_with_its_path(tmp_path: Path) -> None:
     body["tables"][0]["devices"][0]["baud"] = 9600
     [problem] = _problems(tmp_path, body)
     assert problem.startswith(f"{tmp_path / 'floord.yaml'}: tables.0.devices.0.baud: ")
-    assert "unknown key" in problem and "9600" in problem
+    assert "unknown key (allowed keys: id, profile, port," in problem
 
 
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
@@ -68,7 +68,8 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     keys = sorted(p.split(": ")[1] for p in problems)
     assert keys == ["journal", "operators.0.role", "tables.0.rules.wheel"]
     wheel = next(p for p in problems if "rules.wheel" in p)
-    assert "'single_zero'" in wheel and "'triple_zero'" in wheel
+    assert "one of single_zero, double_zero or double_zero_as_single expected" in wheel
+    assert "found 'triple_zero'" in wheel
 
 
 def test_cross_checks_profiles_ids_keys_ports(tmp_path: Path) -> None:
@@ -79,7 +80,8 @@ def test_cross_checks_profiles_ids_keys_ports(tmp_path: Path) -> None:
     problems = "\n".join(_problems(tmp_path, body))
     assert "operators.1.id: a unique id expected, found 'FP-1001' twice" in problems
     assert "operators.1.key_file: a readable file expected" in problems
-    assert "tables.0.devices.0.profile: a usable device profile expected" in problems
+    assert "tables.0.devices.0.profile: one of cammegh-ss2, " in problems
+    assert "or the path of a .yaml profile expected, found 'no-such-wheel'" in problems
     assert "tables.0.devices.1.port:" in problems
     assert "tables.0.devices.1.id: a unique id expected" in problems
 
@@ -98,7 +100,9 @@ def test_yaml_syntax_error_names_the_file(tmp_path: Path) -> None:
     path.write_text("site: [unclosed\n")
     with pytest.raises(ConfigError) as caught:
         load_config(path)
-    assert caught.value.problems[0].startswith(f"{path}: (file): valid YAML expected")
+    [problem] = caught.value.problems
+    assert problem.startswith(f"{path}: line 2, column 1: valid YAML expected")
+    assert "<unicode string>" not in problem
 
 
 def test_floord_check_cli(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def test_check_refuses_baccarat_tables_that_differ_in_vigorish_545_13_g(tmp_path
         load_config(_floor(tmp_path, ("BA-01", "baccarat", {"vigorish_collection": "later"})))
     [problem] = caught.value.problems
     assert problem.startswith(f"{path}: tables.0.rules.vigorish_collection: ")
-    assert "'at_payout' or 'deferred'" in problem
+    assert "one of at_payout or deferred expected, found 'later'" in problem
 
 
 def test_check_refuses_craps_tables_paying_other_odds_537_5_b(tmp_path: Path) -> None:
@@ -166,8 +166,8 @@ def test_the_floor_rules_file_holds_every_box_to_the_facility_s_values(tmp_path:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("craps: [", "(file): valid YAML expected, found a syntax error: "),
-        ("- 1\n", "(top): a mapping expected, found list"),
+        ("craps: [", "line 1, column 9: valid YAML expected, found a syntax error: "),
+        ("- 1\n", "(top): a mapping of floor rules expected, found a list"),
         ({"craps": {"payout_odds": {"eleven": "14 to 1"}}}, "craps.payout_odds: "),
         ({"craps": {"payout_odds": {"eleven": "15 for 1"}}}, "craps.payout_odds: "),
         ({"baccarat": {"vigorish_percent": 3}}, "baccarat.vigorish_percent: "),
@@ -190,7 +190,7 @@ def test_a_missing_floor_rules_file_is_named_and_check_refuses_it(tmp_path: Path
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert caught.value.problems == [
-        f"{tmp_path / 'nowhere.yaml'}: (file): a readable floor rules file expected, "
+        f"{tmp_path / 'nowhere.yaml'}: (file): a readable YAML file expected, found: "
         "No such file or directory"
     ]
     done = subprocess.run(
@@ -201,5 +201,5 @@ def test_a_missing_floor_rules_file_is_named_and_check_refuses_it(tmp_path: Path
         check=False,
     )
     assert done.returncode != 0
-    assert "a readable floor rules file expected" in done.stderr + done.stdout
+    assert "nowhere.yaml: (file): a readable YAML file expected" in done.stderr + done.stdout
     assert "Traceback" not in done.stderr

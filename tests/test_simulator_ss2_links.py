@@ -155,7 +155,7 @@ def test_example_scenarios_load(name: str) -> None:
     [
         ("pockets: 37\ncolour: red\n", "colour", "'red'"),
         ("steps:\n  - spin: {number: '5', speed: 3}\n", "steps.0.spin.speed", "3"),
-        ("steps:\n  - spin: {number: 00}\n", "steps.0.spin.number", "0"),
+        ("steps:\n  - spin: {number: 00}\n", "steps.0.spin.number", "the number 0"),
         ("steps:\n  - spin: {number: '00'}\n", "steps.0.spin.number", "'00'"),
         ("pockets: 39\n", "pockets", "39"),
         ("steps:\n  - {idle: 1, silence: 2}\n", "steps.0", "['idle', 'silence']"),
@@ -182,7 +182,7 @@ def test_scenario_errors_name_file_key_and_what_was_found(
 def test_scenario_file_that_is_not_a_mapping_or_missing(tmp_path: Path) -> None:
     listed = tmp_path / "list.yaml"
     listed.write_text("- idle: 1\n", encoding="utf-8")
-    with pytest.raises(ScenarioError, match="a mapping expected, found list"):
+    with pytest.raises(ScenarioError, match="a mapping expected, found a list"):
         load_scenario(listed)
     with pytest.raises(ScenarioError, match="not found"):
         load_scenario(tmp_path / "absent.yaml")

@@ -150,6 +150,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _check(path: Path) -> int:
     from floord.config.load import ConfigError, load_config
+    from floord.config.ports import missing_device_warnings
     from floord.processes.preflight import journal_in_use, run_problems
 
     try:
@@ -160,9 +161,10 @@ def _check(path: Path) -> int:
         return 1
     # What `run` builds beyond the file: the drivers, each table's engine from its state.
     problems = run_problems(loaded)
-    if problems:
-        print("\n".join(problems))
-    else:
+    # What `run` starts without, but an engineer should know of: a device not plugged in.
+    for line in [*problems, *missing_device_warnings(path, loaded.config.tables)]:
+        print(line)
+    if not problems:
         tables = ", ".join(f"{t.id} ({t.game})" for t in loaded.config.tables)
         print(f"{path}: ok: site {loaded.config.site}, tables {tables}")
     # Information only: a daemon running on the journal is normal while a config is checked.

@@ -22,7 +22,7 @@ _URL = re.compile(r"^mqtts?://[^/:]+(:\d{1,5})?/?$")
 def _url_problem(value: str) -> str | None:
     """What is wrong with one broker URL (its shape, host and port), or None."""
     if not _URL.match(value):
-        return "the shape mqtt[s]://HOST[:PORT]"
+        return "not of that shape"
     return broker_url_problem(value)
 
 
@@ -60,7 +60,7 @@ class BrokerConfig(StrictModel):
     def _url(cls, value: str | None) -> str | None:
         problem = _url_problem(value) if value is not None else None
         if problem:
-            raise ValueError(f"an mqtt[s]://HOST[:PORT] url with {problem}")
+            raise ValueError(f"an mqtt[s]://HOST[:PORT] url expected, found {value!r}: {problem}")
         return value
 
     @field_validator("urls")
@@ -69,21 +69,23 @@ class BrokerConfig(StrictModel):
         if value is None:
             return None
         if not value:
-            raise ValueError("a list of one or more mqtt[s]://HOST[:PORT] urls")
+            raise ValueError(
+                "a list of one or more mqtt[s]://HOST[:PORT] urls expected, found none"
+            )
         problems = [
-            f"urls[{i}] {url!r}: {problem}"
+            f"{url!r} (item {i}): {problem}"
             for i, url in enumerate(value)
             if (problem := _url_problem(url))
         ]
         if problems:
-            raise ValueError("mqtt[s]://HOST[:PORT] urls; " + "; ".join(problems))
+            raise ValueError("mqtt[s]://HOST[:PORT] urls expected, found " + "; ".join(problems))
         if len({url.split("://", 1)[0] for url in value}) > 1:
             raise ValueError(
                 "every url mqtt:// or every url mqtts:// (the tls settings apply to every "
-                "node), found both"
+                "node) expected, found both"
             )
-        if len(set(value)) < len(value):
-            raise ValueError("each node once, found a url twice")
+        if twice := sorted({url for url in value if value.count(url) > 1}):
+            raise ValueError(f"each node once expected, found {twice[0]!r} twice")
         return value
 
     @model_validator(mode="after")
@@ -112,7 +114,10 @@ class BrokerConfig(StrictModel):
     @classmethod
     def _prefix(cls, value: str) -> str:
         if not value or any(not _TOPIC_LEVEL.match(p) for p in value.split("/")):
-            raise ValueError("MQTT topic levels without '+', '#', spaces or empty levels")
+            raise ValueError(
+                f"MQTT topic levels without '+', '#', spaces or empty levels expected, "
+                f"found {value!r}"
+            )
         return value
 
     @property

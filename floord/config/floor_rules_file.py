@@ -21,12 +21,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from floord.config.problems import config_problems
 from floord.engine.craps.rules import payout_problems
 from floord.games.table_model import StrictModel
+from floord.yaml_files import YamlFileError, read_yaml, top_found
 
 
 class BaccaratFloor(StrictModel):
@@ -53,22 +53,13 @@ class FloorRules(StrictModel):
 def floor_rules_problems(path: Path) -> tuple[FloorRules | None, list[str]]:
     """The file read and validated, or the lines that say why it cannot be used."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        return None, [f"{path}: (file): a readable floor rules file expected, {exc.strerror}"]
-    except UnicodeDecodeError as exc:
-        byte = exc.object[exc.start]
-        return None, [
-            f"{path}: (file): UTF-8 text expected, found byte {byte:#04x} at offset {exc.start}"
-        ]
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        return None, [f"{path}: (file): valid YAML expected, found a syntax error: {exc}"]
+        raw = read_yaml(path)
+    except YamlFileError as exc:
+        return None, [str(exc)]
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        return None, [f"{path}: (top): a mapping expected, found {type(raw).__name__}"]
+        return None, [f"{path}: (top): a mapping of floor rules expected, found {top_found(raw)}"]
     try:
         return FloorRules.model_validate(raw), []
     except ValidationError as exc:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from floord.config.broker import BrokerConfig, OperatorConfig
@@ -29,7 +28,8 @@ from floord.config.text import text_problems
 from floord.games.definition import devices_by_family
 from floord.games.registry import definition_of, dice_setup, live_setup
 from floord.operator.commands import OperatorKeys
-from floord.profiles import ProfileError, load_profile
+from floord.profiles import ProfileError, ProfileNotFound, load_profile
+from floord.yaml_files import YamlFileError, read_yaml, top_found
 
 
 class ConfigError(ValueError):
@@ -40,11 +40,33 @@ class ConfigError(ValueError):
         self.problems = problems
 
 
+class NotInConfig(KeyError):
+    """A table, operator or device the config does not hold. Its text is the message
+    itself: a KeyError's own `str` quotes it again (`"no table 'X' ..."`)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class GamingDayConfig(StrictModel):
     """When the gaming day starts, in the casino's local time (inspections are per day)."""
 
     starts: time = time(6, 0)
     timezone: str = "UTC"
+
+    @field_validator("starts", mode="before")
+    @classmethod
+    def _quoted(cls, value: Any) -> Any:
+        """Only text: YAML reads an unquoted `6:30` as the number 390 (base 60), which
+        pydantic would take as 390 seconds, a gaming day starting at 00:06:30."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            hours, minutes = divmod(int(value), 60)
+            meant = f"{hours:02d}:{minutes:02d}"
+            raise ValueError(
+                f'a time of day in quotes ("06:00") expected, found the number {value} '
+                f'(YAML reads an unquoted {hours}:{minutes:02d} as a number: write "{meant}")'
+            )
+        return value
 
     @field_validator("timezone")
     @classmethod
@@ -52,7 +74,9 @@ class GamingDayConfig(StrictModel):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"an IANA time zone name such as America/New_York: {exc}") from exc
+            raise ValueError(
+                f"an IANA time zone name such as America/New_York expected, found {value!r}"
+            ) from exc
         return value
 
 
@@ -81,7 +105,7 @@ class SurveillanceConfig(StrictModel):
         """Every arc of distances must expect at least five spins in the window."""
         window = info.data.get("dealer_window")
         if value == 1:
-            raise ValueError("0 (off) or from 2 to 37 arcs of distances")
+            raise ValueError("0 (off) or from 2 to 37 arcs of distances expected, found 1")
         if value and isinstance(window, int):
             least = min((pockets // value) / pockets for pockets in (37, 38))
             if window * least < 5:
@@ -127,13 +151,13 @@ class LoadedConfig:
             if table.id == table_id:
                 return table
         known = ", ".join(t.id for t in self.config.tables)
-        raise KeyError(f"no table {table_id!r} in {self.path} (tables: {known})")
+        raise NotInConfig(f"no table {table_id!r} in {self.path} (tables: {known})")
 
     def operator_key(self, operator_id: str) -> bytes:
         for op in self.config.operators:
             if op.id == operator_id:
                 return read_secret(self.resolve(op.key_file))
-        raise KeyError(f"no operator {operator_id!r} in {self.path}")
+        raise NotInConfig(f"no operator {operator_id!r} in {self.path}")
 
     def operator_keys(self, operator_id: str) -> OperatorKeys:
         """The operator's role and keys as command verification needs them (with the
@@ -147,7 +171,7 @@ class LoadedConfig:
                     previous_key=read_secret(self.resolve(previous)) if previous else None,
                     previous_expires=op.previous_key_expires if previous else None,
                 )
-        raise KeyError(f"no operator {operator_id!r} in {self.path}")
+        raise NotInConfig(f"no operator {operator_id!r} in {self.path}")
 
     def broker_password(self) -> str | None:
         pw = self.config.broker.password_file
@@ -175,24 +199,39 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
     for t, table in enumerate(cfg.tables):
         game = definition_of(table)
         dupes([d.id for d in table.devices], f"tables.{t}.devices")
+        profile_problems: list[str] = []
         for d, device in enumerate(table.devices):
             key = f"tables.{t}.devices.{d}"
             try:
                 profile = load_profile(device.profile)
             except ProfileError as exc:
-                first = str(exc).splitlines()[0]
-                problems.append(f"{path}: {key}.profile: a usable device profile expected, {first}")
+                profile_problems.append(profile_problem(path, f"{key}.profile", exc))
                 continue
             if (misfit := game.device_check(profile)) is not None:
-                problems.append(f"{path}: {key}.profile: {misfit}")
+                profile_problems.append(f"{path}: {key}.profile: {misfit}")
             if device.port is None:  # adapter: remote, its port named on the adapter's box
                 continue
             problems += port_problems(path, f"{key}.port", device.port, rig=cfg.rig)
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
+        # A device whose profile is unknown or of the wrong kind is missing from its slot
+        # as a consequence: that one mistake is reported once, at the profile.
         families = devices_by_family(table, skip_unloadable=True)
-        problems += game.check(table, f"{path}: tables.{t}", families)
+        slots = f"{path}: tables.{t}.devices: "
+        game_problems = game.check(table, f"{path}: tables.{t}", families)
+        problems += profile_problems + [
+            p for p in game_problems if not (profile_problems and p.startswith(slots))
+        ]
     problems += _floor_checks(cfg, path)
     return problems + _surveillance_checks(cfg, path)
+
+
+def profile_problem(path: Path, key: str, exc: ProfileError) -> str:
+    """One line for a device's profile that cannot be loaded: an unknown name with the
+    known ones (and the likeliest meant), or every fault found in a profile file."""
+    if isinstance(exc, ProfileNotFound):
+        return f"{path}: {key}: {exc.expected()}, found {exc.found()}"
+    faults = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    return f"{path}: {key}: a usable device profile expected, found: {faults}"
 
 
 def _floor_checks(cfg: FloordConfig, path: Path) -> list[str]:
@@ -236,29 +275,13 @@ def load_config(path: Path | str) -> LoadedConfig:
     """Read and validate a config file; raise `ConfigError` listing every problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            [f"{path}: (file): a readable config file expected, {exc.strerror}"]
-        ) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            [f"{path}: (file): UTF-8 text expected, found byte {exc.object[exc.start]:#04x} "
-             f"at offset {exc.start}"]
-        ) from exc  # fmt: skip
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(
-            [f"{path}: (file): valid YAML expected, found a syntax error: {exc}"]
-        ) from exc
-    except RecursionError as exc:
-        raise ConfigError(
-            [f"{path}: (file): YAML of a usable depth expected, found collections nested "
-             f"too deep to read"]
-        ) from exc  # fmt: skip
+        raw = read_yaml(path)
+    except YamlFileError as exc:
+        raise ConfigError([str(exc)]) from exc
     if not isinstance(raw, dict):
-        raise ConfigError([f"{path}: (top): a mapping expected, found {type(raw).__name__}"])
+        raise ConfigError(
+            [f"{path}: (top): a mapping of the config's keys expected, found {top_found(raw)}"]
+        )
     if problems := text_problems(path, raw):
         raise ConfigError(problems)
     try:

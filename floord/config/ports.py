@@ -9,8 +9,10 @@ can at least try to open, and one it refuses would never open. Each problem is a
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
 
+from floord.config.tables import TableConfig
 from floord.transport.ports import (
     SIMULATED_KINDS,
     PortError,
@@ -43,6 +45,35 @@ def port_problems(path: Path, key: str, port: str, *, rig: bool = False) -> list
             f"found {port!r} (no such file)"
         ]
     return []
+
+
+def missing_device_warnings(path: Path, tables: Sequence[TableConfig]) -> list[str]:
+    """A warning line for each device path (`/dev/...`) that does not exist now.
+
+    Not a problem: a device may be plugged in after the check (udev then names it), and
+    `floord run` starts without it, reporting it offline (a required one halts its
+    table) while its adapter retries. But a mistyped path looks just the same, so
+    `floord check` says so.
+    """
+    warnings = []
+    for t, table in enumerate(tables):
+        for d, device in enumerate(table.devices):
+            if device.port is None or not device.port.startswith("/"):
+                continue
+            if Path(device.port).exists():
+                continue
+            # A required device offline halts its table; coming online does not lift the halt.
+            then = (
+                f"{table.id} halted until it is there and the table is resumed"
+                if device.required
+                else f"{device.id} offline until it is there"
+            )
+            warnings.append(
+                f"{path}: tables.{t}.devices.{d}.port: warning: a device at {device.port} "
+                f"expected, found no such file (not plugged in yet? floord run starts "
+                f"anyway, {then})"
+            )
+    return warnings
 
 
 def broker_url_problem(url: str) -> str | None:

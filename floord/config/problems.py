@@ -1,6 +1,6 @@
 """A config's pydantic errors as one `FILE: KEY.PATH: expected, found` line each.
 
-The shared formatter (`floord.profiles.validation_problems`) knows nothing of the config's
+The shared formatter (`floord.problem_lines.validation_problems`) knows nothing of the config's
 shape. Two of its errors need that shape to help an engineer in one line:
 - a tagged union's tag missing or misspelled (`gmae:`, `game: roulete`): pydantic says
   "discriminator" and dumps the whole table; here it is the tag's key, the values it
@@ -20,7 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from floord.profiles import validation_problems
+from floord.config.tables import ID_PATTERN, ID_WORDS
+from floord.problem_lines import closest, did_you_mean, found_text, one_of, validation_problems
 
 _TAG_ERRORS = ("union_tag_not_found", "union_tag_invalid")
 # A tagged union where an error stands: its tag's key, the tag's values, its members.
@@ -40,7 +41,12 @@ def config_problems(
             out.append(_tag_line(path, key, err, _union_at(model, loc)))
         elif err["type"] == "extra_forbidden":
             allowed = _fields_at(model, loc[:-1])
-            out.append(f"{line} (allowed keys: {', '.join(allowed)})" if allowed else line)
+            meant = closest(str(loc[-1]), allowed)
+            hint = f"did you mean {meant!r}? " if meant else ""
+            known = f" ({hint}allowed keys: {', '.join(allowed)})"
+            out.append(f"{path}: {key}: unknown key{known}" if allowed else line)
+        elif err["type"] == "string_pattern_mismatch" and err["ctx"]["pattern"] == ID_PATTERN:
+            out.append(f"{path}: {key}: {ID_WORDS} expected, found {found_text(err['input'])}")
         else:
             out.append(line)
     return out
@@ -51,10 +57,11 @@ def _tag_line(path: Path, key: str, err: Any, union: _Union | None) -> str:
     tag = str(ctx.get("discriminator", "")).strip("'") or (union[0] if union else "")
     values = union[1] if union else []
     where = f"{key}.{tag}" if key else tag
-    allowed = f"one of {', '.join(values)}" if values else "a known value"
+    allowed = one_of(values) if values else "a known value"
     given = err.get("input")
     if err["type"] == "union_tag_invalid":
-        return f"{path}: {where}: {allowed} expected, found {ctx.get('tag')!r}"
+        found = ctx.get("tag")
+        return f"{path}: {where}: {allowed} expected, found {found!r}{did_you_mean(found, values)}"
     found = "nothing (the key is missing)"
     if isinstance(given, dict) and union is not None:
         known = {name for m in union[2] for name in m.model_fields}

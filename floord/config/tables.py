@@ -7,6 +7,6 @@ this module is where the config's other models find them.
 from __future__ import annotations
 
 from floord.games.registry import GAMES, TableConfig
-from floord.games.table_model import ID_PATTERN, DeviceConfig, StrictModel
+from floord.games.table_model import ID_PATTERN, ID_WORDS, DeviceConfig, StrictModel
 
-__all__ = ["GAMES", "ID_PATTERN", "DeviceConfig", "StrictModel", "TableConfig"]
+__all__ = ["GAMES", "ID_PATTERN", "ID_WORDS", "DeviceConfig", "StrictModel", "TableConfig"]

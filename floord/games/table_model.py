@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+ID_WORDS = "an id of 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
 
 
 class StrictModel(BaseModel):

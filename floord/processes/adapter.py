@@ -24,7 +24,7 @@ import structlog
 
 from floord.adapters.link import AdapterLink
 from floord.adapters.local import DeviceAdapter, Received
-from floord.config.load import LoadedConfig
+from floord.config.load import LoadedConfig, NotInConfig
 from floord.config.tables import DeviceConfig, TableConfig
 from floord.contract import Topics
 from floord.events import DeviceCommand
@@ -59,7 +59,7 @@ def find_device(
         if device.id == device_id:
             return table, device
     known = ", ".join(d.id for d in table.devices)
-    raise KeyError(f"no device {device_id!r} on table {table_id!r} (devices: {known})")
+    raise NotInConfig(f"no device {device_id!r} on table {table_id!r} (devices: {known})")
 
 
 class AdapterProcess:
