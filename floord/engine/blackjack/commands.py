@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.blackjack.corrections import OPTIONS
-from floord.engine.blackjack.cuts import CutCommands
+from floord.engine.blackjack.cut_commands import CutCommands
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.play import ACTIONS, Step, new_round
 from floord.engine.blackjack.rules import CARD_DEFAULTS, MAX_BOXES
