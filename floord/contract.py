@@ -243,7 +243,7 @@ COMMAND_ARGS: dict[str, str] = {
     "shuffle": "[deck=BACK]",
     "cut": (
         "cards=N by=WHO [box=N] (War) [deck=BACK] (Poker) [box=N] [declined=[N,...]] "
-        "[side=left|right] (Blackjack, Baccarat)"
+        "[side=left|right] (Blackjack, Baccarat; Mississippi Stud: cards=N)"
     ),
     "reshuffle": "reason=TEXT",
     "change_decks": (
