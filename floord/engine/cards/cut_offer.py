@@ -30,8 +30,10 @@ CUT_ARGS = ("cards", "by", "box", "declined")
 # the table); "highest_first" (Baccarat: the offer begins with the highest numbered
 # position, §§ 541.5(c), 543.5(c), 545.5(b); floord knows no seat plan, so it checks only
 # that no position offered is numbered higher than the first); "any" (floord knows
-# neither the first person nor the direction: only distinct positions are checked).
-Order = Literal["up", "highest_first", "any"]
+# neither the first person nor the direction: only distinct positions are checked);
+# "down" (Pai Gow Poker, § 561.5(d)(2): from the farthest right player, box numbers
+# falling, counterclockwise: no box offered numbered higher than the one before).
+Order = Literal["up", "highest_first", "any", "down"]
 
 
 class CutRefused(ValueError):
@@ -95,6 +97,11 @@ def _order_problem(seq: list[int], first: dict[str, Any] | None, rules: CutRules
             return (
                 f"the cut is offered to each other player clockwise around the table, found {seq}"
             )
+    if rules.order == "down" and seq != sorted(seq, reverse=True):
+        return (
+            f"the offer goes from the farthest right player counterclockwise, box numbers "
+            f"falling, found {seq}"
+        )
     if rules.order == "highest_first" and seq and max(seq) != seq[0] and designated is None:
         return (
             f"the offer begins with the player in the highest numbered position, found "
