@@ -69,7 +69,10 @@ class Table(OperatorCommands):
         return self.dealer("cut", {"cards": 100, "by": "dealer", **cut})
 
     def cut_if_due(self) -> None:
-        """Shuffled and cut, unless the next stack is already."""
+        """Shuffled and cut, unless the next stack is already (or a coup is in play: the
+        cards are shuffled and cut between coups, so that stack goes in uncut)."""
+        if self.engine.current_round is not None:
+            return
         stack = self.engine.cuts.stack
         if stack is None or stack["cut"] is None:
             done = self.shuffle_and_cut()
