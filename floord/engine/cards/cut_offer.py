@@ -14,7 +14,7 @@ the order they were offered). floord checks the order against what it knows of w
 cut is offered to first (`Offer`) and the direction of play (`Order`), and the position
 against the stack's size; at the load, against the shoe's own count. Each game gives its
 citations as `CutRules`. War (§ 567.5(d)) checks its cover card with `size_problem`;
-Pai Gow Poker (§ 561.5(d)) and Mississippi Stud (§ 571.5(d)) take the cut from here too.
+Pai Gow Poker (§ 561.5(d)) takes its offer from here, Mississippi Stud (§ 571.5(d)) its minimum.
 Pure.
 """
 
