@@ -11,7 +11,7 @@ made by the person the game's paragraph names.
 No device sees the offer, so the dealer's `cut` says it: `by` (player or dealer), `box`
 (the accepting player's betting area or seat), `declined` (the boxes that refused, in
 the order they were offered). floord checks the order against what it knows of whom the
-cut is offered to first (`Offer`) and the direction of play (`Order`), and the position
+cut is offered to first (`offer`) and the direction of play (`Order`), and the position
 against the stack's size; at the load, against the shoe's own count. Each game gives its
 citations as `CutRules`. War (§ 567.5(d)) checks its cover card with `size_problem`;
 Pai Gow Poker (§ 561.5(d)) takes its offer from here, Mississippi Stud (§ 571.5(d)) its minimum.
