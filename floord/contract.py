@@ -108,6 +108,8 @@ class EventType(StrEnum):
     CARDS_DECKS_INSPECTED = "cards.decks_inspected"
     # The cut of a War stack: who was offered it and who cut (58 Pa. Code § 567.5(b)-(d)).
     CARDS_CUT = "cards.cut"
+    # A floorperson's verification of a feathered stack (58 Pa. Code § 541.5(b), § 543.5(b)).
+    CARDS_SHUFFLE_VERIFIED = "cards.shuffle_verified"
     BACCARAT_HAND = "baccarat.hand"
     BACCARAT_RESULT = "baccarat.result"
     STUD_HAND = "stud.hand"
@@ -195,6 +197,9 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "cover_shuffler": FLOORPERSON_OR_ABOVE,
     "remove_deck": FLOORPERSON_OR_ABOVE,
     "recut": FLOORPERSON_OR_ABOVE,
+    # Mini- and Midibaccarat: the floorperson verifies the feathered stack's shuffle
+    # (58 Pa. Code § 541.5(b), § 543.5(b)).
+    "shuffle_verified": FLOORPERSON_OR_ABOVE,
     # Decks received at a card table: the dealer inspects them, a floorperson verifies
     # (58 Pa. Code § 549.5(a), § 551.4(a), (b), § 571.4(a), (b), § 545.4(a)); either
     # records their arrival.
@@ -233,7 +238,7 @@ COMMAND_ARGS: dict[str, str] = {
     "round_start": "boxes=[1,3] [players={...}] (Baccarat, Poker: none)",
     "decision": "box=N hand=N action=hit|stand|double|split|surrender|insurance",
     "dealer_turn": "",
-    "round_end": "[cover_card_at=BOX|dealer] (War)",
+    "round_end": "[cover_card_at=BOX|dealer] (War) [cutting_card_at=BOX|dealer] (Blackjack)",
     "card_to": "box=N hand=N | dealer=true",
     "hand_option": "box=N hand=N option=deal|decline",
     "no_more_bets": "",
@@ -241,7 +246,10 @@ COMMAND_ARGS: dict[str, str] = {
     "reveal": "card=N",
     "stub_count": "cards=N misdealt=true|false",
     "shuffle": "[deck=BACK]",
-    "cut": "cards=N by=WHO [box=N] (War) [deck=BACK] (Poker)",
+    "cut": (
+        "cards=N by=WHO [box=N] (War) [deck=BACK] (Poker) [box=N] [declined=[N,...]] "
+        "[side=left|right] (Blackjack, Baccarat; Mississippi Stud: cards=N)"
+    ),
     "reshuffle": "reason=TEXT",
     "change_decks": (
         "[preinspected_preshuffled=true|false] [decks=N] [note=TEXT] "
@@ -249,7 +257,8 @@ COMMAND_ARGS: dict[str, str] = {
     ),
     "cover_shuffler": "",
     "remove_deck": "reason=TEXT",
-    "recut": "reason=TEXT",
+    "recut": "reason=TEXT [side=left|right] (Blackjack double shoe)",
+    "shuffle_verified": "even=true|false [note=TEXT] (Mini-, Midibaccarat)",
     "spin": "",
     "deal": "from=1..6|dealer|dead_hand (Pai Gow)",
     "ack_alert": "alert=ID [note=TEXT]",

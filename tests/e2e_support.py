@@ -325,6 +325,18 @@ async def new_decks_inspected(url: str, table: str) -> None:
         assert reply["ok"], reply
 
 
+async def stack_cut(url: str, table: str, *, shuffle: bool = False, **args: Any) -> None:
+    """The dealer's cut of the next stack, before the shoe is loaded (§ 549.6(b)-(d),
+    § 54x.5(c), (d)): no player accepted it. `shuffle`: the dealer's shuffle first (the
+    Baccarat family records it, § 545.5(a))."""
+    if shuffle:
+        reply = await command(url, "shuffle", {}, by=DEALER, key=DEALER_KEY, table=table)
+        assert reply["ok"], reply
+    body = {"cards": 12, "by": "dealer", **args}
+    reply = await command(url, "cut", body, by=DEALER, key=DEALER_KEY, table=table)
+    assert reply["ok"], reply
+
+
 CHECKLIST = {
     "no_magnet_or_contrivance": True,
     "wheel_level_and_free": True,

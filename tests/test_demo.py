@@ -253,6 +253,8 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
         kinds = [kind for kind, _ in events[table]]
         for kind in ("table.opened", "cards.decks_changed", "round.started", "blackjack.result"):
             assert kind in kinds, (table, kind, [line for _, line in events[table]][:60])
+        # Each stack was cut before the shoe (§ 549.6(b)-(d)), through the dealer's `cut`.
+        assert "cards.cut" in kinds and kinds.index("cards.cut") < kinds.index("round.started")
         assert any(k == "round.ended" and " result, " in line for k, line in events[table])
         violations = [line for kind, line in events[table] if kind == "procedure.violation"]
         assert not violations, violations
@@ -274,7 +276,7 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     # card is a violation of the tableau, and the coup still has its result.
     ba = events["BA-01"]
     ba_kinds = [kind for kind, _ in ba]
-    for kind in ("table.opened", "cards.burn", "round.started", "baccarat.result"):
+    for kind in ("table.opened", "cards.cut", "cards.burn", "round.started", "baccarat.result"):
         assert kind in ba_kinds, (kind, [line for _, line in ba][:60])
     violations = [line for kind, line in ba if kind == "procedure.violation"]
     assert violations and all("third_card_not_allowed" in v for v in violations), violations

@@ -14,7 +14,15 @@ import asyncio
 from pathlib import Path
 
 import yaml
-from e2e_support import DEALER, DEALER_KEY, collecting, command, start_daemon, write_tables_config
+from e2e_support import (
+    DEALER,
+    DEALER_KEY,
+    collecting,
+    command,
+    stack_cut,
+    start_daemon,
+    write_tables_config,
+)
 
 from floord.contract import cite
 
@@ -104,6 +112,7 @@ def test_a_coup_is_called_live_from_the_usb_shoe(broker, tmp_path: Path) -> None
             await c.event("device.identified", lambda b: b["source"] == "shoe")
             assert (await floorperson(broker.url, "inspect", {"checklist": CHECKLIST}))["ok"]
             assert (await floorperson(broker.url, "open", {}))["ok"]
+            await stack_cut(broker.url, TABLE, shuffle=True)  # § 545.5(a)-(c)
             await c.event("shoe.loaded")
             await c.event("shoe.card_drawn", lambda b: b["data"]["card"] == "7C")
             reply = await dealer(broker.url, "round_start", {})

@@ -18,6 +18,7 @@ from e2e_support import (
     collecting,
     command,
     new_decks_inspected,
+    stack_cut,
     start_daemon,
     start_device_sim,
     topics,
@@ -94,6 +95,7 @@ def test_reader_fault_mid_round_halts_until_resumed_and_survives_restart(
                 reply = await floorperson(broker.url, name, {})
                 assert reply["ok"], (name, reply)
             await new_decks_inspected(broker.url, "BJ-01")  # the receipt (§ 549.5(a))
+            await stack_cut(broker.url, "BJ-01")  # § 549.6(b)-(d), before the shoe
             await c.event("shoe.card_drawn")  # the burn card after the shoe was loaded
             reply = await dealer(broker.url, "round_start", {"boxes": [1, 2]})
             assert reply["ok"], reply

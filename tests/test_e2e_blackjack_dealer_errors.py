@@ -17,7 +17,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from e2e_support import Collector, collecting, new_decks_inspected, start_daemon, start_device_sim
+from e2e_support import (
+    Collector,
+    collecting,
+    new_decks_inspected,
+    stack_cut,
+    start_daemon,
+    start_device_sim,
+)
 from test_e2e_blackjack import CHECKLIST, dealer, floorperson, start_card_sim, write_card_config
 from test_sim_control import control_socket
 
@@ -65,6 +72,7 @@ async def ready_table(url: str, sock: str) -> AsyncIterator[Dealing]:
         for name in ("open", "change_decks"):
             assert (await floorperson(url, name, {}))["ok"], name
         await new_decks_inspected(url, "BJ-01")  # the receipt (§ 549.5(a))
+        await stack_cut(url, "BJ-01")  # § 549.6(b)-(d), before the shoe
         assert (await ask('load {side: "-"}')).startswith("ok load")
         await c.event("shoe.loaded")
         table = Dealing(url, c, ask)

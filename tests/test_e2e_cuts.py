@@ -12,6 +12,7 @@ from pathlib import Path
 from e2e_support import (
     collecting,
     new_decks_inspected,
+    stack_cut,
     start_daemon,
     topics,
     write_tables_config,
@@ -63,6 +64,7 @@ def test_a_cutting_card_too_deep_is_a_violation_through_floord_run(broker, tmp_p
             for name in ("open", "change_decks"):
                 assert (await floorperson(broker.url, name, {}))["ok"], name
             await new_decks_inspected(broker.url, "BJ-01")  # the receipt (§ 549.5(a))
+            await stack_cut(broker.url, "BJ-01")  # § 549.6(b)-(d), before the shoe
             loaded = await c.event("shoe.loaded")
             assert loaded["data"]["cards"] == 104
             cut = await c.event("shoe.cutting_card", timeout=30)

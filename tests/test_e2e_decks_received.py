@@ -20,6 +20,7 @@ from e2e_support import (
     DEALER_KEY,
     collecting,
     command,
+    stack_cut,
     start_daemon,
     start_device_sim,
     write_tables_config,
@@ -67,6 +68,7 @@ def test_blackjack_decks_received_gate_the_shoe_until_inspected(broker, tmp_path
             assert verified["ok"], verified
             cleared = await c.event("cards.decks_inspected", lambda b: b["data"]["cleared"])
             assert cleared["data"]["step"] == "verified"
+            await stack_cut(broker.url, "BJ-01")  # § 549.6(b)-(d), before the shoe
             await c.event("shoe.card_drawn", lambda b: b["seq"] > cleared["seq"])  # the burn
             started = await dealer(broker.url, "round_start", {"boxes": [1]})
             assert started["ok"], started
@@ -123,6 +125,7 @@ def test_baccarat_decks_received_gate_the_shoe_until_inspected(broker, tmp_path:
             assert verified["ok"], verified
             cleared = await c.event("cards.decks_inspected", lambda b: b["data"]["cleared"])
             assert cleared["data"]["step"] == "verified"
+            await stack_cut(broker.url, bac.TABLE, shuffle=True)  # § 545.5(a)-(c)
             await c.event("cards.burn", lambda b: b["data"]["complete"])
             started = await bac.dealer(broker.url, "round_start", {})
             assert started["ok"], started

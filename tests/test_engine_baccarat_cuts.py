@@ -50,6 +50,7 @@ def test_a_shoe_that_does_not_count_its_stack_is_taken_as_the_decks() -> None:
     no count from the shoe, the stack is the table's decks (8 x 52 here)."""
     t = make_table()
     t.ready(load=False)
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     assert violations(_cover(t, 405))[0].data["stack"] == 416
 
@@ -61,6 +62,7 @@ def test_a_stack_that_is_not_the_tables_decks_is_a_violation_under_policy(game: 
     as at Blackjack outside § 549.7(k)(2); the stack still counts as loaded."""
     t = make_table(game)
     t.ready(load=False)
+    t.cut_if_due()
     [short] = violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": 415}))
     assert short.rule is None and short.data["policy"]
     assert (short.data["what"], short.data["count"], short.data["expected"]) == (
@@ -68,7 +70,9 @@ def test_a_stack_that_is_not_the_tables_decks_is_a_violation_under_policy(game: 
         415,
         416,
     )
+    t.cut_if_due()
     [extra] = violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": 417}))
     assert extra.data["what"] == "cards_extra"
+    t.cut_if_due()
     assert violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": 416})) == []
     assert t.engine.shoe.loaded

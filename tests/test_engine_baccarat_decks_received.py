@@ -38,6 +38,7 @@ def test_decks_received_are_sorted_inspected_and_verified_before_use_54x_4_a(gam
     [event] = of_type(received.output, EventType.CARDS_DECKS_RECEIVED)
     assert event.rule == cite(INSPECTION[game]) and event.data["inspection"] == "required"
     # A stack loaded before the inspection is a violation and does not count.
+    t.cut_if_due()
     [stale] = violations(t.device(EventType.SHOE_LOADED, LOADED))
     assert stale.data["what"] == "decks_not_inspected" and stale.rule == cite(INSPECTION[game])
     refused = t.start()
@@ -92,6 +93,7 @@ def test_change_decks_is_a_receipt_whose_exemption_is_never_assumed_545_4_a() ->
     [event] = of_type(changed.output, EventType.CARDS_DECKS_CHANGED)
     assert event.data["inspection"] == "required" and event.data["preinspected_preshuffled"] is None
     assert t.engine.snapshot()["shoe"]["receipt"]["preinspected_preshuffled"] is None
+    t.cut_if_due()
     [stale] = violations(t.device(EventType.SHOE_LOADED, LOADED))
     assert stale.data["what"] == "decks_not_inspected"
     # Defects found: the set is rejected and only another receipt clears the table.

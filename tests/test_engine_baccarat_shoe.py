@@ -18,6 +18,7 @@ COUP = ("7S", "2H", "KD", "4C", "KH")  # Player 7, Banker 6: no third card
 def test_the_burn_is_checked_card_by_card(game, first, count) -> None:
     t = make_table(game)
     t.ready(load=False)
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": 416})
     refused = t.start()
     assert not refused.ok and refused.rule == cite(BURN[game])
@@ -39,6 +40,7 @@ def test_the_burn_is_checked_card_by_card(game, first, count) -> None:
 def test_a_manual_shoe_burns_at_least_two_cards_before_the_first_coup() -> None:
     t = make_table(recognition=False)
     t.ready(load=False)
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     [burn] = of_type(t.draw(None), EventType.CARDS_BURN)
     assert burn.data["burn_count"] is None and burn.data["complete"] is False
@@ -56,6 +58,7 @@ def test_a_manual_shoe_burns_at_least_two_cards_before_the_first_coup() -> None:
 def test_a_manual_shoe_flags_more_than_eleven_burn_cards_and_seven_coup_cards() -> None:
     t = make_table(recognition=False)
     t.ready(load=False)
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     out = t.draws(*[None] * 12)
     [too_many] = violations(out)

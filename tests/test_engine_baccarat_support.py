@@ -57,8 +57,30 @@ class Table(OperatorCommands):
         if load:
             self.load()
 
+    def shuffle_and_cut(self, **cut: Any) -> CommandOutcome:
+        """The dealer's shuffle, the floorperson's look at the feathered stack (Mini- and
+        Midibaccarat, § 541.5(b), § 543.5(b)) and the cut (no player accepted)."""
+        if self.engine.cuts.stack is None:
+            assert self.dealer("shuffle").ok
+        stack = self.engine.cuts.stack
+        assert stack is not None
+        if self.engine.rules.feather_rule and stack["shuffled"] == "hand" and not stack["verified"]:
+            assert self.command("shuffle_verified", {"even": True}).ok
+        return self.dealer("cut", {"cards": 100, "by": "dealer", **cut})
+
+    def cut_if_due(self) -> None:
+        """Shuffled and cut, unless the next stack is already (or a coup is in play: the
+        cards are shuffled and cut between coups, so that stack goes in uncut)."""
+        if self.engine.current_round is not None:
+            return
+        stack = self.engine.cuts.stack
+        if stack is None or stack["cut"] is None:
+            done = self.shuffle_and_cut()
+            assert done.ok, done.error
+
     def load(self, burn: tuple[str | None, ...] = ("AS", "KH")) -> EngineOutput:
-        """Load a stack and burn it (an ace first: two cards)."""
+        """Shuffle and cut, load the stack and burn it (an ace first: two cards)."""
+        self.cut_if_due()
         out = self.device(EventType.SHOE_LOADED, {"side": None, "cards": 416})
         out.extend(self.draws(*burn))
         return out

@@ -24,6 +24,7 @@ def _cut(t, count, side=None):
 
 
 def _load(t, cards, side=None):
+    assert t.cut(side).ok
     out = t.device(EventType.SHOE_LOADED, {"side": side, "cards": cards})
     t.drawn = 0
     return out

@@ -38,6 +38,7 @@ def test_decks_received_are_inspected_by_the_dealer_and_verified_before_use_549_
     assert event.rule == cite("549.5(a)") and event.data["inspection"] == "required"
     assert event.data["deck_rule"] == cite("549.3(e)")
     # Loaded before the inspection: a violation, and the stack does not count.
+    t.cut_if_due()
     loaded = t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     violation = only(loaded, EventType.PROCEDURE_VIOLATION)
     assert violation.data["what"] == "decks_not_inspected" and violation.rule == cite("549.5(a)")
@@ -99,6 +100,7 @@ def test_change_decks_is_a_receipt_whose_exemption_is_never_assumed_549_5_a_f() 
         event = only(changed.output, EventType.CARDS_DECKS_CHANGED)
         assert event.rule == cite(rule) and event.data["inspection"] == "required"
         assert event.data["preinspected_preshuffled"] is None
+        t.cut_if_due()
         loaded = t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
         assert only(loaded, EventType.PROCEDURE_VIOLATION).data["what"] == "decks_not_inspected"
         assert "not been inspected by the dealer" in t.start(1).error
@@ -179,6 +181,7 @@ def test_a_batch_shuffled_before_the_inspection_does_not_count_549_5_a_e() -> No
     assert not shuffler(EventType.SHUFFLER_SHUFFLE_COMPLETED, batch="red", cards=156).events
     t.inspect_decks()
     shuffler(EventType.SHUFFLER_BATCH_REMOVED, batch="red")
+    t.cut_if_due()
     assert violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})) == []
     [dealt] = violations(t.draw("2C"))
     assert dealt.data["what"] == "card_from_refused_batch" and dealt.rule == cite("549.5(a)")
@@ -188,6 +191,7 @@ def test_a_batch_shuffled_before_the_inspection_does_not_count_549_5_a_e() -> No
     assert not shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, batch="blue").events
     assert not shuffler(EventType.SHUFFLER_SHUFFLE_COMPLETED, batch="blue", cards=156).events
     shuffler(EventType.SHUFFLER_BATCH_REMOVED, batch="blue")
+    t.cut_if_due()
     assert violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})) == []
     shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, batch="red")  # red's cards go back in
     assert violations(t.draw("2C")) == []

@@ -69,6 +69,7 @@ def test_insufficient_cards_reshuffle_burn_and_complete_the_round_549_16_f() -> 
     assert event.rule == cite("549.16(f)") and event.data["complete_round"] is True
     refused = t.dealer("round_end")
     assert not refused.ok and refused.rule == cite("549.16(f)")
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     assert t.draw("2H").events == []  # the burn after the shuffle
     out = t.draws("9C", "8S")
@@ -92,6 +93,7 @@ def test_a_card_face_up_in_the_shoe_is_not_used_549_16_a() -> None:
 def test_burn_card_after_each_load_and_each_new_dealer_549_7_c() -> None:
     t = make_table()
     t.ready(load=False)
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     refused = t.start(1)
     assert not refused.ok and refused.rule == cite("549.7(c)")
@@ -192,6 +194,7 @@ def test_batches_alternate_and_only_one_is_in_the_discard_rack_549_3_d() -> None
     t.device(EventType.SHOE_CUTTING_CARD, {"count": 0, "side": None})
     _play_round(t)
     _shuffler(t, EventType.SHUFFLER_BATCH_REMOVED, batch="blue")
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     v = violations(t.draw("2C"))
     assert v[0].rule == cite("549.3(d)(5)")
@@ -235,6 +238,7 @@ def test_a_batch_with_the_wrong_card_count_is_refused_and_may_not_be_dealt() -> 
     refused = of_type(out, EventType.CARDS_BATCH_REFUSED)[0]
     assert refused.rule == cite("549.3(d)(1)") and refused.data["expected"] == 156
     _shuffler(t, EventType.SHUFFLER_BATCH_REMOVED, batch="red")
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     v = violations(t.draw("2C"))
     assert v[0].data["what"] == "card_from_refused_batch"
@@ -263,6 +267,7 @@ def test_a_jammed_batch_is_reshuffled_before_use() -> None:
     event = of_type(out, EventType.CARDS_BATCH_REFUSED)[0]
     assert event.rule is None and "not a regulation" in event.data["policy"]
     _shuffler(t, EventType.SHUFFLER_BATCH_REMOVED, batch="red")
+    t.cut_if_due()
     t.device(EventType.SHOE_LOADED, {"side": None, "cards": None})
     assert violations(t.draw("2C"))[0].data["reason"] == "jam"
     _ready_batch(t, "blue")

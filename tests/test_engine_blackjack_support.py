@@ -88,7 +88,22 @@ class Table(OperatorCommands):
             out.extend(step.output)
         return out
 
-    def load(self, side: str | None = None) -> EngineOutput:
+    def cut(self, side: str | None = None, **args: Any) -> CommandOutcome:
+        """The dealer's cut of the next stack (§ 549.6(b)-(d)): no player accepted."""
+        body = {"cards": 12, "by": "dealer", **args}
+        return self.dealer("cut", {**body, "side": side} if side else body)
+
+    def cut_if_due(self, side: str | None = None) -> None:
+        """The dealer's cut, unless the next stack of `side` is already cut."""
+        if self.engine.shoe.cuts.pending[side or "shoe"] is None:
+            done = self.cut(side)
+            assert done.ok, done.error
+
+    def load(self, side: str | None = None, *, cut: bool = True) -> EngineOutput:
+        """A stack placed in the shoe (`side` of a double shoe), cut first by the dealer
+        unless `cut` is false; on a single shoe the burn card follows."""
+        if cut:
+            self.cut_if_due(side)
         out = self.device(EventType.SHOE_LOADED, {"side": side, "cards": None})
         if side is None and self.engine.shoe.has_burn:
             out.extend(self.draw("2C"))  # the burn card

@@ -81,7 +81,8 @@ def test_an_out_of_order_shuffler_is_covered_before_hand_shuffling_571_13_g() ->
     refused = t.start(1)
     assert not refused.ok and refused.rule == cite("571.13(g)")
     assert t.command("cover_shuffler").ok
-    assert t.start(1).ok  # shuffled by hand, loaded, the shuffler covered
+    assert t.dealer("cut", {"cards": 20}).ok  # shuffled by hand: cut (§ 571.5(c)(2))
+    assert t.start(1).ok  # shuffled by hand, cut, loaded, the shuffler covered
 
 
 def test_dealing_from_the_hand_needs_a_working_shuffler_571_9_a_1() -> None:

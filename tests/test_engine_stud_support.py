@@ -76,6 +76,10 @@ class Table(OperatorCommands):
             out.extend(
                 self.shuffler(EventType.SHUFFLER_SHUFFLE_COMPLETED, {"batch": deck, "cards": cards})
             )
+        elif not (self.engine.stack and self.engine.stack["cut"]):
+            # Shuffled by hand: the dealer cuts before dealing (§ 571.5(c)(2), (d)).
+            cut = self.dealer("cut", {"cards": 20})
+            assert cut.ok, cut.error
         if self.engine.shoe_device:
             out.extend(self.device(EventType.SHOE_LOADED, {"side": None, "cards": None}))
         return out

@@ -26,15 +26,17 @@ from e2e_support import (
     collecting,
     command,
     new_decks_inspected,
+    stack_cut,
 )
 from e2e_support import start_daemon as start_floord
 from test_e2e_blackjack import CHECKLIST, start_card_sim
 
 TABLES = ("BJ-01", "BJ-02")
 TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
-# The shoe loads once the table is open and its decks changed: 10 s leaves room for a
-# slow start (two daemons, an adapter process and four simulators on a loaded machine).
-SHOE_STEPS = [{"idle": 10}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
+# The shoe loads once the table is open, its decks changed and the stack cut: 15 s leaves
+# room for a slow start (two daemons, an adapter process and four simulators on a loaded
+# machine), before the reader's fault at 25 s.
+SHOE_STEPS = [{"idle": 15}, {"load": {"side": "-"}}, {"draw": {"cards": ["2C"]}}, {"idle": 6000}]
 
 
 def card_config(
@@ -87,6 +89,7 @@ async def open_card_table(c: Collector, url: str, table: str) -> None:
         reply = await command(url, name, {}, table=table)
         assert reply["ok"], (name, reply)
     await new_decks_inspected(url, table)  # the receipt (§ 549.5(a))
+    await stack_cut(url, table)  # § 549.6(b)-(d), before the shoe
 
 
 async def fault_mid_round(url: str, table: str) -> list[dict[str, Any]]:

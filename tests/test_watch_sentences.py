@@ -119,6 +119,33 @@ def test_the_sentences_staff_read() -> None:
     )
 
 
+def test_the_cut_reads_as_who_cut_where_and_who_refused() -> None:
+    """A Blackjack cut (§ 549.6(b)-(d)) names the cutting card, the refusals and the box
+    designated; a Baccarat family's feathered stack (§ 541.5(b)) its verification."""
+    cut = {
+        "cards": 60,
+        "by": "player",
+        "box": 5,
+        "declined": [1, 3],
+        "side": None,
+        "recut": False,
+        "offered_to": {"to": "the player on whose box the cutting card appeared", "box": 1},
+    }
+    assert sentence(env(EventType.CARDS_CUT, cut, "58 Pa. Code § 549.6(d)")) == (
+        "cut by box 5's player: cutting card 60 cards in; "
+        "offered first to the player on whose box the cutting card appeared (box 1); refused "
+        "by box 1, 3, § 549.6(d)"
+    )
+    recut = {"cards": 120, "by": "dealer", "box": None, "recut": True, "side": "left"}
+    assert "recut by dealer: cutting card 120 cards in (left side)" in sentence(
+        env(EventType.CARDS_CUT, recut)
+    )
+    seen = {"even": False, "by": "FP-1"}
+    assert "shuffled unevenly, shuffle again" in sentence(
+        env(EventType.CARDS_SHUFFLE_VERIFIED, seen, "58 Pa. Code § 541.5(b)")
+    )
+
+
 def test_the_pai_gow_sentences() -> None:
     rid = "PG-01-2026-11-29-0007"
     position = {"throw": 3, "faces": [4, 2, 6], "total": 12, "position": 4}

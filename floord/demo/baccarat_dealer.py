@@ -8,6 +8,12 @@ over (`round_end`). The dealer follows the tableau as the cards come out of the 
 (`next_card`); when no further card is due it waits a moment before ending the coup,
 so a card it draws in error (a third card the tableau forbids) falls inside the coup,
 where floord records it as a `procedure.violation`.
+
+Between coups the dealer keeps the next stack ready for the shoe: shuffled (`shuffle`,
+§ 545.5(a)), offered to the players from the highest numbered position and cut by the
+first who accepts (`cut`, § 545.5(b), (c)); at Mini- and Midibaccarat the floorperson
+verifies the feathered stack first (§ 541.5(b), § 543.5(b)), which this demo's Baccarat
+table (chapter 545) has not. A stack loaded uncut would not count.
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from typing import Any
 import structlog
 
 from floord.engine.baccarat.tableau import NEXT_NONE, next_card
+
+CUTTER = 9  # the highest numbered position seated at the demo's Baccarat table
+CUT_CARDS = 150  # the cover card's place from the top: well inside the eight decks
 
 
 def coup_ready(state: dict[str, Any]) -> bool:
@@ -52,6 +61,7 @@ class BaccaratSeat:
         self.banker: list[str] = []
         self.extra: list[str] = []  # cards drawn when none was due
         self.end_at: float | None = None  # monotonic time to end the coup
+        self.stack_ready = False  # a stack shuffled and cut waits for the shoe
         self.log = structlog.get_logger("floord.demo.baccarat_dealer").bind(table=table)
 
     async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
@@ -73,6 +83,8 @@ class BaccaratSeat:
 
     async def on_state(self, state: dict[str, Any]) -> None:
         self.state = state
+        if not self.in_play and state.get("round") is None and not self.stack_ready:
+            await self.prepare_stack((state.get("cuts") or {}).get("stack"))
         if not self.in_play and coup_ready(state):
             self.in_play = True
             if not await self.command("round_start"):
@@ -81,8 +93,19 @@ class BaccaratSeat:
             # § 545.8(c): "no more bets" is announced, on the record, before any card.
             await self.command("no_more_bets")
 
+    async def prepare_stack(self, stack: Any) -> None:
+        """Shuffle and cut the next stack: the player in the highest numbered position
+        accepts the cut (§ 545.5(b)), the cover card well inside the stack (c)."""
+        if not isinstance(stack, dict) and not await self.command("shuffle"):
+            return
+        cut = {"cards": CUT_CARDS, "by": "player", "box": CUTTER}
+        already = isinstance(stack, dict) and stack.get("cut") is not None
+        self.stack_ready = already or await self.command("cut", cut)
+
     async def on_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
+        if kind == "shoe.loaded":
+            self.stack_ready = False  # the stack went into the shoe: prepare the next
         if not self.in_play:
             return
         if kind == "round.started" and self.round_id is None:

@@ -12,7 +12,10 @@ table's state says when a round may start (open, the decks received inspected an
 verified, the shoe loaded and burned, no reshuffle due), and the shoe's `shoe.card_drawn`
 events are the cards on the layout. New decks the floorperson records (`change_decks`, a
 receipt) are inspected by the dealer first (§ 549.5(a), § 551.4(a)); the floorperson
-then verifies them.
+then verifies them. Each stack is cut before it goes into the shoe (§ 549.6(b)-(d),
+§ 551.5(b)-(d)): when a side of the shoe waits for a stack, the dealer offers the cut to
+the player the paragraph designates, who accepts (`cut`), and a round in which the
+cutting card came out ends naming the box it appeared on (`round_end {cutting_card_at}`).
 Players follow `card_script`'s strategy, which the scripted shoe also follows, so each
 command arrives in the pause before the card it calls for.
 """
@@ -36,6 +39,8 @@ from floord.demo.stud_dealer import StudSeat
 from floord.demo.wheel_dealer import WheelDealerSeat
 from floord.engine.cards.card import count_hand
 
+CUT_CARDS = 30  # the cutting card's place from the top: well inside any demo stack
+
 
 @dataclass
 class RoundInPlay:
@@ -50,6 +55,8 @@ class RoundInPlay:
     waiting: str | None = None  # "box" or "dealer": a card is called for
     dealer_turn: bool = False
     broken: bool = False  # a command was refused: the dealer only tries to end the round
+    cutting_card: bool = False  # the shoe's cutting card came out in this round
+    cutting_card_at: int | str | None = None  # the box (or "dealer") the next card went to
 
     def __post_init__(self) -> None:
         self.hands = {b: [] for b in self.boxes}
@@ -59,7 +66,16 @@ class RoundInPlay:
         return self.dealt >= 2 * len(self.boxes) + 2
 
     def place(self, card: str) -> bool:
-        """Put a dealt card where it goes; False if no card was due (the engine says why)."""
+        """Put a dealt card where it goes; False if no card was due (the engine says why).
+        The first card after the cutting card says where it appeared (§ 549.6(b)(2), (3))."""
+        before = (len(self.dealer), {b: len(h) for b, h in self.hands.items()})
+        placed = self._place(card)
+        if placed and self.cutting_card and self.cutting_card_at is None:
+            grown = [b for b, h in self.hands.items() if len(h) > before[1][b]]
+            self.cutting_card_at = grown[0] if grown else "dealer"
+        return placed
+
+    def _place(self, card: str) -> bool:
         if not self.initial_done:
             n, per = self.dealt, len(self.boxes) + 1
             self.dealt += 1
@@ -114,13 +130,41 @@ class DealerSeat(CommandSeat):
         self.boxes = list(boxes)
         self.state: dict[str, Any] = {}
         self.round: RoundInPlay | None = None
+        # The sides whose next stack this dealer cut, with what the table showed then (the
+        # decks, why the side waited): a state published before the cut shows the same.
+        self.cut_sides: dict[str, tuple[Any, ...]] = {}
+        # The player offered the next cut: the first player to the table (§ 549.6(b)(1)).
+        self.next_cutter = self.boxes[0] if self.boxes else 1
 
     async def on_state(self, state: dict[str, Any]) -> None:
         self.state = state
         if await self.inspect_received(receipt_in(state, "shoe")):
             return
+        await self.cut_due()
         if self.round is None:
             await self.advance()
+
+    async def cut_due(self) -> None:
+        """Offer the cut of each side that waits for a stack (§ 549.6(b)-(d)); the player
+        offered it accepts, the cutting card well inside the stack."""
+        shoe = self.state.get("shoe") or {}
+        pending = (shoe.get("cuts") or {}).get("pending") or {}
+        opened = shoe.get("decks_opened_at")
+        for side, s in (shoe.get("sides") or {}).items():
+            waits = not s.get("loaded") or bool(s.get("shuffle_required"))
+            if not waits:
+                self.cut_sides.pop(side, None)  # loaded: its next stack is cut anew
+                continue
+            seen = (opened, s.get("loaded"), s.get("shuffle_required"))
+            if pending.get(side) is not None or self.cut_sides.get(side) == seen:
+                continue
+            if not opened or not receipt_cleared(receipt_in(self.state, "shoe")):
+                continue
+            args: dict[str, Any] = {"cards": CUT_CARDS, "by": "player", "box": self.next_cutter}
+            if side != "shoe":
+                args["side"] = side
+            if await self.command("cut", args):
+                self.cut_sides[side] = seen
 
     async def on_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -132,6 +176,8 @@ class DealerSeat(CommandSeat):
             rnd.id = event.get("round")
         elif kind in ("round.voided", "round.ended") and event.get("round") == rnd.id:
             self.round = None  # voided (a halt, say); the dealer's own round_end cleared it
+        elif kind == "shoe.cutting_card" and rnd.id is not None:
+            rnd.cutting_card = True
         elif kind == "shoe.card_drawn" and rnd.id is not None:
             # `P/events` keeps the table's order: a card before round.started is not
             # the round's (the burn card, say), whatever the state said first.
@@ -182,7 +228,14 @@ class DealerSeat(CommandSeat):
     async def _end(self, rnd: RoundInPlay) -> None:
         if not rnd.dealer_turn and await self.command("dealer_turn"):
             rnd.dealer_turn = True
-        if rnd.dealer_turn and await self.command("round_end"):
+        args: dict[str, Any] = {}
+        if rnd.cutting_card:
+            # § 549.6(b)(2), (3): on a box, that player; on the dealer's hand, the farthest
+            # right player is offered the next cut.
+            at = rnd.cutting_card_at or "dealer"
+            args["cutting_card_at"] = at
+            self.next_cutter = at if isinstance(at, int) else max(self.boxes)
+        if rnd.dealer_turn and await self.command("round_end", args):
             self.round = None
 
 

@@ -82,7 +82,8 @@ def baccarat_timeline(table: CardTable, pace: float) -> Timeline:
     assert burn_value(BACCARAT_BURN[0]) + 1 == len(BACCARAT_BURN)
     rng = random.Random(table.seed)
     line = Timeline(pace)
-    line.wait(1.5)
+    # The dealer shuffles and the cut is made once the daemon is up (§ 545.5(a)-(c)).
+    line.wait(3.5)
     line.add("shoe", {"load": {"cards": BACCARAT_DECKS * 52}})
     line.wait(0.5)
     line.draw(BACCARAT_BURN)

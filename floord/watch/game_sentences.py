@@ -131,13 +131,27 @@ def _decks_inspected(d: dict[str, Any], e: Envelope) -> str:
 
 
 def _cut(d: dict[str, Any], e: Envelope) -> str:
+    """War's and the Baccarat games' cover card; Blackjack's cutting card (its events
+    carry `side`, null on a single shoe)."""
     who = f"box {get(d, 'box')}'s player" if d.get("by") == "player" else get(d, "by")
-    text = f"cut by {who}: cover card {get(d, 'cards')} cards in"
+    card = "cutting card" if "side" in d else "cover card"
+    text = f"{'recut' if d.get('recut') else 'cut'} by {who}: {card} {get(d, 'cards')} cards in"
+    if d.get("side") is not None:
+        text += f" ({get(d, 'side')} side)"
     offered = d.get("offered_to")
     if isinstance(offered, dict) and offered.get("to"):
-        text += f"; offered first to {offered['to']}"
-        text += f" (box {offered['box']})" if offered.get("box") is not None else ""
+        text += f"; offered first to {value_text(offered['to'])}"
+        text += f" (box {value_text(offered['box'])})" if offered.get("box") is not None else ""
+    declined = d.get("declined")
+    if isinstance(declined, list) and declined:
+        text += "; refused by box " + ", ".join(map(value_text, declined))
     return text
+
+
+def _shuffle_verified(d: dict[str, Any], e: Envelope) -> str:
+    if d.get("even") is True:
+        return f"feathered stack verified by {get(d, 'by')}: shuffled evenly"
+    return f"feathered stack checked by {get(d, 'by')}: shuffled unevenly, shuffle again"
 
 
 def _pai_gow_position(value: Any) -> str:
@@ -207,6 +221,7 @@ GAME_SENTENCES: dict[str, Sentence] = {
     ),
     EventType.CARDS_DECKS_INSPECTED: _decks_inspected,
     EventType.CARDS_CUT: _cut,
+    EventType.CARDS_SHUFFLE_VERIFIED: _shuffle_verified,
     EventType.BACCARAT_HAND: lambda d, e: f"{get(d, 'hand')} hand: {_hand(d)}",
     EventType.BACCARAT_RESULT: _baccarat_result,
     EventType.STUD_HAND: _stud_hand,

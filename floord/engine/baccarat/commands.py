@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.baccarat.coup import Coup, new_coup
+from floord.engine.baccarat.cuts import CutBook, CutCommands
 from floord.engine.cards.deck_receipt import (
     ReceiptRefused,
     inspect_step,
@@ -57,17 +58,23 @@ CARD_COMMANDS = (
     "change_decks",
     "decks_received",
     "decks_inspected",
+    "shuffle",
+    "shuffle_verified",
+    "cut",
+    "recut",
 )
 # The commands whose arguments their handler checks; the others take none but `reason`.
-OWN_ARGS = ("change_decks", "decks_received", "decks_inspected")
+OWN_ARGS: tuple[str, ...] = ("change_decks", "decks_received", "decks_inspected")
+OWN_ARGS += ("shuffle", "shuffle_verified", "cut", "recut")
 
 
-class BaccaratCommands(TableEngineBase):
+class BaccaratCommands(CutCommands, TableEngineBase):
     """Command handling for `BaccaratEngine` (which supplies the attributes below)."""
 
     rules: BaccaratRules
     shoe: BaccaratShoe
     vigorish: VigorishBook
+    cuts: CutBook
     recognition: bool
     _coup: Callable[[], Coup | None]
 
@@ -162,6 +169,7 @@ class BaccaratCommands(TableEngineBase):
         if self.rounds.current is not None:
             return CommandOutcome(False, "a reshuffle is ordered between coups")
         self.shoe.reshuffle_ordered()
+        self.cuts.stack = None
         order = policy_decision(
             EventType.CARDS_SHUFFLE_REQUIRED,
             FLOOR_RESHUFFLE_POLICY,
@@ -180,8 +188,7 @@ class BaccaratCommands(TableEngineBase):
         if isinstance(receipt, CommandOutcome):
             return receipt
         answered = self.shoe.new_decks_required
-        self.shoe.decks_changed()
-        self.shoe.receipt = receipt
+        self._new_decks(receipt)
         event = ruled(
             self.rules,
             EventType.CARDS_DECKS_CHANGED,
@@ -204,8 +211,7 @@ class BaccaratCommands(TableEngineBase):
         if isinstance(receipt, CommandOutcome):
             return receipt
         answered = self.shoe.new_decks_required
-        self.shoe.decks_changed()
-        self.shoe.receipt = receipt
+        self._new_decks(receipt)
         pre = receipt["preinspected_preshuffled"]
         event = ruled(
             self.rules,
@@ -220,6 +226,14 @@ class BaccaratCommands(TableEngineBase):
             after_cover_card=answered,
         )
         return accepted([event])
+
+    def _new_decks(self, receipt: dict[str, Any]) -> None:
+        """New decks replace the shoe's; received preshuffled, they are a stack to cut."""
+        self.shoe.decks_changed()
+        self.shoe.receipt = receipt
+        self.cuts.stack = None
+        if receipt["preinspected_preshuffled"]:
+            self.cuts.shuffled("preshuffled", reshuffle=False)
 
     def _receipt(
         self, command: VerifiedCommand, now: datetime, *, declared: bool

@@ -21,6 +21,7 @@ from typing import Any
 from floord.contract import EventType, format_ts
 from floord.engine.baccarat.commands import BaccaratCommands
 from floord.engine.baccarat.coup import Coup
+from floord.engine.baccarat.cuts import CutBook
 from floord.engine.baccarat.rules import BaccaratRules, RulesError, baccarat_inspection
 from floord.engine.baccarat.shoe import BaccaratShoe
 from floord.engine.baccarat.vigorish import VigorishBook
@@ -72,6 +73,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         )
         self.shoe = BaccaratShoe(self.rules)
         self.vigorish = VigorishBook(self.rules)
+        self.cuts = CutBook(self.rules)  # the shuffle and the cut (§ 54x.5(b)-(f))
         self.active_at: str | None = None  # the last coup or card (§ 541.5(h))
         if snapshot is not None:
             self._restore(snapshot)
@@ -100,6 +102,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
             **self._snapshot_head(SNAPSHOT_VERSION, head),
             "shoe": self.shoe.snapshot(),
             "vigorish": self.vigorish.snapshot(),
+            "cuts": self.cuts.snapshot(),
             "active_at": self.active_at,
         }
 
@@ -133,6 +136,10 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
                 out = self._violation("shoe_loaded_mid_round")
             if (uninspected := self.shoe.uninspected_load(round_id)) is not None:
                 out.events.append(uninspected)
+                return out
+            counts, cut = self.cuts.load(data.get("cards"))
+            out.events += cut
+            if not counts:
                 return out
             out.events += self.shoe.stack_loaded(data.get("cards"))
             self.vigorish.shoe_loaded()
@@ -218,5 +225,6 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
         self._restore_table(snap, shoe=self.shoe)
         self.vigorish.restore(snap.get("vigorish"))
+        self.cuts.restore(snap.get("cuts"))
         active = snap.get("active_at")
         self.active_at = active if isinstance(active, str) else None

@@ -41,6 +41,12 @@ SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "preinspected": ("541.4(e)", "543.4(d)", "545.4(d)"),
     "shuffle": ("541.5(a)", "543.5(a)", "545.5(a)"),
     "burn": ("541.5(g)", "543.5(g)", "545.5(f)"),
+    # The cut: offered from the highest numbered position (at Baccarat after a reshuffle,
+    # the last curator), clockwise, else the dealer; a cover card at least ten cards in
+    # from the top or the bottom; a recut a floorperson or above requires.
+    "cut_offer": ("541.5(c)", "543.5(c)", "545.5(b)"),
+    "cut_cards": ("541.5(d)", "543.5(d)", "545.5(c)"),
+    "recut": ("541.5(f)", "543.5(f)", "545.5(e)"),
     "cover_position": ("541.5(e)", "543.5(e)", "545.5(d)"),
     "deal_order": ("541.9(c)", "543.9(c)", "545.9"),
     "third_order": ("541.10(c)", "543.10(c)", "545.10(c)"),
@@ -66,6 +72,9 @@ SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
 # § 541.5(h): no gaming activity at a Minibaccarat table; chapters 543 and 545 in
 # floord's sources have no such paragraph.
 IDLE_SECTION = {"minibaccarat": "541.5(h)"}
+# § 541.5(b), § 543.5(b): a stack the dealer shuffled is left feathered so that the
+# floorperson can verify the shuffle; chapter 545 in floord's sources has no such paragraph.
+FEATHER_SECTION = {"minibaccarat": "541.5(b)", "midibaccarat": "543.5(b)"}
 # § 545.13(f): the Rules Submission says whether the vigorish is collected when the
 # winning payout is made or deferred (then collected before a new shoe).
 VIGORISH_COLLECTION = ("at_payout", "deferred")
@@ -173,6 +182,12 @@ class BaccaratRules:
     def idle_rule(self) -> str | None:
         """§ 541.5(h) at Minibaccarat; None where the chapter has no such paragraph."""
         section = IDLE_SECTION.get(self.game)
+        return None if section is None else cite(section)
+
+    @property
+    def feather_rule(self) -> str | None:
+        """§ 541.5(b), § 543.5(b); None at Baccarat (§ 545.5 has no such paragraph)."""
+        section = FEATHER_SECTION.get(self.game)
         return None if section is None else cite(section)
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
 from floord.engine.blackjack.corrections import OPTIONS
+from floord.engine.blackjack.cut_commands import CutCommands
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.play import ACTIONS, Step, new_round
 from floord.engine.blackjack.rules import CARD_DEFAULTS, MAX_BOXES
@@ -62,6 +63,8 @@ CARD_COMMANDS = (
     "cover_shuffler",
     "decks_received",
     "decks_inspected",
+    "cut",
+    "recut",
 )
 
 
@@ -69,7 +72,7 @@ def _refused(step: Step) -> CommandOutcome:
     return CommandOutcome(False, step.error, step.rule)
 
 
-class BlackjackCommands(TableEngineBase):
+class BlackjackCommands(CutCommands, TableEngineBase):
     """Command handling for `BlackjackEngine` (which supplies the attributes below)."""
 
     rules: GameRules
@@ -219,11 +222,14 @@ class BlackjackCommands(TableEngineBase):
         return _refused(step) if step.error else accepted(step.decisions)
 
     def _cmd_round_end(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        if problem := unknown_args(command, ()):
+        if problem := unknown_args(command, ("cutting_card_at",)):
             return CommandOutcome(False, problem)
         play = self._play()
         if play is None:
             return CommandOutcome(False, "no round is in play")
+        next_cut = self._cutting_card_offer(command, play.r["boxes"])
+        if isinstance(next_cut, str):
+            return CommandOutcome(False, next_cut, self.rules.cite("offer"))
         if play.r["reload"]:
             return CommandOutcome(
                 False,
@@ -242,6 +248,9 @@ class BlackjackCommands(TableEngineBase):
         ended = {"outcome": outcome, "boxes": rnd["boxes"]}
         if outcome == "not_called":
             ended["detail"] = "the shoe does not read cards: floord counted them only"
+        if next_cut is not None:
+            self.shoe.cuts.offer = next_cut
+            ended |= {"cutting_card_at": command.args["cutting_card_at"], "next_cut": next_cut}
         events = [*step.decisions, Decision(EventType.ROUND_ENDED, ended, None, rnd["id"])]
         events += self.shoe.round_finished(rnd["id"])
         return accepted(events)

@@ -14,8 +14,8 @@ checks, without any other device:
 - a shoe that runs out without its cutting card (§ 549.3(a), (c), § 551.3(a)).
 
 The player's own cut (§ 549.6(d), at least 10 cards from either end) is made on the
-table before the stack goes into the shoe, and the dealer then moves the cut cards and
-reinserts the same cutting card (e): no device sees where the player placed it.
+table before the stack goes into the shoe: the dealer's `cut` records it (`cuts`), and a
+shoe that counts the stack checks it again at the load.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack import cut_counts
+from floord.engine.blackjack.cuts import CutBook
 from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
 from floord.engine.blackjack.shuffler import BAD_BATCH_KEYS, COVER_POLICY, ShufflerBook
 from floord.engine.cards.deck_change import deck_change_due
@@ -62,6 +63,8 @@ class ShoeBook:
         self.deck_warned = False
         # The decks received at the table and their inspection (`deck_receipt`).
         self.receipt: dict[str, Any] | None = None
+        # Whom the next cut is offered to and each side's cut (§ 549.6(b)-(d), (f)).
+        self.cuts = CutBook(rules, tuple(self.sides))
 
     @property
     def continuous(self) -> bool:
@@ -100,6 +103,10 @@ class ShoeBook:
                     detail=detail,
                 )
             ]
+        counts, cut = self.cuts.load(side, data.get("cards"), round_id)
+        if not counts:
+            return cut
+        out += cut
         if self.shuffler == "batch" and not self.batch.out_of_order:
             out += self.batch.loaded(round_id, reload)
         elif self.shuffler == "batch" and not self.batch.covered:
@@ -271,6 +278,7 @@ class ShoeBook:
         ]
 
     def reshuffle_ordered(self) -> None:
+        self.cuts.reset("reshuffle")
         for state in self.sides.values():
             state["shuffle_required"] = "floorperson"
             state["cutting_pending"] = False
@@ -294,6 +302,7 @@ class ShoeBook:
     def decks_changed(self, now: datetime) -> None:
         self.decks_opened_at = format_ts(now)
         self.deck_warned = False
+        self.cuts.reset("first_player")
         for state in self.sides.values():
             state.update(_new_side())
             state["shuffle_required"] = "new_decks"
@@ -381,7 +390,7 @@ class ShoeBook:
 
     def snapshot(self) -> dict[str, Any]:
         body = {name: json_copy(getattr(self, name)) for name in self.FIELDS}
-        return {**body, "shuffler": self.batch.snapshot()}
+        return {**body, "shuffler": self.batch.snapshot(), "cuts": self.cuts.snapshot()}
 
     def restore(self, body: dict[str, Any]) -> None:
         if not isinstance(body, dict) or set(body.get("sides") or {}) != set(self.sides):
@@ -390,3 +399,4 @@ class ShoeBook:
             if name in body:
                 setattr(self, name, json_copy(body[name]))
         self.batch.restore(body.get("shuffler") or {})
+        self.cuts.restore(body.get("cuts"))

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from floord.contract import EventType, format_ts
+from floord.engine.cards.cut_offer import CUT_MIN, CutRefused, CutRules, offer, read_cut
 from floord.engine.cards.deck_receipt import (
     ReceiptRefused,
     inspect_step,
@@ -47,7 +48,7 @@ COMMANDS += ("remove_deck", "change_decks", "decks_received", "decks_inspected")
 RECEIPT_ARGS = ("preinspected_preshuffled", "decks", "note")  # `deck_receipt` checks them
 ARGS = {
     "round_start": ("boxes",),
-    "cut": ("cards", "by"),
+    "cut": ("cards", "by", "box", "declined"),
     "shuffle": ("deck",),
     "recut": ("reason",),
     "reshuffle": ("reason",),
@@ -195,18 +196,54 @@ class CarnivalCommands(TableEngineBase):
                 self.rules.cut_rule,
             )
         by = command.args.get("by")
-        if self.game == "pai_gow_poker" and by not in ("player", "dealer"):
-            return CommandOutcome(
-                False,
-                "by must say who cut: player, or dealer if no player accepted",
-                self._cite("cut_offer"),
-            )
-        if self.game != "pai_gow_poker" and by not in (None, "dealer"):
+        if self.game == "pai_gow_poker":
+            return self._offered_cut(command, stack)
+        if by not in (None, "dealer") or "box" in command.args or "declined" in command.args:
             return CommandOutcome(
                 False, f"the dealer cuts the deck, found by {by!r}", self.rules.cut_rule
             )
-        stack["cut"] = {"cards": cards, "by": by or "dealer"}
-        return accepted([])
+        stack["cut"] = {"cards": cards, "by": "dealer"}
+        data = {"cards": cards, "by": "dealer", "box": None, "shuffled": stack["shuffled"]}
+        data["detail"] = "with one hand: the cover card, at least 10 cards onto it, the rest on top"
+        return accepted([decision(EventType.CARDS_CUT, self.rules.cut_rule, None, **data)])
+
+    def _offered_cut(self, command: VerifiedCommand, stack: dict[str, Any]) -> CommandOutcome:
+        """§ 561.5(c)-(e): offered to the first player arriving if the game is just
+        beginning (d)(1), else from the farthest right player counterclockwise (d)(2); if
+        no player accepts, the dealer cuts (c); at least 10 from the top or the bottom (e)."""
+        beginning = self.decks.last_dealt is None and self.decks.in_play is None
+        key = "offer_first_player" if beginning else "offer_farthest_right"
+        to = (
+            "the first player arriving at the table"
+            if beginning
+            else ("the player at the farthest position to the right of the dealer")
+        )
+        first: dict[str, Any] | None = offer(key, to, self._cite(key))
+        rules = CutRules(
+            positions=self.rules.boxes,
+            order="any" if beginning else "down",
+            card="second cover card",
+            offer_key="cut_offer",
+            declined_key="cut_offer",
+            cards_key="cut",
+            recut_key="recut",
+        )
+        args = dict(command.args)
+        if args.get("by") == "player" and "box" not in args and "declined" not in args:
+            # A player's cut that names no box (this command's form before it named one):
+            # recorded, the order of the offer unchecked.
+            args["box"], first = 1, None
+        try:
+            cut = read_cut(args, self.rules.cut_bounds()[1] + CUT_MIN, first, rules)
+        except CutRefused as exc:
+            return CommandOutcome(False, str(exc), self._cite(exc.key))
+        if first is None:
+            cut["box"] = None
+        stack["cut"] = {"cards": cut["cards"], "by": cut["by"]}
+        data = {**cut, "shuffled": stack["shuffled"]}
+        if cut["by"] == "dealer":
+            data["also"] = self._cite("cut_offer")
+        return accepted([decision(EventType.CARDS_CUT, self.rules.cut_rule, None, **data)])
 
     def _cmd_recut(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         return require_recut(

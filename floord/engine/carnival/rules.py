@@ -49,6 +49,8 @@ CITES: dict[str, tuple[str | None, str | None]] = {
     "cut_required": ("5(c)(2)", "5(b)(2)"),
     "cut": ("5(d)(1)", "5(e)"),
     "cut_offer": (None, "5(c)"),
+    "offer_first_player": (None, "5(d)(1)"),
+    "offer_farthest_right": (None, "5(d)(2)"),
     "recut": ("5(e)", "5(f)"),
     "no_gaming_activity": ("5(f)", "5(g)"),
 }

@@ -40,6 +40,7 @@ from floord.engine.core.command_checks import (
 )
 from floord.engine.core.rulings import decision
 from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
+from floord.engine.stud.cuts import StudCutCommands
 from floord.engine.stud.play import Step, StudPlay, new_round
 from floord.engine.stud.rules import ACTIONS, DECK_SIZE, StudRules
 from floord.engine.stud.settle import settle
@@ -60,12 +61,14 @@ CARD_COMMANDS = (
     "cover_shuffler",
     "decks_received",
     "decks_inspected",
+    "cut",
+    "recut",
 )
 FLOOR_POLICY = "a floorperson's call (floord records it; chapter 571 names no cause)"
 STUB_COUNT_ROUNDS = 5  # § 571.8(f), § 571.9(d), § 571.10(d)
 
 
-class StudCommands(TableEngineBase):
+class StudCommands(StudCutCommands, TableEngineBase):
     """Command handling for `StudEngine` (which supplies the attributes below)."""
 
     rules: StudRules
@@ -127,10 +130,13 @@ class StudCommands(TableEngineBase):
         if (refused := self._start_refusal()) is not None:
             return refused
         problems = self.decks.deal_problems(now)
+        if (uncut := self.cut_problem()) is not None:
+            problems.append(uncut)
         if problems:
             return deal_refusal(problems, "no dealing")
         assert self.gaming_day is not None
         deck = self.decks.take_for_round()
+        cut = self.take_cut()
         antes_by_box = {str(k): v for k, v in antes.items()} if antes else None
         rnd = self.rounds.start(self.gaming_day, now, new_round(boxes, antes_by_box, deck))
         body = {
@@ -140,6 +146,7 @@ class StudCommands(TableEngineBase):
             "boxes": rnd["boxes"],
             "dealing": self.rules.dealing,
             "deck": deck,
+            "cut": cut,
         }
         if players is not None:
             body["players"] = {str(p): b for p, b in players.items()}

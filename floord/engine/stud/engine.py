@@ -86,6 +86,7 @@ class StudEngine(StudCommands, TableEngineBase):
             timezone=timezone,
         )
         self.decks = DeckBook(self.rules)
+        self.stack: dict[str, Any] | None = None  # the cut since the last round (§ 571.5(d))
         if snapshot is not None:
             self._restore(snapshot)
 
@@ -121,6 +122,7 @@ class StudEngine(StudCommands, TableEngineBase):
         return {
             **self._snapshot_head(SNAPSHOT_VERSION, {"game": self.game}),
             "decks": self.decks.snapshot(),
+            "cut": self.stack,
         }
 
     def public_state(self) -> dict[str, Any]:
@@ -259,3 +261,5 @@ class StudEngine(StudCommands, TableEngineBase):
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
         self._restore_table(snap, decks=self.decks)
+        cut = snap.get("cut")
+        self.stack = cut if isinstance(cut, dict) and "cut" in cut else None

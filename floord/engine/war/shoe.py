@@ -25,12 +25,13 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType
+from floord.engine.cards.cut_offer import size_problem
 from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.cards.quarter_cut import quarter_minimum, quarter_reading
 from floord.engine.core.rulings import decision, strict
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
-from floord.engine.war.rules import CUT_MIN, WarRules
+from floord.engine.war.rules import WarRules
 
 QUARTER_POLICY = quarter_reading("second cover card")
 COVER_READING = (
@@ -133,13 +134,7 @@ class WarShoe:
     def cut_problem(self, cards: object) -> str | None:
         """§ 567.5(d): the cover card at least 10 cards in from the top or the bottom."""
         size = (self.stack or {}).get("cards") or self.rules.stack_cards
-        high = size - CUT_MIN
-        if not isinstance(cards, int) or isinstance(cards, bool) or not CUT_MIN <= cards <= high:
-            return (
-                f"cards (above the cover card) must be {CUT_MIN}..{high}: at least {CUT_MIN} "
-                f"in from the top or the bottom of {size}, found {cards!r}"
-            )
-        return None
+        return size_problem(cards, size, "cover card")
 
     def recut(self) -> None:
         """§ 567.5(f): the recut is made by the next person entitled under (b)(4)."""
