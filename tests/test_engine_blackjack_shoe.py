@@ -207,6 +207,7 @@ def test_a_batch_not_taken_from_the_shuffler_may_not_be_dealt_549_3_d_3() -> Non
     starts on it, each citing (d)(3); a batch from the shuffler loaded after it deals."""
     t = _batch_table()
     _ready_batch(t, "red")
+    t.cut_if_due()
     [loaded] = violations(t.device(EventType.SHOE_LOADED, {"side": None, "cards": None}))
     assert loaded.rule == cite("549.3(d)(3)") and loaded.data["what"] == "batch_not_from_shuffler"
     [drawn] = violations(t.draw("2C"))  # the burn card (§ 549.7(c)), from that batch
