@@ -9,7 +9,8 @@ Choices where the page is silent: `draw: {count: n}` on a recognition shoe draws
 at random from one 52-card deck (with replacement, from the scenario's seed); a manual
 shoe sends `-` for every card. `face_up` needs recognition (a card-out sensor cannot
 see a face). `out_of_order: {code}` sends `OOO` (the text defaults to the code's in the
-fault table; code 0, back in service, to "back in service"). `TST` is answered with `TSR`: a failure naming the latest uncleared fault, else a pass.
+fault table; code 0, back in service, to "back in service"). `TST` is answered with
+`TSR`: a failure naming the latest uncleared fault, else a pass.
 """
 
 from __future__ import annotations
