@@ -175,3 +175,7 @@ def test_the_cover_survives_a_restart() -> None:
     again.engine.after_restart(again.clock.step())
     again.connect(SHUFFLER, [])  # the shoe, covered, need not come back
     assert again.command("resume", {"reason": "covered shoe; by hand"}).ok
+    # A table since configured with a manual shoe has no automated shoe to keep covered.
+    manual = make_table(dealing="manual_shoe", snapshot=snap, clock=t.clock)
+    assert manual.engine.rules.dealing == "manual_shoe" and not manual.engine.shoe.covered
+    assert manual.engine.table.devices.get(SHOE).required is True

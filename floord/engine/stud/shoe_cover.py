@@ -267,6 +267,8 @@ class StudShoeCommands(TableEngineBase):
     def apply_shoe_cover(self) -> None:
         """Make the rules in effect, and whether the shoe is a required device, follow
         the cover on the record (after a command, or a restore)."""
+        if self.table_rules.dealing != "automated_shoe":
+            self.shoe.cover = None  # a snapshot of a table since configured without one
         cover = self.shoe.cover
         if cover is None:
             self.rules = self.table_rules
@@ -274,4 +276,5 @@ class StudShoeCommands(TableEngineBase):
             self.rules = replace(self.table_rules, dealing=cover["deal_by"], shoe_observed=False)
         self.decks.rules = self.rules
         if self.shoe_device is not None and self.table_rules.dealing == "automated_shoe":
+            # The shoe is the table's primary device, required unless covered.
             self.table.devices.get(self.shoe_device).required = cover is None
