@@ -294,17 +294,6 @@ COMMAND_ARGS: dict[str, str] = {
 }
 
 
-def commands_help() -> str:
-    """Every operator command, its arguments and who may issue it, one line each."""
-    width = max(map(len, COMMAND_ROLES))
-    lines = []
-    for name, roles in COMMAND_ROLES.items():
-        who = ", ".join(r for r in Role if r in roles)
-        args = COMMAND_ARGS.get(name, "")
-        lines.append(f"  {name:<{width}}  {args + '  ' if args else ''}({who})")
-    return "\n".join(lines)
-
-
 COMMAND_MAX_SKEW_S = 30.0
 REPLAY_MAX_EVENTS = 10_000
 # A device replay answer carries at most this many events; the daemon asks again for more.
