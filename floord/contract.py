@@ -55,6 +55,8 @@ class EventType(StrEnum):
     SHOE_CARD_FACE_UP = "shoe.card_face_up"
     SHOE_CUTTING_CARD = "shoe.cutting_card"
     SHOE_EMPTY = "shoe.empty"
+    # A shoe that malfunctions and cannot be used says so (code 0: back in service).
+    SHOE_OUT_OF_ORDER = "shoe.out_of_order"
     # Automated card shufflers (batch and continuous).
     SHUFFLER_SHUFFLE_STARTED = "shuffler.shuffle_started"
     SHUFFLER_SHUFFLE_COMPLETED = "shuffler.shuffle_completed"
@@ -81,6 +83,10 @@ class EventType(StrEnum):
     TABLE_RESUMED = "table.resumed"
     # A device's fault no longer stands (it identified on a newer connection).
     TABLE_FAULT_CLEARED = "table.fault_cleared"
+    # A floorperson covered an out-of-order device (or put a sign on it) so that the table
+    # deals another way (58 Pa. Code § 571.13(g)), and later took the cover off.
+    TABLE_DEVICE_COVERED = "table.device_covered"
+    TABLE_DEVICE_UNCOVERED = "table.device_uncovered"
     ROUND_STARTED = "round.started"
     ROUND_ENDED = "round.ended"
     ROUND_VOIDED = "round.voided"
@@ -195,6 +201,10 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "reshuffle": FLOORPERSON_OR_ABOVE,
     "change_decks": FLOORPERSON_OR_ABOVE,
     "cover_shuffler": FLOORPERSON_OR_ABOVE,
+    # Mississippi Stud: the automated dealing shoe covered as out of order, the table
+    # dealing another way (58 Pa. Code § 571.13(g)), and the cover taken off.
+    "cover_shoe": FLOORPERSON_OR_ABOVE,
+    "uncover_shoe": FLOORPERSON_OR_ABOVE,
     "remove_deck": FLOORPERSON_OR_ABOVE,
     "recut": FLOORPERSON_OR_ABOVE,
     # Mini- and Midibaccarat: the floorperson verifies the feathered stack's shuffle
@@ -256,6 +266,8 @@ COMMAND_ARGS: dict[str, str] = {
         "(a receipt; carnival games also [preshuffled=true|false])"
     ),
     "cover_shuffler": "",
+    "cover_shoe": "deal_by=hand|manual_shoe reason=TEXT [marked=covered|sign]",
+    "uncover_shoe": "reason=TEXT",
     "remove_deck": "reason=TEXT",
     "recut": "reason=TEXT [side=left|right] (Blackjack double shoe)",
     "shuffle_verified": "even=true|false [note=TEXT] (Mini-, Midibaccarat)",
@@ -280,17 +292,6 @@ COMMAND_ARGS: dict[str, str] = {
         "nonmetallic=true|false diameter_sixteenths=N nonmagnetic=true|false licence=ID [note=TEXT]"
     ),
 }
-
-
-def commands_help() -> str:
-    """Every operator command, its arguments and who may issue it, one line each."""
-    width = max(map(len, COMMAND_ROLES))
-    lines = []
-    for name, roles in COMMAND_ROLES.items():
-        who = ", ".join(r for r in Role if r in roles)
-        args = COMMAND_ARGS.get(name, "")
-        lines.append(f"  {name:<{width}}  {args + '  ' if args else ''}({who})")
-    return "\n".join(lines)
 
 
 COMMAND_MAX_SKEW_S = 30.0

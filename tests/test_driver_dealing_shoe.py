@@ -19,7 +19,12 @@ from floord.profiles import load_profile
 CASES = cases_of("dealing_shoe")
 PROFILES = {
     name: load_profile(name)
-    for name in ("ref-shoe-manual", "ref-shoe-recognition", "ref-shoe-double")
+    for name in (
+        "ref-shoe-manual",
+        "ref-shoe-recognition",
+        "ref-shoe-double",
+        "ref-shoe-automated",
+    )
 }
 
 
@@ -42,6 +47,7 @@ def test_every_device_message_of_the_page_is_in_the_golden_file() -> None:
         "FUP",
         "CUT",
         "EMP",
+        "OOO",
         "TSR",
         "FLT",
         "FLC",
@@ -53,8 +59,14 @@ def test_every_device_message_of_the_page_is_in_the_golden_file() -> None:
 
 
 def test_profiles_say_what_the_config_checks() -> None:
-    assert [PROFILES[n].quirks["double"] for n in sorted(PROFILES)] == [True, False, False]
+    assert [PROFILES[n].quirks["double"] for n in sorted(PROFILES)] == [
+        False,  # automated
+        True,  # double
+        False,  # manual
+        False,  # recognition
+    ]
     assert PROFILES["ref-shoe-recognition"].quirks["recognition"] is True
+    assert PROFILES["ref-shoe-automated"].quirks["recognition"] is True
     assert PROFILES["ref-shoe-manual"].quirks["recognition"] is False
 
 

@@ -232,14 +232,42 @@ def test_a_counting_shuffler_without_its_count_is_shuffled_again_under_policy() 
 
 
 def test_preshuffled_decks_are_still_shuffled_by_the_table_before_dealing_571_5_a() -> None:
-    """floord's reading of § 571.5(a) ("Immediately prior to the beginning of play, unless
-    the cards were preshuffled ..., the dealer shall shuffle the cards") with (c)(2) ("If
-    the cards ... were preshuffled, cut the cards"): the exemption permits dealing
-    preshuffled decks unshuffled; floord, which keeps no record of a Stud cut, deals a
-    deck only after the table's own shuffle. Decks received preshuffled wait for it."""
+    """§ 571.5(a): "Immediately prior to the beginning of play, unless the cards were
+    preshuffled in accordance with § 523.16 (u) or (v) ..., and after each round of play
+    has been completed, the dealer shall shuffle the cards". The shuffle before play is
+    not required of preshuffled decks, so the refusal to deal them before the table's
+    automated shuffler has shuffled them is floord's reading (docs/rules.md, "Readings"),
+    never § 571.5(a); after a round the deck is shuffled again under (a)."""
     t = _open()
     assert t.command("decks_received", {"preinspected_preshuffled": True}).ok
     refused = t.start(1)
     assert not refused.ok and "no shuffled deck is ready" in (refused.error or "")
+    assert "floord policy, not a regulation" in (refused.error or "")
+    assert refused.rule != cite("571.5(a)")
+    t.device(EventType.SHOE_LOADED, LOADED)  # the shoe loaded: the preshuffle alone stays
+    refused = t.start(1)
+    assert not refused.ok and refused.rule is None
     t.prepare()
+    assert t.start(1).ok
+    assert t.dealer("no_more_bets").ok
+    t.draws("AS", "KS", "QS", "JS", "TS")
+    for card in (1, 2, 3):
+        assert t.street({1: "play1"}, card).ok
+    assert t.dealer("round_end").ok
+    t.device(EventType.SHOE_LOADED, LOADED)
+    after_a_round = t.start(1)
+    assert not after_a_round.ok and after_a_round.rule == cite("571.5(a)")
+
+
+def test_preshuffled_decks_without_a_shuffler_are_cut_and_dealt_unshuffled_571_5_a_c_2() -> None:
+    """§ 571.5(c)(2): "If the cards were shuffled manually or were preshuffled, cut the
+    cards in accordance with subsection (d)." Without an automated shuffler in use the
+    preshuffled deck is cut, placed in the shoe and dealt; no shuffle is asked of it."""
+    t = _open(shuffler="none")
+    assert t.command("decks_received", {"preinspected_preshuffled": True}).ok
+    refused = t.start(1)
+    assert not refused.ok and "are cut before they are dealt" in (refused.error or "")
+    assert "no shuffled deck" not in (refused.error or "")
+    assert t.dealer("cut", {"cards": 20}).ok
+    t.device(EventType.SHOE_LOADED, LOADED)
     assert t.start(1).ok

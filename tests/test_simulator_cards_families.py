@@ -89,7 +89,8 @@ def test_recognition_shoe_messages(algorithm: str) -> None:
     steps = [
         {"load": {"cards": 312}}, {"draw": {"cards": ["KH", "7D"], "interval": 0.5}},
         {"draw": {"count": 2}}, {"face_up": {"card": "5S"}}, {"cutting_card": {}},
-        {"empty": {}}, {"fault": {"code": 32}}, {"tamper": {"code": 1}}, {"idle": 5},
+        {"empty": {}}, {"out_of_order": {"code": 30}}, {"out_of_order": {"code": 0}},
+        {"fault": {"code": 32}}, {"tamper": {"code": 1}}, {"idle": 5},
     ]  # fmt: skip
     sim = DealingShoeSimulator(
         profile("dealing_shoe", checksum=algorithm, recognition=True),
@@ -103,6 +104,7 @@ def test_recognition_shoe_messages(algorithm: str) -> None:
     rest = [m for m in heard if m[0] not in ("IDN", "CRD", "ACK")]
     assert rest == [
         ("LOD", "-", "312"), ("FUP", "-", "5S"), ("CUT", "-", "4"), ("EMP", "-"),
+        ("OOO", "30", "card jam at the exit"), ("OOO", "0", "back in service"),
         ("FLT", "32", "recognition camera failed"), ("TMP", "1", "shoe lid opened during play"),
         ("TSR", "F", "32", "recognition camera failed"),  # TST: the fault still raised
     ]  # fmt: skip

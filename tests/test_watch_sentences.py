@@ -163,6 +163,24 @@ def test_the_pai_gow_sentences() -> None:
     )
 
 
+def test_an_out_of_order_shoe_covered_and_uncovered() -> None:
+    ooo = {"code": 30, "text": "dispenser jammed"}
+    assert sentence(env(EventType.SHOE_OUT_OF_ORDER, ooo)) == (
+        "shoe out of order: dispenser jammed (code 30)"
+    )
+    assert sentence(env(EventType.SHOE_OUT_OF_ORDER, {"code": 0})) == "shoe back in service"
+    covered = {"device": "shoe", "by": "FP-1", "reason": "jam", "marked": "sign"}
+    covered["deal_by"] = "hand"
+    assert sentence(env(EventType.TABLE_DEVICE_COVERED, covered, "58 Pa. Code § 571.13(g)")) == (
+        "shoe out of order, a sign put on it by FP-1: jam; the table deals from the hand, "
+        "§ 571.13(g)"
+    )
+    uncovered = {"device": "shoe", "by": "FP-1", "reason": "fixed", "dealing": "automated_shoe"}
+    assert sentence(env(EventType.TABLE_DEVICE_UNCOVERED, uncovered)) == (
+        "shoe uncovered by FP-1: fixed; the table deals from the automated shoe again"
+    )
+
+
 def test_a_type_this_console_does_not_know_still_reads_as_words() -> None:
     newer = env("wheel.ball_speed", {"spin": 3, "rpm": 61.5, "ok": True})
     assert sentence(newer) == "wheel ball speed: spin 3, rpm 61.5, ok yes"

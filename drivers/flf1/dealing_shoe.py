@@ -15,9 +15,11 @@ from drivers.flf1.codec import Frame, FrameError
 from drivers.flf1.fields import (
     NO_VALUE,
     Output,
+    code_text,
     expect_fields,
     parse_card,
     parse_int,
+    parse_text,
     self_test_reply,
 )
 from drivers.flf1.framed import FramedDriver
@@ -32,7 +34,7 @@ class DealingShoeDriver(FramedDriver):
     """One dealing shoe on one link."""
 
     FAMILY = "dealing_shoe"
-    TYPES: ClassVar[frozenset[str]] = frozenset({"LOD", "CRD", "FUP", "CUT", "EMP", "TSR"})
+    TYPES: ClassVar[frozenset[str]] = frozenset({"LOD", "CRD", "FUP", "CUT", "EMP", "OOO", "TSR"})
     FLAGS = ("recognition", "double")
     CAPABILITIES: ClassVar[frozenset[str]] = frozenset({"recognition", "double"})
     FAULT_CODES: ClassVar[dict[int, str]] = {
@@ -54,6 +56,8 @@ class DealingShoeDriver(FramedDriver):
         kind = frame.type
         if kind == "TSR":
             return self_test_reply(frame, self.quirks.fault_codes)
+        if kind == "OOO":
+            return self._out_of_order(frame)
         side = self._side(frame)
         if kind == "LOD":
             _, raw_cards = expect_fields(frame, "side", "cards")
@@ -82,6 +86,18 @@ class DealingShoeDriver(FramedDriver):
             return [*out, DeviceEvent(EventType.SHOE_CUTTING_CARD, {"count": count, "side": side})]
         expect_fields(frame, "side")
         return [DeviceEvent(EventType.SHOE_EMPTY, {"side": side})]
+
+    def _out_of_order(self, frame: Frame) -> list[Output]:
+        """`OOO|code|text`: the shoe malfunctions and cannot be used (code 0: back in
+        service). Unlike `FLT`, it is the shoe's word that it is out of service until
+        repaired, the report § 571.13(g) asks a person to act on."""
+        raw_code, text = expect_fields(frame, "code", "text")
+        code = parse_int(raw_code, "OOO code")
+        text = parse_text(text, "OOO text")
+        if code == 0:
+            return [DeviceEvent(EventType.SHOE_OUT_OF_ORDER, {"code": 0})]
+        data = {"code": code, "text": code_text(code, text, self.quirks.fault_codes)}
+        return [DeviceEvent(EventType.SHOE_OUT_OF_ORDER, data)]
 
     def _side(self, frame: Frame) -> str | None:
         """The frame's side: `L`/`R` from a double shoe, `-` from a single one."""

@@ -78,9 +78,13 @@ def _card_drawn(d: dict[str, Any], e: Envelope) -> str:
 
 
 def _out_of_order(d: dict[str, Any], e: Envelope) -> str:
+    return _device_order("shuffler", d)
+
+
+def _device_order(device: str, d: dict[str, Any]) -> str:
     if d.get("code") in (0, "0"):
-        return "shuffler back in service"
-    return f"shuffler out of order: {get(d, 'text')} (code {get(d, 'code')})"
+        return f"{device} back in service"
+    return f"{device} out of order: {get(d, 'text')} (code {get(d, 'code')})"
 
 
 def _die(die: Any) -> str:
@@ -159,6 +163,7 @@ DEVICE_SENTENCES: dict[str, Sentence] = {
         f"cutting card out after {get(d, 'count')} cards{_side(d)}"
     ),
     EventType.SHOE_EMPTY: lambda d, e: f"shoe empty{_side(d)}",
+    EventType.SHOE_OUT_OF_ORDER: lambda d, e: _device_order("shoe", d),
     EventType.SHUFFLER_SHUFFLE_STARTED: lambda d, e: f"shuffling batch {get(d, 'batch')}",
     EventType.SHUFFLER_SHUFFLE_COMPLETED: lambda d, e: (
         f"batch {get(d, 'batch')} shuffled, {get(d, 'cards')} cards"

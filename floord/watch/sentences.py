@@ -129,6 +129,24 @@ def _fault_cleared(d: dict[str, Any], e: Envelope) -> str:
     )
 
 
+def _covered(d: dict[str, Any], e: Envelope) -> str:
+    how = "a sign put on it" if d.get("marked") == "sign" else "covered"
+    text = f"{get(d, 'device')} out of order, {how} by {get(d, 'by')}: {get(d, 'reason')}"
+    return text + f"; the table deals {_method(d.get('deal_by'))}"
+
+
+def _uncovered(d: dict[str, Any], e: Envelope) -> str:
+    text = f"{get(d, 'device')} uncovered by {get(d, 'by')}: {get(d, 'reason')}"
+    return text + f"; the table deals {_method(d.get('dealing'))} again"
+
+
+def _method(method: Any) -> str:
+    known = {"hand": "from the hand", "manual_shoe": "from a manual shoe"}
+    if isinstance(method, str):
+        return known.get(method, f"from the {words(method)}")
+    return "by another method"
+
+
 def _closed(d: dict[str, Any], e: Envelope) -> str:
     text = f"table closed by {get(d, 'by')} (was {get(d, 'from')})"
     return text + ("; its next opening needs an inspection" if d.get("inspection_required") else "")
@@ -206,6 +224,8 @@ TABLE_SENTENCES: dict[str, Sentence] = {
     EventType.TABLE_RESUMED: _resumed,
     EventType.TABLE_FAULT_CLEARED: _fault_cleared,
     EventType.TABLE_WARNING: _warning,
+    EventType.TABLE_DEVICE_COVERED: _covered,
+    EventType.TABLE_DEVICE_UNCOVERED: _uncovered,
     EventType.TABLE_RETIRED: lambda d, e: (
         f"table retired by {get(d, 'by')}: {get(d, 'reason')}" + optional(d, "mismatch", " ({})")
     ),

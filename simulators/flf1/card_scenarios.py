@@ -27,6 +27,7 @@ File form (the keys of every family, then each family's own)::
     # reader:   peek: {blackjack: false, card: "9H"}   self_test: {passed: false, code: 12}
     # shoe:     load: {side: "-", cards: 312}   draw: {cards: [KH, 7D], side: "-", interval: 0.3}
     #           draw: {count: 5}   face_up: {card: 5S}   cutting_card: {}   empty: {}
+    #           out_of_order: {code: 30}   (code 0: back in service)
     # shuffler: shuffle: {batch: red, cards: 312, seconds: 20}   remove: {batch: red}
     #           jam: {batch: blue, code: 40}   door: open   out_of_order: {code: 41}
     #           mode: continuous
@@ -216,6 +217,7 @@ class ShoeStep(CardStep):
     face_up: FaceUp | None = None
     cutting_card: SideOnly | None = None
     empty: SideOnly | None = None
+    out_of_order: CodeText | None = None
 
     def seconds(self) -> float:
         drawing = self.draw.interval * (self.draw.size - 1) if self.draw is not None else 0.0

@@ -8,7 +8,9 @@ card reports how many cards of that side came before it.
 Choices where the page is silent: `draw: {count: n}` on a recognition shoe draws cards
 at random from one 52-card deck (with replacement, from the scenario's seed); a manual
 shoe sends `-` for every card. `face_up` needs recognition (a card-out sensor cannot
-see a face). `TST` is answered with `TSR`: a failure naming the latest uncleared fault, else a pass.
+see a face). `out_of_order: {code}` sends `OOO` (the text defaults to the code's in the
+fault table; code 0, back in service, to "back in service"). `TST` is answered with
+`TSR`: a failure naming the latest uncleared fault, else a pass.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ FAULTS: dict[int, str] = {
     90: "link: frame not acknowledged",
 }
 TAMPERS: dict[int, str] = {1: "shoe lid opened during play", 2: "cable cut"}
+IN_SERVICE = "back in service"
 DECK: tuple[str, ...] = tuple(rank + suit for suit in "SHDC" for rank in "A23456789TJQK")
 
 
@@ -61,6 +64,8 @@ class DealingShoeSimulator(CardDevice):
         return ShoeState()
 
     def family_problem(self, step: ShoeStep) -> str | None:
+        if step.out_of_order is not None and step.out_of_order.code != 0:
+            return self.code_problem(step.out_of_order.code, self.faults, "fault")
         spec = step.load or step.draw or step.face_up or step.cutting_card or step.empty
         if spec is not None:
             wanted = "L or R on a double shoe" if self.double else "'-' on a single shoe"
@@ -88,6 +93,10 @@ class DealingShoeSimulator(CardDevice):
             return [Send("CUT", (side, str(state.drawn.get(side, 0))))]
         if step.empty is not None:
             return [Send("EMP", (step.empty.side,))]
+        if step.out_of_order is not None:
+            code = step.out_of_order.code
+            text = step.out_of_order.text or (self.faults[code] if code else IN_SERVICE)
+            return [Send("OOO", (str(code), text))]
         raise ValueError(f"not a dealing shoe step: {step.kind}")
 
     def _draw(self, step: ShoeStep, state: ShoeState, rng: random.Random) -> list[Action]:

@@ -48,6 +48,15 @@ COUNT_MISSING_POLICY = (
 )
 
 
+# § 571.5(a), § 55x.5(a) exempt preshuffled decks from the shuffle before play; the table's
+# automated shuffler shuffles them all the same (docs/rules.md, "Readings").
+PRESHUFFLED_POLICY = (
+    "floord policy, not a regulation: decks received preshuffled are shuffled by the "
+    "table's automated shuffler before floord deals them, though the shuffle before play "
+    "is not required of them; no shuffled deck is ready"
+)
+
+
 class DeckRules(Protocol):
     """What `DeckBook` reads of a game's rules (`StudRules`, `CarnivalRules`)."""
 
@@ -451,6 +460,8 @@ class DeckBook:
                         f"deck {self.last_dealt} was dealt last round: the decks alternate",
                     )
                 )
+            elif self.preshuffled_unused:
+                problems.append((None, PRESHUFFLED_POLICY))
             else:
                 problems.append(
                     (
@@ -466,6 +477,14 @@ class DeckBook:
                 )
             )
         return problems
+
+    @property
+    def preshuffled_unused(self) -> bool:
+        """The decks on the table were received preshuffled (§ 523.16(u), (v)) and none
+        has been dealt since: the shuffle "immediately prior to the beginning of play" is
+        not required of them (§ 571.5(a), § 55x.5(a))."""
+        receipt = self.receipt or {}
+        return receipt.get("preinspected_preshuffled") is True and self.last_dealt is None
 
     # ----- persistence ------------------------------------------------------------
 

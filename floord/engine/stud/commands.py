@@ -4,7 +4,8 @@ The dealer tells floord what no device sees: the boxes with an Ante Wager
 (`round_start`), "no more bets" (§ 571.8(b)), each player's 3rd, 4th and 5th Street
 decision (`decision`, § 571.11), each community card turned (`reveal`), the stub's count
 (`stub_count`, § 571.8(f)-(h)) and the end of the round. A floorperson orders a reshuffle,
-removes a deck, records new decks (§ 571.3(c)) and covers a broken shuffler (§ 571.13(g)).
+removes a deck, records new decks (§ 571.3(c)) and covers a broken shuffler or automated
+shoe (§ 571.13(g); the shoe's commands are `StudShoeCommands`').
 New decks are a receipt (`decks_received`, or `change_decks`): the dealer inspects them
 (§ 571.4(a); two decks each on its own, (d)) and the floorperson verifies (b) before a
 shuffle or a shoe load of them counts, unless they came preinspected and preshuffled (e);
@@ -44,6 +45,7 @@ from floord.engine.stud.cuts import StudCutCommands
 from floord.engine.stud.play import Step, StudPlay, new_round
 from floord.engine.stud.rules import ACTIONS, DECK_SIZE, StudRules
 from floord.engine.stud.settle import settle
+from floord.engine.stud.shoe_cover import StudShoeCommands
 
 if TYPE_CHECKING:
     from floord.engine.cards.deck_book import DeckBook
@@ -59,6 +61,8 @@ CARD_COMMANDS = (
     "remove_deck",
     "change_decks",
     "cover_shuffler",
+    "cover_shoe",
+    "uncover_shoe",
     "decks_received",
     "decks_inspected",
     "cut",
@@ -68,7 +72,7 @@ FLOOR_POLICY = "a floorperson's call (floord records it; chapter 571 names no ca
 STUB_COUNT_ROUNDS = 5  # § 571.8(f), § 571.9(d), § 571.10(d)
 
 
-class StudCommands(StudCutCommands, TableEngineBase):
+class StudCommands(StudCutCommands, StudShoeCommands, TableEngineBase):
     """Command handling for `StudEngine` (which supplies the attributes below)."""
 
     rules: StudRules
@@ -130,6 +134,8 @@ class StudCommands(StudCutCommands, TableEngineBase):
         if (refused := self._start_refusal()) is not None:
             return refused
         problems = self.decks.deal_problems(now)
+        if (uncovered := self.shoe_cover_problem()) is not None:
+            problems.insert(0, uncovered)
         if (uncut := self.cut_problem()) is not None:
             problems.append(uncut)
         if problems:

@@ -33,6 +33,7 @@ from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.stud.commands import StudCommands
 from floord.engine.stud.play import Step, StudPlay
 from floord.engine.stud.rules import GAMES, read_rules, stud_inspection
+from floord.engine.stud.shoe_cover import ShoeCover
 
 SNAPSHOT_VERSION = 1
 RESTART_POLICY = restart_policy("end")
@@ -60,7 +61,9 @@ class StudEngine(StudCommands, TableEngineBase):
     ) -> None:
         if game not in GAMES:
             raise ValueError(f"game {', '.join(GAMES)} expected, found {game!r}")
-        self.rules = read_rules(rules)
+        # The configured rules; `rules` are those in effect (another method of dealing
+        # while the automated shoe is covered, § 571.13(g): `stud.shoe_cover`).
+        self.table_rules = self.rules = read_rules(rules)
         if self.rules.dealing != "hand" and not shoe_device:
             raise ValueError(f"dealing from a {self.rules.dealing} needs a shoe device")
         if self.rules.dealing == "hand" and shoe_device:
@@ -87,6 +90,7 @@ class StudEngine(StudCommands, TableEngineBase):
         )
         self.decks = DeckBook(self.rules)
         self.stack: dict[str, Any] | None = None  # the cut since the last round (§ 571.5(d))
+        self.shoe = ShoeCover()
         if snapshot is not None:
             self._restore(snapshot)
 
@@ -95,9 +99,14 @@ class StudEngine(StudCommands, TableEngineBase):
     def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
-        owners = [(SHOE_EVENTS, self.shoe_device), (SHUFFLER_EVENTS, self.shuffler_device)]
+        owners = [(SHOE_EVENTS | {EventType.SHOE_OUT_OF_ORDER}, self.shoe_device)]
+        owners.append((SHUFFLER_EVENTS, self.shuffler_device))
         if (misrouted := self._misrouted(device, type, owners)) is not None:
             return misrouted
+        if type == EventType.SHOE_OUT_OF_ORDER:
+            return EngineOutput(self._shoe_out_of_order(data, now))
+        if type in SHOE_EVENTS and self.shoe.covered:
+            return EngineOutput([self.covered_shoe_event(type)])
         self.decks.active_at = format_ts(now)  # a card, stack or shuffle: gaming activity
         if type in SHUFFLER_EVENTS:
             return EngineOutput(self.decks.shuffler_event(type, data, self.current_round))
@@ -123,6 +132,7 @@ class StudEngine(StudCommands, TableEngineBase):
             **self._snapshot_head(SNAPSHOT_VERSION, {"game": self.game}),
             "decks": self.decks.snapshot(),
             "cut": self.stack,
+            "shoe_cover": self.shoe.snapshot(),
         }
 
     def public_state(self) -> dict[str, Any]:
@@ -184,6 +194,15 @@ class StudEngine(StudCommands, TableEngineBase):
         else:
             step = play.shoe_empty()
         return self._apply(step)
+
+    def _shoe_out_of_order(self, data: dict[str, Any], now: datetime) -> list[Decision]:
+        """The shoe says it cannot be used: a warning under § 571.13(g); mid-round, before
+        it dealt every stack, the round is void under § 571.13(f) ("stops dealing cards")."""
+        out = self.shoe_order_reported(data, now)
+        play = self._play()
+        if play is not None and self.shoe.out_of_order is not None and not self.shoe.covered:
+            out += self._apply(play.shoe_empty())
+        return out
 
     def _apply(self, step: Step) -> list[Decision]:
         out = list(step.decisions)
@@ -260,6 +279,7 @@ class StudEngine(StudCommands, TableEngineBase):
 
     def _restore(self, snap: dict[str, Any]) -> None:
         check_header(snap, SNAPSHOT_VERSION, {"table": self.table_id, "game": self.game})
-        self._restore_table(snap, decks=self.decks)
+        self._restore_table(snap, decks=self.decks, shoe_cover=self.shoe)
         cut = snap.get("cut")
         self.stack = cut if isinstance(cut, dict) and "cut" in cut else None
+        self.apply_shoe_cover()

@@ -86,6 +86,9 @@ class StudRules:
     minimum_ante: int | None = None
     # § 571.5(f): minutes without a round after which the cards are spread and reshuffled.
     idle_minutes: int | None = None
+    # False while the automated shoe is covered (§ 571.13(g)) and the dealer deals by
+    # another method that no device of the table reports (`stud.shoe_cover`).
+    shoe_observed: bool = True
 
     def cite(self, key: str) -> str:
         return cite(BY_PROCEDURE[key][PROCEDURE_INDEX[self.dealing]])
@@ -94,7 +97,9 @@ class StudRules:
 
     @property
     def has_shoe(self) -> bool:
-        return self.dealing != "hand"
+        """A shoe device the deck is seen placed in (none when dealt from the hand, or
+        from a manual shoe standing in for a covered automated one)."""
+        return self.dealing != "hand" and self.shoe_observed
 
     def deck_rule(self, key: str) -> str | None:
         """The citation `cards.deck_book.DeckBook` gives a deck decision (see DECK_RULES)."""
@@ -106,10 +111,12 @@ class StudRules:
     def observed_cards(self) -> int:
         """Cards a shoe device sees per box in a round (§ 571.10(c): the automated shoe
         deals the players' stacks only; the community cards come from the hand)."""
+        if not self.shoe_observed:
+            return 0
         return {"manual_shoe": 2, "automated_shoe": 2, "hand": 0}[self.dealing]
 
     def observed_community(self) -> int:
-        return 3 if self.dealing == "manual_shoe" else 0
+        return 3 if self.dealing == "manual_shoe" and self.shoe_observed else 0
 
     @property
     def deck_hours(self) -> int:
