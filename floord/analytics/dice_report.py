@@ -11,7 +11,6 @@ opened read-only.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,8 @@ from typing import Any
 from floord.analytics.dice_watch import FACE_CELLS, TOTAL_CELLS, DiceWatch, set_name
 from floord.analytics.running_test import MIN_EXPECTED, Category, evaluate
 from floord.contract import EventType, parse_ts
+from floord.journal.errors import JournalError
+from floord.journal.readers import stream_rows
 
 
 @dataclass(frozen=True)
@@ -72,18 +73,10 @@ def read_rolls(journal: Path, table: str, since: datetime | None) -> list[DiceRo
     if not journal.is_file():
         raise ValueError(f"no journal at {journal}")
     try:
-        db = sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise ValueError(f"journal {journal}: cannot open read-only: {exc}") from exc
+        rows = stream_rows(journal, table)
+    except JournalError as exc:
+        raise ValueError(str(exc)) from exc
     wanted = (EventType.CRAPS_DICE.value, EventType.CRAPS_ROLL.value)
-    try:
-        rows = db.execute(
-            "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (table,)
-        ).fetchall()
-    except sqlite3.Error as exc:
-        raise ValueError(f"journal {journal}: cannot read stream {table!r}: {exc}") from exc
-    finally:
-        db.close()
     events = []
     for seq, body in rows:
         try:

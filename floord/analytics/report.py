@@ -10,7 +10,6 @@ write to the record it reads.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,8 @@ from floord.analytics.running_test import MIN_EXPECTED, evaluate
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
 from floord.engine.core.copies import Fixed
+from floord.journal.errors import JournalError
+from floord.journal.readers import stream_rows
 
 RESULT_TYPES = (EventType.ROULETTE_RESULT.value, EventType.BIGSIX_RESULT.value)
 
@@ -59,17 +60,9 @@ def read_results(journal: Path, table: str, since: datetime | None) -> list[Whee
     if not journal.is_file():
         raise ValueError(f"no journal at {journal}")
     try:
-        db = sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise ValueError(f"journal {journal}: cannot open read-only: {exc}") from exc
-    try:
-        rows = db.execute(
-            "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (table,)
-        ).fetchall()
-    except sqlite3.Error as exc:
-        raise ValueError(f"journal {journal}: cannot read stream {table!r}: {exc}") from exc
-    finally:
-        db.close()
+        rows = stream_rows(journal, table)
+    except JournalError as exc:
+        raise ValueError(str(exc)) from exc
     found = []
     for seq, body in rows:
         try:

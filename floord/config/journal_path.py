@@ -11,9 +11,9 @@ read-only after the check) `floord run` reports in one line (`floord.cli.main`).
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 
+from floord.journal.readers import ReadOnlyFailed, read_schema
 from floord.journal.store import SCHEMA_VERSION
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -58,21 +58,14 @@ def _file_problem(journal: Path) -> str | None:
 
 def _version_problem(journal: Path) -> str | None:
     """A schema this floord can open or migrate (not a newer floord's)."""
-    uri = f"{journal.resolve().as_uri()}?mode=ro"
     try:
-        db = sqlite3.connect(uri, uri=True, timeout=5.0)
-    except sqlite3.Error as exc:
-        return f"a journal floord can open expected, found {str(journal)!r} ({exc})"
-    try:
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "meta" not in tables:
-            return None if not tables else _foreign(journal)
-        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.Error as exc:
-        return f"a journal floord can read expected, found {str(journal)!r} ({exc})"
-    finally:
-        db.close()
-    version = row[0] if row else None
+        schema = read_schema(journal)
+    except ReadOnlyFailed as exc:
+        can = "open" if exc.opening else "read"
+        return f"a journal floord can {can} expected, found {str(journal)!r} ({exc.reason})"
+    if "meta" not in schema.tables:
+        return None if not schema.tables else _foreign(journal)
+    version = schema.version
     if version is not None and (not str(version).isdigit() or int(version) > SCHEMA_VERSION):
         return (
             f"a journal of schema version {SCHEMA_VERSION} or older expected, found "

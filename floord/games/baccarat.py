@@ -11,7 +11,7 @@ from floord.engine.baccarat.rules import DEFAULTS
 from floord.engine.baccarat.rules import BaccaratRules as EngineRules
 from floord.games.definition import Families, GameDefinition, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 
 class BaccaratRules(StrictModel):

@@ -13,7 +13,7 @@ from floord.engine.big_six.engine import BigSixEngine
 from floord.engine.big_six.layout import ORDER_533_1_B, read_layout
 from floord.games.definition import Families, GameDefinition, Wheel
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 WHEEL = "big_six_wheel"
 

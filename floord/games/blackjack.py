@@ -12,7 +12,7 @@ from floord.engine.blackjack.rules import CARD_DEFAULTS
 from floord.engine.blackjack.spanish21 import pay_table_problems
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 
 class CardTableRules(StrictModel):

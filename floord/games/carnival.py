@@ -16,7 +16,7 @@ from floord.games.definition import (
     first_device,
 )
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 
 class CarnivalRules(StrictModel):

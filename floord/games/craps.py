@@ -12,7 +12,7 @@ from floord.engine.craps.rules import payout_problems
 from floord.games.definition import Families, GameDefinition
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 TRACKER = "dice_tracker"
 

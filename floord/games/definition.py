@@ -16,7 +16,7 @@ from typing import Any, Protocol, get_args
 from floord.analytics.report import WheelSetup
 from floord.games.table_model import GameTable
 from floord.profiles import DeviceProfile, ProfileError, load_profile
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 # A table's devices by family: (device id, profile) in the config's order.
 Families = dict[str, list[tuple[str, DeviceProfile]]]

@@ -12,7 +12,7 @@ from floord.engine.pai_gow.rules import DICE, read_rules
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 SHAKER = "dice_tracker"
 

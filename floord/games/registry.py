@@ -32,7 +32,7 @@ from floord.games.definition import (
     devices_by_family,
 )
 from floord.games.table_model import GameTable
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 # In this order the config's error messages list the games.
 DEFINITIONS: tuple[GameDefinition, ...] = (

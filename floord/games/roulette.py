@@ -13,7 +13,7 @@ from floord.engine.roulette.layout import wheel_spec
 from floord.games.definition import Families, GameDefinition, Wheel
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 WHEEL = "roulette_wheel"
 

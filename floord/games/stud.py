@@ -11,7 +11,7 @@ from floord.engine.stud.engine import StudEngine
 from floord.engine.stud.rules import DEFAULTS, MAX_BOXES, read_rules
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
-from floord.table.runner import TableEngine
+from floord.table.vocabulary import TableEngine
 
 
 class StudRules(StrictModel):

@@ -13,7 +13,6 @@ migrated), and says how to retire a table's old state deliberately.
 from __future__ import annotations
 
 import shlex
-import sqlite3
 from pathlib import Path
 
 from floord.adapters.local import load_driver
@@ -21,6 +20,7 @@ from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.engine.core.snapshots import SnapshotError
 from floord.journal.lock import holder_of
+from floord.journal.readers import schema_version
 from floord.journal.store import SCHEMA_VERSION, Journal, JournalError
 from floord.processes.daemon import build_engine, driver_options
 from floord.profiles import ProfileError, load_profile
@@ -65,7 +65,7 @@ def journal_problems(loaded: LoadedConfig) -> list[str]:
     except JournalError as exc:
         return [f"{where}: a journal floord can read expected, found: {exc}"]
     try:
-        version = _schema_version(path)
+        version = schema_version(path)
         if version not in {str(v) for v in range(1, SCHEMA_VERSION + 1)}:
             return [
                 f"{where}: a journal of schema version {SCHEMA_VERSION} or older expected, "
@@ -79,19 +79,6 @@ def journal_problems(loaded: LoadedConfig) -> list[str]:
         return [f"{where}: a journal floord can read expected, found: {exc}"]
     finally:
         journal.close()
-
-
-def _schema_version(path: Path) -> str | None:
-    """The file's `meta.schema_version`, read `mode=ro` (None: never set up by floord)."""
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        raise JournalError(f"journal {path}: cannot read its schema version: {exc}") from exc
-    return str(row[0]) if row else None
 
 
 def _snapshot_problems(

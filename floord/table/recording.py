@@ -25,31 +25,16 @@ from typing import Any, Protocol, TypeVar
 from floord.adapters.local import Received
 from floord.contract import Envelope, format_ts
 from floord.engine.core.copies import deep_copy
-from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.engine.core.types import EngineOutput
 from floord.journal.store import DISK_FULL, Journal, JournalError
 from floord.table.bus import Tick
 from floord.table.commit_group import Entry, PendingRows, builders
 from floord.table.state_lines import log_recorded
 from floord.table.surveillance import AlertKeeper
 from floord.table.unrecorded import Pending, Unrecorded
+from floord.table.vocabulary import TableEngine as TableEngine
 
 T = TypeVar("T")
-
-
-class TableEngine(Protocol):
-    """What the runner needs of a game engine (the roulette engine is one)."""
-
-    @property
-    def current_round(self) -> str | None: ...
-    def on_device_event(
-        self, device: str, type: str, data: dict[str, Any], now: datetime
-    ) -> EngineOutput: ...
-    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome: ...
-    def tick(self, now: datetime) -> EngineOutput: ...
-    def after_restart(self, now: datetime) -> EngineOutput: ...
-    def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
-    def snapshot(self) -> dict[str, Any]: ...
-    def public_state(self) -> dict[str, Any]: ...
 
 
 class Link(Protocol):

@@ -1,0 +1,107 @@
+"""The journal's file read by a tool that does not hold it: the schema `floord check`
+looks at before `run` would open the file, and a table's stream as `floord report` reads
+it back.
+
+Only the journal package speaks the journal's SQL; everything else asks here or on a
+`Journal`. Each read opens a connection of its own `mode=ro` (SQLite creates, migrates
+and writes nothing, and no writer's lock is taken: safe beside a running daemon) and
+closes it before it returns. The file is opened by SQLite only: SQLite keeps its POSIX
+locks per file and process, so it knows not to drop them when one of its connections
+closes, while a descriptor of the journal's files opened and closed outside it would
+drop every such lock the process holds (docs/journal.md, "Checkpoints on their own
+thread").
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from floord.journal.errors import JournalError
+
+SCHEMA_VERSION_SQL = "SELECT value FROM meta WHERE key = 'schema_version'"
+
+
+class ReadOnlyFailed(JournalError):
+    """A read-only look at a journal file that failed. `opening`: SQLite could not open
+    the file (else it opened it and could not read it); `reason`: SQLite's own words,
+    for a caller that says what it expected in its own."""
+
+    def __init__(self, message: str, *, opening: bool, reason: str) -> None:
+        super().__init__(message)
+        self.opening = opening
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class FileSchema:
+    """What a SQLite file holds, as far as telling a floord journal from another file
+    goes: its tables' names, and `meta.schema_version` (None: no `meta` table, or no
+    version in it)."""
+
+    tables: frozenset[str]
+    version: str | None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    try:
+        return _connect(path)
+    except sqlite3.Error as exc:
+        raise ReadOnlyFailed(
+            f"journal {path}: cannot open read-only: {exc}", opening=True, reason=str(exc)
+        ) from exc
+
+
+def read_schema(path: Path) -> FileSchema:
+    """The tables and schema version of the SQLite file at `path` (any SQLite file: an
+    empty one has no tables, another program's has no `meta`)."""
+    db = _open(path)
+    try:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+        tables = frozenset(str(row[0]) for row in rows)
+        version = None
+        if "meta" in tables:
+            row = db.execute(SCHEMA_VERSION_SQL).fetchone()
+            version = None if row is None else str(row[0])
+    except sqlite3.Error as exc:
+        raise ReadOnlyFailed(
+            f"journal {path}: cannot read its tables: {exc}", opening=False, reason=str(exc)
+        ) from exc
+    finally:
+        db.close()
+    return FileSchema(tables, version)
+
+
+def schema_version(path: Path) -> str | None:
+    """The journal's `meta.schema_version` (None: never set up by floord); a file without
+    the `meta` table cannot be read as a journal."""
+    try:
+        db = _connect(path)
+        try:
+            row = db.execute(SCHEMA_VERSION_SQL).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise JournalError(f"journal {path}: cannot read its schema version: {exc}") from exc
+    return str(row[0]) if row else None
+
+
+def stream_rows(path: Path, stream: str) -> list[tuple[int, str]]:
+    """Every stored event of `stream` as (seq, its JSON as stored), in seq order."""
+    db = _open(path)
+    try:
+        rows = db.execute(
+            "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (stream,)
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise ReadOnlyFailed(
+            f"journal {path}: cannot read stream {stream!r}: {exc}", opening=False, reason=str(exc)
+        ) from exc
+    finally:
+        db.close()
+    return rows
