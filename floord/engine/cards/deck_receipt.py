@@ -51,11 +51,14 @@ def new_receipt(
     *,
     table_decks: tuple[int, ...] | None = None,
     declared: bool = True,
+    spread: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The record of decks received, from a `decks_received` (or `change_decks`) command.
 
     `table_decks`: the numbers of decks the table may receive (the first is taken when the
-    command names none); `declared=False` lets the declaration be left out (see above)."""
+    command names none); `declared=False` lets the declaration be left out (see above);
+    `spread`, a `deck_spread.SpreadPlan`'s record where the table's text spreads the decks
+    for the first player after the inspection (the receipt's third step)."""
     if problem := unknown_args(command, ("preinspected_preshuffled", "decks", "note")):
         raise ReceiptRefused(problem)
     pre = command.args.get("preinspected_preshuffled")
@@ -88,6 +91,7 @@ def new_receipt(
         "verified_by": None,
         "verified_at": None,
         "rejected": False,
+        **(spread or {}),
     }
 
 
@@ -97,7 +101,17 @@ def cleared(receipt: dict[str, Any] | None) -> bool:
         return True
     if receipt.get("rejected"):
         return False
-    return bool(receipt.get("preinspected_preshuffled") or receipt.get("verified_by"))
+    if receipt.get("preinspected_preshuffled"):
+        return True
+    return bool(receipt.get("verified_by")) and not to_spread(receipt)
+
+
+def to_spread(receipt: dict[str, Any] | None) -> list[dict[str, str]]:
+    """The parts of the decks received still to spread for the first player, washed and
+    stacked (`deck_spread`); none when nothing is owed."""
+    if receipt is None or receipt.get("preinspected_preshuffled") or receipt.get("rejected"):
+        return []
+    return [dict(e["part"]) for e in receipt.get("spread") or [] if e["by"] is None]
 
 
 def received_data(receipt: dict[str, Any]) -> dict[str, Any]:
@@ -199,6 +213,7 @@ def inspect_step(
         "received_at": receipt["received_at"],
         "cleared": cleared(receipt),
         **({"decks": counted} if counted is not None else {}),
+        **({"to_spread": to_spread(receipt)} if "spread" in receipt else {}),
     }
 
 
@@ -209,8 +224,26 @@ def receipt_problem(receipt: dict[str, Any] | None) -> str | None:
     assert receipt is not None
     if receipt["rejected"]:
         return f"the decks received at {receipt['received_at']} were rejected for defects"
-    missing = "inspected by the dealer" if not receipt["inspected_by"] else "verified"
+    missing = missing_step(receipt)
     return f"the decks received at {receipt['received_at']} have not been {missing}"
+
+
+def missing_step(receipt: dict[str, Any]) -> str:
+    """The receipt's next step, as a sentence ends (the decks have not been ...)."""
+    if not receipt["inspected_by"]:
+        return "inspected by the dealer"
+    owed = to_spread(receipt)
+    if not receipt["verified_by"] and not (owed and not receipt["spread_after_verification"]):
+        return "verified"
+    if owed and not receipt["verified_by"]:
+        return "verified nor spread for the first player, washed and stacked"
+    parts = "; ".join(", ".join(f"{k} {v}" for k, v in p.items()) or "all" for p in owed)
+    return f"spread for the first player, washed and stacked ({parts})"
+
+
+def spread_missing(receipt: dict[str, Any] | None) -> bool:
+    """Only the spread keeps the decks received from use (its paragraph is the rule)."""
+    return receipt is not None and bool(receipt.get("verified_by")) and bool(to_spread(receipt))
 
 
 class ReceiptCommands:
