@@ -131,7 +131,7 @@ def _decks_inspected(d: dict[str, Any], e: Envelope) -> str:
 
 
 def _decks_spread(d: dict[str, Any], e: Envelope) -> str:
-    part = ", ".join(f"{k} {d[k]}" for k in ("side", "batch", "deck") if d.get(k) is not None)
+    part = ", ".join(f"{k} {get(d, k)}" for k in ("side", "batch", "deck") if d.get(k) is not None)
     found = "defects found" if d.get("defects_found") else "no defects"
     washed = "washed and stacked" if d.get("washed") else "stacked, not washed"
     text = f"decks spread for the first player by {get(d, 'by')}" + (f" ({part})" if part else "")
