@@ -181,7 +181,9 @@ def test_stud_change_decks_gate_the_shuffler_until_inspected(broker, tmp_path: P
             ok = {"defects_found": False}
             assert (await command_as("decks_inspected", ok, by_dealer=True))["ok"]
             assert (await command_as("decks_inspected", ok))["ok"]
-            cleared = await c.event("cards.decks_inspected", lambda b: b["data"]["cleared"])
+            spread = {"defects_found": False, "washed": True}  # § 571.4(b), (c)
+            assert (await command_as("decks_spread", spread, by_dealer=True))["ok"]
+            cleared = await c.event("cards.decks_spread", lambda b: b["data"]["cleared"])
             assert cleared["rule"] == "58 Pa. Code § 571.4(b)"
             await c.event("shuffler.shuffle_completed", lambda b: b["seq"] > cleared["seq"])
             started = await command_as("round_start", {"boxes": [1]}, by_dealer=True)
