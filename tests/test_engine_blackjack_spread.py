@@ -164,3 +164,27 @@ def test_defects_seen_in_the_spread_reject_the_decks_and_it_survives_a_snapshot_
     assert again.command("decks_received", {"preinspected_preshuffled": True}).ok
     pre = again.dealer("decks_spread", SPREAD)
     assert not pre.ok and "preinspected and preshuffled" in pre.error
+
+
+def test_a_double_shoe_fed_by_a_shuffler_spreads_each_side_of_each_batch_549_5_d_e() -> None:
+    """§ 549.5(d) spreads one side's decks "separate from the decks that comprise the other
+    side"; (e) one batch's decks "separate from the decks in the other batch". With both,
+    each side of each batch is a spread of its own, washed as (d) says."""
+    t = _received(
+        shoe="double", decks=4, shuffler_device=SHUFFLER, shuffler="batch", batch_backs=["r", "b"]
+    )
+    t.dealer("decks_inspected", {"defects_found": False})
+    verified = t.command("decks_inspected", {"defects_found": False})
+    owed = only(verified.output, EventType.CARDS_DECKS_INSPECTED).data["to_spread"]
+    assert owed == [
+        {"side": "left", "batch": "r"},
+        {"side": "left", "batch": "b"},
+        {"side": "right", "batch": "r"},
+        {"side": "right", "batch": "b"},
+    ]
+    assert "by part" in t.dealer("decks_spread", {**SPREAD, "side": "left"}).error
+    assert not t.dealer("decks_spread", {**SPREAD, **owed[0], "washed": False}).ok
+    for part in owed:
+        out = t.dealer("decks_spread", {**SPREAD, **part})
+        assert out.ok, out.error
+    assert only(out.output, EventType.CARDS_DECKS_SPREAD).data["cleared"] is True
