@@ -11,7 +11,11 @@ came preinspected and preshuffled (a required true or false); if not, the dealer
 `decks_inspected` and then a floorperson's (the verification, by another person) clear
 them. Until then the decks may not be used: a shoe loaded with them is a violation and
 does not count as loaded, and no round starts. A dealer who finds a defect rejects the
-set; only another receipt clears the table then. Pure: no I/O, no clock.
+set; only another receipt clears the table then. Where the table's text then spreads the
+decks for the first player, washes and stacks them (Blackjack, Spanish 21, the Baccarat
+family, Mississippi Stud), that is a third step, the dealer's `decks_spread`
+(`deck_spread`); the decks are cleared only once every part is spread. Pure: no I/O,
+no clock.
 
 The Baccarat family (§ 541.4(a), § 543.4(a), § 545.4(a): "sort and inspect each deck of
 cards separately") and Mississippi Stud with two decks (§ 571.4(d): "each deck of cards
