@@ -112,6 +112,9 @@ class EventType(StrEnum):
     CARDS_DECK_REMOVED = "cards.deck_removed"
     CARDS_DECKS_RECEIVED = "cards.decks_received"
     CARDS_DECKS_INSPECTED = "cards.decks_inspected"
+    # The decks received spread for the first player, then washed and stacked
+    # (58 Pa. Code § 549.5(b)-(e), § 551.4(b), (c), § 54x.4(b), (c), § 571.4(b)-(d)).
+    CARDS_DECKS_SPREAD = "cards.decks_spread"
     # The cut of a War stack: who was offered it and who cut (58 Pa. Code § 567.5(b)-(d)).
     CARDS_CUT = "cards.cut"
     # A floorperson's verification of a feathered stack (58 Pa. Code § 541.5(b), § 543.5(b)).
@@ -215,6 +218,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     # records their arrival.
     "decks_received": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
     "decks_inspected": frozenset({Role.DEALER, Role.FLOORPERSON, Role.SUPERVISOR}),
+    # The dealer spreads them for the first player, washes and stacks them (§ 549.5(b)-(e)).
+    "decks_spread": frozenset({Role.DEALER}),
     # Roulette: a wheel's movable parts adjusted or replaced (58 Pa. Code § 531.3(b), (d)).
     "wheel_adjusted": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
     "wheel_part_replaced": frozenset({Role.FLOORPERSON, Role.MAINTENANCE}),
@@ -282,6 +287,10 @@ COMMAND_ARGS: dict[str, str] = {
     "face_ruling": "faces=[A,B] | void=true",
     "decks_received": "preinspected_preshuffled=true|false [decks=N] [note=TEXT]",
     "decks_inspected": "defects_found=true|false [decks=N] [note=TEXT]",
+    "decks_spread": (
+        "defects_found=true|false washed=true|false [side=left|right] [batch=BACK] "
+        "(Blackjack) [deck=BACK] (Mississippi Stud) [note=TEXT]"
+    ),
     "wheel_adjusted": (
         "part=TEXT description=TEXT licence=ID security_witness=NAME [security_licence=ID]"
     ),

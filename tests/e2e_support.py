@@ -316,12 +316,20 @@ async def command(
     raise AssertionError("no command result")
 
 
-async def new_decks_inspected(url: str, table: str) -> None:
-    """The dealer inspects the decks a `change_decks` (or `decks_received`) recorded, then
-    the floorperson verifies them (§ 549.5(a), § 551.4(a), (b), § 571.4(a), (b))."""
+async def new_decks_inspected(
+    url: str, table: str, spread: tuple[dict[str, str], ...] = ({},)
+) -> None:
+    """The dealer inspects the decks a `change_decks` (or `decks_received`) recorded, the
+    floorperson verifies them (§ 549.5(a), § 551.4(a), (b), § 571.4(a), (b)), then the
+    dealer spreads them for the first player, washed and stacked, each part of `spread`
+    apart (a double shoe's `side`, a shuffler's `batch`, § 549.5(b)-(e), § 571.4(b)-(d))."""
     for by, key in ((DEALER, DEALER_KEY), (FP, FP_KEY)):
         args = {"defects_found": False}
         reply = await command(url, "decks_inspected", args, by=by, key=key, table=table)
+        assert reply["ok"], reply
+    for part in spread:
+        args = {"defects_found": False, "washed": True, **part}
+        reply = await command(url, "decks_spread", args, by=DEALER, key=DEALER_KEY, table=table)
         assert reply["ok"], reply
 
 

@@ -45,11 +45,16 @@ class OperatorCommands:
 
     def inspect_decks(self, decks: int | None = None) -> list[CommandOutcome]:
         """The dealer inspects the decks received (saying how many, where each deck is
-        inspected on its own), then the floorperson verifies; both must be accepted."""
+        inspected on its own), then the floorperson verifies, then the dealer spreads each
+        part the verification says is owed, washed and stacked; all must be accepted."""
         args: dict[str, Any] = {"defects_found": False}
         if decks is not None:
             args["decks"] = decks
         steps = [self.dealer("decks_inspected", args)]
         steps.append(self.command("decks_inspected", {"defects_found": False}))
+        for event in steps[-1].output.events:
+            for part in event.data.get("to_spread") or []:
+                spread = {"defects_found": False, "washed": True, **part}
+                steps.append(self.dealer("decks_spread", spread))
         assert all(s.ok for s in steps), [s.error for s in steps]
         return steps

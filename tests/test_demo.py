@@ -253,6 +253,9 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
         kinds = [kind for kind, _ in events[table]]
         for kind in ("table.opened", "cards.decks_changed", "round.started", "blackjack.result"):
             assert kind in kinds, (table, kind, [line for _, line in events[table]][:60])
+        # The decks received were spread for the first player before any round
+        # (§ 549.5(b)-(e), § 551.4(b), (c)), through the dealer's `decks_spread`.
+        assert kinds.index("cards.decks_spread") < kinds.index("round.started"), table
         # Each stack was cut before the shoe (§ 549.6(b)-(d)), through the dealer's `cut`.
         assert "cards.cut" in kinds and kinds.index("cards.cut") < kinds.index("round.started")
         assert any(k == "round.ended" and " result, " in line for k, line in events[table])
@@ -284,7 +287,9 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     # ends with its result, and the automated shoe that stops dealing voids one (571.13(f)).
     ms = events["MS-01"]
     ms_kinds = [kind for kind, _ in ms]
-    for kind in ("table.opened", "cards.decks_changed", "shuffler.jam", "stud.result"):
+    for kind in ("table.opened", "cards.decks_changed", "cards.decks_spread", "stud.result"):
+        assert kind in ms_kinds, (kind, [line for _, line in ms][:60])
+    for kind in ("shuffler.jam",):
         assert kind in ms_kinds, (kind, [line for _, line in ms][:60])
     assert any(k == "round.ended" and " result, " in line for k, line in ms)
     assert any(k == "round.voided" and "571.13(f)" in line for k, line in ms)

@@ -30,9 +30,10 @@ from test_e2e_blackjack import CHECKLIST, dealer, floorperson, start_card_sim, w
 
 def test_blackjack_decks_received_gate_the_shoe_until_inspected(broker, tmp_path: Path) -> None:
     """58 Pa. Code § 549.5(a): "After receiving one or more decks of cards at the table,
-    the dealer shall inspect the cards for any defects." A shoe loaded before the
-    inspection does not count; after the dealer's inspection and the floorperson's
-    verification, the reloaded shoe deals."""
+    the dealer shall inspect the cards for any defects." (b), (c): then spread for the
+    first player, washed and stacked. A shoe loaded before the inspection does not count;
+    after the dealer's inspection, the floorperson's verification and the dealer's spread,
+    the reloaded shoe deals."""
     reader_steps = [{"idle": 6000}]
     shoe_steps = [
         {"idle": 8},
@@ -66,8 +67,10 @@ def test_blackjack_decks_received_gate_the_shoe_until_inspected(broker, tmp_path
             assert (await dealer(broker.url, "decks_inspected", {"defects_found": False}))["ok"]
             verified = await floorperson(broker.url, "decks_inspected", {"defects_found": False})
             assert verified["ok"], verified
-            cleared = await c.event("cards.decks_inspected", lambda b: b["data"]["cleared"])
-            assert cleared["data"]["step"] == "verified"
+            spread = {"defects_found": False, "washed": True}
+            assert (await dealer(broker.url, "decks_spread", spread))["ok"]
+            cleared = await c.event("cards.decks_spread", lambda b: b["data"]["cleared"])
+            assert cleared["rule"] == "58 Pa. Code § 549.5(b)"
             await stack_cut(broker.url, "BJ-01")  # § 549.6(b)-(d), before the shoe
             await c.event("shoe.card_drawn", lambda b: b["seq"] > cleared["seq"])  # the burn
             started = await dealer(broker.url, "round_start", {"boxes": [1]})
@@ -123,8 +126,10 @@ def test_baccarat_decks_received_gate_the_shoe_until_inspected(broker, tmp_path:
                 broker.url, "decks_inspected", {"defects_found": False}
             )
             assert verified["ok"], verified
-            cleared = await c.event("cards.decks_inspected", lambda b: b["data"]["cleared"])
-            assert cleared["data"]["step"] == "verified"
+            spread = {"defects_found": False, "washed": True}
+            assert (await bac.dealer(broker.url, "decks_spread", spread))["ok"]  # § 545.4(b)
+            cleared = await c.event("cards.decks_spread", lambda b: b["data"]["cleared"])
+            assert cleared["rule"] == "58 Pa. Code § 545.4(b)"
             await stack_cut(broker.url, bac.TABLE, shuffle=True)  # § 545.5(a)-(c)
             await c.event("cards.burn", lambda b: b["data"]["complete"])
             started = await bac.dealer(broker.url, "round_start", {})
@@ -176,7 +181,9 @@ def test_stud_change_decks_gate_the_shuffler_until_inspected(broker, tmp_path: P
             ok = {"defects_found": False}
             assert (await command_as("decks_inspected", ok, by_dealer=True))["ok"]
             assert (await command_as("decks_inspected", ok))["ok"]
-            cleared = await c.event("cards.decks_inspected", lambda b: b["data"]["cleared"])
+            spread = {"defects_found": False, "washed": True}  # § 571.4(b), (c)
+            assert (await command_as("decks_spread", spread, by_dealer=True))["ok"]
+            cleared = await c.event("cards.decks_spread", lambda b: b["data"]["cleared"])
             assert cleared["rule"] == "58 Pa. Code § 571.4(b)"
             await c.event("shuffler.shuffle_completed", lambda b: b["seq"] > cleared["seq"])
             started = await command_as("round_start", {"boxes": [1]}, by_dealer=True)

@@ -58,7 +58,50 @@ def test_decks_received_are_sorted_inspected_and_verified_before_use_54x_4_a(gam
     verified = t.command("decks_inspected", {"defects_found": False})
     [step] = of_type(verified.output, EventType.CARDS_DECKS_INSPECTED)
     assert step.rule == cite(INSPECTION[game]) and step.data["step"] == "verified"
-    assert step.data["cleared"] is True
+    assert step.data["cleared"] is False and step.data["to_spread"] == [{}]
+    assert t.dealer("decks_spread", {"defects_found": False, "washed": True}).ok
+    t.load()
+    assert t.start().ok
+
+
+SPREAD = {"minibaccarat": "541.4(", "midibaccarat": "543.4(", "baccarat": "545.4("}
+
+
+@pytest.mark.parametrize("game", ["minibaccarat", "midibaccarat", "baccarat"])
+def test_decks_are_spread_after_the_verification_then_washed_and_stacked_54x_4_b_c(
+    game: str,
+) -> None:
+    """§ 545.4(b): "Following the inspection of the cards by the dealer and the verification
+    by the floorperson assigned to the table, the cards shall be spread out face up on the
+    table for visual inspection by the first player to arrive at the table." (c): "After the
+    first player is afforded an opportunity to visually inspect the cards, the cards shall
+    be turned face down on the table, mixed thoroughly by a washing of the cards and
+    stacked." (§ 541.4(b), (c) and § 543.4(b), (c) say the same, in rows.)"""
+    para = SPREAD[game]
+    t = make_table(game)
+    t.ready(load=False)
+    assert t.command("decks_received", RECEIVED).ok
+    ok = {"defects_found": False, "washed": True}
+    assert "none yet" in t.dealer("decks_spread", ok).error
+    assert t.dealer("decks_inspected", {"defects_found": False, "decks": 8}).ok
+    early = t.dealer("decks_spread", ok)
+    assert not early.ok and "verification" in early.error and early.rule == cite(para + "b)")
+    assert t.command("decks_inspected", {"defects_found": False}).ok
+    # Verified, not spread: a stack loaded does not count and no coup starts, under (b).
+    t.cut_if_due()
+    [stale] = violations(t.device(EventType.SHOE_LOADED, LOADED))
+    assert stale.rule == cite(para + "b)") and stale.data["what"] == "decks_not_inspected"
+    refused = t.start()
+    assert not refused.ok and refused.rule == cite(para + "b)") and "spread" in refused.error
+    assert "the dealer spreads" in t.command("decks_spread", ok).error
+    unwashed = t.dealer("decks_spread", {**ok, "washed": False})
+    assert not unwashed.ok and unwashed.rule == cite(para + "c)")
+    spread = t.dealer("decks_spread", ok)
+    [event] = of_type(spread.output, EventType.CARDS_DECKS_SPREAD)
+    assert event.rule == cite(para + "b)") and event.data["wash_rule"] == cite(para + "c)")
+    assert event.data["cleared"] is True and event.data["washed"] is True
+    restored = make_table(game, snapshot=t.engine.snapshot(), clock=t.clock)
+    assert "already spread" in restored.dealer("decks_spread", ok).error
     t.load()
     assert t.start().ok
 

@@ -55,7 +55,10 @@ def test_decks_received_are_inspected_by_the_dealer_and_verified_before_use_549_
     assert "not been verified" in t.start(1).error
     verified = t.command("decks_inspected", {"defects_found": False})
     step = only(verified.output, EventType.CARDS_DECKS_INSPECTED)
-    assert step.rule is None and step.data["policy"] and step.data["cleared"] is True
+    assert step.rule is None and step.data["policy"] and step.data["cleared"] is False
+    assert step.data["to_spread"] == [{}]  # one spread of all (§ 549.5(b), (c))
+    spread = t.dealer("decks_spread", {"defects_found": False, "washed": True})
+    assert only(spread.output, EventType.CARDS_DECKS_SPREAD).data["cleared"] is True
     t.load()
     assert t.start(1).ok
 
@@ -133,6 +136,7 @@ def test_decks_with_defects_are_not_used_and_the_steps_are_checked_549_5_a() -> 
     same = t.command("decks_inspected", {"defects_found": False}, by="d1", role="floorperson")
     assert not same.ok and "another person" in same.error
     assert t.command("decks_inspected", {"defects_found": False}).ok
+    assert t.dealer("decks_spread", {"defects_found": False, "washed": True}).ok
     t.load()
     assert t.start(1).ok
 

@@ -23,6 +23,7 @@ from floord.games.stud import StudRules as ConfigRules
 
 RECEIVED = {"preinspected_preshuffled": False}
 LOADED = {"side": None, "cards": None}
+SPREAD = {"defects_found": False, "washed": True}
 
 
 def _open(**over):
@@ -63,7 +64,8 @@ def test_decks_received_are_inspected_and_verified_before_any_use_571_4_a_b() ->
     assert step.rule == cite("571.4(a)") and step.data["cleared"] is False
     verified = t.command("decks_inspected", {"defects_found": False})
     [step] = of_type(verified.output, EventType.CARDS_DECKS_INSPECTED)
-    assert step.rule == cite("571.4(b)") and step.data["cleared"] is True
+    assert step.rule == cite("571.4(b)") and step.data["cleared"] is False
+    assert t.dealer("decks_spread", SPREAD).ok  # (b), (c): spread, washed, stacked
     assert not t.start(1).ok  # the early shuffle and load did not count
     assert _violations(t.prepare()) == []
     assert t.start(1).ok
@@ -83,8 +85,69 @@ def test_two_decks_are_each_inspected_separately_571_4_d() -> None:
     [step] = of_type(inspected.output, EventType.CARDS_DECKS_INSPECTED)
     assert step.rule == cite("571.4(d)") and step.data["decks"] == 2
     assert t.command("decks_inspected", {"defects_found": False}).ok
+    for deck in ("red", "blue"):
+        assert t.dealer("decks_spread", {**SPREAD, "deck": deck}).ok
     t.prepare()
     assert t.start(1).ok
+
+
+def test_the_cards_are_spread_after_the_verification_then_washed_and_stacked_571_4_b_c() -> None:
+    """§ 571.4(b): "Following the inspection of the cards by the dealer and the verification
+    by the floorperson assigned to the table, the cards shall be spread out face up on the
+    table for visual inspection by the first player to arrive at the table." (c): "After
+    the first player arriving at the table is afforded an opportunity to visually inspect
+    the cards, the cards shall be turned face down on the table, mixed thoroughly by a
+    washing of the cards and stacked. Once the cards have been stacked, they shall be
+    shuffled in accordance with § 571.5" """
+    t = _open()
+    t.command("decks_received", RECEIVED)
+    t.dealer("decks_inspected", {"defects_found": False})
+    early = t.dealer("decks_spread", SPREAD)
+    assert not early.ok and early.rule == cite("571.4(b)") and "verification" in early.error
+    verified = t.command("decks_inspected", {"defects_found": False})
+    [step] = of_type(verified.output, EventType.CARDS_DECKS_INSPECTED)
+    assert step.data["to_spread"] == [{}]
+    # Verified, not yet stacked: the shuffle and the load do not count, under (b).
+    out = t.prepare()
+    assert sorted(v.data["step"] for v in _violations(out)) == ["shoe load", "shuffle"]
+    assert all(v.rule == cite("571.4(b)") for v in _violations(out))
+    refused = t.start(1)
+    assert not refused.ok and refused.rule == cite("571.4(b)") and "spread" in refused.error
+    assert "the dealer spreads" in t.command("decks_spread", SPREAD).error
+    unwashed = t.dealer("decks_spread", {**SPREAD, "washed": False})
+    assert not unwashed.ok and unwashed.rule == cite("571.4(c)")
+    spread = t.dealer("decks_spread", SPREAD)
+    [event] = of_type(spread.output, EventType.CARDS_DECKS_SPREAD)
+    assert event.rule == cite("571.4(b)") and event.data["wash_rule"] == cite("571.4(c)")
+    assert event.data["cleared"] is True
+    assert _violations(t.prepare()) == []
+    assert t.start(1).ok
+
+
+def test_two_decks_are_each_spread_separately_571_4_d() -> None:
+    """§ 571.4(d): "... each deck of cards shall be separately spread, inspected, verified,
+    spread, inspected, mixed, stacked and shuffled in accordance with subsections (a)—(c)."
+    One `decks_spread` per deck, named by its back; a deck's spread is on the record alone."""
+    t = _open(decks=2, deck_backs=["red", "blue"])
+    t.command("decks_received", RECEIVED)
+    t.dealer("decks_inspected", {"defects_found": False, "decks": 2})
+    verified = t.command("decks_inspected", {"defects_found": False})
+    [step] = of_type(verified.output, EventType.CARDS_DECKS_INSPECTED)
+    assert step.data["to_spread"] == [{"deck": "red"}, {"deck": "blue"}]
+    together = t.dealer("decks_spread", SPREAD)
+    assert not together.ok and together.rule == cite("571.4(d)") and "by part" in together.error
+    assert "by part" in t.dealer("decks_spread", {**SPREAD, "deck": "green"}).error
+    red = t.dealer("decks_spread", {**SPREAD, "deck": "red"})
+    [event] = of_type(red.output, EventType.CARDS_DECKS_SPREAD)
+    assert event.rule == cite("571.4(d)") and event.data["deck"] == "red"
+    assert event.data["to_spread"] == [{"deck": "blue"}] and event.data["cleared"] is False
+    refused = t.start(1)
+    assert not refused.ok and refused.rule == cite("571.4(d)") and "deck blue" in refused.error
+    restored = make_table(decks=2, deck_backs=["red", "blue"], snapshot=t.engine.snapshot())
+    assert "already spread" in restored.dealer("decks_spread", {**SPREAD, "deck": "red"}).error
+    blue = t.dealer("decks_spread", {**SPREAD, "deck": "blue"})
+    [event] = of_type(blue.output, EventType.CARDS_DECKS_SPREAD)
+    assert event.data["cleared"] is True
 
 
 def test_preinspected_decks_are_recorded_and_change_decks_assumes_nothing_571_4_e() -> None:

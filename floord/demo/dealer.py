@@ -12,10 +12,12 @@ table's state says when a round may start (open, the decks received inspected an
 verified, the shoe loaded and burned, no reshuffle due), and the shoe's `shoe.card_drawn`
 events are the cards on the layout. New decks the floorperson records (`change_decks`, a
 receipt) are inspected by the dealer first (§ 549.5(a), § 551.4(a)); the floorperson
-then verifies them. Each stack is cut before it goes into the shoe (§ 549.6(b)-(d),
-§ 551.5(b)-(d)): when a side of the shoe waits for a stack, the dealer offers the cut to
-the player the paragraph designates, who accepts (`cut`), and a round in which the
-cutting card came out ends naming the box it appeared on (`round_end {cutting_card_at}`).
+then verifies them, and the dealer spreads them for the first player, washed and stacked,
+each part the receipt owes (`decks_spread`, § 549.5(b)-(e), § 551.4(b), (c)). Each
+stack is cut before it goes into the shoe (§ 549.6(b)-(d), § 551.5(b)-(d)): when a side
+of the shoe waits for a stack, the dealer offers the cut to the player the paragraph
+designates, who accepts (`cut`), and a round in which the cutting card came out ends
+naming the box it appeared on (`round_end {cutting_card_at}`).
 Players follow `card_script`'s strategy, which the scripted shoe also follows, so each
 command arrives in the pause before the card it calls for.
 """

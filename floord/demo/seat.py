@@ -85,9 +85,20 @@ def receipt_cleared(receipt: dict[str, Any] | None) -> bool:
     """No receipt, or its decks may be used (as `floord.engine.cards.deck_receipt`)."""
     if receipt is None:
         return True
-    return not receipt.get("rejected") and bool(
-        receipt.get("preinspected_preshuffled") or receipt.get("verified_by")
-    )
+    if receipt.get("rejected"):
+        return False
+    if receipt.get("preinspected_preshuffled"):
+        return True
+    return bool(receipt.get("verified_by")) and not parts_to_spread(receipt)
+
+
+def parts_to_spread(receipt: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parts of the decks received the dealer still spreads for the first player
+    (`decks_spread`), as the table's state shows them."""
+    spread = receipt.get("spread")
+    if receipt.get("preinspected_preshuffled") or not isinstance(spread, list):
+        return []
+    return [dict(e.get("part") or {}) for e in spread if isinstance(e, dict) and not e.get("by")]
 
 
 class CommandSeat:
@@ -101,6 +112,7 @@ class CommandSeat:
         self._send = send
         self.log = structlog.get_logger(logger).bind(table=table)
         self.inspected: str | None = None  # the receipt (its time) this dealer inspected
+        self.spread: str | None = None  # the receipt (its time) this dealer spread
 
     async def command(self, name: str, args: dict[str, Any] | None = None) -> bool:
         reply = await self._send(self.table, name, args or {})
@@ -110,15 +122,28 @@ class CommandSeat:
         return True
 
     async def inspect_received(self, receipt: dict[str, Any] | None) -> bool:
-        """As the dealer, inspect decks received that wait for it, once per receipt;
-        True when the inspection was sent."""
-        if receipt is None or receipt.get("rejected") or receipt.get("inspected_by"):
+        """As the dealer, inspect decks received that wait for it, then, once the table
+        allows it (after the floorperson's verification where the text says so), spread
+        each part for the first player, washed and stacked; once per receipt. True when a
+        step was sent."""
+        if receipt is None or receipt.get("rejected"):
             return False
         at = receipt.get("received_at")
-        if receipt.get("preinspected_preshuffled") or at == self.inspected:
+        if receipt.get("preinspected_preshuffled"):
             return False
-        self.inspected = at
-        await self.command("decks_inspected", {"defects_found": False})
+        if not receipt.get("inspected_by"):
+            if at == self.inspected:
+                return False
+            self.inspected = at
+            await self.command("decks_inspected", {"defects_found": False})
+            return True
+        owed = parts_to_spread(receipt)
+        after = receipt.get("spread_after_verification")
+        if not owed or at == self.spread or (after and not receipt.get("verified_by")):
+            return False
+        self.spread = at
+        for part in owed:
+            await self.command("decks_spread", {"defects_found": False, "washed": True, **part})
         return True
 
     def quiet_s(self) -> float | None:

@@ -8,7 +8,8 @@ before the shoe deals (§ 571.10(a)(2)), each player's 3rd, 4th and 5th Street d
 its face (`reveal`, § 571.11(b), (d), (f)), and the end of the round. The demo's players
 always play 1x. A round floord voids (the shoe stopped dealing, § 571.13(f)) ends there.
 New decks the floorperson records are inspected by this dealer first (`decks_inspected`,
-§ 571.4(a)); the floorperson then verifies them (b).
+§ 571.4(a)); the floorperson then verifies them (b), and this dealer spreads them for the
+first player, washed and stacked (`decks_spread`, § 571.4(b)-(d)).
 """
 
 from __future__ import annotations

@@ -130,6 +130,18 @@ def _decks_inspected(d: dict[str, Any], e: Envelope) -> str:
     return text + ("; cleared for play" if d.get("cleared") else "")
 
 
+def _decks_spread(d: dict[str, Any], e: Envelope) -> str:
+    part = ", ".join(f"{k} {get(d, k)}" for k in ("side", "batch", "deck") if d.get(k) is not None)
+    found = "defects found" if d.get("defects_found") else "no defects"
+    washed = "washed and stacked" if d.get("washed") else "stacked, not washed"
+    text = f"decks spread for the first player by {get(d, 'by')}" + (f" ({part})" if part else "")
+    text += f": {found}, {washed}"
+    if d.get("cleared"):
+        return text + "; cleared for play"
+    left = d.get("to_spread") or []
+    return text + (f"; {len(left)} part(s) still to spread" if left else "")
+
+
 def _cut(d: dict[str, Any], e: Envelope) -> str:
     """War's and the Baccarat games' cover card; Blackjack's cutting card (its events
     carry `side`, null on a single shoe)."""
@@ -220,6 +232,7 @@ GAME_SENTENCES: dict[str, Sentence] = {
         f"inspection {words(d.get('inspection'))}"
     ),
     EventType.CARDS_DECKS_INSPECTED: _decks_inspected,
+    EventType.CARDS_DECKS_SPREAD: _decks_spread,
     EventType.CARDS_CUT: _cut,
     EventType.CARDS_SHUFFLE_VERIFIED: _shuffle_verified,
     EventType.BACCARAT_HAND: lambda d, e: f"{get(d, 'hand')} hand: {_hand(d)}",

@@ -6,7 +6,8 @@ floorperson orders a reshuffle (§ 54x.5(c)) and records new decks (`change_deck
 required after the cover card's last hand at Midibaccarat and Baccarat, § 543.10(e),
 § 545.10(e)). Decks received at the table (`decks_received`, or `change_decks`) are
 sorted and inspected deck by deck by the dealer and verified by the floorperson
-(`decks_inspected`, § 541.4(a), § 543.4(a), § 545.4(a)) before a stack of them counts,
+(`decks_inspected`, § 541.4(a), § 543.4(a), § 545.4(a)) and the dealer spreads them for the
+first player, washed and stacked (`decks_spread`, § 54x.4(b), (c)) before a stack of them counts,
 unless received preinspected and preshuffled (§ 541.4(e), § 543.4(d), § 545.4(d)), which
 the receipt says. The table commands (inspect, open, close, resume) are `TableState`'s;
 the floorperson assigned to the table verifies the inspection of the cards (§ 54x.4(a)).
@@ -27,6 +28,7 @@ from floord.engine.cards.deck_receipt import (
     new_receipt,
     received_data,
 )
+from floord.engine.cards.deck_spread import SpreadPlan, WashRefused, spread_step
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
     accepted,
@@ -58,13 +60,14 @@ CARD_COMMANDS = (
     "change_decks",
     "decks_received",
     "decks_inspected",
+    "decks_spread",
     "shuffle",
     "shuffle_verified",
     "cut",
     "recut",
 )
 # The commands whose arguments their handler checks; the others take none but `reason`.
-OWN_ARGS: tuple[str, ...] = ("change_decks", "decks_received", "decks_inspected")
+OWN_ARGS: tuple[str, ...] = ("change_decks", "decks_received", "decks_inspected", "decks_spread")
 OWN_ARGS += ("shuffle", "shuffle_verified", "cut", "recut")
 
 
@@ -241,7 +244,10 @@ class BaccaratCommands(CutCommands, TableEngineBase):
         if self.rounds.current is not None:
             return CommandOutcome(False, "the decks are changed between coups")
         try:
-            return new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
+            # § 54x.4(b), (c): spread after the verification, all together, then washed.
+            spread = SpreadPlan().record()
+            decks = (self.rules.decks,)
+            return new_receipt(command, now, table_decks=decks, declared=declared, spread=spread)
         except ReceiptRefused as exc:
             return CommandOutcome(False, str(exc), self.rules.cite("inspection"))
 
@@ -253,4 +259,18 @@ class BaccaratCommands(CutCommands, TableEngineBase):
         except ReceiptRefused as exc:
             return CommandOutcome(False, str(exc), self.rules.cite("inspection"))
         event = ruled(self.rules, EventType.CARDS_DECKS_INSPECTED, "inspection", None, **data)
+        return accepted([event])
+
+    def _cmd_decks_spread(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """After the dealer's inspection and the floorperson's verification, the cards
+        spread face up for the first player, then turned face down, washed and stacked
+        (§ 54x.4(b), (c)); the dealer's signed step clears the decks."""
+        try:
+            data = spread_step(self.shoe.receipt, command, now)
+        except WashRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("wash"))
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("spread"))
+        data["wash_rule"] = self.rules.cite("wash")
+        event = ruled(self.rules, EventType.CARDS_DECKS_SPREAD, "spread", None, **data)
         return accepted([event])

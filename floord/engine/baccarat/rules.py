@@ -37,6 +37,9 @@ DEFAULTS: dict[str, Any] = {
 # key -> (chapter 541, chapter 543, chapter 545); None: not in floord's sources.
 SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "inspection": ("541.4(a)", "543.4(a)", "545.4(a)"),
+    # After the verification, spread for the first player; then washed and stacked.
+    "spread": ("541.4(b)", "543.4(b)", "545.4(b)"),
+    "wash": ("541.4(c)", "543.4(c)", "545.4(c)"),
     # Decks received preinspected and preshuffled: (a)-(d) / (a)-(c) do not apply.
     "preinspected": ("541.4(e)", "543.4(d)", "545.4(d)"),
     "shuffle": ("541.5(a)", "543.5(a)", "545.5(a)"),

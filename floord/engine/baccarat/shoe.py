@@ -27,7 +27,7 @@ from typing import Any
 from floord.contract import EventType
 from floord.engine.baccarat.rules import BaccaratRules
 from floord.engine.cards.card import burn_value
-from floord.engine.cards.deck_receipt import receipt_problem
+from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
 from floord.engine.cards.stack_count import STACK_COUNT_POLICY, stack_count_problem
 from floord.engine.core.rulings import (
     STRICT_POLICY,
@@ -76,6 +76,12 @@ class BaccaratShoe:
         # The decks received at the table and their inspection (`deck_receipt`).
         self.receipt: dict[str, Any] | None = None
 
+    @property
+    def receipt_key(self) -> str:
+        """The rule the decks received break while not cleared: the spread's (§ 54x.4(b))
+        when only the spread is owed, else the inspection's (§ 54x.4(a))."""
+        return "spread" if spread_missing(self.receipt) else "inspection"
+
     # ----- device events ----------------------------------------------------------
 
     def uninspected_load(self, round_id: str | None) -> Decision | None:
@@ -85,7 +91,7 @@ class BaccaratShoe:
             return None
         return violation(
             self.rules,
-            "inspection",
+            self.receipt_key,
             "decks_not_inspected",
             round_id,
             detail=f"{problem}: the shoe is loaded again once they are",
@@ -308,7 +314,7 @@ class BaccaratShoe:
         cite = self.rules.cite
         problems: list[tuple[str | None, str]] = []
         if (problem := receipt_problem(self.receipt)) is not None:
-            problems.append((cite("inspection"), problem))
+            problems.append((cite(self.receipt_key), problem))
         if self.new_decks_required:
             problems.append(
                 (cite("cover_card"), "the cards are replaced with new decks (change_decks)")

@@ -7,7 +7,9 @@ decision, the dealer's turn and the end of the round. A floorperson orders a res
 New decks are a receipt (`decks_received`, or `change_decks`): the dealer inspects them
 (§ 549.5(a), § 551.4(a)) and a floorperson verifies (§ 551.4(b); on Blackjack floord's
 policy) before a shoe loaded with them counts, unless received preinspected and
-preshuffled (§ 549.5(f), § 551.4(d)), which the receipt says.
+preshuffled (§ 549.5(f), § 551.4(d)), which the receipt says; then the dealer's
+`decks_spread` records the spread for the first player, the washing and the stacking
+(§ 549.5(b)-(e), § 551.4(b), (c)).
 The table commands (inspect, open, close, resume) are `TableState`'s; only the
 floorperson assigned to the table inspects the card reader (§ 549.2(e), § 551.2(e)).
 """
@@ -31,6 +33,7 @@ from floord.engine.cards.deck_receipt import (
     new_receipt,
     received_data,
 )
+from floord.engine.cards.deck_spread import WashRefused, spread_step
 from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
@@ -63,6 +66,7 @@ CARD_COMMANDS = (
     "cover_shuffler",
     "decks_received",
     "decks_inspected",
+    "decks_spread",
     "cut",
     "recut",
 )
@@ -324,7 +328,8 @@ class BlackjackCommands(CutCommands, TableEngineBase):
         """The receipt on the record (the decks opened now, the shoe to be loaded with
         them), or the refusal."""
         try:
-            receipt = new_receipt(command, now, declared=declared)
+            spread = self.shoe.spread_plan().record()
+            receipt = new_receipt(command, now, declared=declared, spread=spread)
         except ReceiptRefused as exc:
             return CommandOutcome(False, str(exc), self.rules.cite("cards_inspected"))
         if self.rounds.current is not None:
@@ -344,6 +349,21 @@ class BlackjackCommands(CutCommands, TableEngineBase):
         else:
             key = "cards_verified" if data["step"] == "verified" else "cards_inspected"
             event = ruled(self.rules, EventType.CARDS_DECKS_INSPECTED, key, None, **data)
+        return accepted([event])
+
+    def _cmd_decks_spread(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """The dealer's spread of the decks received, face up for the first player, then
+        turned face down, washed and stacked, one part at a time where the text spreads
+        them apart (`ShoeBook.spread_plan`)."""
+        key = self.shoe.spread_key
+        try:
+            data = spread_step(self.shoe.receipt, command, now)
+        except WashRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite("cards_washed"))
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), self.rules.cite(key))
+        wash = self.rules.cite("cards_washed") if self.shoe.spread_plan().washed else None
+        event = ruled(self.rules, EventType.CARDS_DECKS_SPREAD, key, None, **data, wash_rule=wash)
         return accepted([event])
 
     def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:

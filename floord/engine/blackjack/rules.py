@@ -37,6 +37,11 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "cards_inspected": ("549.5(a)", "551.4(a)"),
     "cards_verified": ("549.5(a)", "551.4(b)"),
     "preinspected": ("549.5(f)", "551.4(d)"),
+    # The spread for the first player, then washed and stacked; § 551.4 has no (d), (e).
+    "cards_spread": ("549.5(b)", "551.4(b)"),
+    "cards_washed": ("549.5(c)", "551.4(c)"),
+    "sides_spread": ("549.5(d)", "551.4(b)"),
+    "batches_spread": ("549.5(e)", "551.4(b)"),
     "values": ("549.3(b)", "551.3(b)"),
     "no_tens": ("551.3(a)", "551.3(a)"),
     "deck_change": ("549.3(e)", "551.3(c)"),

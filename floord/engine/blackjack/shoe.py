@@ -22,7 +22,8 @@ from floord.engine.blackjack.cuts import CutBook
 from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
 from floord.engine.blackjack.shuffler import BAD_BATCH_KEYS, COVER_POLICY, ShufflerBook
 from floord.engine.cards.deck_change import deck_change_due
-from floord.engine.cards.deck_receipt import receipt_problem
+from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
+from floord.engine.cards.deck_spread import SpreadPlan
 from floord.engine.core.rulings import policy_decision, ruled, strict, violation
 from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import Decision
@@ -70,6 +71,37 @@ class ShoeBook:
     def continuous(self) -> bool:
         return self.shuffler == "continuous"
 
+    def spread_plan(self) -> SpreadPlan:
+        """How the decks received are spread (§ 549.5(b)-(e), § 551.4(b), (c)): at
+        Blackjack a double shoe's sides apart (d) and a shuffler's batches apart (e), the
+        batches only stacked, not washed; after the dealer's inspection, the floorperson's
+        verification being floord's policy. At Spanish 21, after the verification, all
+        together: § 551.4 has no paragraph for sides or batches."""
+        if self.rules.spanish21:
+            return SpreadPlan()
+        parts: list[tuple[str, tuple[str, ...]]] = []
+        if self.double:
+            parts.append(("side", tuple(self.sides)))
+        if self.shuffler == "batch":
+            parts.append(("batch", tuple(self.backs)))
+        washed = self.double or self.shuffler != "batch"
+        return SpreadPlan(tuple(parts), after_verification=False, washed=washed)
+
+    @property
+    def spread_key(self) -> str:
+        """The rule key of the spread at this table (§ 549.5(d), (e) or (b))."""
+        if self.rules.spanish21:
+            return "cards_spread"
+        if self.double:
+            return "sides_spread"
+        return "batches_spread" if self.shuffler == "batch" else "cards_spread"
+
+    @property
+    def receipt_key(self) -> str:
+        """The rule the decks received break while not cleared: the spread's paragraph
+        when only the spread is owed, else the inspection's."""
+        return self.spread_key if spread_missing(self.receipt) else "cards_inspected"
+
     @property
     def has_burn(self) -> bool:
         """§ 549.7(c) applies to a single shoe; § 549.15 replaces it on a continuous one."""
@@ -96,7 +128,7 @@ class ShoeBook:
             return [
                 violation(
                     self.rules,
-                    "cards_inspected",
+                    self.receipt_key,
                     "decks_not_inspected",
                     round_id,
                     side=data.get("side"),
@@ -294,7 +326,8 @@ class ShoeBook:
         )
         problem = receipt_problem(self.receipt)
         if shuffled and problem is not None and not self.continuous and batch in self.batch.batches:
-            return self.batch.uninspected_shuffle(type, batch, problem, round_id)
+            key = self.receipt_key
+            return self.batch.uninspected_shuffle(type, batch, problem, round_id, key)
         return self.batch.event(type, data, round_id)
 
     # ----- decks ------------------------------------------------------------------
@@ -328,7 +361,7 @@ class ShoeBook:
         due = self.deck_due_at()
         rule = self.rules.cite
         if (problem := receipt_problem(self.receipt)) is not None:
-            problems.append((rule("cards_inspected"), problem))
+            problems.append((rule(self.receipt_key), problem))
         if due is None:
             problems.append(
                 (

@@ -160,19 +160,19 @@ class ShufflerBook:
         return out
 
     def uninspected_shuffle(
-        self, type: str, batch: str, problem: str, round_id: str | None
+        self, type: str, batch: str, problem: str, round_id: str | None, key: str
     ) -> list[Decision]:
         """A batch of decks not yet inspected and verified goes through the shuffler
         (§ 549.5(a), (e): the decks are inspected, then each batch stacked, then shuffled):
         a violation when the shuffle starts, and the batch may not be dealt until it is
-        shuffled again once they are."""
+        shuffled again once they are. `key`: the rule of the step still owed."""
         self.batches[batch] = "uninspected"
         if type != EventType.SHUFFLER_SHUFFLE_STARTED:
             return []
         return [
             violation(
                 self.rules,
-                "cards_inspected",
+                key,
                 "decks_not_inspected",
                 round_id,
                 step="shuffle",

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
 from floord.engine.cards.deck_change import deck_change_due
-from floord.engine.cards.deck_receipt import receipt_problem
+from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
 from floord.engine.core.rulings import STRICT_POLICY, decision, policy_decision, strict
 from floord.engine.core.snapshots import json_copy
@@ -142,6 +142,12 @@ class DeckBook:
     def has_shoe(self) -> bool:
         return self.rules.has_shoe
 
+    @property
+    def receipt_key(self) -> str:
+        """The deck rule the decks received break while not cleared: the spread's when
+        only the spread is owed (§ 571.4(b), (d)), else the inspection's."""
+        return "spread" if spread_missing(self.receipt) else "inspected"
+
     def _ruled(self, key: str, type: EventType, round_id: str | None, **data: Any) -> Decision:
         """A decision under the rule `key`, or floord's strict policy when there is none."""
         rule = self.rules.deck_rule(key)
@@ -195,7 +201,7 @@ class DeckBook:
         if (problem := receipt_problem(self.receipt)) is None:
             return None
         return self._ruled(
-            "inspected",
+            self.receipt_key,
             EventType.PROCEDURE_VIOLATION,
             round_id,
             what="decks_not_inspected",
@@ -404,7 +410,7 @@ class DeckBook:
         """Why no round may start now: (citation or None, sentence), strongest first."""
         problems: list[tuple[str | None, str]] = []
         if (problem := receipt_problem(self.receipt)) is not None:
-            problems.append((self.rules.deck_rule("inspected"), problem))
+            problems.append((self.rules.deck_rule(self.receipt_key), problem))
         if self.idle_since is not None:
             problems.append(
                 (

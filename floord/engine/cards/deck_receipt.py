@@ -11,7 +11,11 @@ came preinspected and preshuffled (a required true or false); if not, the dealer
 `decks_inspected` and then a floorperson's (the verification, by another person) clear
 them. Until then the decks may not be used: a shoe loaded with them is a violation and
 does not count as loaded, and no round starts. A dealer who finds a defect rejects the
-set; only another receipt clears the table then. Pure: no I/O, no clock.
+set; only another receipt clears the table then. Where the table's text then spreads the
+decks for the first player, washes and stacks them (Blackjack, Spanish 21, the Baccarat
+family, Mississippi Stud), that is a third step, the dealer's `decks_spread`
+(`deck_spread`); the decks are cleared only once every part is spread. Pure: no I/O,
+no clock.
 
 The Baccarat family (§ 541.4(a), § 543.4(a), § 545.4(a): "sort and inspect each deck of
 cards separately") and Mississippi Stud with two decks (§ 571.4(d): "each deck of cards
@@ -51,11 +55,14 @@ def new_receipt(
     *,
     table_decks: tuple[int, ...] | None = None,
     declared: bool = True,
+    spread: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The record of decks received, from a `decks_received` (or `change_decks`) command.
 
     `table_decks`: the numbers of decks the table may receive (the first is taken when the
-    command names none); `declared=False` lets the declaration be left out (see above)."""
+    command names none); `declared=False` lets the declaration be left out (see above);
+    `spread`, a `deck_spread.SpreadPlan`'s record where the table's text spreads the decks
+    for the first player after the inspection (the receipt's third step)."""
     if problem := unknown_args(command, ("preinspected_preshuffled", "decks", "note")):
         raise ReceiptRefused(problem)
     pre = command.args.get("preinspected_preshuffled")
@@ -88,6 +95,7 @@ def new_receipt(
         "verified_by": None,
         "verified_at": None,
         "rejected": False,
+        **(spread or {}),
     }
 
 
@@ -97,7 +105,17 @@ def cleared(receipt: dict[str, Any] | None) -> bool:
         return True
     if receipt.get("rejected"):
         return False
-    return bool(receipt.get("preinspected_preshuffled") or receipt.get("verified_by"))
+    if receipt.get("preinspected_preshuffled"):
+        return True
+    return bool(receipt.get("verified_by")) and not to_spread(receipt)
+
+
+def to_spread(receipt: dict[str, Any] | None) -> list[dict[str, str]]:
+    """The parts of the decks received still to spread for the first player, washed and
+    stacked (`deck_spread`); none when nothing is owed."""
+    if receipt is None or receipt.get("preinspected_preshuffled") or receipt.get("rejected"):
+        return []
+    return [dict(e["part"]) for e in receipt.get("spread") or [] if e["by"] is None]
 
 
 def received_data(receipt: dict[str, Any]) -> dict[str, Any]:
@@ -199,6 +217,7 @@ def inspect_step(
         "received_at": receipt["received_at"],
         "cleared": cleared(receipt),
         **({"decks": counted} if counted is not None else {}),
+        **({"to_spread": to_spread(receipt)} if "spread" in receipt else {}),
     }
 
 
@@ -209,8 +228,26 @@ def receipt_problem(receipt: dict[str, Any] | None) -> str | None:
     assert receipt is not None
     if receipt["rejected"]:
         return f"the decks received at {receipt['received_at']} were rejected for defects"
-    missing = "inspected by the dealer" if not receipt["inspected_by"] else "verified"
+    missing = missing_step(receipt)
     return f"the decks received at {receipt['received_at']} have not been {missing}"
+
+
+def missing_step(receipt: dict[str, Any]) -> str:
+    """The receipt's next step, as a sentence ends (the decks have not been ...)."""
+    if not receipt["inspected_by"]:
+        return "inspected by the dealer"
+    owed = to_spread(receipt)
+    if not receipt["verified_by"] and not (owed and not receipt["spread_after_verification"]):
+        return "verified"
+    if owed and not receipt["verified_by"]:
+        return "verified nor spread for the first player, washed and stacked"
+    parts = "; ".join(", ".join(f"{k} {v}" for k, v in p.items()) or "all" for p in owed)
+    return f"spread for the first player, washed and stacked ({parts})"
+
+
+def spread_missing(receipt: dict[str, Any] | None) -> bool:
+    """Only the spread keeps the decks received from use (its paragraph is the rule)."""
+    return receipt is not None and bool(receipt.get("verified_by")) and bool(to_spread(receipt))
 
 
 class ReceiptCommands:

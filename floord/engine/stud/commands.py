@@ -28,6 +28,7 @@ from floord.engine.cards.deck_receipt import (
     new_receipt,
     received_data,
 )
+from floord.engine.cards.deck_spread import SpreadPlan, WashRefused, spread_step
 from floord.engine.cards.shuffler_cover import cover_shuffler
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import (
@@ -65,6 +66,7 @@ CARD_COMMANDS = (
     "uncover_shoe",
     "decks_received",
     "decks_inspected",
+    "decks_spread",
     "cut",
     "recut",
 )
@@ -387,11 +389,16 @@ class StudCommands(StudCutCommands, StudShoeCommands, TableEngineBase):
     def _receive(
         self, command: VerifiedCommand, now: datetime, *, declared: bool
     ) -> dict[str, Any] | CommandOutcome:
-        """The receipt on the record (the decks opened now), or the refusal."""
+        """The receipt on the record (the decks opened now), or the refusal. The spread
+        follows the verification (§ 571.4(b)); two decks are each spread apart (d)."""
+        parts = (("deck", self.rules.deck_backs),) if self.rules.decks == 2 else ()
+        spread = SpreadPlan(parts).record()
         if self.rounds.current is not None:
             return CommandOutcome(False, "the decks are changed between rounds")
         try:
-            receipt = new_receipt(command, now, table_decks=(self.rules.decks,), declared=declared)
+            receipt = new_receipt(
+                command, now, table_decks=(self.rules.decks,), declared=declared, spread=spread
+            )
         except ReceiptRefused as exc:
             return CommandOutcome(False, str(exc), cite("571.4(a)"))
         self.decks.decks_changed(now)
@@ -410,6 +417,20 @@ class StudCommands(StudCutCommands, StudShoeCommands, TableEngineBase):
             "571.4(b)" if data["step"] == "verified" else "571.4(d)" if separately else "571.4(a)"
         )
         return accepted([decision(EventType.CARDS_DECKS_INSPECTED, cite(para), None, **data)])
+
+    def _cmd_decks_spread(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
+        """After the verification, the dealer's spread for the first player, then the
+        cards turned face down, washed and stacked (§ 571.4(b), (c)); each of two decks
+        apart (d). The shuffle follows "Once the cards have been stacked" (c)."""
+        rule = self.rules.deck_rule("spread")
+        try:
+            data = spread_step(self.decks.receipt, command, now)
+        except WashRefused as exc:
+            return CommandOutcome(False, str(exc), cite("571.4(c)"))
+        except ReceiptRefused as exc:
+            return CommandOutcome(False, str(exc), rule)
+        data["wash_rule"] = cite("571.4(c)")
+        return accepted([decision(EventType.CARDS_DECKS_SPREAD, rule, None, **data)])
 
     def _cmd_cover_shuffler(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         return cover_shuffler(command, self.rules.shuffler, self.decks)

@@ -105,6 +105,9 @@ class StudRules:
         """The citation `cards.deck_book.DeckBook` gives a deck decision (see DECK_RULES)."""
         if key == "needs_shuffler":
             return cite("571.9(a)(1)") if self.dealing == "hand" else None
+        if key == "spread":
+            # The spread for the first player (b); two decks each spread apart (d).
+            return cite("571.4(d)" if self.decks == 2 else "571.4(b)")
         return cite(DECK_RULES[key])
 
     @property
