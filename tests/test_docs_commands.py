@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from floord.cli.command_args import COMMAND_ARGS
 from floord.cli.main import _parser, main
 from floord.config.load import load_config
-from floord.contract import COMMAND_ARGS, COMMAND_ROLES, Role
+from floord.contract import COMMAND_ROLES, Role
 from floord.processes.daemon import Daemon
 
 ROOT = Path(__file__).resolve().parent.parent

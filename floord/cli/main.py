@@ -12,23 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from floord import __version__
-from floord.contract import COMMAND_ARGS, COMMAND_ROLES, Role
+from floord.cli.command_args import commands_help
 from floord.system.failures import broker_errors, broker_problem, expected_failures
 from floord.system.logs import FORMATS, configure_logging
 
 if TYPE_CHECKING:
     from floord.config.load import LoadedConfig
-
-
-def commands_help() -> str:
-    """Every operator command, its arguments and who may issue it, one line each."""
-    width = max(map(len, COMMAND_ROLES))
-    lines = []
-    for name, roles in COMMAND_ROLES.items():
-        who = ", ".join(r for r in Role if r in roles)
-        args = COMMAND_ARGS.get(name, "")
-        lines.append(f"  {name:<{width}}  {args + '  ' if args else ''}({who})")
-    return "\n".join(lines)
 
 
 # Subcommands that live in their own modules. Each module has `register(sub)`, which adds

@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from floord.contract import EventType, cite, format_ts, parse_ts
+from floord.engine.cards.deal_refusals import deal_problems
 from floord.engine.cards.deck_change import deck_change_due
 from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
@@ -45,15 +46,6 @@ COUNT_MISSING_POLICY = (
     "floord policy, not a regulation: a shuffler configured as counting that completes a "
     "shuffle without its count has not shown whether every card is present; the shuffle "
     "does not count and the deck is shuffled again"
-)
-
-
-# § 571.5(a), § 55x.5(a) exempt preshuffled decks from the shuffle before play; the table's
-# automated shuffler shuffles them all the same (docs/rules.md, "Readings").
-PRESHUFFLED_POLICY = (
-    "floord policy, not a regulation: decks received preshuffled are shuffled by the "
-    "table's automated shuffler before floord deals them, though the shuffle before play "
-    "is not required of them; no shuffled deck is ready"
 )
 
 
@@ -407,82 +399,9 @@ class DeckBook:
         return [decision(EventType.TABLE_WARNING, self.rules.deck_change_rule, None, **warning)]
 
     def deal_problems(self, now: datetime) -> list[tuple[str | None, str]]:
-        """Why no round may start now: (citation or None, sentence), strongest first."""
-        problems: list[tuple[str | None, str]] = []
-        if (problem := receipt_problem(self.receipt)) is not None:
-            problems.append((self.rules.deck_rule(self.receipt_key), problem))
-        if self.idle_since is not None:
-            problems.append(
-                (
-                    self.rules.deck_rule("no_gaming_activity"),
-                    f"no gaming activity since {self.idle_since}: the cards are spread, "
-                    "washed, stacked and shuffled again",
-                )
-            )
-        due = self.deck_due_at()
-        if due is None and self.rules.deck_hours is not None:
-            problems.append(
-                (
-                    self.rules.deck_change_rule,
-                    "no deck change is on record: a floorperson records the decks opened "
-                    "for use with change_decks",
-                )
-            )
-        elif due is not None and now >= due:
-            problems.append(
-                (
-                    self.rules.deck_change_rule,
-                    f"the decks were opened at {self.decks_opened_at} and had to be changed "
-                    f"by {format_ts(due)} (every {self.rules.deck_hours} hours)",
-                )
-            )
-        removed = [d for d, s in self.decks.items() if s == "removed"]
-        if removed:
-            problems.append(
-                (
-                    self.removed_rule,
-                    f"deck(s) {', '.join(removed)} removed from the table: a floorperson "
-                    "records new decks with change_decks",
-                )
-            )
-        cover_rule = self.rules.deck_rule("out_of_order")
-        if self.out_of_order and not self.covered and cover_rule is not None:
-            problems.append((cover_rule, "the automated shuffler is out of order and not covered"))
-        needs_rule = self.rules.deck_rule("needs_shuffler")
-        if needs_rule is not None and not self.shuffler_in_use:
-            problems.append(
-                (needs_rule, "cards dealt from the hand need a working automated shuffler")
-            )
-        if self.shuffler_in_use and not removed and self.next_deck() is None:
-            states = sorted(set(self.decks.values()))
-            if "jammed" in states:
-                problems.append(
-                    (self.rules.deck_rule("reshuffle"), "the jammed deck must be reshuffled")
-                )
-            elif self.rules.decks == 2 and self.decks.get(self.last_dealt or "") == "ready":
-                problems.append(
-                    (
-                        self.rules.deck_rule("alternate"),
-                        f"deck {self.last_dealt} was dealt last round: the decks alternate",
-                    )
-                )
-            elif self.preshuffled_unused:
-                problems.append((None, PRESHUFFLED_POLICY))
-            else:
-                problems.append(
-                    (
-                        self.rules.deck_rule("shuffle"),
-                        f"no shuffled deck is ready (decks: {self.decks})",
-                    )
-                )
-        if self.has_shoe and not self.shoe_loaded:
-            problems.append(
-                (
-                    self.rules.cite("deck_in_shoe"),
-                    "the shuffled deck has not been placed in the shoe since the last round",
-                )
-            )
-        return problems
+        """Why no round may start now: (citation or None, sentence), strongest first
+        (`floord.engine.cards.deal_refusals`)."""
+        return deal_problems(self, now)
 
     @property
     def preshuffled_unused(self) -> bool:
