@@ -26,6 +26,8 @@ from floord.processes.daemon import Daemon
 from floord.profiles import load_profile
 from floord.transport.ports import PortError, parse_port
 
+pytestmark = pytest.mark.system
+
 WAIT_S = 10.0
 
 

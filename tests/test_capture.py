@@ -20,6 +20,8 @@ import pytest
 
 from floord.tools.capture import CaptureError, Chunk, golden_steps, read_capture
 
+pytestmark = pytest.mark.system
+
 LINES = [b"*X;6;010;23;0;000;0\r\n", b"*X;1;011;23;0;154;0\r\n", b"17\r\n"]
 
 

@@ -27,6 +27,8 @@ from floord.journal.audit import verify_journal
 from floord.processes.daemon import Daemon
 from floord.profiles import PROFILES_DIR
 
+pytestmark = pytest.mark.system
+
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
 

@@ -12,6 +12,8 @@ import yaml
 from floord.config.load import ConfigError, load_config
 from floord.profiles import ProfileError, load_profile
 
+pytestmark = pytest.mark.system
+
 
 def _valid(tmp: Path) -> dict:
     (tmp / "fp.key").write_text("secret\n")

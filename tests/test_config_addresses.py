@@ -18,6 +18,8 @@ import yaml
 from floord.cli.main import main
 from floord.transport.ports import PortError, parse_port
 
+pytestmark = pytest.mark.system
+
 MALFORMED_PORTS = {
     "socket://127.0.0.1:70000": "a port number from 1 to 65535 expected, found 70000",
     "socket://127.0.0.1:0": "a port number from 1 to 65535 expected, found 0",

@@ -13,6 +13,8 @@ import yaml
 
 from floord.config.load import ConfigError, load_config
 
+pytestmark = pytest.mark.system
+
 SHOE = {"profile": "ref-shoe-recognition"}
 TRACKER = {"profile": "ref-dice-tracker"}
 

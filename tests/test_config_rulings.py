@@ -15,6 +15,8 @@ import yaml
 
 from floord.config.load import ConfigError, load_config
 
+pytestmark = pytest.mark.system
+
 
 def _body(tmp: Path, table: dict) -> dict:
     (tmp / "fp.key").write_text("secret\n")

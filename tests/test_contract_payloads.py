@@ -22,6 +22,8 @@ from contract_doc import Payload, compare, documented_payloads, top_level_keys
 
 from floord.contract import EVENT_TYPES
 
+pytestmark = pytest.mark.system
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 # What emits every event type: each engine's scenarios, each driver's frames and

@@ -56,6 +56,8 @@ from floord.engine.big_six.layout import ORDER_533_1_B
 from floord.games.registry import setup_for_table
 from floord.table.surveillance import TableSurveillance
 
+pytestmark = pytest.mark.system
+
 CARD_TABLES = ("BJ-01", "S21-01")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from craps_support import Table, die, first, types
 
 from floord.config.load import load_config
@@ -40,6 +41,8 @@ from floord.demo.war_table import (
 from floord.demo.war_table import build_simulator as build_shoe
 from floord.engine.craps.roles import CALLERS
 from floord.engine.pai_gow.rules import read_rules
+
+pytestmark = pytest.mark.unit
 
 
 def test_every_step_the_hands_give_is_one_the_simulators_take() -> None:

@@ -18,6 +18,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 import structlog
 
 from floord.adapters.local import DeviceAdapter, Received
@@ -26,6 +27,8 @@ from floord.contract import EventType
 from floord.journal.store import Journal
 from floord.mqtt.backoff import Backoff
 from floord.profiles import load_profile
+
+pytestmark = pytest.mark.system
 
 DAY_S = 24 * 3600.0
 RETRY_S = 10.0  # the SS2 profile's reconnect_max_s: what a missing device is tried at

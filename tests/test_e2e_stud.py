@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import collecting, start_daemon, start_device_sim, write_tables_config
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "MS-01"
 

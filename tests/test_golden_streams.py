@@ -13,6 +13,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
 from golden_streams import file_name
 
 from floord.contract import Envelope
@@ -22,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from golden_journal import Normaliser, dump_lines, find_journals  # noqa: E402
+
+pytestmark = pytest.mark.system
 
 
 def _load_compare() -> ModuleType:

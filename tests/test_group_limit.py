@@ -14,6 +14,8 @@ from test_group_commit import commit_protocol_errors
 from floord.contract import format_ts
 from floord.table.bus import GROUP_LIMIT, TableBus, Tick
 
+pytestmark = pytest.mark.unit
+
 
 def test_a_group_holds_at_most_the_limit_and_the_rest_stay_queued_in_order() -> None:
     async def go() -> tuple[list[list[int]], int]:

@@ -14,6 +14,8 @@ import pytest
 from floord.contract import Envelope
 from floord.journal.store import Journal, JournalError
 
+pytestmark = pytest.mark.system
+
 
 def builder(stream: str, note: str = "x"):
     def build(seq: int) -> Envelope:

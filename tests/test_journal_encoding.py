@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,8 @@ from floord.contract import Envelope
 from floord.journal.chain import event_hash
 from floord.journal.store import Journal
 from floord.untrusted import storable
+
+pytestmark = pytest.mark.unit
 
 
 def test_the_stored_bytes_are_the_round_trip_s_with_the_hash_last(tmp_path: Path) -> None:

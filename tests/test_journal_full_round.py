@@ -30,6 +30,8 @@ from floord.journal.audit import verify_journal
 from floord.journal.store import DISK_FULL, Journal
 from floord.table.runner import TableRunner
 
+pytestmark = pytest.mark.system
+
 SPIN = {"rotor_direction": "cw", "rotor_rpm": 17.2}
 
 

@@ -28,6 +28,8 @@ from floord.journal.lock import (
 )
 from floord.journal.store import Journal, JournalError
 
+pytestmark = pytest.mark.system
+
 # A second process that takes the journal's lock, says so, and holds it until killed.
 HOLDER = """
 import sys, time

@@ -15,6 +15,8 @@ from floord.contract import Envelope
 from floord.journal.checkpointer import Checkpointer, catch_up
 from floord.journal.store import Journal, JournalError
 
+pytestmark = pytest.mark.unit
+
 
 def builder(stream: str) -> Callable[[int], Envelope]:
     def build(seq: int) -> Envelope:

@@ -12,10 +12,11 @@ import json
 from pathlib import Path
 
 import aiomqtt
+import pytest
 from mqtt_link_support import TOPICS, Harness, Subscriber, append, run, until
 from nats_support import Node, requires_nats
 
-pytestmark = requires_nats
+pytestmark = [pytest.mark.system, requires_nats]
 
 
 def test_the_links_command_subscriptions_are_no_jetstream_consumers(

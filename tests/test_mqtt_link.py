@@ -31,6 +31,8 @@ from floord.journal.store import JournalError
 from floord.mqtt import Backoff
 from floord.mqtt.link import broker_address
 
+pytestmark = pytest.mark.system
+
 # --- pure parts ------------------------------------------------------------------------
 
 

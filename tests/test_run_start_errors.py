@@ -17,6 +17,8 @@ import yaml
 from floord.cli.main import main, run_loaded
 from floord.config.load import load_config
 
+pytestmark = pytest.mark.system
+
 
 def _body(tmp: Path, **top: object) -> dict:
     (tmp / "fp.key").write_text("secret\n")

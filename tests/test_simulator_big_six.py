@@ -22,6 +22,8 @@ from simulators.flf1.big_six_scenarios import BigSixScenario, Spin
 from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
+pytestmark = pytest.mark.system
+
 SPEED = 50.0
 REF = load_profile("ref-big-six")
 ANGLE = load_profile("ref-big-six-angle")

@@ -22,6 +22,8 @@ from simulators.flf1.dealing_shoe import DECK, DealingShoeSimulator
 from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
+pytestmark = pytest.mark.system
+
 SPEED = 10.0
 ALGORITHMS = ["crc16-ccitt", "xor8"]
 SCENARIOS = Path(__file__).resolve().parent.parent / "simulators" / "scenarios"

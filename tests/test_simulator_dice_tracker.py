@@ -23,6 +23,8 @@ from simulators.flf1.dice_tracker_scenarios import DiceScenario
 from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
+pytestmark = pytest.mark.system
+
 SPEED = 50.0
 SCENARIOS = Path(__file__).resolve().parents[1] / "simulators" / "scenarios"
 TRACKER = load_profile("ref-dice-tracker")

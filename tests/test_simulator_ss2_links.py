@@ -25,6 +25,8 @@ from simulators.link import serve_tcp
 from simulators.run import load_simulator, run_simulator
 from simulators.scenario import Scenario, ScenarioError, Step, load_scenario, pocket_labels
 
+pytestmark = pytest.mark.system
+
 PROFILE = load_profile("cammegh-ss2")
 SPEED = 40.0
 SCENARIOS = Path(__file__).resolve().parent.parent / "simulators" / "scenarios"

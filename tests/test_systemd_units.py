@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.system
+
 SYSTEMD = Path(__file__).resolve().parents[1] / "systemd"
 UNITS = ["floord.service", "floord-adapter@.service", "floord-sim@.service"]
 DEVICE_UNITS = ["floord.service", "floord-adapter@.service"]

@@ -21,6 +21,8 @@ from floord.profiles import SerialSettings, load_profile
 from floord.transport.stream import TransportError, open_transport
 from simulators.usb_shoe.backend import ScenarioError, scenario_backend
 
+pytestmark = pytest.mark.system
+
 PROFILE = load_profile("ref-usb-shoe")
 SETTINGS = SerialSettings(baudrate=9600, bytesize=8, parity="N", stopbits=1, flow_control="none")
 

@@ -22,6 +22,8 @@ from floord.transport import usb as usb_transport
 from floord.transport.stream import TransportError, open_transport
 from simulators.usb_shoe.backend import SimulatedShoeBackend, Typed, card_script, type_line
 
+pytestmark = pytest.mark.system
+
 PROFILE = load_profile("ref-usb-shoe")
 VID, PID = PROFILE.quirks["vendor_id"], PROFILE.quirks["product_id"]
 

@@ -28,6 +28,8 @@ import floord
 from floord.config.load import load_config
 from floord.processes.daemon import Daemon
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parent.parent
 VERSION_PY = ROOT / "scripts" / "deb" / "version.py"
 _HEADING = re.compile(r"^## (.*)$", re.M)

@@ -11,12 +11,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from test_journal_full_round import small_filesystem
 
 from floord.contract import Envelope
 from floord.journal.checkpointer import WAL_ROOM
 from floord.journal.store import Journal
 from floord.journal.wal_room import full_size, make_room
+
+pytestmark = pytest.mark.system
 
 FULL = full_size(4096, WAL_ROOM)
 
