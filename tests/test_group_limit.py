@@ -1,6 +1,6 @@
 """The runner's groups are capped (`GROUP_LIMIT`): a burst read in one go is committed in
 several transactions of at most that many inputs, in order, none lost; and `format_ts`,
-which now keeps the text of recent instants, gives the same text as before."""
+which keeps the text of recent instants, gives the same text as formatting afresh."""
 
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ _DATA = st.recursive(
 @given(data=st.dictionaries(_KEYS, _DATA, max_size=4), text=_TEXT)
 def test_any_event_is_stored_as_its_round_trip_would_be(data: dict[Any, Any], text: str) -> None:
     """The same bytes as the round trip for any data an event may hold: ASCII or not,
-    lone surrogates, keys of every kind JSON writes (the ASCII fast paths of issue 15)."""
+    lone surrogates, keys of every kind JSON writes (the encoder's ASCII fast paths)."""
     directory = Path(tempfile.mkdtemp(prefix="floord-enc-"))
     journal = Journal(directory / "j.db")
     try:

@@ -2,7 +2,7 @@
 subscriptions to `P/cmd` and `P/replay/request` are QoS 0, so NATS makes no JetStream
 consumer for them (a cluster that lost a node refuses to create one until it has new
 leaders, and the link publishes nothing until it is subscribed, docs/deployment.md);
-commands still reach it, and its QoS 1 events and retained status go out as before. The
+commands still reach it, and its QoS 1 events and retained status go out as on Mosquitto. The
 node's monitoring endpoint (`/jsz`) says which consumers exist.
 """
 

@@ -99,7 +99,7 @@ def test_nothing_already_in_the_wal_is_overwritten(tmp_path: Path) -> None:
 
 def test_a_disk_that_refuses_the_room_still_opens_the_journal(tmp_path: Path) -> None:
     """A file size limit of 1 MB (as a full disk would, `EFBIG` for `ENOSPC`): the
-    zeros stop short, and the journal opens and records as before."""
+    zeros stop short, and the journal opens and records all the same."""
     script = textwrap.dedent(
         f"""
         import resource, signal
