@@ -9,7 +9,7 @@ import random
 import pytest
 
 from floord.analytics.report import WheelSetup
-from floord.analytics.running_test import Category, RunningTest
+from floord.analytics.sliding_chi_square import Category, RunningTest
 from floord.analytics.wheel_watch import roulette_order
 from floord.contract import EventType
 from floord.engine.core.copies import Fixed, copy_sharing
