@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from test_journal_full_round import small_filesystem
+from test_journal_full_round_system import small_filesystem
 
 from floord.contract import Envelope
 from floord.journal.checkpointer import WAL_ROOM
