@@ -1,5 +1,5 @@
 """The demo's dice tables and War table without running the demo (the run itself is asserted in
-`tests/test_demo.py` through `demo_games_support`): the scripts the crew's hands give
+`tests/test_demo_system.py` through `demo_games_support`): the scripts the crew's hands give
 are steps the simulators take, CR-01's shooter script played through the Craps engine
 shows every call the demo promises, and the config and operators fit the tables.
 """
