@@ -12,7 +12,7 @@ import gc
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -41,7 +41,9 @@ def _declared_tiers(module: object) -> list[str]:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[pytest.CollectReport]:
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """A test file that collects tests but does not declare exactly one tier is a
     collection error naming it (under xdist too), whatever `-m` later selects: a file with
     no tier would otherwise drop out of `make check` unseen."""
