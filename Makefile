@@ -1,4 +1,4 @@
-# The README's quick start: `make demo` and `make test`.
+# The README's quick start: `make demo`, `make check` and `make test`.
 VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
@@ -13,8 +13,11 @@ BUILD_STAMP := $(BUILD_VENV)/.installed
 # --durations: the slowest tests in every run, so the suite's time budget stays in sight.
 # -n 2 --dist loadfile: two workers, each test file in one of them (its fixtures built once).
 PYTEST_ARGS ?= -q --durations=25 -n 2 --dist loadfile
+# `make check`: the unit tier alone (tests marked `unit`: no broker, pty, subprocess or
+# daemon), the minute-long loop while editing; `make test` runs every tier, as CI does.
+CHECK_ARGS ?= -q --durations=10 -n 2 --dist loadfile
 
-.PHONY: demo test lint bench clean deb
+.PHONY: demo check test lint bench clean deb
 
 $(STAMP): pyproject.toml scripts/bootstrap-venv.sh
 	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/bootstrap-venv.sh
@@ -30,6 +33,9 @@ $(BUILD_STAMP): scripts/bootstrap-venv.sh
 
 demo: $(DEMO_STAMP)
 	$(DEMO_VENV)/bin/floord demo $(DEMO_ARGS)
+
+check: $(STAMP)
+	$(VENV)/bin/python -m pytest -m unit $(CHECK_ARGS)
 
 test: $(STAMP)
 	bash scripts/ensure-test-tools.sh

@@ -1,10 +1,10 @@
-"""What one commit spends keeping the committed state (issue 15), in microseconds.
+"""What one commit spends keeping the committed state, in microseconds.
 
 After every commit the table's runner keeps a copy of the engine and its watcher, to
 put back should the journal refuse the next commit (`floord.table.recording`). This
 builds the daemon's own roulette table (an SS2 wheel, the live surveillance on), plays
 `--spins` spins through its runner, then times the runner's copy of the committed state
-(`_copy_state`) and, where the runner has it, what a commit does now (`_keep_committed`:
+(`_copy_state`) and, where the runner has it, what a commit does (`_keep_committed`:
 the watcher's copy kept again while the watcher has not changed, as on most commits):
 process time, the best of 20 runs of 1,000. Prints one JSON line.
 

@@ -1,4 +1,4 @@
-"""Compare golden event streams recorded before and after a change (issue 11).
+"""Compare golden event streams recorded before and after a change.
 
 Suite mode: two directories written by `pytest --record-streams DIR`. Each test is
 identical, differs (with the first differing line), missing (recorded before, not after)

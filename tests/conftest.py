@@ -1,4 +1,10 @@
-"""Shared fixtures: a real Mosquitto broker per test that asks for one."""
+"""Shared fixtures (a real Mosquitto broker per test that asks for one) and the tiers.
+
+Every test file declares its tier in a module-level `pytestmark`: `pytest.mark.unit`
+(pure, in one process) or `pytest.mark.system` (a broker, a pty, a subprocess, a daemon,
+real sockets, a package built or installed). `make check` runs the unit tier alone, so a
+file that forgot its tier would silently drop out of it: collection refuses such a file.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ import gc
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,8 +22,45 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nats_support import Node
 from support import Broker
 
-# `--record-streams DIR`: golden event streams for before/after comparison (issue 11).
+# `--record-streams DIR`: golden event streams for before/after comparison.
 pytest_plugins = ["golden_streams"]
+
+
+TIERS = ("unit", "system")
+
+
+def _declared_tiers(module: object) -> list[str]:
+    """The tiers a test module's own `pytestmark` names (a mark or a list of marks)."""
+    marks = getattr(module, "pytestmark", [])
+    marks = marks if isinstance(marks, list) else [marks]
+    return [
+        m.name
+        for m in marks
+        if isinstance(m, pytest.Mark | pytest.MarkDecorator) and m.name in TIERS
+    ]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A test file that collects tests but does not declare exactly one tier is a
+    collection error naming it (under xdist too), whatever `-m` later selects: a file with
+    no tier would otherwise drop out of `make check` unseen."""
+    report = yield
+    if not isinstance(collector, pytest.Module) or not report.passed or not report.result:
+        return report
+    tiers = _declared_tiers(collector.obj)
+    if len(tiers) != 1:
+        found = "no tier" if not tiers else "both tiers: " + ", ".join(tiers)
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{collector.path.name}: {found}. Every test file declares one tier in a "
+            "module-level `pytestmark`: `pytestmark = pytest.mark.unit` (pure, in one "
+            "process) or `pytestmark = pytest.mark.system` (a broker, a pty, a subprocess, "
+            "a daemon, real sockets, a package); see tests/conftest.py"
+        )
+    return report
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 Load it with `-p contract_events` and set `FLOORD_CONTRACT_EVENTS` to a file: at the end
 of the session the file holds, for each event type, every distinct set of `data` keys
-seen, as JSON (`{"type": [["key", ...], ...]}`). `tests/test_contract_payloads.py`
+seen, as JSON (`{"type": [["key", ...], ...]}`). `tests/test_contract_payloads_system.py`
 runs a representative part of the suite under it and compares the result with the
 payload tables of `docs/contract.md`; the lead may also run the whole suite under it.
 

@@ -1,5 +1,5 @@
 """What the demo's Mosquitto run must show of its dice tables and its War table
-(`tests/test_demo.py` calls `check_crewed_tables` on that run's lines, so no second demo
+(`tests/test_demo_system.py` calls `check_crewed_tables` on that run's lines, so no second demo
 is run for them).
 
 CR-01: opened after its inspection; the Fire Bet brought in by the dealer before a come

@@ -28,6 +28,8 @@ from floord.contract import Topics
 from floord.tools.acl import AclError, acl_text, floor_logins
 from floord.tools.mosquitto_passwd import hash_password, password_line, verify_password
 
+pytestmark = pytest.mark.system
+
 NOT_AUTHORIZED = 0x87
 SITE = "casino-1"
 PREFIX = "floor/v1"

@@ -37,7 +37,7 @@ from floord.tools.nats_acl import MQTT_DELIVERY, nats_auth_text, nats_subjects
 from floord.tools.nats_passwd import bcrypt_verify
 from floord.watch.feed import SUFFIXES
 
-pytestmark = requires_nats
+pytestmark = [pytest.mark.system, requires_nats]
 SUBACK_FAILURE = 0x80
 WAIT_S = 10.0
 

@@ -14,11 +14,15 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from floord.adapters.local import DeviceAdapter, Received
 from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent
 from floord.journal.store import Journal
 from floord.profiles import load_profile
+
+pytestmark = pytest.mark.unit
 
 NOW = datetime(2024, 3, 5, 15, 0, tzinfo=UTC)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import structlog
 from adapter_link_support import DEVICE, TOPICS, Pair, append_events
 from mqtt_link_support import Subscriber, run
@@ -21,7 +22,7 @@ from nats_support import NatsCluster, requires_nats
 
 from floord.contract import STATUS_LOST
 
-pytestmark = requires_nats
+pytestmark = [pytest.mark.system, requires_nats]
 
 LINE = "remote adapter lost its broker connection"
 # Only a guard against a hang: a cluster electing new leaders on 2 shared cores.

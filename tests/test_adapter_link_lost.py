@@ -16,12 +16,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import structlog
 from adapter_link_support import DEVICE, TOPICS, Pair, append_events
 from mqtt_link_support import Subscriber, run, until
 from support import Broker
 
 from floord.contract import DEVICE_STATUS_FIELDS, STATUS_LOST, STATUS_LOST_FIELDS
+
+pytestmark = pytest.mark.system
 
 LINE = "remote adapter lost its broker connection"
 

@@ -13,6 +13,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from adapter_link_support import DEVICE, TOPICS, Pair, append_events
 from mqtt_link_support import Subscriber, run, until
 from nats_support import Node, requires_nats
@@ -20,7 +21,7 @@ from nats_support import Node, requires_nats
 from floord.contract import DEVICE_STATUS_FIELDS
 from floord.events import DeviceCommand
 
-pytestmark = requires_nats
+pytestmark = [pytest.mark.system, requires_nats]
 
 
 def test_the_remote_adapter_path_makes_no_jetstream_consumer(node: Node, tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ import pytest
 
 from floord.adapters.silence import Silence
 
+pytestmark = pytest.mark.unit
+
 
 async def _reads(delays: list[float], limit: float, *, work: float = 0.0) -> int:
     """Reads that take `delays` seconds each, `work` seconds of other waiting between

@@ -10,6 +10,8 @@ from scipy import stats
 
 from floord.analytics.chi_square import chi2_sf, chi_square, upper_regularized_gamma
 
+pytestmark = pytest.mark.unit
+
 
 def test_statistic_and_p_value_match_scipy_on_random_count_vectors() -> None:
     rng = random.Random(20240531)

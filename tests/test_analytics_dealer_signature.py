@@ -11,6 +11,8 @@ from scipy import stats
 from floord.analytics.dealer_signature import DealerSignature
 from floord.analytics.wheel_watch import roulette_order
 
+pytestmark = pytest.mark.unit
+
 ORDER = roulette_order("single_zero")
 N = len(ORDER)
 

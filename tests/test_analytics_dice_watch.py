@@ -13,6 +13,8 @@ from scipy import stats
 from floord.analytics.dice_report import DiceRoll, DiceSetup, dice_report
 from floord.analytics.dice_watch import DiceWatch, shooter_cells, total_probability
 
+pytestmark = pytest.mark.unit
+
 SET = ["D1", "D2", "D3", "D4", "D5"]
 
 

@@ -17,6 +17,8 @@ from floord.contract import Envelope, EventType, format_ts
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.journal.store import Journal
 
+pytestmark = pytest.mark.unit
+
 START = datetime(2024, 5, 31, 12, 0, tzinfo=UTC)
 
 

@@ -28,6 +28,8 @@ from floord.analytics.report_chart import (
 from floord.engine.big_six.layout import ORDER_533_1_B
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER, colour
 
+pytestmark = pytest.mark.unit
+
 
 @contextmanager
 def chart(table: str, report: dict[str, Any]) -> Iterator[Figure]:

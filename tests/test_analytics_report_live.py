@@ -26,6 +26,8 @@ from floord.cli.report import table_report
 from floord.contract import EventType
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 
+pytestmark = pytest.mark.unit
+
 SURVEILLANCE = {"window": 185, "level": 0.001, "roulette_sectors": 8,
                 "dealer_window": 80, "dealer_bins": 8}  # fmt: skip
 # The live alert's own fields; the report adds where the result is (`seq`, `ts`).

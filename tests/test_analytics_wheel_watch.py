@@ -13,6 +13,8 @@ from scipy import stats
 from floord.analytics.wheel_watch import WheelWatch, roulette_order, sector_arcs
 from floord.engine.roulette.layout import DOUBLE_ZERO_ORDER, SINGLE_ZERO_ORDER
 
+pytestmark = pytest.mark.unit
+
 SINGLE = roulette_order("single_zero")
 _LAYOUT = (  # 58 Pa. Code § 533.1(b)
     "joker $1 $2 $1 $5 $2 $1 $10 $1 $5 $1 $2 $1 $20 $1 $2 $1 $5 $2 $1 $10 $1 $2 $5 $1 $2 $1 "

@@ -11,6 +11,10 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 TOPS = ("floord/", "drivers/", "simulators/", "device_profiles/", "docs/", "tests/", "systemd/")

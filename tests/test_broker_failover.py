@@ -31,6 +31,8 @@ from floord.contract import STATUS_FIELDS, STATUS_LOST, STATUS_LOST_FIELDS
 from floord.mqtt.client import NodeRing, subscribe_checked
 from floord.operator.client import send_command
 
+pytestmark = pytest.mark.system
+
 
 @pytest.fixture
 def second_broker() -> Iterator[Broker]:

@@ -32,6 +32,8 @@ from floord.journal.store import Journal
 from floord.journal.watermark import AUTOCHECKPOINT
 from floord.journal.writer import Changes
 
+pytestmark = pytest.mark.unit
+
 
 def build(seq: int) -> Envelope:
     return Envelope(

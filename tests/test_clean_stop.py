@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import DEALER, DEALER_KEY, FP, FP_KEY, command, open_table, start_sim, write_config
 from test_engine_support import WHEEL
 from test_journal_disk_full import make_runner, table_events
@@ -33,6 +34,8 @@ from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon
 from floord.table.bus import CommandArrived, Finish, Tick
 from floord.table.stopping import STOPPED_REASON, STOPPING, STOPPING_REASON, StopGate
+
+pytestmark = pytest.mark.system
 
 WAIT_S = 20.0
 

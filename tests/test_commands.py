@@ -13,6 +13,8 @@ from floord.contract import COMMAND_MAX_SKEW_S, format_ts
 from floord.engine.core.types import VerifiedCommand
 from floord.operator.commands import Refusal, build_command, sign_command, verify_command
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 FLOOR_KEY = b"floor-secret"
 DEALER_KEY = b"dealer-secret"

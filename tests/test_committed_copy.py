@@ -46,6 +46,8 @@ from floord.table.bus import TableBus
 from floord.table.recording import TableRecord
 from floord.table.runner import TableRunner
 
+pytestmark = pytest.mark.unit
+
 INPUTS = ("on_device_event", "on_command", "tick", "halt", "after_restart")
 ENGINE_TESTS = sorted(
     p.stem

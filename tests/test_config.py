@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +9,8 @@ import yaml
 
 from floord.config.load import ConfigError, load_config
 from floord.profiles import ProfileError, load_profile
+
+pytestmark = pytest.mark.unit
 
 
 def _valid(tmp: Path) -> dict:
@@ -103,22 +103,6 @@ def test_yaml_syntax_error_names_the_file(tmp_path: Path) -> None:
     [problem] = caught.value.problems
     assert problem.startswith(f"{path}: line 2, column 1: valid YAML expected")
     assert "<unicode string>" not in problem
-
-
-def test_floord_check_cli(tmp_path: Path) -> None:
-    good = _write(tmp_path, _valid(tmp_path))
-    run = [sys.executable, "-m", "floord", "check", "-c"]
-    ok = subprocess.run([*run, str(good)], capture_output=True, text=True, timeout=60)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    body = _valid(tmp_path)
-    body["broker"]["url"] = "http://x"
-    body["site"] = "bad site"
-    bad = _write(tmp_path, body)
-    failed = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=60)
-    assert failed.returncode == 1
-    lines = failed.stdout.strip().splitlines()
-    assert len(lines) == 2
-    assert all(line.startswith(f"{bad}: ") for line in lines)
 
 
 def test_profile_loads_and_unknown_key_fails(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ import yaml
 from floord.config.load import ConfigError, load_config
 from floord.engine.big_six.layout import CLASS_COUNTS, ORDER_533_1_B, read_layout
 
+pytestmark = pytest.mark.unit
+
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 THEMES = {"cherry": "$1", "lemon": "$2", "plum": "$5", "bell": "$10", "seven": "$20",

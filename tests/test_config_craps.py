@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from floord.cli.main import main
 from floord.config.load import ConfigError, load_config
 from floord.contract import cite
 from floord.engine.craps.fire import MINI_CRAPS_POLICY
+
+pytestmark = pytest.mark.unit
 
 TRACKER = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB5"}
 SHAKER = {"id": "shaker", "profile": "ref-paigow-shaker", "port": "/dev/ttyUSB6"}

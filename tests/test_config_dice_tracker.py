@@ -14,6 +14,8 @@ import yaml
 
 from floord.config.load import ConfigError, load_config
 
+pytestmark = pytest.mark.unit
+
 
 def _device(name: str, profile: str, n: int) -> dict[str, str]:
     return {"id": name, "profile": profile, "port": f"/dev/ttyUSB{n}"}

@@ -4,14 +4,14 @@ against the facility's floor rules file."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from floord.config.load import ConfigError, load_config
+
+pytestmark = pytest.mark.unit
 
 SHOE = {"profile": "ref-shoe-recognition"}
 TRACKER = {"profile": "ref-dice-tracker"}
@@ -183,23 +183,3 @@ def test_a_floor_rules_file_that_cannot_be_used_is_named(
         load_config(path)
     [problem] = caught.value.problems
     assert problem.startswith(f"{rules}: {expected}"), problem
-
-
-def test_a_missing_floor_rules_file_is_named_and_check_refuses_it(tmp_path: Path) -> None:
-    path = _floor(tmp_path, ("BA-01", "baccarat", {}), floor_rules="nowhere.yaml")
-    with pytest.raises(ConfigError) as caught:
-        load_config(path)
-    assert caught.value.problems == [
-        f"{tmp_path / 'nowhere.yaml'}: (file): a readable YAML file expected, found: "
-        "No such file or directory"
-    ]
-    done = subprocess.run(
-        [sys.executable, "-m", "floord", "check", "-c", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode != 0
-    assert "nowhere.yaml: (file): a readable YAML file expected" in done.stderr + done.stdout
-    assert "Traceback" not in done.stderr

@@ -15,6 +15,8 @@ import yaml
 
 from floord.config.load import ConfigError, load_config
 
+pytestmark = pytest.mark.unit
+
 SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}
 BASE = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db"}

@@ -21,6 +21,8 @@ from floord.profiles import PROFILES_DIR, available_profiles
 from floord.yaml_files import YamlFileError, read_yaml
 from simulators.scenario import ScenarioError, load_scenario
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 ROLES = "one of dealer, floorperson, supervisor, security, maintenance, boxperson or stickperson"

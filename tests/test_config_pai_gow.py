@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from floord.config.load import ConfigError, load_config
+
+pytestmark = pytest.mark.unit
 
 SHAKER = {"id": "shaker", "profile": "ref-paigow-shaker", "port": "/dev/ttyUSB0"}
 TRACKER = {"id": "tracker", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB1"}

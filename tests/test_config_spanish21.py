@@ -9,6 +9,8 @@ import yaml
 
 from floord.config.load import ConfigError, load_config
 
+pytestmark = pytest.mark.unit
+
 
 def _config(tmp: Path, game: str, payouts: object) -> Path:
     (tmp / "fp.key").write_text("secret\n")

@@ -18,6 +18,8 @@ from floord.engine.war.engine import WarEngine
 from floord.journal.store import Journal
 from floord.processes.daemon import build_engine
 
+pytestmark = pytest.mark.unit
+
 SHOE = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB2"}
 READER = {"id": "reader", "profile": "ref-card-reader", "port": "/dev/ttyUSB1"}
 SHUFFLER = {"id": "shuffler", "profile": "ref-shuffler-batch", "port": "/dev/ttyUSB3"}

@@ -1,5 +1,5 @@
 """The demo's dice tables and War table without running the demo (the run itself is asserted in
-`tests/test_demo.py` through `demo_games_support`): the scripts the crew's hands give
+`tests/test_demo_system.py` through `demo_games_support`): the scripts the crew's hands give
 are steps the simulators take, CR-01's shooter script played through the Craps engine
 shows every call the demo promises, and the config and operators fit the tables.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from craps_support import Table, die, first, types
 
 from floord.config.load import load_config
@@ -40,6 +41,8 @@ from floord.demo.war_table import (
 from floord.demo.war_table import build_simulator as build_shoe
 from floord.engine.craps.roles import CALLERS
 from floord.engine.pai_gow.rules import read_rules
+
+pytestmark = pytest.mark.unit
 
 
 def test_every_step_the_hands_give_is_one_the_simulators_take() -> None:

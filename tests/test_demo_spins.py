@@ -20,6 +20,8 @@ from floord.demo import sensor_wheel as rl03
 from floord.demo.ss2_wheels import DEMO_TABLES, OPENING_S, PASS_SPINS, scenario_for
 from floord.engine.roulette.sensor import MIN_REVOLUTIONS, same_direction
 
+pytestmark = pytest.mark.unit
+
 
 def _results(spins: list[dict]) -> list[str]:
     """The numbers the engine takes as results: no § 531.7 no spin among them (a ball

@@ -10,10 +10,14 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from floord.demo import header as demo_header
 from floord.demo import sensor_wheel as rl03
 from floord.demo.screen import clip, visible_length
 from floord.demo.view import LiveView
+
+pytestmark = pytest.mark.unit
 
 WIDTH = 80
 

@@ -25,6 +25,8 @@ import floord
 from floord.cli.main import _parser
 from floord.journal.store import SCHEMA_VERSION
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "deployment.md"
 TEXT = DOC.read_text(encoding="utf-8")

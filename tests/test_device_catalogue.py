@@ -30,6 +30,8 @@ from floord.profiles import PROFILES_DIR, DeviceProfile, load_profile
 from simulators.run import load_simulator
 from simulators.usb_shoe.backend import SimulatedShoeBackend, scenario_backend
 
+pytestmark = pytest.mark.unit
+
 PROFILES = sorted(path.stem for path in PROFILES_DIR.glob("*.yaml"))
 # (now, bytes fed, the event types they must give), in order, on a fresh driver.
 Golden = list[tuple[float, bytes, list[EventType]]]

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 import structlog
 from test_engine_support import WHEEL
 from test_group_commit import drive
@@ -24,6 +25,8 @@ from floord.events import DeviceEvent
 from floord.journal.store import DISK_FULL, Journal
 from floord.profiles import load_profile
 from floord.table.runner import TableRunner
+
+pytestmark = pytest.mark.unit
 
 NOW = datetime(2024, 3, 5, 15, 0, tzinfo=UTC)
 

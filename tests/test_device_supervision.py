@@ -10,11 +10,14 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 import structlog
 
 from floord.adapters.local import Received
 from floord.adapters.supervision import supervise
 from floord.contract import EventType
+
+pytestmark = pytest.mark.unit
 
 T0 = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
 

@@ -25,6 +25,8 @@ from floord.config.load import load_config
 from floord.contract import COMMAND_ROLES, Role
 from floord.processes.daemon import Daemon
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXAMPLES = ROOT / "examples"

@@ -17,6 +17,8 @@ from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import DeviceProfile, load_profile
 
+pytestmark = pytest.mark.unit
+
 REF = load_profile("ref-big-six")
 
 # (frame, the events it gives): one per device message of the page.

@@ -15,6 +15,8 @@ from floord.contract import EventType
 from floord.events import DeviceReply
 from floord.profiles import load_profile
 
+pytestmark = pytest.mark.unit
+
 CASES = cases_of("card_reader")
 READER = load_profile("ref-card-reader")
 READER_XV = load_profile("ref-card-reader-xv")

@@ -11,6 +11,8 @@ from floord.contract import EventType
 from floord.events import DeviceReply
 from floord.profiles import load_profile
 
+pytestmark = pytest.mark.unit
+
 CASES = cases_of("card_shuffler")
 BATCH = load_profile("ref-shuffler-batch")
 CSM = load_profile("ref-shuffler-csm")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from cards_golden import cases_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,8 @@ from drivers.flf1.dealing_shoe import DealingShoeDriver
 from floord.contract import EVENT_TYPES, EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import load_profile
+
+pytestmark = pytest.mark.unit
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRINTABLE = frozenset(string.printable) - frozenset("\r\n\t\x0b\x0c")

@@ -16,6 +16,8 @@ from floord.contract import EventType
 from floord.events import DeviceReply
 from floord.profiles import load_profile
 
+pytestmark = pytest.mark.unit
+
 CASES = cases_of("dealing_shoe")
 PROFILES = {
     name: load_profile(name)

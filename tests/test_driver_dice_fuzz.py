@@ -6,6 +6,7 @@ if the garbage had not been there.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_driver_cards_fuzz import FUZZ, check_outputs
@@ -16,6 +17,8 @@ from drivers.flf1.dice_tracker import LIES, RESTS, DiceTrackerDriver
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import DeviceProfile, load_profile
+
+pytestmark = pytest.mark.unit
 
 PROFILES = [TRACKER, load_profile("ref-paigow-shaker")]
 ALLOWED = {

@@ -19,6 +19,8 @@ from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import DeviceProfile, load_profile
 
+pytestmark = pytest.mark.unit
+
 GOLDEN = Path(__file__).resolve().parent / "golden" / "dice" / "dice_tracker.txt"
 CASES = load_cases(GOLDEN)
 TRACKER = load_profile("ref-dice-tracker")

@@ -34,6 +34,8 @@ from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, Outgoing, Request
 from floord.profiles import load_profile
 
+pytestmark = pytest.mark.unit
+
 CASES = cases_of("framing")
 READER = load_profile("ref-card-reader")
 

@@ -22,6 +22,8 @@ from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply
 from floord.profiles import load_profile
 
+pytestmark = pytest.mark.unit
+
 PROFILE = load_profile("ref-usb-shoe")
 UP = bytes(8)
 SHIFT, RSHIFT, CTRL = 0x02, 0x20, 0x01

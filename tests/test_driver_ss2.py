@@ -22,6 +22,8 @@ from floord.contract import EventType
 from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Request
 from floord.profiles import DeviceProfile, load_profile
 
+pytestmark = pytest.mark.unit
+
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden" / "ss2"
 Output = DeviceEvent | DeviceReply
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_driver_ss2 import CASES, PROFILE
@@ -18,6 +19,8 @@ from drivers.cammegh_ss2.driver import Ss2Driver
 from drivers.cammegh_ss2.protocol import LineError, parse_status, wheel_labels
 from floord.contract import EVENT_TYPES, EventType
 from floord.events import DeviceEvent, DeviceReply
+
+pytestmark = pytest.mark.unit
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRINTABLE = frozenset(string.printable) - frozenset("\r\n\t\x0b\x0c")

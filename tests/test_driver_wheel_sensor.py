@@ -19,6 +19,8 @@ from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import load_profile
 
+pytestmark = pytest.mark.unit
+
 REF = load_profile("ref-wheel-sensor")
 W = EventType
 

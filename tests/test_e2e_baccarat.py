@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import yaml
 from e2e_support import (
     DEALER,
@@ -25,6 +26,8 @@ from e2e_support import (
 )
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "BA-01"
 CHECKLIST = {"cards_inspected": True}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import (
     DEALER,
     DEALER_KEY,
@@ -23,6 +24,8 @@ from e2e_support import (
 )
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "B6-01"
 INSPECTION = {"sections_glass_covered": True, "payout_odds_displayed": True,

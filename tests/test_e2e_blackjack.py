@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import (
     DEALER,
     DEALER_KEY,
@@ -24,6 +25,8 @@ from e2e_support import (
     topics,
     write_tables_config,
 )
+
+pytestmark = pytest.mark.system
 
 SPEED = 1.0
 CHECKLIST = {"card_reader_untampered": True, "card_reader_working": True, "cards_inspected": True}

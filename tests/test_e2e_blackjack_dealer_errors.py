@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import (
     Collector,
     collecting,
@@ -27,6 +28,8 @@ from e2e_support import (
 )
 from test_e2e_blackjack import CHECKLIST, dealer, floorperson, start_card_sim, write_card_config
 from test_sim_control import control_socket
+
+pytestmark = pytest.mark.system
 
 E = "58 Pa. Code § 549.16(e)"
 G = "58 Pa. Code § 549.16(g)"

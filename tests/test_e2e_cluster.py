@@ -56,7 +56,7 @@ from floord.operator.client import send_command
 from floord.watch.feed import ReplaySigner, WatchFeed
 from floord.watch.model import FloorModel, Notice
 
-pytestmark = requires_nats
+pytestmark = [pytest.mark.system, requires_nats]
 
 SPEED = 20.0
 BOXES = {"A": ("RL-01", "RL-02"), "B": ("RL-03", "RL-04")}

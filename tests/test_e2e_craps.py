@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from e2e_support import (
     DEALER,
@@ -36,6 +37,8 @@ from e2e_support import (
 from test_sim_control import control_socket
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "CR-01"
 BOX, BOX_KEY = "BX-3001", b"boxperson-3001-secret"

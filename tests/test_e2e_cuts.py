@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import (
     collecting,
     new_decks_inspected,
@@ -18,6 +19,8 @@ from e2e_support import (
     write_tables_config,
 )
 from test_e2e_blackjack import CHECKLIST, floorperson, start_card_sim
+
+pytestmark = pytest.mark.system
 
 
 def test_a_cutting_card_too_deep_is_a_violation_through_floord_run(broker, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import test_e2e_baccarat as bac
 import test_e2e_stud as stud
 from e2e_support import (
@@ -26,6 +27,8 @@ from e2e_support import (
     write_tables_config,
 )
 from test_e2e_blackjack import CHECKLIST, dealer, floorperson, start_card_sim, write_card_config
+
+pytestmark = pytest.mark.system
 
 
 def test_blackjack_decks_received_gate_the_shoe_until_inspected(broker, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import aiomqtt
+import pytest
 from e2e_support import (
     FP,
     collecting,
@@ -24,6 +25,8 @@ from e2e_support import (
 )
 
 from floord.contract import format_ts
+
+pytestmark = pytest.mark.system
 
 
 def hostile(command_id: str) -> bytes:

@@ -35,6 +35,8 @@ from e2e_support import (
 )
 from test_sim_control import control_socket
 
+pytestmark = pytest.mark.system
+
 FAULT_AFTER = 6  # protocol errors in one window that are a fault (the profiles say 30)
 WAIT_S = 60.0  # a reconnection under load: silence, back-off, power-on quiet, handshake
 Ask = Callable[[str], Awaitable[str]]

@@ -15,6 +15,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from e2e_support import (
     bad_frame,
     collecting,
@@ -23,6 +24,8 @@ from e2e_support import (
     start_device_sim,
     write_tables_config,
 )
+
+pytestmark = pytest.mark.system
 
 INTERVAL_S = 1.0
 KINDS = 3

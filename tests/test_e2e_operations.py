@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import aiomqtt
+import pytest
 from e2e_support import (
     CHECKLIST,
     DEALER,
@@ -33,6 +34,8 @@ from e2e_support import (
 from support import free_port
 
 from floord.operator.commands import build_command
+
+pytestmark = pytest.mark.system
 
 
 def floord_cmd(config: Path, operator: str, name: str, *args: str) -> tuple[int, dict]:

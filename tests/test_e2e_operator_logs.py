@@ -19,8 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import FP, FP_KEY, collecting, command, open_table, topics, write_config
 from test_sim_control import control_socket, running
+
+pytestmark = pytest.mark.system
 
 SPEED = 20.0
 HANG_S = 120.0  # a guard against a hung test, not a claim about speed

@@ -16,6 +16,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import (
     DEALER,
     DEALER_KEY,
@@ -28,6 +29,8 @@ from e2e_support import (
 from test_sim_control import control_socket
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "PG-01"
 ORDER = ["dealer", 1, 2, 3, 4, 5, 6]

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import (
     DEALER,
     DEALER_KEY,
@@ -30,6 +31,8 @@ from e2e_support import (
 from test_sim_control import control_socket
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "PK-01"
 CHECKLIST = {

@@ -13,6 +13,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 from e2e_support import (
     collecting,
     command,
@@ -24,6 +25,8 @@ from e2e_support import (
     write_config,
 )
 from test_sim_control import control_socket
+
+pytestmark = pytest.mark.system
 
 SPEED = 20.0
 

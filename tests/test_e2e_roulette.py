@@ -9,7 +9,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import collecting, open_table, start_daemon, start_sim, topics, write_config
+
+pytestmark = pytest.mark.system
 
 SPEED = 10.0
 

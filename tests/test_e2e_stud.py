@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import (
     DEALER,
     DEALER_KEY,
@@ -24,6 +25,8 @@ from e2e_support import (
 )
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "MS-01"
 G = cite("571.13(g)")

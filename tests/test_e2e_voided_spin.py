@@ -14,7 +14,10 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from e2e_support import collecting, open_table, start_daemon, start_sim, topics, write_config
+
+pytestmark = pytest.mark.system
 
 SPEED = 1.0  # the betting phase (states 1 and 2) lasts 5 s: time for a restart
 

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import (
     DEALER,
     DEALER_KEY,
@@ -31,6 +32,8 @@ from e2e_support import (
 from test_sim_control import control_socket
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 TABLE = "WR-01"
 STACK = 6 * 52

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import (
     CHECKLIST,
     collecting,
@@ -18,6 +19,8 @@ from e2e_support import (
     start_sim,
     write_config,
 )
+
+pytestmark = pytest.mark.system
 
 SPEED = 10.0
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_support import collecting, open_table, start_daemon, start_device_sim, write_config
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.system
 
 GAP = {"idle": 1.5}
 STEPS = [

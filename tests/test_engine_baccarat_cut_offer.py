@@ -12,6 +12,8 @@ from test_engine_baccarat_support import make_table, of_type, violations
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 CHAPTER = {"minibaccarat": "541", "midibaccarat": "543", "baccarat": "545"}
 STACK = 8 * 52
 

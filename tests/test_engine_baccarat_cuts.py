@@ -12,6 +12,8 @@ from test_engine_baccarat_support import make_table, violations
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 
 def _cover(t, count):
     return t.device(EventType.SHOE_CUTTING_CARD, {"count": count, "side": None})

@@ -19,6 +19,8 @@ from floord.contract import EventType, cite
 from floord.engine.baccarat.rules import BaccaratRules, RulesError
 from floord.games.baccarat import BaccaratRules as ConfigRules
 
+pytestmark = pytest.mark.unit
+
 RECEIVED = {"preinspected_preshuffled": False, "decks": 8}
 INSPECTION = {"minibaccarat": "541.4(a)", "midibaccarat": "543.4(a)", "baccarat": "545.4(a)"}
 LOADED = {"side": None, "cards": 416}

@@ -12,6 +12,8 @@ from floord.contract import EventType, cite
 from floord.engine.baccarat.rules import BaccaratRules, RulesError
 from floord.engine.baccarat.settle import dragon_bonus
 
+pytestmark = pytest.mark.unit
+
 
 def _table(game: str = "baccarat", **over):
     t = make_table(game, **over)

@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import pytest
 from test_engine_baccarat_support import make_table, result, violations
 
 from floord.contract import cite
+
+pytestmark = pytest.mark.unit
 
 BANKER_WINS = ("2S", "7H", "4D", "KC")  # P 6 stands, B 7 stands
 PLAYER_WINS = ("7S", "2H", "KD", "4C")  # P 7 stands, B 6 stands

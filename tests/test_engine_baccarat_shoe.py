@@ -8,6 +8,8 @@ from test_engine_baccarat_support import make_table, of_type, types, violations
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 BURN = {"minibaccarat": "541.5(g)", "midibaccarat": "543.5(g)", "baccarat": "545.5(f)"}
 COVER = {"minibaccarat": "541.10(e)", "midibaccarat": "543.10(e)", "baccarat": "545.10(e)"}
 COUP = ("7S", "2H", "KD", "4C", "KH")  # Player 7, Banker 6: no third card

@@ -10,6 +10,8 @@ from test_engine_baccarat_support import make_table, of_type, result, types
 from floord.contract import EventType
 from floord.engine import SnapshotError
 
+pytestmark = pytest.mark.unit
+
 
 def test_snapshot_round_trip_mid_coup_behaves_the_same() -> None:
     t = make_table("midibaccarat")

@@ -13,6 +13,8 @@ from test_engine_baccarat_support import card, make_table, of_type, result, viol
 from floord.contract import EventType, cite
 from floord.engine.baccarat.tableau import banker_draws, next_card, player_draws
 
+pytestmark = pytest.mark.unit
+
 # Player (no natural on the table): D draws, S stands; index = two-card total 0-7.
 PLAYER_TABLEAU = "DDDDDDSS"
 # Banker when the Player stood: index = the Banker's two-card total 0-7.

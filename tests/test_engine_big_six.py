@@ -12,6 +12,8 @@ from floord.engine.big_six.engine import BigSixEngine
 from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.types import EngineOutput, VerifiedCommand
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 WHEEL = "wheel"
 INSPECTION = {"sections_glass_covered": True, "payout_odds_displayed": True,

@@ -17,6 +17,8 @@ from floord.contract import EventType, cite
 from floord.engine.core.types import VerifiedCommand
 from floord.operator.commands import Refusal, build_command, verify_command
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 
 

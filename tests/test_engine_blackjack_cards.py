@@ -15,6 +15,8 @@ from floord.engine.cards.card import (
     suit_side,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def test_cards_are_rank_and_suit_and_anything_else_is_a_clear_error() -> None:
     assert parse_card("as") == "AS" and parse_card("TD") == "TD"

@@ -6,10 +6,13 @@ dealer's `cut` records it and floord checks it against what it knows.
 
 from __future__ import annotations
 
+import pytest
 from test_engine_blackjack_support import make_table, of_type, violations
 
 from floord.contract import EventType, cite
 from floord.engine import BlackjackEngine
+
+pytestmark = pytest.mark.unit
 
 SIX_DECKS = 6 * 52
 

@@ -16,6 +16,8 @@ from test_engine_blackjack_support import make_table, of_type, violations
 from floord.contract import EventType, cite
 from floord.games.blackjack import CardTableRules
 
+pytestmark = pytest.mark.unit
+
 SIX_DECKS = 6 * 52
 
 

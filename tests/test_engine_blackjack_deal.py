@@ -7,6 +7,8 @@ from test_engine_blackjack_support import make_table, of_type, types, violations
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 
 def _round(*boxes: int, game: str = "blackjack", recognition: bool = True):
     t = make_table(game, recognition=recognition)

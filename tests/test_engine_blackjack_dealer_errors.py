@@ -8,9 +8,12 @@ put it. Each test quotes the paragraph it enforces. Helpers are
 
 from __future__ import annotations
 
+import pytest
 from test_engine_blackjack_support import make_table, of_type, violations
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 PARA_E, PARA_G, PARA_I = cite("549.16(e)"), cite("549.16(g)"), cite("549.16(i)")
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from test_engine_blackjack_support import SHUFFLER, make_table, violations
 from test_engine_support import only, types
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 RECEIVED = {"preinspected_preshuffled": False, "decks": 6}
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_engine_blackjack_support import make_table
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 
 def test_public_state_masks_the_hole_card_until_the_dealer_turns_it() -> None:

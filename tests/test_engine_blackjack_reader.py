@@ -10,6 +10,8 @@ from test_engine_blackjack_support import READER, SHOE, make_table, of_type, typ
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 READER_RULE = cite("549.2(e)")
 MALFUNCTION = cite("549.16(k)")
 

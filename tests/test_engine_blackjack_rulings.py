@@ -12,6 +12,8 @@ from test_engine_blackjack_support import READER, make_table, of_type, types, vi
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("game", "section"), [("blackjack", "549.2(b)(2)"), ("spanish21", "551.2(b)(2)")]

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from test_engine_blackjack_support import SHUFFLER, make_table, of_type, types, violations
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 
 def _play_round(t, cards=("TS", "7D", "9C", "8S"), *, side=None):

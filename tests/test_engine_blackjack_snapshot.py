@@ -11,6 +11,8 @@ from test_engine_blackjack_support import READER, SHUFFLER, TABLE, make_table, t
 from floord.contract import EventType
 from floord.engine import SnapshotError
 
+pytestmark = pytest.mark.unit
+
 
 def _restarted(t, game: str = "blackjack", **kw):
     snap = json.loads(json.dumps(t.engine.snapshot()))  # as stored: JSON

@@ -8,10 +8,13 @@ not cleared: a shoe loaded with them does not count and no round starts.
 
 from __future__ import annotations
 
+import pytest
 from test_engine_blackjack_support import SHUFFLER, make_table, violations
 from test_engine_support import only
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 RECEIVED = {"preinspected_preshuffled": False, "decks": 6}
 SPREAD = {"defects_found": False, "washed": True}

@@ -16,6 +16,8 @@ from floord.engine.carnival.engine import CarnivalEngine
 from floord.engine.carnival.rules import CHAPTERS
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 
+pytestmark = pytest.mark.unit
+
 SHUFFLER = "shuffler-1"
 CHECKLIST = {"cards_inspected": True, "cards_verified": True, "cards_spread_and_washed": True}
 COUNTED = ["caribbean_stud", "four_card_poker", "let_it_ride", "texas_holdem_bonus"]

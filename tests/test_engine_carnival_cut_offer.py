@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import pytest
 from test_engine_carnival import make_table
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 
 def _cut(out):

@@ -18,6 +18,8 @@ from test_engine_carnival import make_table, rule
 from floord.contract import EventType
 from floord.engine.carnival.rules import GAMES
 
+pytestmark = pytest.mark.unit
+
 RECEIVED = {"preinspected_preshuffled": False}
 CLEAN = {"defects_found": False}
 

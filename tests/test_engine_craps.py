@@ -11,6 +11,8 @@ from floord.contract import EventType, cite
 from floord.engine.core.snapshots import SnapshotError
 from floord.engine.craps.engine import TRACKER_POLICY, CrapsEngine
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def table() -> Table:

@@ -9,6 +9,8 @@ from floord.contract import EventType, cite
 from floord.engine.core.types import EngineOutput
 from floord.engine.craps.fire import MINI_CRAPS_POLICY
 
+pytestmark = pytest.mark.unit
+
 
 def make_point(table: Table, d1: int, d2: int) -> EngineOutput:
     """Establish the point d1 + d2 and make it with the same faces."""

@@ -9,6 +9,8 @@ from craps_support import Table, first, types
 from floord.contract import EventType, cite
 from floord.engine.craps.engine import CrapsEngine
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def table() -> Table:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from floord.contract import cite
 from floord.engine.craps.rules import MINIMUM_ODDS, PayTable, payout_problems
 from floord.engine.craps.wagers import resolve
+
+pytestmark = pytest.mark.unit
 
 PAYS = PayTable()
 

@@ -7,6 +7,8 @@ from test_engine_support import WHEEL, make_table, types
 
 from floord.contract import EventType
 
+pytestmark = pytest.mark.unit
+
 
 def test_a_wheel_fault_halts_the_table_and_voids_the_round() -> None:
     t = make_table()

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_engine_support import WHEEL, Table, make_table, only, types
 
 from floord.contract import EventType
+
+pytestmark = pytest.mark.unit
 
 LINE = {
     "code": None,

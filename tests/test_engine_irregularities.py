@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from test_engine_support import WHEEL, make_table, types
 
 from floord.contract import EventType
+
+pytestmark = pytest.mark.unit
 
 
 def _open_round(wheel: str = "single_zero"):

@@ -19,6 +19,8 @@ from floord.engine.roulette.layout import (
     winning_wagers,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def _won(kind: str, number: str) -> set[tuple[str, tuple[str, ...]]]:
     return {(w.name, w.numbers) for w in winning_wagers(kind, number)}

@@ -18,6 +18,8 @@ from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedComma
 from floord.engine.pai_gow.engine import SHAKER_POLICY, PaiGowEngine
 from floord.engine.pai_gow.rules import read_count_order
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 SHAKER = "shaker"
 ORDER: list[int | str] = ["dealer", 1, 2, 3, 4, 5, 6]

@@ -18,6 +18,8 @@ from floord.engine import SnapshotError
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.engine.poker.engine import PokerEngine
 
+pytestmark = pytest.mark.unit
+
 SHUFFLER = "shuffler-1"
 
 

@@ -10,6 +10,8 @@ from test_engine_support import make_table, only, types
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 BALL = {"nonmetallic": True, "diameter_sixteenths": 13, "nonmagnetic": True, "licence": "PGCB-9"}
 
 

@@ -13,6 +13,8 @@ from test_engine_support import Table, make_table, only, types
 
 from floord.contract import EventType
 
+pytestmark = pytest.mark.unit
+
 W = EventType
 WHEELS = ["single_zero", "double_zero", "double_zero_as_single"]
 NO_SPIN = ["roulette.no_spin", "round.voided"]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from test_engine_support import TABLE, WHEEL, Clock, make_table, only, types
 
 from floord.contract import EventType
 from floord.engine.roulette.layout import offered_wagers, winning_wagers
+
+pytestmark = pytest.mark.unit
 
 
 def test_a_round_opens_on_game_started_and_ends_on_the_number() -> None:

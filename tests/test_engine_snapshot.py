@@ -13,6 +13,8 @@ from floord.contract import EventType
 from floord.engine import SnapshotError
 from floord.engine.core.types import Decision
 
+pytestmark = pytest.mark.unit
+
 ENGINE_DIR = Path(__file__).resolve().parent.parent / "floord" / "engine"
 
 

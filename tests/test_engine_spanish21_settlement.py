@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from test_engine_blackjack_support import make_table, of_type
 
 from floord.contract import EventType, cite
 from floord.engine.blackjack.rules import GameRules
 from floord.engine.blackjack.settle import settle_hand
 from floord.engine.cards.card import count_hand
+
+pytestmark = pytest.mark.unit
 
 PAY_TABLE = [
     {"name": "six_seven_eight", "paragraph": "551.6(g)", "odds": "3 to 2",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from test_engine_stud_support import make_table
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 
 def _cut_events(out):

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from test_engine_stud_support import make_table, of_type
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 
 def test_a_counting_shuffler_reporting_51_cards_removes_the_deck_571_5_b() -> None:

@@ -21,6 +21,8 @@ from floord.engine.cards.deck_book import COUNT_MISSING_POLICY
 from floord.engine.stud.rules import read_rules
 from floord.games.stud import StudRules as ConfigRules
 
+pytestmark = pytest.mark.unit
+
 RECEIVED = {"preinspected_preshuffled": False}
 LOADED = {"side": None, "cards": None}
 SPREAD = {"defects_found": False, "washed": True}

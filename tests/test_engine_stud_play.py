@@ -7,6 +7,8 @@ from test_engine_stud_support import make_table, of_type, types
 
 from floord.contract import EventType, cite
 
+pytestmark = pytest.mark.unit
+
 
 def _result(out) -> dict:
     [result] = of_type(out.output, EventType.STUD_RESULT)

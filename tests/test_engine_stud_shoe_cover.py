@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from test_engine_stud_support import SHOE, SHUFFLER, make_table, of_type, types
 
 from floord.contract import EventType, cite, parse_ts
+
+pytestmark = pytest.mark.unit
 
 G = cite("571.13(g)")
 OOO = {"code": 30, "text": "card jam at the exit"}

@@ -10,6 +10,8 @@ from test_engine_stud_support import CHECKLIST, SHOE, make_table, of_type
 from floord.contract import EventType, cite
 from floord.engine import SnapshotError
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("over", "match"),

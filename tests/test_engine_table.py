@@ -10,6 +10,8 @@ from test_engine_support import PASSING, WHEEL, Clock, make_table, only, types
 from floord.contract import EventType, cite
 from floord.engine.core.gaming_day import GamingDay
 
+pytestmark = pytest.mark.unit
+
 INSPECTION_RULE = "58 Pa. Code § 531.3(a)"
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import test_engine_baccarat_support as bac
 import test_engine_blackjack_support as bj
 import test_engine_stud_support as stud
@@ -35,6 +36,8 @@ from test_engine_carnival import make_table as carnival_table
 
 from floord.contract import EventType
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput
+
+pytestmark = pytest.mark.unit
 
 W = EventType
 RESULTS = {W.ROULETTE_RESULT, W.BIGSIX_RESULT, W.BLACKJACK_RESULT, W.BACCARAT_RESULT,

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_engine_support import Table, make_table, types
 
 from floord.contract import EventType
 from floord.engine.roulette.engine import VOIDED_SPIN_POLICY
+
+pytestmark = pytest.mark.unit
 
 W = EventType
 

@@ -18,6 +18,8 @@ from floord.engine import SnapshotError
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.engine.war.engine import WarEngine
 
+pytestmark = pytest.mark.unit
+
 SHOE, SHUFFLER = "shoe-1", "shuffler-1"
 STACK = 6 * 52
 

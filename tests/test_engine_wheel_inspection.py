@@ -3,9 +3,12 @@ inspection, and the wheel's adjustments and replacements are on the log (§ 531.
 
 from __future__ import annotations
 
+import pytest
 from test_engine_support import WHEEL, make_table, only, types
 
 from floord.contract import EventType, cite
+
+pytestmark = pytest.mark.unit
 
 ADJUST = {
     "part": "ball track deflector",

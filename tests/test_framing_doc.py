@@ -6,12 +6,15 @@ reply (no event), and why a device may not number an `ACK` while its own frame w
 
 from __future__ import annotations
 
+import pytest
 from cards_golden import independent_crc16
 
 from drivers.flf1.card_reader import CardReaderDriver
 from floord.contract import EventType
 from floord.events import DeviceEvent, DeviceReply, Outgoing
 from floord.profiles import load_profile
+
+pytestmark = pytest.mark.unit
 
 READER = load_profile("ref-card-reader")
 IDN = "IDN|floord reference|ref-card-reader|CR-000123|1.4.2|-"

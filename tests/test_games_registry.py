@@ -25,6 +25,8 @@ from floord.games.registry import BY_GAME, DEFINITIONS, GAMES, driver_options, s
 from floord.journal.store import Journal
 from floord.processes.daemon import build_engine
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[1]
 WHEEL = {"id": "wheel", "profile": "cammegh-ss2", "port": "/dev/ttyUSB0"}
 BIG_SIX = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB1"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -13,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
 from golden_streams import file_name
 
 from floord.contract import Envelope
@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from golden_journal import Normaliser, dump_lines, find_journals  # noqa: E402
+
+pytestmark = pytest.mark.unit
 
 
 def _load_compare() -> ModuleType:
@@ -124,44 +126,6 @@ def test_file_name_is_safe_and_long_ids_stay_distinct() -> None:
     assert len(file_name(long_a)) < 255
 
 
-def test_the_plugin_records_a_tests_journal(tmp_path: Path) -> None:
-    """A real pytest run with `--record-streams`: the journal in tmp_path is dumped."""
-    (tmp_path / "test_one.py").write_text(
-        "from floord.contract import Envelope\n"
-        "from floord.journal.store import Journal\n"
-        "def test_writes(tmp_path):\n"
-        "    j = Journal(tmp_path / 'sub' / 'j.db')\n"
-        "    j.append('T', lambda s: Envelope(site='s', table='T', seq=s,\n"
-        "             ts='2026-01-01T00:00:00.000000Z', type='x.y', source='engine'))\n"
-        "    j.close()\n"
-        "def test_nothing():\n"
-        "    pass\n"
-    )
-    out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "golden_streams",
-         "--record-streams", str(out), "test_one.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-        env={"PYTHONPATH": str(ROOT / "tests"), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = (out / "test_one.py_test_writes.jsonl").read_text().splitlines()
-    header, event = json.loads(lines[0]), json.loads(lines[1])
-    assert header == {
-        "kind": "test",
-        "nodeid": "test_one.py::test_writes",
-        "outcome": "passed",
-        "journals": ["sub/j.db"],
-    }
-    assert (event["journal"], event["stream"], event["seq"], event["type"]) == (
-        "sub/j.db",
-        "T",
-        1,
-        "x.y",
-    )
-    assert len((out / "test_one.py_test_nothing.jsonl").read_text().splitlines()) == 1
-
-
 def _recording(folder: Path, nodeid: str, lines: list[str], outcome: str = "passed") -> None:
     folder.mkdir(exist_ok=True)
     header = json.dumps({"kind": "test", "nodeid": nodeid, "outcome": outcome})
@@ -242,21 +206,3 @@ def test_demo_summary_fails_on_a_new_or_always_seen_triple_only(tmp_path: Path) 
     few = cmp.compare_demo(befores, cmp.summarise(_demo_dump(tmp_path / "c.jsonl", [spin])), 0.5)
     assert "note RL-01 roulette.result: 1 after, 10..14 before" in few
     assert not [x for x in few if x.startswith("FAIL")]
-
-
-def test_the_demo_keeps_its_journal_when_asked_and_never_reuses_one(tmp_path: Path) -> None:
-    """`floord demo --journal PATH`: the record is kept for a golden dump; an existing
-    file is refused (a demo resuming an old journal would not be the demo)."""
-    journal = tmp_path / "demo.db"
-    demo = [sys.executable, "-m", "floord", "demo", "--seconds", "6", "--journal", str(journal)]
-    done = subprocess.run(
-        demo, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    records = [json.loads(line) for line in _dump(journal)]
-    started = [r["stream"] for r in records if r.get("type") == "daemon.started"]
-    stopped = [r["stream"] for r in records if r.get("type") == "daemon.stopped"]
-    assert "RL-01" in started and sorted(started) == sorted(stopped)
-    again = subprocess.run(demo, capture_output=True, text=True, timeout=30)
-    assert again.returncode == 2
-    assert "exists" in again.stderr and "Traceback" not in again.stderr

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 import structlog
 from test_engine_support import WHEEL
 from test_journal_disk_full import KEYS, command, connect, make_runner, table_events
@@ -23,6 +24,8 @@ from floord.journal.store import DISK_FULL, Journal
 from floord.operator.commands import build_command
 from floord.table.bus import CommandArrived, Tick
 from floord.table.runner import TableRunner
+
+pytestmark = pytest.mark.unit
 
 
 class CountingJournal:

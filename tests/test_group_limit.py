@@ -1,6 +1,6 @@
 """The runner's groups are capped (`GROUP_LIMIT`): a burst read in one go is committed in
 several transactions of at most that many inputs, in order, none lost; and `format_ts`,
-which now keeps the text of recent instants, gives the same text as before."""
+which keeps the text of recent instants, gives the same text as formatting afresh."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from test_group_commit import commit_protocol_errors
 
 from floord.contract import format_ts
 from floord.table.bus import GROUP_LIMIT, TableBus, Tick
+
+pytestmark = pytest.mark.unit
 
 
 def test_a_group_holds_at_most_the_limit_and_the_rest_stay_queued_in_order() -> None:

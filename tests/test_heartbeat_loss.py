@@ -25,6 +25,8 @@ from floord.profiles import (
     load_profile,
 )
 
+pytestmark = pytest.mark.unit
+
 READER = load_profile("ref-card-reader")
 
 

@@ -36,6 +36,8 @@ from floord.table.bus import TableBus
 from floord.table.runner import TableRunner
 from floord.untrusted import escape_text, text_problem
 
+pytestmark = pytest.mark.unit
+
 SETTINGS = settings(
     max_examples=250,
     deadline=None,

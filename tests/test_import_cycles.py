@@ -8,6 +8,9 @@ imports included.
 from __future__ import annotations
 
 import grimp
+import pytest
+
+pytestmark = pytest.mark.unit
 
 PACKAGES = ("floord", "drivers", "simulators")
 

@@ -25,6 +25,8 @@ from support import Broker, free_port
 
 import floord
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "box.yaml"
 EXTRAS_ONLY = ("numpy", "matplotlib", "textual", "rich", "amqtt")

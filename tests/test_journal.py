@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import tempfile
 import threading
 from pathlib import Path
 
@@ -13,6 +11,8 @@ import pytest
 
 from floord.contract import Envelope
 from floord.journal.store import Journal, JournalError
+
+pytestmark = pytest.mark.unit
 
 
 def builder(stream: str, note: str = "x"):
@@ -223,47 +223,6 @@ def test_a_file_that_is_not_a_database_raises_journal_error(tmp_path: Path) -> N
     path.write_bytes(b"this is not sqlite, " * 100)
     with pytest.raises(JournalError, match="cannot"):
         Journal(path)
-
-
-def _open_in_child(paths: list[Path], as_nobody: bool) -> int:
-    """Try each path in a forked child; its exit code counts the JournalErrors (255: other)."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        code = 255
-        try:
-            if as_nobody:
-                os.setgroups([])
-                os.setgid(65534)
-                os.setuid(65534)
-            code = 0
-            for p in paths:
-                try:
-                    Journal(p).close()
-                except JournalError as exc:
-                    if str(exc).startswith(f"journal {p}"):
-                        code += 1
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
-
-
-def test_a_journal_in_a_read_only_directory_raises_journal_error() -> None:
-    """Root ignores directory permissions, so the attempt runs as `nobody` then."""
-    base = Path(tempfile.mkdtemp(prefix="floord-ro-"))
-    try:
-        base.chmod(0o755)
-        readonly = base / "ro"
-        readonly.mkdir()
-        readonly.chmod(0o555)
-        paths = [readonly / "floord.db", readonly / "sub" / "floord.db"]
-        assert _open_in_child(paths, as_nobody=os.geteuid() == 0) == len(paths)
-        assert list(readonly.iterdir()) == []
-    finally:
-        (base / "ro").chmod(0o755)
-        for p in sorted(base.rglob("*"), reverse=True):
-            p.rmdir() if p.is_dir() else p.unlink()
-        base.rmdir()
 
 
 def test_append_many_is_all_or_nothing(tmp_path: Path) -> None:

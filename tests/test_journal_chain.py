@@ -24,6 +24,8 @@ from floord.journal.chain import (
 from floord.journal.store import Journal
 from floord.processes.daemon import Daemon
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 TABLE = "t1"
 DEVICE = "t1/devices/wheel"

@@ -18,6 +18,8 @@ from floord.contract import Envelope, format_ts
 from floord.journal.chain import event_hash
 from floord.journal.store import Journal
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 STREAMS = ("RL-01", "RL-01/devices/wheel")
 

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_engine_support import POCKETS, WHEEL, Clock, make_table
 
 from floord.adapters.local import Received
@@ -25,6 +26,8 @@ from floord.journal.store import DISK_FULL, FAILURE, Journal, JournalError, fail
 from floord.operator.commands import build_command
 from floord.table.bus import TableBus
 from floord.table.runner import TableRunner
+
+pytestmark = pytest.mark.unit
 
 KEYS = {"fp1": ("floorperson", b"fp1-secret"), "dl1": ("dealer", b"dl1-secret")}
 

@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,8 @@ from floord.contract import Envelope
 from floord.journal.chain import event_hash
 from floord.journal.store import Journal
 from floord.untrusted import storable
+
+pytestmark = pytest.mark.unit
 
 
 def test_the_stored_bytes_are_the_round_trip_s_with_the_hash_last(tmp_path: Path) -> None:
@@ -63,7 +66,7 @@ _DATA = st.recursive(
 @given(data=st.dictionaries(_KEYS, _DATA, max_size=4), text=_TEXT)
 def test_any_event_is_stored_as_its_round_trip_would_be(data: dict[Any, Any], text: str) -> None:
     """The same bytes as the round trip for any data an event may hold: ASCII or not,
-    lone surrogates, keys of every kind JSON writes (the ASCII fast paths of issue 15)."""
+    lone surrogates, keys of every kind JSON writes (the encoder's ASCII fast paths)."""
     directory = Path(tempfile.mkdtemp(prefix="floord-enc-"))
     journal = Journal(directory / "j.db")
     try:

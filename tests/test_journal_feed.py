@@ -13,6 +13,8 @@ from floord.contract import Envelope
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.outbox import Place
 
+pytestmark = pytest.mark.unit
+
 
 def test_a_commit_feeds_the_rows_it_stored_to_the_publisher_of_their_streams(
     tmp_path: Path,

@@ -16,6 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from test_engine_support import T0
 
@@ -28,6 +29,8 @@ from floord.journal.chain import event_hash
 from floord.journal.integrity import snapshot_hash, tail_breaks
 from floord.journal.store import DISK_FULL, Journal
 from floord.processes.daemon import Daemon
+
+pytestmark = pytest.mark.unit
 
 TABLE = "t1"
 

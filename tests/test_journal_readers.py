@@ -22,6 +22,8 @@ from floord.journal.readers import (
 )
 from floord.journal.store import SCHEMA_VERSION, Journal
 
+pytestmark = pytest.mark.unit
+
 WHEN = format_ts(datetime(2026, 12, 4, 12, 0, tzinfo=UTC))
 
 

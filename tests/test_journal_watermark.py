@@ -15,6 +15,8 @@ from floord.contract import Envelope
 from floord.journal.checkpointer import Checkpointer, catch_up
 from floord.journal.store import Journal, JournalError
 
+pytestmark = pytest.mark.unit
+
 
 def builder(stream: str) -> Callable[[int], Envelope]:
     def build(seq: int) -> Envelope:
@@ -74,7 +76,7 @@ INDEX = "SELECT name FROM sqlite_schema WHERE name = 'events_unpublished'"
 
 
 def test_a_new_journal_keeps_no_index_on_the_flag(tmp_path: Path) -> None:
-    """Every commit of an event would write a page of it too (issue 15)."""
+    """Every commit of an event would write a page of it too."""
     path = tmp_path / "j.db"
     Journal(path).close()
     assert rows(path, INDEX) == []

@@ -10,8 +10,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from floord.contract import Envelope
 from floord.journal.store import Journal
+
+pytestmark = pytest.mark.unit
 
 
 def journal_threads() -> list[threading.Thread]:

@@ -32,6 +32,8 @@ from e2e_support import write_config
 
 from floord.system.log_line import OneLineRenderer
 
+pytestmark = pytest.mark.system
+
 WAIT_S = 30.0
 PREFIXED = re.compile(r"<([0-7])>(.*)")
 WARNINGS = {"cannot open device", "device offline", "table halted"}  # this run's

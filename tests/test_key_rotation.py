@@ -16,6 +16,8 @@ from floord.config.load import ConfigError, load_config
 from floord.operator.commands import OperatorKeys, Refusal, Verified, build_command, check_command
 from floord.processes.daemon import Daemon
 
+pytestmark = pytest.mark.unit
+
 EXPIRES = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
 BEFORE = EXPIRES - timedelta(hours=1)
 NEW, OLD = b"new-key-of-FP-1001", b"old-key-of-FP-1001"

@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 import grimp
+import pytest
+
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[1]
 # The shared types, and the bottom layer's readers of outside YAML and its error lines

@@ -2,7 +2,7 @@
 subscriptions to `P/cmd` and `P/replay/request` are QoS 0, so NATS makes no JetStream
 consumer for them (a cluster that lost a node refuses to create one until it has new
 leaders, and the link publishes nothing until it is subscribed, docs/deployment.md);
-commands still reach it, and its QoS 1 events and retained status go out as before. The
+commands still reach it, and its QoS 1 events and retained status go out as on Mosquitto. The
 node's monitoring endpoint (`/jsz`) says which consumers exist.
 """
 
@@ -12,10 +12,11 @@ import json
 from pathlib import Path
 
 import aiomqtt
+import pytest
 from mqtt_link_support import TOPICS, Harness, Subscriber, append, run, until
 from nats_support import Node, requires_nats
 
-pytestmark = requires_nats
+pytestmark = [pytest.mark.system, requires_nats]
 
 
 def test_the_links_command_subscriptions_are_no_jetstream_consumers(

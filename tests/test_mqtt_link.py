@@ -31,6 +31,8 @@ from floord.journal.store import JournalError
 from floord.mqtt import Backoff
 from floord.mqtt.link import broker_address
 
+pytestmark = pytest.mark.system
+
 # --- pure parts ------------------------------------------------------------------------
 
 
@@ -355,7 +357,7 @@ def test_last_will_says_offline_when_the_process_dies(broker: Broker, tmp_path: 
 def test_events_go_out_by_the_feed_and_a_feed_that_overflowed_falls_back_to_the_journal(
     broker: Broker, tmp_path: Path
 ) -> None:
-    """A commit's rows are published without being read back (issue 15); a publisher the
+    """A commit's rows are published without being read back; a publisher the
     feed outran (more rows than the feed holds) reads the journal, losing nothing."""
     from floord.journal.feed import FEED_LIMIT
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
+import pytest
 from mqtt_link_support import DEADLINE_S, no_tasks_left, until
 from support import Broker, free_port
 
@@ -23,6 +24,8 @@ from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import Broker as BrokerAddress
 from floord.mqtt.jobs import SessionStopped, run_session
 from floord.mqtt.session import SessionLoop
+
+pytestmark = pytest.mark.system
 
 
 class Lines:

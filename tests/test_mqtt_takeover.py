@@ -13,7 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import SITE, Process, write_config
+
+pytestmark = pytest.mark.system
 
 CLIENT_ID = f"floord-{SITE}-RL-01"
 WAIT_S = 60.0

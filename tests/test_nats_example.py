@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from nats_support import EXAMPLE, HOSTS, example_on_loopback, nats_binary, requires_nats
 
-pytestmark = requires_nats
+pytestmark = [pytest.mark.system, requires_nats]
 NODES = sorted(EXAMPLE.glob("node*.conf"))
 
 

@@ -25,6 +25,8 @@ from e2e_support import FP, start_sim, topics, write_config
 
 from floord.demo.broker import free_port
 
+pytestmark = pytest.mark.system
+
 HANG_S = 60.0  # a guard against a hung test, not a claim about speed
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
 

@@ -16,10 +16,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import FP, Process, start_daemon, start_sim, write_config
 from test_remote_adapter import start_adapter
 
 from floord.journal.lock import JournalLock, command_line
+
+pytestmark = pytest.mark.system
 
 IDLE = {"pockets": 37, "steps": [{"idle": 60000}]}
 SINCE = r"since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"

@@ -9,6 +9,8 @@ import pytest
 from floord.engine.cards.card import CardError
 from floord.engine.cards.poker_hands import CLASSES, best_hand
 
+pytestmark = pytest.mark.unit
+
 # cards -> (class, tie-break ranks, the best five as a set)
 KNOWN = [
     ("AS KS QS JS TS", "royal_flush", (14,), "AS KS QS JS TS"),

@@ -15,6 +15,8 @@ import drivers
 import simulators
 from floord.profiles import load_profile
 
+pytestmark = pytest.mark.unit
+
 PROFILES = sorted((Path(__file__).resolve().parents[1] / "device_profiles").glob("*.yaml"))
 
 

@@ -13,11 +13,14 @@ from collections import deque
 from typing import Any
 
 import aiomqtt
+import pytest
 from mqtt_link_support import Subscriber, no_tasks_left, until
 from support import Broker
 
 from floord.mqtt.confirm import Message, publish_batch
 from floord.mqtt.prompt_writes import COALESCED_BYTES, coalesce, prompt_writes, write_now
+
+pytestmark = pytest.mark.system
 
 
 def client_of(broker: Broker) -> aiomqtt.Client:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from floord.adapters.protocol_limiter import ProtocolErrorLimiter, kind_of
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.profiles import ProtocolErrorPolicy
+
+pytestmark = pytest.mark.unit
 
 POLICY = ProtocolErrorPolicy(interval_s=10.0, kinds=2, fault_after=5)
 

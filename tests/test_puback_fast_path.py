@@ -7,11 +7,14 @@ import asyncio
 
 import aiomqtt
 import paho.mqtt.client as paho
+import pytest
 from mqtt_link_support import Subscriber, no_tasks_left, until
 from support import Broker
 
 from floord.mqtt.confirm import Message, publish_batch
 from floord.mqtt.puback import fast_pubacks
+
+pytestmark = pytest.mark.system
 
 
 def _client(protocol: paho.MQTTProtocolVersion) -> tuple[paho.Client, list[tuple[int, int]]]:

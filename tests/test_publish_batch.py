@@ -18,6 +18,8 @@ from floord.mqtt.confirm import Message, for_client, publish_batch, refusal
 from floord.mqtt.outbox import publish_in_order
 from floord.mqtt.session import take_disconnect_error
 
+pytestmark = pytest.mark.system
+
 
 def client_of(broker: Broker, window: int = 20) -> aiomqtt.Client:
     client = aiomqtt.Client("127.0.0.1", broker.port, max_inflight_messages=window)

@@ -8,11 +8,14 @@ from __future__ import annotations
 import asyncio
 
 import aiomqtt
+import pytest
 from mqtt_link_support import no_tasks_left, until
 from support import Broker
 
 from floord.mqtt.confirm import Message, for_client, publish_batch
 from floord.mqtt.read_ahead import ReadAhead, read_ahead
+
+pytestmark = pytest.mark.system
 
 
 def client_of(broker: Broker) -> aiomqtt.Client:

@@ -32,6 +32,8 @@ from e2e_support import (
 
 from floord.journal.store import Journal
 
+pytestmark = pytest.mark.system
+
 SPEED = 10.0
 STREAM = "RL-01/devices/wheel"
 TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")

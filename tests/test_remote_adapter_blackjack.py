@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from e2e_support import (
     DEALER,
@@ -30,6 +31,8 @@ from e2e_support import (
 )
 from e2e_support import start_daemon as start_floord
 from test_e2e_blackjack import CHECKLIST, start_card_sim
+
+pytestmark = pytest.mark.system
 
 TABLES = ("BJ-01", "BJ-02")
 TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")

@@ -19,6 +19,8 @@ from test_remote_adapter import start_adapter
 
 from floord.config.load import ConfigError, load_config
 
+pytestmark = pytest.mark.system
+
 SPEED = 10.0
 
 

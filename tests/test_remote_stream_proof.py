@@ -16,7 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_remote_adapter import _envelope, _remote
+
+pytestmark = pytest.mark.unit
 
 
 class Requests:

@@ -13,6 +13,8 @@ import pytest
 from floord.contract import REPLAY_MAX_EVENTS
 from floord.table.replay import replay_range
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("args", "problem"),

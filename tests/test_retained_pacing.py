@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from floord.mqtt.retained import DEVICE_CLOCK_EVERY_S, RETAINED_EVERY_S, RetainedPacer
+
+pytestmark = pytest.mark.unit
 
 
 def text(body: dict) -> str:

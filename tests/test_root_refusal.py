@@ -25,6 +25,8 @@ from support import Broker
 
 from floord.system.ownership import owner_name, root_refusal
 
+pytestmark = pytest.mark.system
+
 OTHER_UID = 65534  # `nobody` on Debian: a user that is not root
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="the refusal is of root: run as root")
 

@@ -11,7 +11,11 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 from floord.engine.carnival.rules import CHAPTERS, CITES, rule_of
+
+pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = (ROOT / "docs" / "rules.md").read_text()

@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import structlog
 from test_journal_disk_full import KEYS, command, connect, device, make_runner
 
 from floord.contract import Envelope, EventType
 from floord.journal.store import DISK_FULL, FAILURE
 from floord.table.state_lines import state_line
+
+pytestmark = pytest.mark.unit
 
 
 def _runner_lines(logs: list[dict]) -> list[dict]:

@@ -23,10 +23,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 from e2e_support import start_sim, write_config
 
 from floord.system.sdnotify import keep_watchdog
+
+pytestmark = pytest.mark.system
 
 
 class NotifySocket:

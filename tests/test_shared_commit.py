@@ -20,6 +20,8 @@ from floord.journal.shared_commit import Write, commit_together
 from floord.journal.store import Journal
 from floord.journal.writer import OnLoop
 
+pytestmark = pytest.mark.unit
+
 
 def builder(table: str, n: int) -> Callable[[int], Envelope]:
     def build(seq: int) -> Envelope:

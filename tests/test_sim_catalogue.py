@@ -15,6 +15,8 @@ from floord.cli.main import main
 from simulators.catalogue import example_rig_config, find_scenario, scenario_names
 from simulators.scenario import ScenarioError
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGED = ROOT / "simulators" / "scenarios"
 

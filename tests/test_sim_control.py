@@ -27,6 +27,8 @@ from simulators.control import ControlError, parse_control
 from simulators.control_steps import read_command, step_fields
 from simulators.scenario import Scenario
 
+pytestmark = pytest.mark.system
+
 HANG_S = 30.0  # a guard against a hung test, not a claim about speed
 FAULT_LINES_MODE = 1158 | 256  # the field's mode plus `*F <code>` lines
 

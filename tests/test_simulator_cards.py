@@ -31,6 +31,8 @@ from simulators.flf1.dealing_shoe import DealingShoeSimulator
 from simulators.flf1.framed import checksum, crc16_ccitt
 from simulators.link import serve_tcp
 
+pytestmark = pytest.mark.system
+
 SPEED = 10.0
 IDN_READER = ("IDN", "floord reference", "test-card-reader", "CR-000123", "1.4.2", "-")
 

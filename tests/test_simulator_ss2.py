@@ -24,6 +24,8 @@ from simulators.cammegh_ss2.stats import chi_squared, p_value
 from simulators.link import open_pty_link
 from simulators.scenario import FaultSpec, Scenario, SpinSpec, Step, pocket_labels
 
+pytestmark = pytest.mark.system
+
 PROFILE = load_profile("cammegh-ss2")
 SPEED = 40.0
 FRAME = re.compile(rb"\*X;([1-7]);(\d{3});(  | \d|\d\d);([0-9A-F]);(\d{3});([01])")

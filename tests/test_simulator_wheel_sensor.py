@@ -20,6 +20,8 @@ from simulators.flf1.wheel_sensor_scenarios import WheelSensorScenario
 from simulators.run import load_simulator
 from simulators.scenario import ScenarioError
 
+pytestmark = pytest.mark.system
+
 SPEED = 50.0
 REF = load_profile("ref-wheel-sensor")
 W = EventType

@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from support import Broker
 
@@ -26,6 +27,8 @@ from floord.config.load import load_config
 from floord.contract import EventType, Topics
 from floord.journal.store import Journal
 from floord.processes.daemon import Daemon
+
+pytestmark = pytest.mark.system
 
 TABLE = "RL-01"
 VALVE_S = 20.0  # only ever reached by a loop that waits for the journal

@@ -6,13 +6,17 @@ from __future__ import annotations
 import copy
 import random
 
+import pytest
+
 from floord.analytics.report import WheelSetup
-from floord.analytics.running_test import Category, RunningTest
+from floord.analytics.sliding_chi_square import Category, RunningTest
 from floord.analytics.wheel_watch import roulette_order
 from floord.contract import EventType
 from floord.engine.core.copies import Fixed, copy_sharing
 from floord.engine.core.types import Decision
 from floord.table.surveillance import TableSurveillance
+
+pytestmark = pytest.mark.unit
 
 
 def _spins(seed: int, count: int, every: int) -> list[Decision]:

@@ -15,12 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from e2e_support import command, start_daemon, start_sim, write_config
 from live_wheel_support import LiveWheel
 
 from floord.cli.main import main
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
+
+pytestmark = pytest.mark.system
 
 
 def _status(capsys, config: Path, *extra: str) -> tuple[int, str]:

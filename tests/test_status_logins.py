@@ -23,6 +23,8 @@ from test_acl_nats import NatsNode
 
 from floord.cli.main import main as floord_main
 
+pytestmark = pytest.mark.system
+
 STATE = {"table": "RL-01", "game": "roulette", "state": "open", "halt_reasons": []}
 STATUS = {"v": 1, "online": True, "site": SITE, "table": "RL-01", "reason": "connected"}
 WHEEL = {"device": "wheel", "online": True, "last_heard": "2026-12-01T20:00:00.000Z"}

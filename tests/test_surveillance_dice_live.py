@@ -25,6 +25,8 @@ from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon, utc_now
 from floord.table.dice_surveillance import DiceSurveillance
 
+pytestmark = pytest.mark.unit
+
 TABLE = "CR-01"
 FP, FP_KEY = "FP-1001", b"floorperson-1001-secret"
 STICK, STICK_KEY = "ST-4001", b"stickperson-4001-secret"

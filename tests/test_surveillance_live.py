@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 import yaml
 
 from floord.analytics.report import WheelResult, WheelSetup
@@ -15,6 +16,8 @@ from floord.contract import EventType
 from floord.engine.core.types import Decision
 from floord.processes.daemon import Daemon
 from floord.table.surveillance import TableSurveillance
+
+pytestmark = pytest.mark.unit
 
 
 def _setup() -> WheelSetup:

@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from floord.contract import STATUS_INSTANCE_FIELDS, format_ts
 from floord.mqtt.takeover import Instance, TakeoverWatch, this_instance
+
+pytestmark = pytest.mark.unit
 
 STARTED = datetime(2026, 12, 4, 16, 0, tzinfo=UTC)
 ME = Instance("aaaa", 100, "box-1", STARTED)

@@ -29,7 +29,10 @@ from floord.mqtt.tls import client_tls
 from floord.operator.client import send_command
 from floord.tools.mosquitto_passwd import password_line
 
-pytestmark = pytest.mark.skipif(not shutil.which("openssl"), reason="needs the openssl CLI")
+pytestmark = [
+    pytest.mark.system,
+    pytest.mark.skipif(not shutil.which("openssl"), reason="needs the openssl CLI"),
+]
 
 SERVER_NAME = "broker.floor.test"  # the broker's certificate names only this
 PASSWORDS = {"box-rl01": "box-secret", "surv": "surv-secret", "ops": "ops-secret"}

@@ -21,6 +21,8 @@ from floord.cli.main import main
 from floord.config.load import load_config
 from floord.tools.udev_rules import plan_rules, render
 
+pytestmark = pytest.mark.unit
+
 SHIPPED = Path(__file__).resolve().parents[1] / "systemd" / "99-floord-devices.rules"
 
 EXAMPLE: dict[str, Any] = {

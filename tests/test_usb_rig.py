@@ -5,8 +5,6 @@ or port is a clear error, at config load and at open."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +18,8 @@ from floord.events import DeviceEvent
 from floord.profiles import SerialSettings, load_profile
 from floord.transport.stream import TransportError, open_transport
 from simulators.usb_shoe.backend import ScenarioError, scenario_backend
+
+pytestmark = pytest.mark.unit
 
 PROFILE = load_profile("ref-usb-shoe")
 SETTINGS = SerialSettings(baudrate=9600, bytesize=8, parity="N", stopbits=1, flow_control="none")
@@ -135,39 +135,3 @@ def test_config_takes_the_rig_port_only_with_an_existing_absolute_file(tmp_path)
     for port in ("usb://sim:shoe.yaml", f"usb://sim:{tmp_path / 'none.yaml'}"):
         with pytest.raises(ConfigError, match=r"devices\.0\.port: usb://sim:<absolute path"):
             load_config(_config(tmp_path, port))
-
-
-@pytest.mark.parametrize("command", ["check", "run"])
-def test_a_simulated_port_is_refused_unless_the_config_is_a_rig(tmp_path, command) -> None:
-    """A box's config (no `rig: true`) never gets a simulator inside its daemon: `check`
-    and `run` refuse it with the file, the key and what was expected, and nothing else."""
-    port = f"usb://sim:{scenario(tmp_path, {'profile': 'ref-usb-shoe'})}"
-    config = _config(tmp_path, port, rig=False)
-    done = subprocess.run(
-        [sys.executable, "-m", "floord", command, "-c", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 1
-    assert (done.stdout + done.stderr).strip().splitlines() == [
-        f"{config}: tables.0.devices.0.port: a real device's port expected (a simulated device "
-        f"is for a test rig only: set 'rig: true' at the top of a rig's config), found {port!r}"
-    ]
-    assert not (tmp_path / "j.db").exists()
-
-
-def test_an_adapters_own_simulated_port_is_refused_unless_the_config_is_a_rig(
-    tmp_path,
-) -> None:
-    port = f"usb://sim:{scenario(tmp_path, {'profile': 'ref-usb-shoe'})}"
-    config = _config(tmp_path, "/dev/ttyUSB0", rig=False)
-    args = ["adapter", "-c", str(config), "--table", "BA-01", "--device", "shoe", "--port", port]
-    done = subprocess.run(
-        [sys.executable, "-m", "floord", *args], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [
-        f"{config}: --port: a real device's port expected (a simulated device is for a test "
-        f"rig only: set 'rig: true' at the top of a rig's config), found {port!r}"
-    ]

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import yaml
 from e2e_support import (
     FP,
@@ -34,6 +35,8 @@ from watch_support import screen_text
 from floord.watch.app import WatchApp
 from floord.watch.feed import ReplaySigner, WatchFeed
 from floord.watch.model import FloorModel
+
+pytestmark = pytest.mark.system
 
 SECURITY = "SE-3001"
 SECURITY_KEY = b"security-3001-secret"

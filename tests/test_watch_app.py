@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 
+import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
@@ -13,6 +14,8 @@ from floord.contract import Envelope, Topics
 from floord.watch.app import WatchApp
 from floord.watch.model import FloorModel
 from floord.watch.render import ALERT
+
+pytestmark = pytest.mark.unit
 
 PREFIX = "floor/v1"
 SITE = "casino-1"

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import aiomqtt
+import pytest
 from e2e_support import (
     CHECKLIST,
     FP,
@@ -38,6 +39,8 @@ from floord.engine.core.types import VerifiedCommand
 from floord.operator.commands import verify_command
 from floord.watch.feed import ReplaySigner, WatchFeed
 from floord.watch.model import FloorModel, Notice
+
+pytestmark = pytest.mark.system
 
 SIMULATED = [f"SIM-{i:03d}" for i in range(199)]
 SKIPPER = "SIM-007"

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from floord.contract import REPLAY_MAX_EVENTS, Envelope, Topics
 from floord.watch.detail import detail_text
 from floord.watch.model import FloorModel, Notice
 from floord.watch.render import HALTED, row_style, row_values
 from floord.watch.streams import SeqTracker
+
+pytestmark = pytest.mark.unit
 
 PREFIX = "floor/v1"
 SITE = "casino-1"

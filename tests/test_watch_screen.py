@@ -13,6 +13,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Static
 from watch_support import PREFIX, SITE, publish, screen_text, state
@@ -21,6 +22,8 @@ from floord.watch.app import WatchApp
 from floord.watch.layout import COLUMNS
 from floord.watch.model import FloorModel
 from floord.watch.render import row_values
+
+pytestmark = pytest.mark.unit
 
 OTHER_SITE = "casino-2"
 READER_HALT = {

@@ -12,6 +12,8 @@ from floord.watch.detail import EventFilter
 from floord.watch.sentences import SENTENCES, TELEMETRY, fallback, family, sentence
 from floord.watch.wording import cite, p_text, round_number
 
+pytestmark = pytest.mark.unit
+
 DOCUMENTED = documented_payloads()
 JSON_MARKS = ("{", "}", "[", "]", '"', "None", "True", "False")
 

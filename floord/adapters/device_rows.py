@@ -10,7 +10,7 @@ that fails puts it back (docs/journal.md, "When the journal cannot be written").
 
 The runner numbers the rows in the order it takes them from the bus, which is the
 device's order, ahead of the commit (`number`): the table's `named` inputs carry their
-`device_seq` as before. Only the runner writes the stream, one commit at a time, so the
+`device_seq`. Only the runner writes the stream, one commit at a time, so the
 number is the journal's; a failed commit numbers again from the stream's head.
 
 A remote adapter's events come with their own journal's numbers and are copied by the

@@ -7,8 +7,9 @@ its normalised events on its own stream (published on `P/devices/<device>/events
 and hands each one to its table through a sink; in the daemon's own process it hands
 each one on at once with its row, which the table's commit writes
 (`in_table_commit`, `floord.adapters.device_rows`). On a table box the sink is the
-in-process bus to the engine; a later issue runs adapters in their own process with
-the sink publishing to MQTT, which is why nothing here knows about the engine.
+in-process bus to the engine; in an adapter's own process (`floord adapter`,
+`floord.processes.adapter`) the sink publishes to MQTT, which is why nothing here knows
+about the engine.
 """
 
 from __future__ import annotations
@@ -423,7 +424,7 @@ class DeviceAdapter:
                     silence.close()
         except TimeoutError:
             if not scope.expired():
-                raise  # not silence: a TimeoutError of something else, as before
+                raise  # not silence: a TimeoutError of something else goes on up
             waited = timeouts.silence_s if heard else first_wait
             self._went_offline(f"silent for {waited:g} s")
             return heard

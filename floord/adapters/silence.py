@@ -1,18 +1,18 @@
 """A device session's silence timeout, armed once per silence period, not once per read.
 
 A wheel sends a status frame every 125 ms at the load bench's 4x clock, so a daemon of
-50 tables reads about 400 times a second. An `asyncio.timeout` around each read made a
-`Timeout`, a timer handle and a heap entry per read, and cancelled it a few milliseconds
-later: a few per cent of the daemon's loop (issue 15's load bench, py-spy). Here one
-`asyncio.timeout` scope covers the whole session and a single timer looks at the clock
-only when the silence limit could be up: it moves itself on to the deadline of the read
-under way and expires the scope only when that read has waited its whole limit.
+50 tables reads about 400 times a second. An `asyncio.timeout` around each read would
+make a `Timeout`, a timer handle and a heap entry per read, and cancel it a few
+milliseconds later: a few per cent of the daemon's loop (`make bench-load`, py-spy).
+Here one `asyncio.timeout` scope covers the whole session and a single timer looks at
+the clock only when the silence limit could be up: it moves itself on to the deadline of
+the read under way and expires the scope only when that read has waited its whole limit.
 
-What the adapter sees is unchanged: each read may wait `limit` seconds from the moment
-it began (the limit in force when it began), the session ends with `TimeoutError` when
-one waited that long, and only a read is ever timed (a slow write or the driver's work
-is not silence). It stays an `asyncio.timeout`, not a `wait_for`, for the reason the
-adapter gives (CPython gh-86296).
+What the adapter sees is what a timeout around each read would give: each read may wait
+`limit` seconds from the moment it began (the limit in force when it began), the session
+ends with `TimeoutError` when one waited that long, and only a read is ever timed (a slow
+write or the driver's work is not silence). It stays an `asyncio.timeout`, not a
+`wait_for`, for the reason the adapter gives (CPython gh-86296).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ device that is not on its stream (a remote adapter gone silent); it is handed on
 place in the order, after what came before it is durable.
 
 Without a running loop (a synchronous caller: a test, a tool) an item is appended and
-handed on at once, as before.
+handed on at once.
 """
 
 from __future__ import annotations

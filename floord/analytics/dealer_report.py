@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from floord.analytics.dealer_signature import DealerSignature
-from floord.analytics.running_test import MIN_EXPECTED, evaluate
+from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 
 
 def dealer_report(

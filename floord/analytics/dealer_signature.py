@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from floord.analytics.running_test import Category, RunningTest, check_level, check_window
+from floord.analytics.sliding_chi_square import Category, RunningTest, check_level, check_window
 from floord.analytics.wheel_watch import sector_arcs
 from floord.engine.core.copies import copy_sharing
 from floord.engine.roulette.layout import WHEEL_KINDS, wheel_spec

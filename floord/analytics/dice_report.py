@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from floord.analytics.dice_watch import FACE_CELLS, TOTAL_CELLS, DiceWatch, set_name
-from floord.analytics.running_test import MIN_EXPECTED, Category, evaluate
+from floord.analytics.sliding_chi_square import MIN_EXPECTED, Category, evaluate
 from floord.contract import EventType, parse_ts
 from floord.journal.errors import JournalError
 from floord.journal.readers import stream_rows

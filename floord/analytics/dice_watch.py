@@ -5,7 +5,7 @@ dice that favours some totals shows in the totals against the fair 2d6 distribut
 (total t has (6 - |t - 7|) / 36); a shooter who can set and throw the dice to avoid the
 7 ("dice control") shows as that shooter's totals leaning away from it. `DiceWatch`
 runs three Pearson chi-square tests, each over a sliding window, raised once per
-excursion below `level` (`floord.analytics.running_test`):
+excursion below `level` (`floord.analytics.sliding_chi_square`):
 
 - `dice_faces`: per die (by the id the tracker reads, the same physical die always with
   the same id), its last `window` faces against uniform;
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from floord.analytics.running_test import Category, RunningTest, check_level, check_window
+from floord.analytics.sliding_chi_square import Category, RunningTest, check_level, check_window
 from floord.analytics.wheel_watch import sector_arcs
 
 FACES = tuple(range(1, 7))

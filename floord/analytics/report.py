@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from floord.analytics.dealer_report import dealer_report, format_dealer_report
-from floord.analytics.running_test import MIN_EXPECTED, evaluate
+from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
 from floord.engine.core.copies import Fixed

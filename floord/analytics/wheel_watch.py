@@ -13,7 +13,7 @@ chi-square tests against the fair distribution:
 
 An alert is raised once per excursion: when a test's p-value falls below `level` it is
 returned once, and that test stays silent until its p-value is back at or above `level`
-(see `floord.analytics.running_test`). On a double-zero wheel used as a single-zero wheel
+(see `floord.analytics.sliding_chi_square`). On a double-zero wheel used as a single-zero wheel
 (§ 531.1(d)) a 00 is a no-spin, not a result, so the fair distribution is uniform over
 the other 37 pockets and 00 is refused.
 """
@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from floord.analytics.running_test import Category, RunningTest
+from floord.analytics.sliding_chi_square import Category, RunningTest
 from floord.engine.core.copies import copy_sharing
 from floord.engine.roulette.layout import WHEEL_KINDS, wheel_spec
 

@@ -20,7 +20,7 @@ from typing import Any
 
 GENESIS_FORMAT = "floord/v1 genesis {site}/{stream}"
 # The canonical encoder, made once: `json.dumps` with options builds one per call, and
-# this runs for every event journaled (issue 15). An encoder holds only its options.
+# this runs for every event journaled. An encoder holds only its options.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

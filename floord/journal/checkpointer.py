@@ -2,13 +2,13 @@
 
 SQLite checkpoints a WAL inside whichever commit takes it past `wal_autocheckpoint`
 pages: that commit copies a thousand pages into the database file and fsyncs it before
-it returns. On issue 15's latency bench a wheel frame's commit writes about eight
-pages, so one frame in a hundred-odd waited a millisecond more, and with 5 ms fsyncs
-(a table box's eMMC) more than ten: those frames were the p99. So the journal's own
+it returns. On `make bench` a wheel frame's commit writes about eight pages, so one
+frame in a hundred-odd would wait a millisecond more, and with 5 ms fsyncs (a table
+box's eMMC) more than ten: those frames would be the p99. So the journal's own
 connection never checkpoints (`wal_autocheckpoint=0`), and this thread does, with
 `PRAGMA wal_checkpoint(PASSIVE)` on a second connection to the same file, beside the
 commits: a passive checkpoint takes no lock a writer needs, copies only frames every
-reader is done with, and a commit meanwhile appends to the WAL as before.
+reader is done with, and a commit meanwhile appends to the WAL undisturbed.
 
 Durability is as it was. The checkpoint's connection runs `synchronous=FULL`, so it
 syncs the WAL before it copies any frame (what makes the marks written without an fsync

@@ -1,9 +1,9 @@
 """Rows just committed, handed to their stream's publisher without reading them back.
 
 The outbox (`floord.mqtt.outbox`) publishes what the journal holds past each stream's
-watermark. Reading that back after every commit cost a round trip to the journal's
-thread and a query per frame, on the path from a device's frame to its event on the
-broker (issue 15). So each publisher follows its streams: every commit puts the rows it
+watermark. Reading that back after every commit would cost a round trip to the
+journal's thread and a query per frame, on the path from a device's frame to its event on
+the broker. So each publisher follows its streams: every commit puts the rows it
 stored on those streams (seq and stored JSON, the same bytes a read would give) in the
 publisher's feed, on the journal's thread right after the COMMIT, before the caller
 hears of it. The publisher takes them on the event loop.

@@ -2,9 +2,10 @@
 
 Each table's runner already commits everything its turn caused in one transaction, but a
 daemon serves many tables on one journal, and their commits queue on the journal's
-thread behind whichever commit is waiting for the disk: at 200 tables at 4x real time,
-more than half of the appends found others queued behind them (issue 15). Each paid its
-own fsync and its own COMMIT, and each waited for all the fsyncs before it.
+thread behind whichever commit is waiting for the disk: at 200 tables at 4x real time
+(`make bench-load`), more than half of the appends find others queued behind them.
+Committed one by one, each would pay its own fsync and its own COMMIT, and wait for all
+the fsyncs before it.
 
 So a write that may share (`Write`) is taken by the journal's thread together with the
 writes queued right behind it (up to `MOST`, stopping at the first job that is not a

@@ -4,7 +4,7 @@ SQLite deletes a journal's `-wal` file when its last connection closes, and the 
 open starts it again at nothing. Until a checkpoint lets it wrap to its start (at
 `checkpointer.START_AGAIN_AT` frames), every commit then makes the file longer, and an
 `fdatasync` of a longer file must also commit the file system's journal for the new
-size: measured here (issue 15's latency bench, a wheel frame's commit) 0.57 ms more a
+size: measured here (`make bench`, a wheel frame's commit) 0.57 ms more a
 commit, a quarter more, for the first hundred-odd frames after every start; on a table
 box's eMMC or SD card it is one more metadata write each time too. So on opening, the
 file is extended by zeros to what a full WAL takes (`checkpointer.WAL_ROOM` frames,
@@ -44,7 +44,7 @@ def make_room(db: sqlite3.Connection, path: Path, pages: int) -> int:
 
     Not on a file system with less than `_FREE_TIMES` the room free. Best effort: should
     the disk be full, or the file refuse (an error of the file
-    system), the WAL grows as SQLite needs it, as before; zeros written so far past its
+    system), the WAL grows as SQLite needs it; zeros written so far past its
     end stay there, harmless, and a full disk is met by the commits themselves."""
     page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
     wal = Path(f"{path}-wal")

@@ -94,8 +94,8 @@ def move_marks(db: sqlite3.Connection, acked: dict[str, list[int]]) -> None:
 class Acks:
     """Acknowledgements the link has had and the journal has not written yet.
 
-    Writing each batch's marks in a transaction of its own put a job on the journal's
-    thread after every PUBACK, just when the next frame's commit wanted it (issue 15).
+    Writing each batch's marks in a transaction of its own would put a job on the
+    journal's thread after every PUBACK, just when the next frame's commit wants it.
     So the link hands its acknowledgements here (`add`, on the loop) and the next job on
     the journal's thread that writes takes them all (`take`): the next commit of events
     writes them in its own transaction (and its fsync makes them durable), and a read of
@@ -182,8 +182,8 @@ def fold(db: sqlite3.Connection) -> None:
     """Bring the per-row `published` flags up to the watermarks (caller's transaction).
 
     Each stream's rows between where the last fold left it (`FOLDED_KEY`) and its mark: a
-    range of the primary key, so no index on the flag is needed (issue 15: the partial
-    index `events_unpublished` took a page of every commit)."""
+    range of the primary key, so no index on the flag is needed (a partial index on the
+    unpublished rows would take a page of every commit)."""
     folded = _folded(db)
     marks = db.execute("SELECT stream, up_to_seq FROM published_marks").fetchall()
     for stream, up_to in marks:

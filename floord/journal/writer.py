@@ -12,7 +12,7 @@ start-up before anything is served); `call(job)` is awaited on the event loop (a
 `hand(job)` gives its future at once), whose future is settled from the thread through
 `loop.call_soon_threadsafe`: directly, not through a `concurrent.futures.Future` and
 `asyncio.wrap_future` (a lock, a condition and a chained future a call, some 20 to 40 µs
-of CPU on every frame's commit, issue 15). A job whose caller gave up before it started
+of CPU on every frame's commit). A job whose caller gave up before it started
 is not run, either way. A job handed in from the thread itself runs at once.
 
 A job that is a `floord.journal.shared_commit.Write` (an append) shares one transaction,
@@ -103,8 +103,8 @@ class WriterThread:
         Cancelling the future (its awaiting task cancelled) before the job starts keeps
         it from running, as for `call`; with `whole`, the job runs all the same, its
         outcome dropped: what a commit needs, to end as the journal decides and not
-        half-way. That is what `asyncio.shield` gave, at two more turns of the loop on
-        every frame's commit (a task, then a callback; issue 15)."""
+        half-way: what `asyncio.shield` would give, at two more turns of the loop on
+        every frame's commit (a task, then a callback)."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[T] = loop.create_future()
         if self._closed:

@@ -179,7 +179,7 @@ def make_client(
         tls_params=aiomqtt.TLSParameters() if tls and tls_context is None else None,
         # With `window`, floord bounds what is in flight itself (a batch of at most that
         # many waits for its PUBACKs before the next), so paho's own window is lifted (0):
-        # under it, paho scanned every message it held on every PUBACK (issue 15). None:
+        # under it, paho scans every message it holds on every PUBACK. None:
         # paho-mqtt's own window (20), for clients that publish one message at a time.
         max_inflight_messages=None if window is None else 0,
     )

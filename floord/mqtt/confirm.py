@@ -3,8 +3,8 @@
 aiomqtt's `Client.publish` makes, for every message, a coroutine, an `asyncio.Event`, a
 `wait_for` and two scans of all of its pending calls (every publish still waiting is
 looked through twice); sent together, a batch needs a task for each message on top. For
-floord's messages that was a fifth (a frame at a time) to two fifths (a backlog) of the
-MQTT client's CPU (issue 15: `bench/publish_batch.py`). A batch here goes straight to
+floord's messages that is a fifth (a frame at a time) to two fifths (a backlog) of the
+MQTT client's CPU (`bench/publish_batch.py`). A batch here goes straight to
 the paho client under the aiomqtt one, in the order given, and one future waits for its
 PUBACKs: a dict lookup for each acknowledgement, one wake-up of the waiting task for the
 whole batch.
@@ -12,7 +12,7 @@ whole batch.
 The paho client is aiomqtt 2's `_client` (aiomqtt 3 has none: pyproject keeps `<3`).
 `Confirmations` takes its `on_publish` callback over and hands every acknowledgement it
 does not wait for to aiomqtt's own, so the client's other publishes (the status, a
-command's result) keep working as before.
+command's result) are acknowledged through aiomqtt as usual.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ async def publish_in_order(
 
     The PUBLISH packets leave in the order given, handed to the client one after the
     other, and one waiter takes the batch's PUBACKs (`floord.mqtt.confirm`): not a task,
-    an event and a timeout for each message, as aiomqtt's own publish would (issue 15).
+    an event and a timeout for each message, as aiomqtt's own publish would.
     """
     acked, refused = await publish_batch(
         client, [Message(topic, body) for topic, body in items], ack_timeout=ack_timeout

@@ -3,10 +3,10 @@
 paho-mqtt queues each packet and asks for the socket to be watched for writing; aiomqtt
 2's answer to that request is `loop.call_soon_threadsafe(loop.add_writer, ...)`, because
 paho may ask from the thread `connect()` runs on. So a packet made on the event loop
-went out two turns of the loop later: one turn (and a byte through the loop's self-pipe,
-two system calls) to watch the socket, one more for the socket's readiness to be seen
-and `loop_write` to run. On a frame's way from the pty to the broker (issue 15) that was
-two of the dozen-odd turns of the loop a frame took, for each batch and for the retained
+would go out two turns of the loop later: one turn (and a byte through the loop's
+self-pipe, two system calls) to watch the socket, one more for the socket's readiness to
+be seen and `loop_write` to run. On a frame's way from the pty to the broker that is two
+of the dozen-odd turns of the loop a frame takes, for each batch and for the retained
 state.
 
 `prompt_writes` gives one client a request handler that, asked on the loop's own thread,

@@ -3,13 +3,13 @@
 Every QoS 1 message floord publishes comes back as a PUBACK of two bytes: the message
 id, nothing else (MQTT 3.1.1 has nothing else; MQTT 5 leaves out a success's reason code
 and properties). paho-mqtt 2 still builds a `ReasonCode` and a `Properties` object for
-each one, through a decorator, a named tuple and a struct unpack: in a burst that was
+each one, through a decorator, a named tuple and a struct unpack: in a burst that is
 about an eighth of the daemon's CPU, more than the journal's encoding of the events
-(issue 15: py-spy on `bench/latency.py`'s burst). `fast_pubacks` gives one paho client a
+(py-spy on `bench/latency.py`'s burst). `fast_pubacks` gives one paho client a
 handler that reads such a PUBACK's id straight from its two bytes and acknowledges it
 through paho's own `_do_on_publish` with one success code and one empty property set,
 made once for the client. Any other PUBACK, and every PUBCOMP, goes to paho's own
-handler, as before: what paho does with an acknowledgement is unchanged.
+handler: what paho does with an acknowledgement is the same either way.
 
 It reaches into paho-mqtt 2's client (`_in_packet`, `_out_messages`, its mutex and
 `_do_on_publish`), as `floord.mqtt.confirm` does; pyproject keeps aiomqtt (and so paho)

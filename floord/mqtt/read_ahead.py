@@ -2,8 +2,8 @@
 
 paho-mqtt reads a packet with a `recv` for its first byte, one for each byte of its
 length and one for the rest: three system calls for every four-byte PUBACK. In a burst
-that was some 48,000 `recv`s for 16,000 acknowledgements, each one releasing the GIL
-and waking the journal's thread waiting for it (issue 15: `strace -c` on the daemon).
+that is some 48,000 `recv`s for 16,000 acknowledgements (`strace -c` on the daemon), each
+one releasing the GIL and waking the journal's thread waiting for it.
 
 `read_ahead` gives one client a `_sock_recv` that reads what the socket holds (up to
 `READ_AHEAD` bytes) in one call and serves paho's small reads from it, and a reader for

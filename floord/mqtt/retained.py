@@ -2,27 +2,27 @@
 
 A wheel sends a frame several times a second, and each frame moves the table's chain
 head and its devices' `last_heard` / `last_seen`. Republishing a retained body for that
-alone was about 45 % of what a daemon published (issue 15). So a retained body goes out
+alone would be about 45 % of what a daemon publishes. So a retained body goes out
 at once when the table's state changed (anything but those fields); a body that only
 moved its head or its clocks is held back and goes out when its topic's pace is up (the
 link wakes for it): `RETAINED_EVERY_S`, a second, for `P/state`, so it is never more
 than about a second behind; `DEVICE_CLOCK_EVERY_S`, five seconds, for a `P/devices/<d>`
 body whose `last_heard` alone moved. docs/contract.md ("Retained bodies") says so.
 
-Why those two paces (decided for issue 15's load bench, 200 tables at 4x). Between two
-`P/state` bodies that went out, nothing volatile moved but the head and `last_seen` (a
-round's `rotor_rpm` is set once, when the round starts): every other difference was the
+Why those two paces (measured on `make bench-load`, 200 tables at 4x). Between two
+`P/state` bodies sent unpaced, nothing volatile moves but the head and `last_seen` (a
+round's `rotor_rpm` is set once, when the round starts): every other difference is the
 round going on (started, launched, no more bets, its result), a change of state that
-goes out at once. So `P/state` keeps its second. A `P/devices/<d>` body, though, went
+goes out at once. So `P/state` keeps its second. A `P/devices/<d>` body, though, would go
 out about once for every device event, each time for `last_heard` alone: a fifth of all
-the daemon published. Pacing that at five seconds loses a subscriber nothing it can act
+the daemon publishes. Pacing that at five seconds loses a subscriber nothing it can act
 on: the device's `online`, `since` and identity still go out at once; a device silent
 past its profile's `silence_s` (2 s for the SS2) is `device.offline` at once, so an
 `online: true` body already says the device was heard within that; and `P/state`, paced
-at a second, carries the table's view of each device (`devices.<d>.last_seen`). The
-issue's rule, "retained topics at most about once a second per table unless the table's
-state changed (the chain head and last_heard do not count as a change)", holds. No
-field was added or renamed.
+at a second, carries the table's view of each device (`devices.<d>.last_seen`). So
+retained topics go out at most about once a second per table unless the table's state
+changed (the chain head and `last_heard` do not count as a change), and the bodies keep
+every field of the contract.
 
 A body's steady form (`steady`) is only compared with forms made here from bodies the
 same code built, so it is encoded in the order the body's keys come in, not sorted (a

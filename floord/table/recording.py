@@ -271,8 +271,8 @@ class TableRecord(abc.ABC):
         only if it changed since the copy kept last (its `changes` count), else that copy
         kept again. Most inputs feed the watcher nothing (a result comes once a spin, a
         roll once a throw), and the kept copy is never changed (a roll-back takes a copy
-        of it), so keeping it again is as good as a new copy; the watcher was more than
-        half of the copy's cost (issue 15)."""
+        of it), so keeping it again is as good as a new copy; the watcher's copy is more
+        than half of a full copy's cost (`bench/state_copy.py`)."""
         kept, watcher = self._kept_watcher, self.surveillance
         if kept is not None and kept[0] is watcher and kept[1] == kept[0].changes:
             self._committed = (deep_copy(self.engine), kept[2])

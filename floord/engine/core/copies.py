@@ -4,7 +4,7 @@ The table's runner keeps a deep copy of the committed state after every commit, 
 back should the journal refuse the next one (`floord.table.recording`). Much of what an
 engine or a watcher holds is built once and never changed: a wheel's pocket order, a
 test's cells, a game's checklist, the gaming day's time zone. Copying those on every
-commit was most of the copy's cost (issue 15), so they are shared instead:
+commit would be most of the copy's cost, so they are shared instead:
 
 - `Fixed`: a value that never changes after it is built; a deep copy is the value itself.
 - `copy_sharing`: a deep copy of an object whose named attributes are shared; every
@@ -13,7 +13,7 @@ commit was most of the copy's cost (issue 15), so they are shared instead:
 What is left is copied by `deep_copy`, which gives what `copy.deepcopy` gives (the same
 types, values and sharing: an object reached twice is copied once) at about half its cost:
 `copy.deepcopy` makes a Python call for every string, number and dictionary key, and
-that call, not the data, was most of the rest (issue 15). `deep_copy` copies dicts,
+that call, not the data, is most of the rest. `deep_copy` copies dicts,
 lists, tuples and plain objects (a class of ours with a `__dict__` and no copy or pickle
 hooks of its own) itself, looking at the values in them without a call, and hands
 anything else to `copy.deepcopy` with the same memo.
