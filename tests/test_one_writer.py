@@ -75,6 +75,9 @@ def test_a_second_daemon_is_refused_and_the_tools_beside_the_first_work(
     first = start_daemon(config)
     try:
         wait_for(first, "floord ready")
+        # The wheel's online and identify come in around readiness: the record is still
+        # once it has identified (an idle wheel says nothing more).
+        wait_for(first, "device identified")
         recorded = events(journal, "RL-01")
 
         second = start_daemon(config)
