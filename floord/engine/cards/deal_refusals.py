@@ -10,13 +10,10 @@ or None where it is floord's policy.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from floord.contract import format_ts
 from floord.engine.cards.deck_receipt import receipt_problem
-
-if TYPE_CHECKING:
-    from floord.engine.cards.deck_book import DeckBook
 
 # § 571.5(a), § 55x.5(a) exempt preshuffled decks from the shuffle before play; the table's
 # automated shuffler shuffles them all the same (docs/rules.md, "Readings").
@@ -27,7 +24,57 @@ PRESHUFFLED_POLICY = (
 )
 
 
-def deal_problems(book: DeckBook, now: datetime) -> list[tuple[str | None, str]]:
+class RefusalRules(Protocol):
+    """What the reasons cite and count from the game's rules (a `DeckRules`)."""
+
+    @property
+    def decks(self) -> int: ...
+
+    @property
+    def deck_hours(self) -> int | None: ...
+
+    @property
+    def deck_change_rule(self) -> str | None: ...
+
+    def deck_rule(self, key: str) -> str | None: ...
+
+    def cite(self, key: str) -> str: ...
+
+
+class DeckState(Protocol):
+    """What the reasons read of the decks' book (`floord.engine.cards.deck_book.DeckBook`)."""
+
+    decks: dict[str, str]
+    receipt: dict[str, Any] | None
+    idle_since: str | None
+    decks_opened_at: str | None
+    removed_rule: str | None
+    out_of_order: bool
+    covered: bool
+    last_dealt: str | None
+    shoe_loaded: bool
+
+    @property
+    def rules(self) -> RefusalRules: ...
+
+    @property
+    def receipt_key(self) -> str: ...
+
+    @property
+    def shuffler_in_use(self) -> bool: ...
+
+    @property
+    def has_shoe(self) -> bool: ...
+
+    @property
+    def preshuffled_unused(self) -> bool: ...
+
+    def next_deck(self) -> str | None: ...
+
+    def deck_due_at(self) -> datetime | None: ...
+
+
+def deal_problems(book: DeckState, now: datetime) -> list[tuple[str | None, str]]:
     """Why no round may start on `book`'s decks now: (citation or None, sentence),
     strongest first."""
     problems: list[tuple[str | None, str]] = []
