@@ -278,6 +278,8 @@ class TableLink:
         # Its own retained status, read before it says its own (`_listen`): another
         # process's, registered since this one started, says the client id is shared.
         await self._takeover.subscribe(client, self._topics.status, self._ack_timeout)
+        if self._session.stopping:  # the goodbye waits for this: no `online: true` now
+            return
         # A connection lost before this one is said here (`lost`): a node that died took
         # that connection's last will with it, so no `online: false` may have been seen.
         await say_online(
@@ -319,7 +321,10 @@ class TableLink:
                 self._log.exception("command handler failed")
 
     async def _goodbye(self, client: aiomqtt.Client, startup: asyncio.Task[None]) -> None:
-        # A stop during the start-up: its `online: true` must not come after this.
+        # A stop during the start-up: its `online: true` must not come after this. Its
+        # subscriptions in flight are let finish (bounded), so each SUBACK finds the
+        # waiter it answers: one cancelled, aiomqtt logs the late SUBACK as an error.
+        await asyncio.wait([startup], timeout=self._ack_timeout)
         startup.cancel()
         await asyncio.wait([startup])
         await client.publish(

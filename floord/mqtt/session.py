@@ -111,6 +111,11 @@ class SessionLoop:
         """End run(): at once if it is waiting to reconnect, else through the stop watch."""
         self._stop.set()
 
+    @property
+    def stopping(self) -> bool:
+        """stop() was called: a session starting up says nothing more."""
+        return self._stop.is_set()
+
     async def until_stopped(
         self, goodbye: Callable[[], Awaitable[object]] | None = None
     ) -> NoReturn:
