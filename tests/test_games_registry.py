@@ -3,6 +3,7 @@ its engine from a minimal config; the defaults of a game's rules are its engine'
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from pathlib import Path
 from typing import Any
@@ -126,13 +127,20 @@ def test_a_stud_table_without_a_shuffler_setting_gets_a_counting_shuffler(
         (stud.StudRules, stud_rules.DEFAULTS),
         (carnival.CarnivalRules, carnival_rules.DEFAULTS),
         (poker.PokerRules, poker_rules.DEFAULTS),
-        (war.WarRules, war_rules.DEFAULTS),
+        (war.WarRulesConfig, war_rules.WarRules),
         (baccarat.BaccaratRules, baccarat_rules.DEFAULTS),
         (blackjack.CardTableRules, blackjack_rules.CARD_DEFAULTS),
     ],
 )
-def test_a_games_config_defaults_are_its_engines(model: Any, defaults: dict[str, Any]) -> None:
+def test_a_games_config_defaults_are_its_engines(model: Any, defaults: Any) -> None:
+    """Each key the config leaves out takes the engine's default: read from the engine's
+    rules class (its fields' defaults) or from its table of defaults."""
     fields = model.model_fields
+    if isinstance(defaults, type):
+        defaults_class = defaults
+        engine_defaults = {f.name: f.default for f in dataclasses.fields(defaults_class)}
+        defaults = {k: engine_defaults[k] for k in fields}
+        assert model().engine_rules() == defaults_class()
     assert {k: fields[k].default for k in defaults} == defaults
 
 
