@@ -13,7 +13,7 @@ the seeds either: no hand is read or paid. `CITES` maps a short key to its parag
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from floord.contract import cite
 from floord.engine.cards.idle_clock import idle_minutes_problem
@@ -62,7 +62,7 @@ class WarRules:
     # § 567.5(h): minutes without a round or a card after which the cards come out of
     # the shoe and the rack, are spread, and are shuffled and cut again; None: not watched.
     idle_minutes: int | None = None
-    deck_size: int = DECK_SIZE
+    deck_size: ClassVar[int] = DECK_SIZE  # not a table's choice
 
     def __post_init__(self) -> None:
         if not _whole(self.decks, MIN_DECKS, MAX_DECKS):
