@@ -30,7 +30,7 @@ from floord.demo.seat import SignedOperator
 from floord.demo.war_table import DECKS
 from floord.engine.big_six.engine import big_six_inspection
 from floord.engine.craps.engine import craps_inspection
-from floord.engine.pai_gow.rules import pai_gow_inspection, read_rules
+from floord.engine.pai_gow.rules import PaiGowRules, pai_gow_inspection
 from floord.engine.war.rules import WarRules, war_inspection
 
 CHECKLIST = {
@@ -60,7 +60,7 @@ CREW_CHECKLISTS = {
     "war": dict.fromkeys(war_inspection(WarRules(decks=DECKS)).items, True),
     "craps": dict.fromkeys(craps_inspection().items, True),
     "pai_gow": dict.fromkeys(
-        pai_gow_inspection(read_rules({"count_order": COUNT_ORDER})).items, True
+        pai_gow_inspection(PaiGowRules(count_order=tuple(COUNT_ORDER))).items, True
     ),
 }
 
