@@ -93,6 +93,10 @@ class PokerRules:
         if (problem := idle_minutes_problem(self.idle_minutes)) is not None:
             raise ValueError(f"{problem} ({cite(CITES['no_gaming_activity'])})")
 
+    @property
+    def deck_names(self) -> tuple[str, ...]:
+        return self.deck_backs
+
     def cite(self, key: str) -> str:
         return cite(CITES[key])
 

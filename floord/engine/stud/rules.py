@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from floord.contract import cite
-from floord.engine.cards.deck_count import read_decks
+from floord.engine.cards.deck_count import DeckWords, read_decks
 from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.cards.poker_hands import PokerHand, pair_rank
 from floord.engine.core.inspection import InspectionSpec
@@ -34,6 +34,13 @@ DEFAULTS: dict[str, Any] = {
     "aggregate_payout_limit": LIMIT_FLOOR,
     "deck_change_warn_minutes": 30,
 }
+# Chapter 571's words for what is wrong with the decks (`cards.deck_count`).
+WORDS = DeckWords(
+    decks_basis=" (§ 571.3(a), (b))",
+    needs_shuffler="a second deck needs an automated shuffler (§ 571.3(b))",
+    backs_named="two different back colours (§ 571.3(b)(2))",
+    one_deck_basis=" (§ 571.3(b))",
+)
 ACTIONS = {"play1": 1, "play2": 2, "play3": 3, "fold": 0}  # § 571.11(a), (c), (e)
 
 # key -> section for (manual_shoe, hand, automated_shoe)
@@ -94,6 +101,10 @@ class StudRules:
         return cite(BY_PROCEDURE[key][PROCEDURE_INDEX[self.dealing]])
 
     deck_size = DECK_SIZE
+
+    @property
+    def deck_names(self) -> tuple[str, ...]:
+        return self.deck_backs
 
     @property
     def has_shoe(self) -> bool:
@@ -159,15 +170,7 @@ def read_rules(rules: dict[str, Any]) -> StudRules:
         raise ValueError(
             "cards dealt from the hand are shuffled by an automated shuffler (§ 571.9(a)(1))"
         )
-    decks, backs = read_decks(
-        rules,
-        default=DEFAULTS["decks"],
-        shuffler=shuffler,
-        decks_basis=" (§ 571.3(a), (b))",
-        needs_shuffler="a second deck needs an automated shuffler (§ 571.3(b))",
-        backs_named="two different back colours (§ 571.3(b)(2))",
-        one_deck_basis=" (§ 571.3(b))",
-    )
+    decks, backs = read_decks(rules, default=DEFAULTS["decks"], shuffler=shuffler, words=WORDS)
     boxes = rules.get("boxes", DEFAULTS["boxes"])
     if not _whole(boxes) or not 1 <= boxes <= MAX_BOXES:
         raise ValueError(f"boxes must be 1..{MAX_BOXES} (§ 571.2(a)), found {boxes!r}")
