@@ -118,13 +118,13 @@ def test_a_stud_table_without_a_shuffler_setting_gets_a_counting_shuffler(
     [table] = loaded.config.tables
     assert table.rules.shuffler == "counting"
     assert build_engine(table, loaded, None).rules.shuffler == "counting"
-    assert stud_rules.read_rules({"dealing": "manual_shoe"}).shuffler == "counting"
+    assert stud_rules.StudRules(dealing="manual_shoe").shuffler == "counting"
 
 
 @pytest.mark.parametrize(
     ("model", "defaults"),
     [
-        (stud.StudRules, stud_rules.DEFAULTS),
+        (stud.StudRulesConfig, stud_rules.StudRules),
         (carnival.CarnivalRulesConfig, carnival_rules.CarnivalRules),
         (poker.PokerRulesConfig, poker_rules.PokerRules),
         (war.WarRulesConfig, war_rules.WarRules),

@@ -8,7 +8,6 @@ only the words (and the citations in them) are the chapter's, passed in by the c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -50,16 +49,3 @@ def deck_problem(
 def deck_names(decks: int, backs: tuple[str, ...] | None) -> tuple[str, ...]:
     """The names the table's decks go by: their backs for two, "deck" for one."""
     return tuple(backs or ()) if decks == 2 else ("deck",)
-
-
-def read_decks(
-    rules: dict[str, Any], *, default: int, shuffler: str, words: DeckWords
-) -> tuple[int, tuple[str, ...]]:
-    """The deck count and names of a table's `rules` mapping; ValueError as
-    `deck_problem` says."""
-    decks = rules.get("decks", default)
-    backs = rules.get("deck_backs") or []
-    given = tuple(backs) if isinstance(backs, list) else backs
-    if (problem := deck_problem(decks, given, shuffler, words)) is not None:
-        raise ValueError(problem)
-    return decks, deck_names(decks, given)
