@@ -72,7 +72,7 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
         game=table.game,
         shuffler=table.rules.shuffler,
         shoes=0,
-        read_rules=lambda: table.rules.engine_rules(table.game),
+        make_rules=lambda: table.rules.engine_rules(table.game),
         others=("dice_tracker",),
     )
 

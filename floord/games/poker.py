@@ -59,7 +59,7 @@ def _check(table: PokerTableConfig, where: str, families: Families) -> list[str]
         game="poker",
         shuffler=table.rules.shuffler,
         shoes=0,
-        read_rules=table.rules.engine_rules,
+        make_rules=table.rules.engine_rules,
     )
 
 

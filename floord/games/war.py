@@ -62,7 +62,7 @@ def _check(table: WarTableConfig, where: str, families: Families) -> list[str]:
         game="war",
         shuffler=table.rules.shuffler,
         shoes=1,
-        read_rules=table.rules.engine_rules,
+        make_rules=table.rules.engine_rules,
     )
 
 
