@@ -82,7 +82,7 @@ def _engine(table: BaccaratTableConfig, families: Families, common: dict[str, An
         table.id,
         rules=table.rules.engine_rules(table.game),
         shoe_device=shoe,
-        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+        shoe_reports_cards=shoe_profile.reports_cards,
         **common,
     )
 

@@ -119,7 +119,7 @@ def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
     if families.get("roulette_wheel") or families.get("big_six_wheel"):
         problems.append(f"{where}.devices: no wheel on a card table expected, found one")
     for device_id, profile in families.get("dealing_shoe", []):
-        double = bool(profile.quirks.get("double"))
+        double = profile.double_shoe
         if double != (rules.shoe == "double"):
             problems.append(
                 f"{where}.devices: a {rules.shoe} shoe expected (rules.shoe), found device "
@@ -137,8 +137,8 @@ def _engine(table: CardTableConfig, families: Families, common: dict[str, Any]) 
         reader_device=reader,
         shoe_device=shoe,
         shuffler_device=first_device(families, "card_shuffler"),
-        reader_exposes_value=bool(reader_profile.quirks.get("exposes_value")),
-        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+        reader_exposes_value=reader_profile.exposes_value,
+        shoe_reports_cards=shoe_profile.reports_cards,
         **common,
     )
 

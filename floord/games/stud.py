@@ -88,7 +88,7 @@ def _engine(table: StudTableConfig, families: Families, common: dict[str, Any]) 
         rules=table.rules.engine_rules(),
         shoe_device=first_device(families, "dealing_shoe"),
         shuffler_device=first_device(families, "card_shuffler"),
-        shoe_reports_cards=bool(shoes and shoes[0][1].quirks.get("recognition")),
+        shoe_reports_cards=bool(shoes and shoes[0][1].reports_cards),
         **common,
     )
 
