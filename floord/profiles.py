@@ -132,6 +132,23 @@ class DeviceProfile(_Strict):
             raise ValueError(f"spec {PROFILE_SPEC_VERSION} expected, found {value}")
         return value
 
+    # What a game asks of a device, by name, rather than by a key of its quirks: absent
+    # or false in the profile, the device cannot.
+    @property
+    def reports_cards(self) -> bool:
+        """A shoe that reads each card's rank and suit as it is drawn (`recognition`)."""
+        return bool(self.quirks.get("recognition"))
+
+    @property
+    def double_shoe(self) -> bool:
+        """A shoe of two sides, left and right (`double`, § 549.3(c))."""
+        return bool(self.quirks.get("double"))
+
+    @property
+    def exposes_value(self) -> bool:
+        """A card reader that reports the hole card's value, not only Blackjack or not."""
+        return bool(self.quirks.get("exposes_value"))
+
 
 def module_path(package: str, key: str, renamed: Mapping[str, str], name: str) -> str:
     """The module a profile's `key:` name means: `<package>.<name>`, or its new home in `renamed`.

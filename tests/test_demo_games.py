@@ -40,7 +40,7 @@ from floord.demo.war_table import (
 )
 from floord.demo.war_table import build_simulator as build_shoe
 from floord.engine.craps.roles import CALLERS
-from floord.engine.pai_gow.rules import read_rules
+from floord.engine.pai_gow.rules import PaiGowRules
 
 pytestmark = pytest.mark.unit
 
@@ -133,7 +133,7 @@ def test_the_demo_config_has_the_dice_and_war_tables_and_their_crew(tmp_path) ->
     assert craps.devices[0].profile == TRACKER_PROFILE
     pai_gow = loaded.table(PAI_GOW_TABLE)
     assert pai_gow.game == "pai_gow" and pai_gow.devices[0].profile == SHAKER_PROFILE
-    read_rules(pai_gow.rules.model_dump())
+    assert isinstance(pai_gow.rules.engine_rules(), PaiGowRules)
     war = loaded.table(WAR_TABLE)
     assert war.game == "war" and war.devices[0].profile == SHOE_PROFILE
     roles = {op.role: op for op in loaded.config.operators}

@@ -17,7 +17,7 @@ from test_engine_baccarat_support import make_table, of_type, violations
 
 from floord.contract import EventType, cite
 from floord.engine.baccarat.rules import BaccaratRules, RulesError
-from floord.games.baccarat import BaccaratRules as ConfigRules
+from floord.games.baccarat import BaccaratRulesConfig as ConfigRules
 
 pytestmark = pytest.mark.unit
 
@@ -187,13 +187,13 @@ def test_no_gaming_activity_at_minibaccarat_requires_a_reshuffle_541_5_h() -> No
 def test_idle_minutes_is_minibaccarats_and_checked_541_5_h() -> None:
     """Only chapter 541 has the no-gaming-activity paragraph in floord's sources (§ 541.5(h));
     chapters 543 and 545 have none, so the option is refused there."""
-    assert BaccaratRules.from_config("minibaccarat", {"idle_minutes": 30}).idle_minutes == 30
+    assert BaccaratRules("minibaccarat", idle_minutes=30).idle_minutes == 30
     for game in ("midibaccarat", "baccarat"):
         with pytest.raises(RulesError, match=r"541\.5\(h\)"):
-            BaccaratRules.from_config(game, {"idle_minutes": 30})
+            BaccaratRules(game, idle_minutes=30)
     for bad in (0, 1441, True):
         with pytest.raises(RulesError):
-            BaccaratRules.from_config("minibaccarat", {"idle_minutes": bad})
+            BaccaratRules("minibaccarat", idle_minutes=bad)
         if not isinstance(bad, bool):
             with pytest.raises(ValidationError):
                 ConfigRules(idle_minutes=bad)

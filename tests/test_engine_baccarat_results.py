@@ -121,7 +121,7 @@ PAYOUTS = {
 
 @pytest.mark.parametrize("table", "ABC")
 def test_dragon_bonus_margins_per_table_541_13_d(table) -> None:
-    rules = BaccaratRules.from_config("minibaccarat", {"dragon_bonus_table": table})
+    rules = BaccaratRules("minibaccarat", dragon_bonus_table=table)
     for margin in range(1, 10):
         # Non-natural three-card hands: the Player's total is the margin over a Banker 0.
         player = ["KS", "KH", f"{'A23456789'[margin - 1]}D"]  # total = margin
@@ -170,9 +170,8 @@ def test_bad_options_are_refused_with_their_section() -> None:
         ("midibaccarat", {"ez_baccarat": True}, "545.2(b)(6)"),
         ("baccarat", {"ez_baccarat": "yes"}, "true or false"),
         ("baccarat", {"tie_pays": 7}, "545.13(b)"),
-        ("baccarat", {"commission": 5}, "unknown"),
         ("chemin_de_fer", {}, "expected"),
     ]
     for game, rules, said in bad:
         with pytest.raises(RulesError, match=said.replace("(", r"\(").replace(")", r"\)")):
-            BaccaratRules.from_config(game, rules)
+            BaccaratRules(game, **rules)

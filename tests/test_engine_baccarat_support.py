@@ -17,6 +17,7 @@ from test_engine_support import Clock
 
 from floord.contract import EventType
 from floord.engine import BaccaratEngine
+from floord.engine.baccarat.rules import BaccaratRules
 from floord.engine.core.types import CommandOutcome, EngineOutput
 
 TABLE = "BAC1"
@@ -30,9 +31,9 @@ def card(value: int) -> str:
     return RANK_OF_VALUE[value] + next(_SUITS)
 
 
-def rules(**over: Any) -> dict[str, Any]:
+def rules(game: str = "baccarat", **over: Any) -> BaccaratRules:
     base = {"decks": 8, "vigorish_percent": 5, "ez_baccarat": False, "dragon_bonus_table": None}
-    return {**base, **over}
+    return BaccaratRules(game, **{**base, **over})
 
 
 @dataclass
@@ -128,8 +129,7 @@ def make_table(
 ) -> Table:
     engine = BaccaratEngine(
         TABLE,
-        game=game,
-        rules=rules(**over),
+        rules=rules(game, **over),
         shoe_device=SHOE,
         shoe_reports_cards=recognition,
         required_devices=[SHOE],

@@ -16,6 +16,8 @@ from test_engine_support import Clock
 
 from floord.contract import EventType
 from floord.engine import BlackjackEngine
+from floord.engine.blackjack.rules import GameRules
+from floord.engine.blackjack.spanish21 import read_pay_table
 from floord.engine.core.types import CommandOutcome, EngineOutput
 
 TABLE = "BJ1"
@@ -25,7 +27,7 @@ SHUFFLER = "shuffler-1"
 CHECKLIST = {"card_reader_untampered": True, "card_reader_working": True, "cards_inspected": True}
 
 
-def rules(**over: Any) -> dict[str, Any]:
+def rules(game: str = "blackjack", **over: Any) -> GameRules:
     base = {
         "decks": 6,
         "shoe": "single",
@@ -36,7 +38,12 @@ def rules(**over: Any) -> dict[str, Any]:
         "max_adjacent_boxes": 2,
         "deck_change_warn_minutes": 60,
     }
-    return {**base, **over}
+    given = {**base, **over}
+    backs, payouts = given.pop("batch_backs"), given.pop("spanish21_payouts", None)
+    table = read_pay_table(game, payouts)
+    return GameRules(
+        game, batch_backs=None if backs is None else tuple(backs), pay_table=table, **given
+    )
 
 
 @dataclass
@@ -144,10 +151,9 @@ def make_table(
 ) -> Table:
     if game == "spanish21":
         over.setdefault("decks", 6)
-    card_rules = rules(**over)
+    card_rules = rules(game, **over)
     engine = BlackjackEngine(
         TABLE,
-        game=game,
         rules=card_rules,
         reader_device=READER,
         shoe_device=SHOE,

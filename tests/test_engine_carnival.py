@@ -13,7 +13,7 @@ from test_engine_support import Clock
 from floord.contract import EventType, cite
 from floord.engine import SnapshotError
 from floord.engine.carnival.engine import CarnivalEngine
-from floord.engine.carnival.rules import CHAPTERS
+from floord.engine.carnival.rules import CHAPTERS, CarnivalRules
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 
 pytestmark = pytest.mark.unit
@@ -81,12 +81,13 @@ def make_table(
     snapshot: dict[str, Any] | None = None,
     **over: Any,
 ) -> Table:
-    rules: dict[str, Any] = {"shuffler": shuffler, **over}
+    backs = over.pop("deck_backs", None)
+    given = None if backs is None else tuple(backs)
+    rules = CarnivalRules(game, shuffler=shuffler, deck_backs=given, **over)
     device = None if shuffler == "none" else SHUFFLER
     return Table(
         CarnivalEngine(
             "TC1",
-            game=game,
             rules=rules,
             shoe_device=None,
             shuffler_device=device,
@@ -110,7 +111,6 @@ def rule(game: str, para: str) -> str:
         ({"decks": 2, "deck_backs": ["red", "red"]}, "deck_backs"),
         ({"decks": 3}, "decks must be"),
         ({"boxes": 8}, "boxes must be"),
-        ({"payout": 5}, "unknown"),
         ({"shuffler": "continuous"}, "shuffler must be"),
     ],
 )
@@ -122,12 +122,13 @@ def test_bad_rules_are_refused_at_construction(over, match) -> None:
 def test_bad_devices_or_game_are_refused_at_construction() -> None:
     with pytest.raises(ValueError, match="game"):
         make_table(game="war")
-    base = {"rules": {"shuffler": "none"}, "shoe_reports_cards": False, "required_devices": []}
+    rules = CarnivalRules("let_it_ride", shuffler="none")
+    base = {"rules": rules, "shoe_reports_cards": False, "required_devices": []}
     base |= {"gaming_day_starts": time(6, 0), "timezone": "UTC"}
     with pytest.raises(ValueError, match="no shoe"):
-        CarnivalEngine("T", game="let_it_ride", shoe_device="s", shuffler_device=None, **base)
+        CarnivalEngine("T", shoe_device="s", shuffler_device=None, **base)
     with pytest.raises(ValueError, match="shuffler device"):
-        CarnivalEngine("T", game="let_it_ride", shoe_device=None, shuffler_device="x", **base)
+        CarnivalEngine("T", shoe_device=None, shuffler_device="x", **base)
 
 
 @pytest.mark.parametrize("game", sorted(CHAPTERS))
@@ -409,7 +410,7 @@ def test_an_idle_hand_shuffled_table_shuffles_and_cuts_again_55x_5_f() -> None:
 def test_idle_minutes_is_checked_by_the_config_55x_5_f() -> None:
     from pydantic import ValidationError
 
-    from floord.games.carnival import CarnivalRules as ConfigRules
+    from floord.games.carnival import CarnivalRulesConfig as ConfigRules
 
     with pytest.raises(ValueError, match=r"565\.5\(f\)"):
         make_table(idle_minutes=0)

@@ -16,7 +16,7 @@ from floord.contract import EventType, cite
 from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.engine.pai_gow.engine import SHAKER_POLICY, PaiGowEngine
-from floord.engine.pai_gow.rules import read_count_order
+from floord.engine.pai_gow.rules import PaiGowRules, read_count_order
 
 pytestmark = pytest.mark.unit
 
@@ -44,7 +44,7 @@ class Table:
         self.throws = 0
         self.engine = PaiGowEngine(
             "PG-01",
-            rules={"count_order": order or ORDER},
+            rules=PaiGowRules(count_order=tuple(order or ORDER)),
             shaker_device=SHAKER,
             required_devices=[SHAKER],
             gaming_day_starts=time(6),
@@ -213,6 +213,9 @@ def test_the_count_order_holds_each_place_of_535_2_a_once() -> None:
     ):
         with pytest.raises(ValueError, match=said.replace("(", r"\(").replace(")", r"\)")):
             read_count_order(bad)
+        if isinstance(bad, list):
+            with pytest.raises(ValueError, match=said.replace("(", r"\(").replace(")", r"\)")):
+                PaiGowRules(count_order=tuple(bad))
 
 
 def test_open_needs_the_535_2_inspection() -> None:

@@ -17,6 +17,7 @@ from floord.contract import EventType, cite
 from floord.engine import SnapshotError
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.engine.poker.engine import PokerEngine
+from floord.engine.poker.rules import PokerRules
 
 pytestmark = pytest.mark.unit
 
@@ -63,7 +64,7 @@ def make_table(
     return Table(
         PokerEngine(
             "PK1",
-            rules={"shuffler": shuffler, **over},
+            rules=PokerRules(shuffler=shuffler, **over),
             shuffler_device=device,
             required_devices=[device] if device else [],
             gaming_day_starts=time(6, 0),
@@ -76,9 +77,8 @@ def make_table(
 @pytest.mark.parametrize(
     ("over", "match"),
     [
-        ({"deck_backs": ["red", "red"]}, r"553\.5\(a\)"),
-        ({"deck_backs": ["red"]}, "deck_backs"),
-        ({"decks": 1}, "unknown"),
+        ({"deck_backs": ("red", "red")}, r"553\.5\(a\)"),
+        ({"deck_backs": ("red",)}, "deck_backs"),
         ({"shuffler": "counting"}, "shuffler must be"),
         ({"idle_minutes": 0}, r"553\.6\(d\)"),
     ],
@@ -326,9 +326,14 @@ def test_every_decision_carries_a_citation_or_a_policy() -> None:
 def test_idle_minutes_and_deck_backs_are_checked_by_the_config_553_6_d() -> None:
     from pydantic import ValidationError
 
-    from floord.games.poker import PokerRules as ConfigRules
+    from floord.games.poker import PokerRulesConfig as ConfigRules
 
     with pytest.raises(ValidationError):
         ConfigRules(idle_minutes=2000)
     assert ConfigRules(idle_minutes=30).idle_minutes == 30
     assert ConfigRules().deck_backs == ["red", "blue"]
+    with pytest.raises(ValidationError):
+        ConfigRules.model_validate({"decks": 1})
+    assert ConfigRules().engine_rules() == PokerRules()
+    made = ConfigRules(shuffler="none", deck_backs=["gold", "grey"], idle_minutes=30)
+    assert made.engine_rules() == PokerRules("none", ("gold", "grey"), 30)

@@ -140,11 +140,11 @@ def test_a_doubled_or_split_hand_loses_its_original_wager_only_551_12_d() -> Non
     hand = {"box": 1, "hand": 1, "cards": ["8S", "3D", "9C"], "surrendered": False,
             "not_counted": [], "doubled": False, "from_split": True}  # fmt: skip
     for game, split_rule in (("spanish21", "551.12(d)"), ("blackjack", "549.12(d)")):
-        body = settle_hand(GameRules(game), hand, dealer, True)
+        body = settle_hand(GameRules(game, decks=6), hand, dealer, True)
         assert body["outcome"] == "lose" and body["collect"] == "original wager only"
         assert body["collect_rule"] == cite(split_rule) and "collect_note" not in body
     doubled = {**hand, "doubled": True, "from_split": False}
-    body = settle_hand(GameRules("spanish21"), doubled, dealer, True)
+    body = settle_hand(GameRules("spanish21", decks=6), doubled, dealer, True)
     assert body["collect_rule"] == cite("549.11(b)") and "chapter 551" in body["collect_note"]
-    body = settle_hand(GameRules("blackjack"), doubled, dealer, True)
+    body = settle_hand(GameRules("blackjack", decks=6), doubled, dealer, True)
     assert body["collect_rule"] == cite("549.11(b)") and "collect_note" not in body

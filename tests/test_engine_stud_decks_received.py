@@ -18,8 +18,8 @@ from test_engine_stud_support import SHUFFLER, make_table, of_type
 
 from floord.contract import EventType, cite
 from floord.engine.cards.deck_book import COUNT_MISSING_POLICY
-from floord.engine.stud.rules import read_rules
-from floord.games.stud import StudRules as ConfigRules
+from floord.engine.stud.rules import StudRules
+from floord.games.stud import StudRulesConfig as ConfigRules
 
 pytestmark = pytest.mark.unit
 
@@ -263,10 +263,10 @@ def test_no_gaming_activity_reshuffles_the_shoe_571_5_f() -> None:
 
 def test_idle_minutes_is_checked_and_absent_means_not_watched_571_5_f() -> None:
     """The idle time is a Rules Submission option (§ 571.5(f) names no time)."""
-    assert read_rules({"idle_minutes": 45}).idle_minutes == 45
+    assert StudRules(idle_minutes=45).idle_minutes == 45
     for bad in (0, 1441, "ten", True):
         with pytest.raises(ValueError, match=r"571\.5\(f\)"):
-            read_rules({"idle_minutes": bad})
+            StudRules(idle_minutes=bad)
     for bad in (0, 1441):
         with pytest.raises(ValidationError):
             ConfigRules(idle_minutes=bad)

@@ -17,6 +17,7 @@ from test_engine_support import Clock
 from floord.contract import EventType
 from floord.engine import StudEngine
 from floord.engine.core.types import CommandOutcome, EngineOutput
+from floord.engine.stud.rules import StudRules
 
 TABLE = "MS1"
 SHOE = "shoe-1"
@@ -69,7 +70,7 @@ class Table(OperatorCommands):
         out = EngineOutput()
         if self.engine.shuffler_device:
             if deck is None:
-                backs = self.rules.deck_backs
+                backs = self.rules.deck_names
                 deck = backs[self.batch % len(backs)]
                 self.batch += 1
             out.extend(self.shuffler(EventType.SHUFFLER_SHUFFLE_STARTED, {"batch": deck}))
@@ -150,8 +151,10 @@ def make_table(
     clock: Clock | None = None,
     **over: Any,
 ) -> Table:
-    rules = {"dealing": dealing, "shuffler": shuffler, "boxes": 6, "aggregate_payout_limit": 50000}
-    rules.update(over)
+    backs = over.pop("deck_backs", None)
+    given = None if backs is None else tuple(backs)
+    base = {"dealing": dealing, "shuffler": shuffler, "boxes": 6, "aggregate_payout_limit": 50000}
+    rules = StudRules(**{**base, **over}, deck_backs=given)
     shoe = None if dealing == "hand" else SHOE
     shuffler_device = None if shuffler == "none" else SHUFFLER
     required = [d for d in (shoe, shuffler_device) if d]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from test_engine_stud_support import CHECKLIST, SHOE, make_table, of_type
 
 from floord.contract import EventType, cite
 from floord.engine import SnapshotError
+from floord.engine.stud.rules import StudRules
 
 pytestmark = pytest.mark.unit
 
@@ -20,13 +22,22 @@ pytestmark = pytest.mark.unit
         ({"dealing": "deck"}, "dealing must be"),
         ({"boxes": 7}, r"571\.2\(a\)"),
         ({"decks": 3}, r"571\.3"),
-        ({"colour": "red"}, "unknown"),
         ({"shuffler": "continuous"}, "shuffler must be"),
     ],
 )
 def test_bad_rules_are_refused_at_construction(over, match) -> None:
     with pytest.raises(ValueError, match=match):
         make_table(**over)
+
+
+def test_the_rules_in_effect_under_a_cover_are_the_configured_ones_dealt_another_way() -> None:
+    """§ 571.9(a)(1) is checked of the table's rules; under a cover of the automated shoe
+    (§ 571.13(g)) the rules in effect are those with the method `cover_shoe` recorded."""
+    table_rules = StudRules(dealing="automated_shoe", shuffler="none")
+    covered = replace(table_rules, dealing="hand", shoe_observed=False)
+    assert covered.dealing == "hand" and not covered.has_shoe
+    with pytest.raises(ValueError, match=r"571\.9\(a\)\(1\)"):
+        replace(table_rules, dealing="hand")
 
 
 def test_inspect_is_the_floorpersons_571_4_b() -> None:

@@ -17,6 +17,7 @@ from floord.contract import EventType, cite
 from floord.engine import SnapshotError
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.engine.war.engine import WarEngine
+from floord.engine.war.rules import WarRules
 
 pytestmark = pytest.mark.unit
 
@@ -77,7 +78,7 @@ def make_table(
     return Table(
         WarEngine(
             "WR1",
-            rules={"shuffler": shuffler, **over},
+            rules=WarRules(shuffler=shuffler, **over),
             shoe_device=SHOE,
             shuffler_device=device,
             required_devices=[SHOE, device] if device else [SHOE],
@@ -95,7 +96,6 @@ def make_table(
         ({"decks": 17}, "at most"),
         ({"boxes": 8}, "boxes must be"),
         ({"shuffler": "continuous"}, "shuffler must be"),
-        ({"payout": 1}, "unknown"),
         ({"idle_minutes": 0}, r"567\.5\(h\)"),
     ],
 )
@@ -441,10 +441,15 @@ def test_every_decision_carries_a_citation_or_a_policy() -> None:
 def test_the_config_checks_the_war_rules_567_4_a() -> None:
     from pydantic import ValidationError
 
-    from floord.games.war import WarRules as ConfigRules
+    from floord.games.war import WarRulesConfig as ConfigRules
 
     with pytest.raises(ValidationError):
         ConfigRules(decks=4)
     with pytest.raises(ValidationError):
         ConfigRules(idle_minutes=2000)
+    with pytest.raises(ValidationError):
+        ConfigRules.model_validate({"payout": 1})
     assert ConfigRules().decks == 6 and ConfigRules(decks=8).decks == 8
+    assert ConfigRules().engine_rules() == WarRules()
+    made = ConfigRules(decks=8, shuffler="automated", boxes=3, idle_minutes=30).engine_rules()
+    assert made == WarRules(decks=8, shuffler="automated", boxes=3, idle_minutes=30)

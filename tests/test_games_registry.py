@@ -3,6 +3,7 @@ its engine from a minimal config; the defaults of a game's rules are its engine'
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import yaml
 from floord.config.load import ConfigError, FloordConfig, load_config
 from floord.engine.baccarat import rules as baccarat_rules
 from floord.engine.blackjack import rules as blackjack_rules
-from floord.engine.blackjack.engine import GAMES as BLACKJACK_GAMES
+from floord.engine.blackjack.rules import GAMES as BLACKJACK_GAMES
 from floord.engine.carnival import rules as carnival_rules
 from floord.engine.craps import rules as craps_rules
 from floord.engine.pai_gow import rules as pai_gow_rules
@@ -117,23 +118,41 @@ def test_a_stud_table_without_a_shuffler_setting_gets_a_counting_shuffler(
     [table] = loaded.config.tables
     assert table.rules.shuffler == "counting"
     assert build_engine(table, loaded, None).rules.shuffler == "counting"
-    assert stud_rules.read_rules({"dealing": "manual_shoe"}).shuffler == "counting"
+    assert stud_rules.StudRules(dealing="manual_shoe").shuffler == "counting"
 
 
 @pytest.mark.parametrize(
     ("model", "defaults"),
     [
-        (stud.StudRules, stud_rules.DEFAULTS),
-        (carnival.CarnivalRules, carnival_rules.DEFAULTS),
-        (poker.PokerRules, poker_rules.DEFAULTS),
-        (war.WarRules, war_rules.DEFAULTS),
-        (baccarat.BaccaratRules, baccarat_rules.DEFAULTS),
-        (blackjack.CardTableRules, blackjack_rules.CARD_DEFAULTS),
+        (stud.StudRulesConfig, stud_rules.StudRules),
+        (carnival.CarnivalRulesConfig, carnival_rules.CarnivalRules),
+        (poker.PokerRulesConfig, poker_rules.PokerRules),
+        (war.WarRulesConfig, war_rules.WarRules),
+        (baccarat.BaccaratRulesConfig, baccarat_rules.BaccaratRules),
+        (blackjack.CardTableRules, blackjack_rules.GameRules),
     ],
 )
-def test_a_games_config_defaults_are_its_engines(model: Any, defaults: dict[str, Any]) -> None:
+def test_a_games_config_defaults_are_its_engines(model: Any, defaults: Any) -> None:
+    """Each key the config leaves out takes the engine's default, read from the engine's
+    rules class (its fields' defaults; a list in the file is a tuple there)."""
+    # A family's rules are made for one of its games (its chapter); Blackjack's decks
+    # have no default.
+    game, given = MADE_WITH.get(model, ([], {}))
+    assert model(**given).engine_rules(*game) == defaults(*game, **given)
+    engine = {f.name: f.default for f in dataclasses.fields(defaults)}
     fields = model.model_fields
-    assert {k: fields[k].default for k in defaults} == defaults
+    keys = [k for k in fields if k in engine and not fields[k].is_required()]
+    found = {k: fields[k].get_default(call_default_factory=True) for k in keys}
+    found = {k: tuple(v) if isinstance(v, list) else v for k, v in found.items()}
+    assert found == {k: engine[k] for k in keys}
+    assert len(keys) >= len(fields) - 2  # all but Blackjack's decks and pay table
+
+
+MADE_WITH: dict[Any, tuple[list[str], dict[str, Any]]] = {
+    baccarat.BaccaratRulesConfig: (["baccarat"], {}),
+    carnival.CarnivalRulesConfig: (["let_it_ride"], {}),
+    blackjack.CardTableRules: (["blackjack"], {"decks": 6}),
+}
 
 
 def test_driver_options_and_wheels_come_from_the_game(tmp_path: Path) -> None:

@@ -45,3 +45,25 @@ def test_names_from_before_the_packages_resolve_to_the_same_module(
 def test_a_name_that_is_no_module_path_is_refused(package: object, key: str) -> None:
     with pytest.raises(ValueError, match=f"^{key}: a module name expected"):
         package.module_name("../etc/passwd")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("name", "cards", "double", "value"),
+    [
+        ("ref-shoe-recognition", True, False, False),
+        ("ref-shoe-double", True, True, False),
+        ("ref-shoe-manual", False, False, False),
+        ("ref-card-reader-xv", False, False, True),
+        ("ref-card-reader", False, False, False),
+    ],
+)
+def test_a_profile_says_what_its_device_can_do(
+    name: str, cards: bool, double: bool, value: bool
+) -> None:
+    """The capabilities the games ask of a device, read from its profile's quirks."""
+    profile = load_profile(name)
+    assert (profile.reports_cards, profile.double_shoe, profile.exposes_value) == (
+        cards,
+        double,
+        value,
+    )

@@ -30,9 +30,8 @@ from floord.demo.seat import SignedOperator
 from floord.demo.war_table import DECKS
 from floord.engine.big_six.engine import big_six_inspection
 from floord.engine.craps.engine import craps_inspection
-from floord.engine.pai_gow.rules import pai_gow_inspection, read_rules
-from floord.engine.war.rules import read_rules as read_war_rules
-from floord.engine.war.rules import war_inspection
+from floord.engine.pai_gow.rules import PaiGowRules, pai_gow_inspection
+from floord.engine.war.rules import WarRules, war_inspection
 
 CHECKLIST = {
     "no_magnet_or_contrivance": True,
@@ -58,10 +57,10 @@ BIG_SIX_CHECKLIST = dict.fromkeys(big_six_inspection().items, True)
 # The crewed tables' inspections: the layout and the tables' own (docs/rules.md); War's
 # of § 567.4 (the decks, shuffled by hand).
 CREW_CHECKLISTS = {
-    "war": dict.fromkeys(war_inspection(read_war_rules({"decks": DECKS})).items, True),
+    "war": dict.fromkeys(war_inspection(WarRules(decks=DECKS)).items, True),
     "craps": dict.fromkeys(craps_inspection().items, True),
     "pai_gow": dict.fromkeys(
-        pai_gow_inspection(read_rules({"count_order": COUNT_ORDER})).items, True
+        pai_gow_inspection(PaiGowRules(count_order=tuple(COUNT_ORDER))).items, True
     ),
 }
 

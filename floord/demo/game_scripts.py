@@ -39,7 +39,7 @@ ERROR_EVERY = 3  # every third coup the dealer draws a card the tableau forbids
 # Real seconds (at the default pace) the baccarat dealer waits after a coup's last card
 # before `round_end`: an erroneous extra card comes DRAW_S after the last one.
 SETTLE_S = 0.75
-STUD_DECK = "deck"  # a one-deck table's deck (floord.engine.stud.rules: deck_backs)
+STUD_DECK = "deck"  # a one-deck table's deck (floord.engine.stud.rules: StudRules.deck_names)
 STUD_SHUFFLE_S = 1.0
 STREETS_S = 2.5  # the dealer's three streets and round_end, from the hand
 SHOE_JAM_AFTER = 3  # cards the automated shoe deals before it stops in the jam round

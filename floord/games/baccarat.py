@@ -7,33 +7,53 @@ from typing import Any, Literal
 from pydantic import Field
 
 from floord.engine.baccarat.engine import BaccaratEngine
-from floord.engine.baccarat.rules import DEFAULTS
-from floord.engine.baccarat.rules import BaccaratRules as EngineRules
+from floord.engine.baccarat.rules import (
+    BaccaratRules,
+    DragonBonusTable,
+    VigorishCollection,
+)
 from floord.games.definition import Families, GameDefinition, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
+_DEFAULT = BaccaratRules("baccarat")
 
-class BaccaratRules(StrictModel):
-    """Rules Submission options of a Mini-, Midi- or Baccarat table (ch. 541, 543, 545);
-    the defaults are the engine's (`floord.engine.baccarat.rules.DEFAULTS`)."""
 
-    decks: int = Field(default=DEFAULTS["decks"], ge=6, le=8, description="decks in the shoe")
-    vigorish_percent: Literal[4, 5] = DEFAULTS["vigorish_percent"]  # § 545.13(c)
-    ez_baccarat: bool = DEFAULTS["ez_baccarat"]  # § 545.8, § 545.13(d): the Dragon 7
-    # § 541.13(d)
-    dragon_bonus_table: Literal["A", "B", "C"] | None = DEFAULTS["dragon_bonus_table"]
-    tie_pays: int = Field(default=DEFAULTS["tie_pays"], ge=8)  # § 545.13(b): at least 8 to 1
+class BaccaratRulesConfig(StrictModel):
+    """Rules Submission options of a Mini-, Midi- or Baccarat table (ch. 541, 543, 545) as
+    the config file holds them, each key's type the engine's: the file's words for what is
+    wrong with one key. `engine_rules` makes the engine's `BaccaratRules` for the table's
+    game, which checks which options fit which chapter; the defaults are its."""
+
+    decks: int = Field(default=_DEFAULT.decks, ge=6, le=8, description="decks in the shoe")
+    vigorish_percent: Literal[4, 5] = 5  # § 545.13(c); None in the engine at EZ Baccarat
+    ez_baccarat: bool = _DEFAULT.ez_baccarat  # § 545.8, § 545.13(d): the Dragon 7
+    dragon_bonus_table: DragonBonusTable | None = _DEFAULT.dragon_bonus_table  # § 541.13(d)
+    tie_pays: int = Field(default=_DEFAULT.tie_pays, ge=8)  # § 545.13(b): at least 8 to 1
     # § 545.13(f): vigorish collected with the payout, or deferred (collected before a new shoe).
-    vigorish_collection: Literal["at_payout", "deferred"] = DEFAULTS["vigorish_collection"]
+    vigorish_collection: VigorishCollection = _DEFAULT.vigorish_collection
     # § 541.5(h) (Minibaccarat only): minutes without a coup after which the cards are
     # spread, inspected and reshuffled before the next coup; null: not watched.
-    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
+    idle_minutes: int | None = Field(default=_DEFAULT.idle_minutes, ge=1, le=24 * 60)
+
+    def engine_rules(self, game: str) -> BaccaratRules:
+        """The engine's rules for `game`, made once from these; a `RulesError` (a
+        ValueError) names what is wrong."""
+        return BaccaratRules(
+            game,
+            decks=self.decks,
+            vigorish_percent=self.vigorish_percent,
+            ez_baccarat=self.ez_baccarat,
+            dragon_bonus_table=self.dragon_bonus_table,
+            tie_pays=self.tie_pays,
+            vigorish_collection=self.vigorish_collection,
+            idle_minutes=self.idle_minutes,
+        )
 
 
 class BaccaratTableConfig(GameTable):
     game: Literal["minibaccarat", "midibaccarat", "baccarat"]
-    rules: BaccaratRules = BaccaratRules()
+    rules: BaccaratRulesConfig = BaccaratRulesConfig()
     devices: list[DeviceConfig] = Field(min_length=1)
 
 
@@ -50,7 +70,7 @@ def _check(table: BaccaratTableConfig, where: str, families: Families) -> list[s
     }
     problems = slot_problems(families, wanted, where, "a Baccarat table")
     try:
-        EngineRules.from_config(table.game, table.rules.model_dump())
+        table.rules.engine_rules(table.game)
     except ValueError as exc:
         problems.append(f"{where}.rules: {exc}")
     return problems
@@ -60,10 +80,9 @@ def _engine(table: BaccaratTableConfig, families: Families, common: dict[str, An
     [(shoe, shoe_profile)] = families["dealing_shoe"]
     return BaccaratEngine(
         table.id,
-        game=table.game,
-        rules=table.rules.model_dump(),
+        rules=table.rules.engine_rules(table.game),
         shoe_device=shoe,
-        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+        shoe_reports_cards=shoe_profile.reports_cards,
         **common,
     )
 

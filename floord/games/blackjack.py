@@ -8,34 +8,39 @@ from typing import Any, Literal
 from pydantic import Field
 
 from floord.engine.blackjack.engine import BlackjackEngine
-from floord.engine.blackjack.rules import CARD_DEFAULTS
-from floord.engine.blackjack.spanish21 import pay_table_problems
+from floord.engine.blackjack.rules import MAX_BOXES, GameRules, Shoe, Shuffler, Side
+from floord.engine.blackjack.spanish21 import pay_table_problems, read_pay_table
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
+_DEFAULT = GameRules("blackjack", decks=1)
+
 
 class CardTableRules(StrictModel):
-    """Rules Submission options of a Blackjack or Spanish 21 table (58 Pa. Code ch. 549, 551).
+    """Rules Submission options of a Blackjack or Spanish 21 table (58 Pa. Code ch. 549, 551)
+    as the config file holds them, each key's type the engine's: the file's words for what
+    is wrong with one key.
 
-    Checks that need the game (six or eight decks for Spanish 21) are in `_check`; the
-    defaults are the engine's (`floord.engine.blackjack.rules.CARD_DEFAULTS`).
+    Checks that need the game (six or eight decks for Spanish 21) are in `_check`;
+    `engine_rules` makes the engine's `GameRules` for the table's game; the defaults are
+    its.
     """
 
     decks: int = Field(ge=1, le=8, description="decks in the shoe; in each side of a double shoe")
-    shoe: Literal["single", "double"] = CARD_DEFAULTS["shoe"]
+    shoe: Shoe = _DEFAULT.shoe
     # § 549.7(d)(1): the suits that tell which side a round is dealt from.
-    hearts_diamonds_side: Literal["left", "right"] = CARD_DEFAULTS["hearts_diamonds_side"]
-    shuffler: Literal["none", "batch", "continuous"] = CARD_DEFAULTS["shuffler"]
+    hearts_diamonds_side: Side = _DEFAULT.hearts_diamonds_side
+    shuffler: Shuffler = _DEFAULT.shuffler
     # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
-    batch_backs: list[str] | None = CARD_DEFAULTS["batch_backs"]
+    batch_backs: list[str] | None = None
     # § 549.2(b)(2), § 551.2(b)(2): no more than seven betting areas (player positions).
-    boxes: int = Field(default=CARD_DEFAULTS["boxes"], ge=1, le=7)
+    boxes: int = Field(default=_DEFAULT.boxes, ge=1, le=MAX_BOXES)
     max_adjacent_boxes: int = Field(
-        default=CARD_DEFAULTS["max_adjacent_boxes"], ge=1, le=7, description="§ 549.14"
+        default=_DEFAULT.max_adjacent_boxes, ge=1, le=7, description="§ 549.14"
     )
     deck_change_warn_minutes: int = Field(
-        default=CARD_DEFAULTS["deck_change_warn_minutes"], ge=0, le=24 * 60
+        default=_DEFAULT.deck_change_warn_minutes, ge=0, le=24 * 60
     )
     # Spanish 21's additional payouts (§ 551.6(g), (h): not in floord's sources), each
     # {name, paragraph, odds, cards | min_cards | ranks, suits}; checked by the engine's
@@ -43,7 +48,24 @@ class CardTableRules(StrictModel):
     spanish21_payouts: list[dict[str, Any]] | None = None
     # § 549.6(h), § 551.5(h): minutes without a round after which the cards are spread,
     # inspected and reshuffled before the next round; null: not watched.
-    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
+    idle_minutes: int | None = Field(default=_DEFAULT.idle_minutes, ge=1, le=24 * 60)
+
+    def engine_rules(self, game: str) -> GameRules:
+        """The engine's rules for `game`, made once from these; ValueError names what is
+        wrong (the first problem of the pay table, as `spanish21_payouts...`)."""
+        return GameRules(
+            game,
+            decks=self.decks,
+            shoe=self.shoe,
+            hearts_diamonds_side=self.hearts_diamonds_side,
+            shuffler=self.shuffler,
+            batch_backs=None if self.batch_backs is None else tuple(self.batch_backs),
+            boxes=self.boxes,
+            max_adjacent_boxes=self.max_adjacent_boxes,
+            deck_change_warn_minutes=self.deck_change_warn_minutes,
+            pay_table=read_pay_table(game, self.spanish21_payouts),
+            idle_minutes=self.idle_minutes,
+        )
 
 
 class CardTableConfig(GameTable):
@@ -97,7 +119,7 @@ def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
     if families.get("roulette_wheel") or families.get("big_six_wheel"):
         problems.append(f"{where}.devices: no wheel on a card table expected, found one")
     for device_id, profile in families.get("dealing_shoe", []):
-        double = bool(profile.quirks.get("double"))
+        double = profile.double_shoe
         if double != (rules.shoe == "double"):
             problems.append(
                 f"{where}.devices: a {rules.shoe} shoe expected (rules.shoe), found device "
@@ -111,13 +133,12 @@ def _engine(table: CardTableConfig, families: Families, common: dict[str, Any]) 
     [(shoe, shoe_profile)] = families["dealing_shoe"]
     return BlackjackEngine(
         table.id,
-        game=table.game,
-        rules=table.rules.model_dump(),
+        rules=table.rules.engine_rules(table.game),
         reader_device=reader,
         shoe_device=shoe,
         shuffler_device=first_device(families, "card_shuffler"),
-        reader_exposes_value=bool(reader_profile.quirks.get("exposes_value")),
-        shoe_reports_cards=bool(shoe_profile.quirks.get("recognition")),
+        reader_exposes_value=reader_profile.exposes_value,
+        shoe_reports_cards=shoe_profile.reports_cards,
         **common,
     )
 

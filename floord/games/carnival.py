@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from floord.engine.carnival.engine import CarnivalEngine
-from floord.engine.carnival.rules import DEFAULTS, MAX_BOXES, read_rules
+from floord.engine.carnival.rules import MAX_BOXES, CarnivalRules, Shuffler
 from floord.games.definition import (
     Families,
     GameDefinition,
@@ -18,22 +18,36 @@ from floord.games.definition import (
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
+_DEFAULT = CarnivalRules("three_card_poker")
 
-class CarnivalRules(StrictModel):
-    """Rules of a carnival poker table (ch. 555-565: only § 55x.4, § 55x.5 are in our seeds).
 
-    Two decks are used with an automated shuffler (§ 55x.4(d)); the engine's own rule
-    table checks that in `_check`. The defaults are the engine's
-    (`floord.engine.carnival.rules.DEFAULTS`).
+class CarnivalRulesConfig(StrictModel):
+    """A carnival poker table's `rules:` as the config file holds them (ch. 555-565: only
+    § 55x.4, § 55x.5 are in our seeds), each key's type the engine's: the file's words for
+    what is wrong with one key. `engine_rules` makes the engine's `CarnivalRules` for the
+    table's game, which checks them against its chapter (two decks are used with an
+    automated shuffler, § 55x.4(d)); the defaults are its.
     """
 
-    shuffler: Literal["none", "counting", "non_counting"] = DEFAULTS["shuffler"]  # § 55x.5(a), (b)
-    decks: Literal[1, 2] = DEFAULTS["decks"]
+    shuffler: Shuffler = _DEFAULT.shuffler  # § 55x.5(a), (b)
+    decks: Literal[1, 2] = _DEFAULT.decks
     deck_backs: list[str] | None = None
-    boxes: int = Field(default=DEFAULTS["boxes"], ge=1, le=MAX_BOXES)
+    boxes: int = Field(default=_DEFAULT.boxes, ge=1, le=MAX_BOXES)
     # § 55x.5(f), § 561.5(g): minutes without a round after which the cards are spread and
     # shuffled again before the next round; null: not watched.
-    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
+    idle_minutes: int | None = Field(default=_DEFAULT.idle_minutes, ge=1, le=24 * 60)
+
+    def engine_rules(self, game: str) -> CarnivalRules:
+        """The engine's rules for `game`, made once from these; ValueError names what is
+        wrong."""
+        return CarnivalRules(
+            game,
+            shuffler=self.shuffler,
+            decks=self.decks,
+            deck_backs=None if self.deck_backs is None else tuple(self.deck_backs),
+            boxes=self.boxes,
+            idle_minutes=self.idle_minutes,
+        )
 
 
 class CarnivalTableConfig(GameTable):
@@ -45,7 +59,7 @@ class CarnivalTableConfig(GameTable):
         "texas_holdem_bonus",
         "three_card_poker",
     ]
-    rules: CarnivalRules = CarnivalRules()
+    rules: CarnivalRulesConfig = CarnivalRulesConfig()
     devices: list[DeviceConfig] = Field(default_factory=list)
 
 
@@ -58,7 +72,7 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
         game=table.game,
         shuffler=table.rules.shuffler,
         shoes=0,
-        read_rules=lambda: read_rules(table.game, table.rules.model_dump()),
+        make_rules=lambda: table.rules.engine_rules(table.game),
         others=("dice_tracker",),
     )
 
@@ -66,8 +80,7 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
 def _engine(table: CarnivalTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
     return CarnivalEngine(
         table.id,
-        game=table.game,
-        rules=table.rules.model_dump(),
+        rules=table.rules.engine_rules(table.game),
         shoe_device=None,
         shuffler_device=first_device(families, "card_shuffler"),
         shoe_reports_cards=False,

@@ -60,13 +60,14 @@ def card_table_problems(
     game: str,
     shuffler: str,
     shoes: int,
-    read_rules: Callable[[], object],
+    make_rules: Callable[[], object],
     others: tuple[str, ...] = (),
 ) -> list[str]:
     """What a card table's config gets wrong, shared by Poker, War and the carnival games:
     `shoes` dealing shoes, a card shuffler unless `shuffler: none`, none of the other
-    families (nor of `others`); then the rules, which `read_rules` checks against the
-    chapter's rule table (a `ValueError` is a problem of `where.rules`)."""
+    families (nor of `others`); then the rules: `make_rules` makes the engine's rules
+    value, which checks itself against the chapter (a `ValueError` is a problem of
+    `where.rules`)."""
     wanted: dict[str, int | None] = {
         "dealing_shoe": shoes,
         "card_shuffler": 0 if shuffler == "none" else 1,
@@ -77,7 +78,7 @@ def card_table_problems(
     }
     problems = slot_problems(families, wanted, where, f"{game} with shuffler {shuffler!r}")
     try:
-        read_rules()
+        make_rules()
     except ValueError as exc:
         problems.append(f"{where}.rules: {exc}")
     return problems

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from floord.engine.pai_gow.engine import PaiGowEngine
-from floord.engine.pai_gow.rules import DICE, read_rules
+from floord.engine.pai_gow.rules import DICE, PaiGowRules
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
@@ -17,8 +17,10 @@ from floord.table.vocabulary import TableEngine
 SHAKER = "dice_tracker"
 
 
-class PaiGowRules(StrictModel):
-    """Rules of a Pai Gow table (ch. 535: only § 535.2 is in our seeds).
+class PaiGowRulesConfig(StrictModel):
+    """A Pai Gow table's `rules:` as the config file holds them (ch. 535: only § 535.2 is
+    in our seeds); `engine_rules` makes the engine's `PaiGowRules`, which checks them
+    against § 535.2.
 
     `count_order` has no default: § 535.2(d) says the shaker's dice determine the starting
     position of the deal but not how, so the table's Rules Submission says it: the
@@ -28,10 +30,14 @@ class PaiGowRules(StrictModel):
 
     count_order: list[int | str]
 
+    def engine_rules(self) -> PaiGowRules:
+        """The engine's rules, made once from these; ValueError names what is wrong."""
+        return PaiGowRules(count_order=tuple(self.count_order))
+
 
 class PaiGowTableConfig(GameTable):
     game: Literal["pai_gow"]
-    rules: PaiGowRules
+    rules: PaiGowRulesConfig
     devices: list[DeviceConfig] = Field(min_length=1)
 
 
@@ -41,7 +47,7 @@ def _check(table: PaiGowTableConfig, where: str, families: Families) -> list[str
     wanted |= {f: 0 for f in families if f != SHAKER}
     problems = slot_problems(families, wanted, where, "pai gow (one Pai Gow shaker, § 535.2(d))")
     try:
-        read_rules(table.rules.model_dump())
+        table.rules.engine_rules()
     except ValueError as exc:
         problems.append(f"{where}.rules: {exc}")
     return problems
@@ -63,7 +69,7 @@ def _device_check(profile: DeviceProfile) -> str | None:
 def _engine(table: PaiGowTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
     shaker = first_device(families, SHAKER)
     assert shaker is not None  # `check` requires it
-    return PaiGowEngine(table.id, rules=table.rules.model_dump(), shaker_device=shaker, **common)
+    return PaiGowEngine(table.id, rules=table.rules.engine_rules(), shaker_device=shaker, **common)
 
 
 DEFINITION = GameDefinition(

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from floord.engine.poker.engine import PokerEngine
-from floord.engine.poker.rules import DEFAULTS, read_rules
+from floord.engine.poker.rules import PokerRules, Shuffler
 from floord.games.definition import (
     Families,
     GameDefinition,
@@ -18,25 +18,35 @@ from floord.games.definition import (
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
+_DEFAULT = PokerRules()
 
-class PokerRules(StrictModel):
-    """Rules of a Poker table (ch. 553: only § 553.5 and § 553.6 are in our seeds).
 
-    The defaults are the engine's (`floord.engine.poker.rules.DEFAULTS`); the engine's
-    own rule table checks the two deck names in `_check`.
+class PokerRulesConfig(StrictModel):
+    """A Poker table's `rules:` as the config file holds them (ch. 553: only § 553.5 and
+    § 553.6 are in our seeds), each key's type the engine's: the file's words for what
+    is wrong with one key. `engine_rules` makes the engine's `PokerRules`, which checks
+    them against the chapter (the two deck names); the defaults are its.
     """
 
-    shuffler: Literal["none", "automated"] = DEFAULTS["shuffler"]  # § 553.5(d), (e)
+    shuffler: Shuffler = _DEFAULT.shuffler  # § 553.5(d), (e)
     # § 553.5(a): the two decks received, by the names the dealer and the shuffler use.
-    deck_backs: list[str] = DEFAULTS["deck_backs"]  # pydantic copies it per table
+    deck_backs: list[str] = Field(default_factory=lambda: list(_DEFAULT.deck_backs))
     # § 553.6(d): minutes without a round after which both decks are spread, washed,
     # stacked, shuffled and cut again; null: not watched.
-    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
+    idle_minutes: int | None = Field(default=_DEFAULT.idle_minutes, ge=1, le=24 * 60)
+
+    def engine_rules(self) -> PokerRules:
+        """The engine's rules, made once from these; ValueError names what is wrong."""
+        return PokerRules(
+            shuffler=self.shuffler,
+            deck_backs=tuple(self.deck_backs),
+            idle_minutes=self.idle_minutes,
+        )
 
 
 class PokerTableConfig(GameTable):
     game: Literal["poker"]
-    rules: PokerRules = PokerRules()
+    rules: PokerRulesConfig = PokerRulesConfig()
     devices: list[DeviceConfig] = Field(default_factory=list)
 
 
@@ -49,14 +59,14 @@ def _check(table: PokerTableConfig, where: str, families: Families) -> list[str]
         game="poker",
         shuffler=table.rules.shuffler,
         shoes=0,
-        read_rules=lambda: read_rules(table.rules.model_dump()),
+        make_rules=table.rules.engine_rules,
     )
 
 
 def _engine(table: PokerTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
     return PokerEngine(
         table.id,
-        rules=table.rules.model_dump(),
+        rules=table.rules.engine_rules(),
         shuffler_device=first_device(families, "card_shuffler"),
         **common,
     )

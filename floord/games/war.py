@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from floord.engine.war.engine import WarEngine
-from floord.engine.war.rules import DEFAULTS, MAX_BOXES, MAX_DECKS, MIN_DECKS, read_rules
+from floord.engine.war.rules import MAX_BOXES, MAX_DECKS, MIN_DECKS, Shuffler, WarRules
 from floord.games.definition import (
     Families,
     GameDefinition,
@@ -19,25 +19,37 @@ from floord.games.definition import (
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
+_DEFAULT = WarRules()
 
-class WarRules(StrictModel):
-    """Rules of a War table (ch. 567: only § 567.4 and § 567.5 are in our seeds).
 
-    The defaults are the engine's (`floord.engine.war.rules.DEFAULTS`).
+class WarRulesConfig(StrictModel):
+    """A War table's `rules:` as the config file holds them (ch. 567: only § 567.4 and
+    § 567.5 are in our seeds), each key's type and bounds the engine's: the file's words
+    for what is wrong with one key. `engine_rules` makes the engine's `WarRules`, which
+    checks them against the chapter; the defaults are its.
     """
 
     # § 567.4(a): "six or more decks"; floord's bound is 16.
-    decks: int = Field(default=DEFAULTS["decks"], ge=MIN_DECKS, le=MAX_DECKS)
-    shuffler: Literal["none", "automated"] = DEFAULTS["shuffler"]  # § 567.4(d), § 567.5(h)
-    boxes: int = Field(default=DEFAULTS["boxes"], ge=1, le=MAX_BOXES)
+    decks: int = Field(default=_DEFAULT.decks, ge=MIN_DECKS, le=MAX_DECKS)
+    shuffler: Shuffler = _DEFAULT.shuffler  # § 567.4(d), § 567.5(h)
+    boxes: int = Field(default=_DEFAULT.boxes, ge=1, le=MAX_BOXES)
     # § 567.5(h): minutes without a round or a card after which the cards come out of the
     # shoe and the rack, are spread, shuffled and cut again; null: not watched.
-    idle_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
+    idle_minutes: int | None = Field(default=_DEFAULT.idle_minutes, ge=1, le=24 * 60)
+
+    def engine_rules(self) -> WarRules:
+        """The engine's rules, made once from these; ValueError names what is wrong."""
+        return WarRules(
+            decks=self.decks,
+            shuffler=self.shuffler,
+            boxes=self.boxes,
+            idle_minutes=self.idle_minutes,
+        )
 
 
 class WarTableConfig(GameTable):
     game: Literal["war"]
-    rules: WarRules = WarRules()
+    rules: WarRulesConfig = WarRulesConfig()
     devices: list[DeviceConfig] = Field(default_factory=list)
 
 
@@ -50,7 +62,7 @@ def _check(table: WarTableConfig, where: str, families: Families) -> list[str]:
         game="war",
         shuffler=table.rules.shuffler,
         shoes=1,
-        read_rules=lambda: read_rules(table.rules.model_dump()),
+        make_rules=table.rules.engine_rules,
     )
 
 
@@ -59,7 +71,7 @@ def _engine(table: WarTableConfig, families: Families, common: dict[str, Any]) -
     assert shoe is not None  # `check` requires it
     return WarEngine(
         table.id,
-        rules=table.rules.model_dump(),
+        rules=table.rules.engine_rules(),
         shoe_device=shoe,
         shuffler_device=first_device(families, "card_shuffler"),
         **common,

@@ -50,8 +50,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         self,
         table_id: str,
         *,
-        game: str,
-        rules: dict[str, Any],
+        rules: BaccaratRules,
         shoe_device: str,
         shoe_reports_cards: bool,
         required_devices: list[str],
@@ -59,8 +58,8 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        self.rules = BaccaratRules.from_config(game, rules)
-        self.game = game
+        self.rules = rules
+        self.game = rules.game
         self.shoe_device = shoe_device
         self.recognition = bool(shoe_reports_cards)
         super().__init__(

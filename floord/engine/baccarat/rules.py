@@ -14,7 +14,7 @@ chapters 541 and 543), chapter 545's is applied and the decision says so in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from floord.contract import cite
 from floord.engine.cards.idle_clock import idle_minutes_problem
@@ -22,18 +22,8 @@ from floord.engine.core.inspection import InspectionSpec
 
 GAMES = ("minibaccarat", "midibaccarat", "baccarat")
 CHAPTER = {"minibaccarat": 0, "midibaccarat": 1, "baccarat": 2}
-DRAGON_BONUS_TABLES = ("A", "B", "C")
-# A rule a table's config leaves out: these, here and in the config's model
-# (`floord/games/baccarat.py`).
-DEFAULTS: dict[str, Any] = {
-    "decks": 8,
-    "vigorish_percent": 5,
-    "ez_baccarat": False,
-    "dragon_bonus_table": None,
-    "tie_pays": 8,
-    "vigorish_collection": "at_payout",
-}
-
+DragonBonusTable = Literal["A", "B", "C"]
+DRAGON_BONUS_TABLES: tuple[DragonBonusTable, ...] = ("A", "B", "C")
 # key -> (chapter 541, chapter 543, chapter 545); None: not in floord's sources.
 SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
     "inspection": ("541.4(a)", "543.4(a)", "545.4(a)"),
@@ -80,7 +70,8 @@ IDLE_SECTION = {"minibaccarat": "541.5(h)"}
 FEATHER_SECTION = {"minibaccarat": "541.5(b)", "midibaccarat": "543.5(b)"}
 # § 545.13(f): the Rules Submission says whether the vigorish is collected when the
 # winning payout is made or deferred (then collected before a new shoe).
-VIGORISH_COLLECTION = ("at_payout", "deferred")
+VigorishCollection = Literal["at_payout", "deferred"]
+VIGORISH_COLLECTION: tuple[VigorishCollection, ...] = ("at_payout", "deferred")
 
 
 class RulesError(ValueError):
@@ -89,44 +80,31 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True)
 class BaccaratRules:
-    """One table's game and Rules Submission options, validated, and its citations."""
+    """One table's game and Rules Submission options, and its citations: the one form of
+    them. A table's config (`floord/games/baccarat.py`) builds one from its `game` and
+    `rules:`, a test by keyword, and each is checked as it is made: every refusal (a
+    `RulesError`) names the option and its section. A rule the config leaves out takes
+    the default here; at EZ Baccarat no vigorish is taken, so `vigorish_percent` is None."""
 
     game: str
-    decks: int
-    vigorish_percent: int | None
-    ez_baccarat: bool
-    dragon_bonus_table: str | None
-    tie_pays: int
-    vigorish_collection: str = "at_payout"
+    decks: int = 8
+    vigorish_percent: int | None = 5
+    ez_baccarat: bool = False
+    dragon_bonus_table: DragonBonusTable | None = None
+    tie_pays: int = 8
+    vigorish_collection: VigorishCollection = "at_payout"
     # § 541.5(h): minutes without a coup after which the cards are spread and reshuffled.
     idle_minutes: int | None = None
 
-    @classmethod
-    def from_config(cls, game: str, rules: dict[str, Any]) -> BaccaratRules:
-        """Validate `rules` for `game`; every refusal names the option and its section."""
+    def __post_init__(self) -> None:
+        game, ez, vig = self.game, self.ez_baccarat, self.vigorish_percent
         if game not in GAMES:
             raise RulesError(f"game {', '.join(GAMES)} expected, found {game!r}")
-        if not isinstance(rules, dict):
-            raise RulesError(f"rules must be an object, found {type(rules).__name__}")
-        known = {
-            "decks",
-            "vigorish_percent",
-            "ez_baccarat",
-            "dragon_bonus_table",
-            "tie_pays",
-            "vigorish_collection",
-            "idle_minutes",
-        }
-        unknown = sorted(map(str, set(rules) - known))
-        if unknown:
-            raise RulesError(f"unknown Baccarat rule(s): {', '.join(unknown)}")
-        decks = rules.get("decks", DEFAULTS["decks"])
-        if not _whole(decks) or not 6 <= decks <= 8:
+        if not _whole(self.decks) or not 6 <= self.decks <= 8:
             raise RulesError(
                 f"decks must be 6, 7 or 8 (six or more decks, § 541.4(a), § 543.4(a), "
-                f"§ 545.4(a); batches of six to eight, § 541.4(d)), found {decks!r}"
+                f"§ 545.4(a); batches of six to eight, § 541.4(d)), found {self.decks!r}"
             )
-        ez = rules.get("ez_baccarat", DEFAULTS["ez_baccarat"])
         if not isinstance(ez, bool):
             raise RulesError(f"ez_baccarat must be true or false, found {ez!r}")
         if ez and game != "baccarat":
@@ -134,10 +112,9 @@ class BaccaratRules:
                 "EZ Baccarat is a Baccarat table's option (§ 545.2(b)(6), § 545.8(a)); "
                 f"floord's sources hold no EZ rules for {game}"
             )
-        vig = rules.get("vigorish_percent", DEFAULTS["vigorish_percent"])
         if not (_whole(vig) and vig in (4, 5)) and not (ez and vig is None):
             raise RulesError(f"vigorish_percent must be 4 or 5 (§ 545.13(c)), found {vig!r}")
-        bonus = rules.get("dragon_bonus_table", DEFAULTS["dragon_bonus_table"])
+        bonus = self.dragon_bonus_table
         if bonus is not None and bonus not in DRAGON_BONUS_TABLES:
             raise RulesError(f"dragon_bonus_table must be A, B, C or null, found {bonus!r}")
         if bonus is not None and game != "minibaccarat":
@@ -145,16 +122,16 @@ class BaccaratRules:
                 "the Dragon Bonus Wager is a Minibaccarat option (§ 541.13(d)); floord's "
                 f"sources hold no Dragon Bonus for {game}"
             )
-        tie = rules.get("tie_pays", DEFAULTS["tie_pays"])
+        tie = self.tie_pays
         if not _whole(tie) or tie < 8:
             raise RulesError(f"tie_pays must be 8 or more (to 1, § 545.13(b)), found {tie!r}")
-        collection = rules.get("vigorish_collection", DEFAULTS["vigorish_collection"])
+        collection = self.vigorish_collection
         if collection not in VIGORISH_COLLECTION:
             raise RulesError(
                 "vigorish_collection must be at_payout or deferred (§ 545.13(f)), "
                 f"found {collection!r}"
             )
-        idle = rules.get("idle_minutes")
+        idle = self.idle_minutes
         if (problem := idle_minutes_problem(idle)) is not None:
             raise RulesError(f"{problem} (§ 541.5(h))")
         if idle is not None and game not in IDLE_SECTION:
@@ -162,7 +139,8 @@ class BaccaratRules:
                 "idle_minutes is Minibaccarat's (§ 541.5(h), no gaming activity); floord's "
                 f"sources hold no such paragraph for {game} (chapters 543, 545)"
             )
-        return cls(game, decks, None if ez else vig, ez, bonus, tie, collection, idle)
+        if ez:  # EZ Baccarat takes no vigorish: none is kept for it
+            object.__setattr__(self, "vigorish_percent", None)
 
     def section(self, key: str) -> str:
         own = SECTIONS[key][CHAPTER[self.game]]

@@ -25,7 +25,7 @@ from floord.engine.blackjack.corrections import OPTIONS
 from floord.engine.blackjack.cut_commands import CutCommands
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.play import ACTIONS, Step, new_round
-from floord.engine.blackjack.rules import CARD_DEFAULTS, MAX_BOXES
+from floord.engine.blackjack.rules import MAX_BOXES
 from floord.engine.cards.deck_receipt import (
     VERIFY_POLICY,
     ReceiptRefused,
@@ -81,7 +81,6 @@ class BlackjackCommands(CutCommands, TableEngineBase):
 
     rules: GameRules
     shoe: ShoeBook
-    card_rules: dict[str, Any]
     recognition: bool
     _play: Callable[[], Round | None]
     reader_cleared: Callable[[datetime], str | None]
@@ -116,7 +115,7 @@ class BlackjackCommands(CutCommands, TableEngineBase):
         if problem := unknown_args(command, ("boxes", "players")):
             return CommandOutcome(False, problem)
         boxes = command.args.get("boxes")
-        limit = int(self.card_rules.get("boxes", CARD_DEFAULTS["boxes"]))
+        limit = self.rules.boxes
         if not distinct_boxes(boxes, limit):
             # Box 8 or 9 is no betting area of any Blackjack layout (§ 549.2(b)(2)).
             beyond = isinstance(boxes, list) and any(whole(b) and b > MAX_BOXES for b in boxes)
@@ -155,7 +154,7 @@ class BlackjackCommands(CutCommands, TableEngineBase):
         """
         if players is None:
             return None
-        most = int(self.card_rules.get("max_adjacent_boxes", CARD_DEFAULTS["max_adjacent_boxes"]))
+        most = self.rules.max_adjacent_boxes
         if problem := players_problem(boxes, players):
             return problem
         for player, played in players.items():

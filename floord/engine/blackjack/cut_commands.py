@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from floord.contract import EventType
 from floord.engine.blackjack import cut_counts
 from floord.engine.blackjack.cuts import FARTHEST_RIGHT, next_offer
-from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
+from floord.engine.blackjack.rules import GameRules
 from floord.engine.cards.cut_offer import CUT_ARGS, CutRefused, CutRules, offer, read_cut
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, needs_reason, unknown_args, whole
@@ -31,11 +31,10 @@ class CutCommands(TableEngineBase):
 
     rules: GameRules
     shoe: ShoeBook
-    card_rules: dict[str, Any]
 
     def _cut_rules(self) -> CutRules:
         return CutRules(
-            positions=int(self.card_rules.get("boxes", CARD_DEFAULTS["boxes"])),
+            positions=self.rules.boxes,
             order="up",
             card="cutting card",
             offer_key="offer",

@@ -19,14 +19,8 @@ from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack.commands import BlackjackCommands
 from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.devices import BlackjackDevices
-from floord.engine.blackjack.rules import (
-    CARD_DEFAULTS,
-    GameRules,
-    blackjack_inspection,
-    boxes_problem,
-)
+from floord.engine.blackjack.rules import GameRules, blackjack_inspection
 from floord.engine.blackjack.shoe import ShoeBook
-from floord.engine.blackjack.spanish21 import read_pay_table
 from floord.engine.cards.idle_clock import idle_since
 from floord.engine.core.base import (
     CLOSE_POLICY,
@@ -50,7 +44,6 @@ from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, Ver
 from floord.events import DeviceCommand
 
 SNAPSHOT_VERSION = 1
-GAMES = ("blackjack", "spanish21")
 RESTART_POLICY = restart_policy("end")
 READER_KIND_POLICY = (
     "floord policy, not a regulation: a card reader of another kind than configured halts "
@@ -72,8 +65,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         self,
         table_id: str,
         *,
-        game: str,
-        rules: dict[str, Any],
+        rules: GameRules,
         reader_device: str,
         shoe_device: str,
         shuffler_device: str | None,
@@ -84,23 +76,10 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        if game not in GAMES:
-            raise ValueError(f"game blackjack or spanish21 expected, found {game!r}")
-        self.rules = GameRules(game, read_pay_table(game, rules.get("spanish21_payouts")))
-        if game == "spanish21" and rules.get("decks") not in (6, 8):
-            raise ValueError(
-                f"Spanish 21 is played with 6 or 8 decks (§ 551.3(a)), found {rules.get('decks')!r}"
-            )
-        if game == "spanish21" and rules.get("shoe") == "double":
-            raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
-        if (
-            problem := boxes_problem(self.rules, rules.get("boxes", CARD_DEFAULTS["boxes"]))
-        ) is not None:
-            raise ValueError(problem)
-        if rules.get("shuffler", CARD_DEFAULTS["shuffler"]) != "none" and not shuffler_device:
-            raise ValueError(f"a {rules.get('shuffler')} shuffler needs a shuffler device")
-        self.game = game
-        self.card_rules = dict(rules)
+        self.rules = rules
+        if rules.shuffler != "none" and not shuffler_device:
+            raise ValueError(f"a {rules.shuffler} shuffler needs a shuffler device")
+        self.game = rules.game
         self.reader = reader_device
         self.shoe_device = shoe_device
         self.shuffler_device = shuffler_device
@@ -121,7 +100,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             device_rules={reader_device: self.rules.cite("reader_malfunction")},
             extra_readiness=self._reader_problems,
         )
-        self.shoe = ShoeBook(self.rules, rules)
+        self.shoe = ShoeBook(self.rules)
         self.self_test: dict[str, Any] | None = None  # the reader's last self-test
         self.tampered_at: str | None = None  # the reader's last tamper report
         # § 549.6(h): the last gaming activity (a round in play, a stack loaded).
@@ -184,7 +163,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         """No gaming activity past the table's `idle_minutes`: the cards come out of the
         shoe and the rack, are spread, inspected and reshuffled before the next round
         (§ 549.6(h), § 551.5(h)); floord requires the shoe loaded again."""
-        minutes = self.card_rules.get("idle_minutes")
+        minutes = self.rules.idle_minutes
         self.active_at, since = idle_since(
             self.active_at,
             now,
@@ -236,9 +215,7 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             self.rules,
             rnd,
             exposes_value=self.exposes,
-            hd_side=self.card_rules.get(
-                "hearts_diamonds_side", CARD_DEFAULTS["hearts_diamonds_side"]
-            ),
+            hd_side=self.rules.hearts_diamonds_side,
         )
 
     def _identity_problem(self, identity: dict[str, Any]) -> str | None:

@@ -11,24 +11,15 @@ engine and one set of tests.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
 from floord.contract import cite
 from floord.engine.blackjack.spanish21 import Payout
 from floord.engine.cards.card import deck_size
 from floord.engine.core.inspection import InspectionSpec
 
-# A card table's rule its config leaves out (`decks` has no default): these, here and
-# in the config's model (`floord/games/blackjack.py`), so the two can never disagree.
-CARD_DEFAULTS: dict[str, Any] = {
-    "shoe": "single",
-    "hearts_diamonds_side": "left",
-    "shuffler": "none",
-    "batch_backs": None,
-    "boxes": 7,
-    "max_adjacent_boxes": 2,
-    "deck_change_warn_minutes": 60,
-}
+# § 549.2(b)(2), § 551.2(b)(2): "No more than seven" betting areas (player positions).
+MAX_BOXES = 7
 
 # key -> (chapter 549 section, chapter 551 section or None when not in floord's sources)
 SECTIONS: dict[str, tuple[str, str | None]] = {
@@ -106,20 +97,54 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "peek_hidden": ("549.16(j)(2)", None),
     "reader_malfunction": ("549.16(k)", None),
 }
-# § 549.2(b)(2), § 551.2(b)(2): "No more than seven" betting areas (player positions).
-MAX_BOXES = 7
 # Spanish 21 rules that are in floord's sources and differ from chapter 549: no rule
 # to cite where chapter 551 does not restrict (split aces, § 551.12(c)).
 NOT_IN_SPANISH21 = frozenset({"split_aces", "determinant", "wrong_side"})
 
 
+Shoe = Literal["single", "double"]
+Side = Literal["left", "right"]
+Shuffler = Literal["none", "batch", "continuous"]
+GAMES = ("blackjack", "spanish21")
+
+
 @dataclass(frozen=True)
 class GameRules:
-    """One game's citations, deck size and the Spanish 21 differences."""
+    """One table's game and Rules Submission options, its citations, deck size and the
+    Spanish 21 differences: the one form of them. A table's config
+    (`floord/games/blackjack.py`) builds one from its `game` and `rules:`, a test by
+    keyword, and each is checked as it is made (ValueError names what is wrong). A rule
+    the config leaves out takes the default here; `decks` has none."""
 
     game: str
+    decks: int = field(kw_only=True)
+    shoe: Shoe = field(default="single", kw_only=True)
+    # § 549.7(d)(1): the suits that tell which side a round is dealt from.
+    hearts_diamonds_side: Side = field(default="left", kw_only=True)
+    shuffler: Shuffler = field(default="none", kw_only=True)
+    # § 549.3(d)(2): the two batches' back colours (or ids), alternated in and out of play.
+    batch_backs: tuple[str, ...] | None = field(default=None, kw_only=True)
+    # § 549.2(b)(2), § 551.2(b)(2): no more than seven betting areas (player positions).
+    boxes: int = field(default=MAX_BOXES, kw_only=True)
+    max_adjacent_boxes: int = field(default=2, kw_only=True)  # § 549.14
+    deck_change_warn_minutes: int = field(default=60, kw_only=True)
     # Spanish 21's additional payouts (§ 551.6(g), (h)), from the Rules Submission.
-    pay_table: tuple[Payout, ...] = field(default=())
+    pay_table: tuple[Payout, ...] = field(default=(), kw_only=True)
+    # § 549.6(h), § 551.5(h): minutes without a round after which the cards are spread,
+    # inspected and reshuffled before the next round; None: not watched.
+    idle_minutes: int | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"game blackjack or spanish21 expected, found {self.game!r}")
+        if self.game == "spanish21" and self.decks not in (6, 8):
+            raise ValueError(
+                f"Spanish 21 is played with 6 or 8 decks (§ 551.3(a)), found {self.decks!r}"
+            )
+        if self.game == "spanish21" and self.shoe == "double":
+            raise ValueError("Spanish 21 has no double shoe procedure (§ 551.8(c), (d))")
+        if (problem := boxes_problem(self, self.boxes)) is not None:
+            raise ValueError(problem)
 
     @property
     def deck_size(self) -> int:

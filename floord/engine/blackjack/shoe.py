@@ -19,7 +19,7 @@ from typing import Any
 from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.blackjack import cut_counts
 from floord.engine.blackjack.cuts import CutBook
-from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
+from floord.engine.blackjack.rules import GameRules
 from floord.engine.blackjack.shuffler import BAD_BATCH_KEYS, COVER_POLICY, ShufflerBook
 from floord.engine.cards.deck_change import deck_change_due
 from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
@@ -47,19 +47,18 @@ def _new_side() -> dict[str, Any]:
 class ShoeBook:
     """The shoe, shuffler and decks of one table; every method returns its decisions."""
 
-    def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
+    def __init__(self, rules: GameRules) -> None:
         self.rules = rules
-        self.double = card_rules.get("shoe", CARD_DEFAULTS["shoe"]) == "double"
-        self.shuffler: str = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
-        self.backs = list(card_rules.get("batch_backs") or [])
-        self.decks = int(card_rules["decks"])
-        warn = card_rules.get("deck_change_warn_minutes", CARD_DEFAULTS["deck_change_warn_minutes"])
-        self.warn = timedelta(minutes=int(warn))
+        self.double = rules.shoe == "double"
+        self.shuffler: str = rules.shuffler
+        self.backs = list(rules.batch_backs or [])
+        self.decks = rules.decks
+        self.warn = timedelta(minutes=rules.deck_change_warn_minutes)
         keys = ("left", "right") if self.double else ("shoe",)
         self.sides: dict[str, dict[str, Any]] = {k: _new_side() for k in keys}
         self.burn_due: str | None = None
         self.face_up: list[str | None] = []
-        self.batch = ShufflerBook(rules, card_rules)
+        self.batch = ShufflerBook(rules)
         self.decks_opened_at: str | None = None
         self.deck_warned = False
         # The decks received at the table and their inspection (`deck_receipt`).

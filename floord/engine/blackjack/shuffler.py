@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from floord.contract import EventType, cite
-from floord.engine.blackjack.rules import CARD_DEFAULTS, GameRules
+from floord.engine.blackjack.rules import GameRules
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
 from floord.engine.core.rulings import policy_decision, strict, violation
 from floord.engine.core.snapshots import json_copy
@@ -50,11 +50,11 @@ BAD_BATCH_KEYS = {"refused": "batches_equal", "uninspected": "cards_inspected"}
 class ShufflerBook:
     """The batches (state per back colour) and the shuffler's order; returns decisions."""
 
-    def __init__(self, rules: GameRules, card_rules: dict[str, Any]) -> None:
+    def __init__(self, rules: GameRules) -> None:
         self.rules = rules
-        self.shuffler: str = card_rules.get("shuffler", CARD_DEFAULTS["shuffler"])
-        self.backs = list(card_rules.get("batch_backs") or [])
-        self.decks = int(card_rules["decks"])
+        self.shuffler: str = rules.shuffler
+        self.backs = list(rules.batch_backs or [])
+        self.decks = rules.decks
         self.batches: dict[str, str] = {}
         self.last_loaded: str | None = None
         self.removed: str | None = None

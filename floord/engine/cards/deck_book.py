@@ -60,7 +60,9 @@ class DeckRules(Protocol):
     def decks(self) -> int: ...
 
     @property
-    def deck_backs(self) -> tuple[str, ...]: ...
+    def deck_names(self) -> tuple[str, ...]:
+        """The names the table's decks go by: their backs, or "deck" for one."""
+        ...
 
     @property
     def deck_change_warn_minutes(self) -> int: ...
@@ -104,7 +106,7 @@ class DeckBook:
 
     def __init__(self, rules: DeckRules) -> None:
         self.rules = rules
-        self.decks: dict[str, str] = {b: "unshuffled" for b in rules.deck_backs}
+        self.decks: dict[str, str] = {b: "unshuffled" for b in rules.deck_names}
         self.last_dealt: str | None = None
         self.in_play: str | None = None
         self.shoe_loaded = False
@@ -379,7 +381,7 @@ class DeckBook:
     # ----- decks ------------------------------------------------------------------
 
     def decks_changed(self, now: datetime) -> None:
-        self.decks = {b: "unshuffled" for b in self.rules.deck_backs}
+        self.decks = {b: "unshuffled" for b in self.rules.deck_names}
         self.decks_opened_at = format_ts(now)
         self.deck_warned = False
         self.last_dealt = self.in_play = self.removed_rule = None

@@ -1,4 +1,4 @@
-"""A card table's `decks` and `deck_backs` rules, read the same way by every poker game.
+"""A card table's `decks` and `deck_backs` rules, checked the same way by every poker game.
 
 Mississippi Stud (§ 571.3) and the carnival games (§ 55x.4(d)) play one deck, or two
 alternated by an automated shuffler, each named by its back. The checks are the same;
@@ -7,39 +7,45 @@ only the words (and the citations in them) are the chapter's, passed in by the c
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 
-def read_decks(
-    rules: dict[str, Any],
-    *,
-    default: int,
-    shuffler: str,
-    decks_basis: str,
-    needs_shuffler: str,
-    backs_named: str,
-    one_deck_basis: str,
-) -> tuple[int, tuple[str, ...]]:
-    """The table's deck count and its decks' names ("deck" for one deck).
+@dataclass(frozen=True)
+class DeckWords:
+    """A chapter's words for what is wrong: the citation of the deck count
+    (`decks_basis`), why two decks need a shuffler, what the two names are, and the
+    citation saying one deck has none."""
 
-    ValueError names what is wrong: a count other than 1 or 2 (`decks_basis` cites
-    it), two decks without a shuffler (`needs_shuffler`), two decks without two
-    different names (`backs_named` says what they are), or names given for one deck
-    (`one_deck_basis`)."""
-    decks = rules.get("decks", default)
+    decks_basis: str
+    needs_shuffler: str
+    backs_named: str
+    one_deck_basis: str
+
+
+def deck_problem(
+    decks: object, backs: tuple[str, ...] | None, shuffler: str, words: DeckWords
+) -> str | None:
+    """Why the table's deck count and its decks' names cannot be used, or None: a count
+    other than 1 or 2, two decks without a shuffler, two decks without two different
+    names, or names given for one deck."""
     if decks not in (1, 2) or isinstance(decks, bool):
-        raise ValueError(f"decks must be 1 or 2{decks_basis}, found {decks!r}")
-    backs = rules.get("deck_backs") or []
+        return f"decks must be 1 or 2{words.decks_basis}, found {decks!r}"
+    named = backs or ()
     if decks == 2:
         if shuffler == "none":
-            raise ValueError(needs_shuffler)
+            return words.needs_shuffler
         if (
-            not isinstance(backs, list)
-            or len(backs) != 2
-            or not all(isinstance(b, str) and b for b in backs)
-            or backs[0] == backs[1]
+            not isinstance(named, tuple)
+            or len(named) != 2
+            or not all(isinstance(b, str) and b for b in named)
+            or named[0] == named[1]
         ):
-            raise ValueError(f"two decks need deck_backs: {backs_named}")
-    elif backs:
-        raise ValueError(f"deck_backs is for two decks{one_deck_basis}; one deck has none")
-    return decks, tuple(backs) if decks == 2 else ("deck",)
+            return f"two decks need deck_backs: {words.backs_named}"
+    elif named:
+        return f"deck_backs is for two decks{words.one_deck_basis}; one deck has none"
+    return None
+
+
+def deck_names(decks: int, backs: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The names the table's decks go by: their backs for two, "deck" for one."""
+    return tuple(backs or ()) if decks == 2 else ("deck",)

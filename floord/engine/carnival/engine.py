@@ -22,7 +22,7 @@ from floord.engine.cards.deck_void import DealtDeckRounds
 from floord.engine.cards.idle_clock import watch_idle
 from floord.engine.cards.snapshot_head import check_snapshot_head
 from floord.engine.carnival.commands import CarnivalCommands
-from floord.engine.carnival.rules import GAMES, carnival_inspection, read_rules
+from floord.engine.carnival.rules import CarnivalRules, carnival_inspection
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.snapshots import SnapshotError, json_copy
 from floord.engine.core.table_state import PrimaryDevice
@@ -46,8 +46,7 @@ class CarnivalEngine(DealtDeckRounds, CarnivalCommands, TableEngineBase):
         self,
         table_id: str,
         *,
-        game: str,
-        rules: dict[str, Any],
+        rules: CarnivalRules,
         shoe_device: str | None,
         shuffler_device: str | None,
         shoe_reports_cards: bool,
@@ -56,14 +55,12 @@ class CarnivalEngine(DealtDeckRounds, CarnivalCommands, TableEngineBase):
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        if game not in GAMES:
-            raise ValueError(f"game {', '.join(GAMES)} expected, found {game!r}")
-        self.rules = read_rules(game, rules)
+        self.rules = rules
         if shoe_device or shoe_reports_cards:
             raise ValueError("the carnival games' dealing rules are not in our seeds: no shoe")
         if (self.rules.shuffler != "none") != bool(shuffler_device):
             raise ValueError("a shuffler device goes with rules.shuffler counting or non_counting")
-        self.game, self.shuffler_device = game, shuffler_device
+        self.game, self.shuffler_device = rules.game, shuffler_device
         self.shoe_device = None
         primary = (
             PrimaryDevice(shuffler_device, self._identity_problem, "device_mismatch", None)

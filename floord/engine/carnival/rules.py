@@ -12,10 +12,10 @@ its tests speak of "count" or "recut", never of a paragraph number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar, Literal
 
 from floord.contract import cite
-from floord.engine.cards.deck_count import read_decks
+from floord.engine.cards.deck_count import DeckWords, deck_names, deck_problem
 from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.core.inspection import InspectionSpec
 
@@ -28,11 +28,9 @@ CHAPTERS = {
     "three_card_poker": "565",
 }
 GAMES = tuple(CHAPTERS)
-SHUFFLERS = ("none", "counting", "non_counting")
+Shuffler = Literal["none", "counting", "non_counting"]
+SHUFFLERS: tuple[Shuffler, ...] = ("none", "counting", "non_counting")
 MAX_BOXES = 7  # floord's bound: the chapters' layouts (§ 55x.2) are not in our seeds
-# A rule a table's config leaves out: these, here and in the config's model
-# (`floord/games/carnival.py`).
-DEFAULTS: dict[str, Any] = {"shuffler": "counting", "decks": 1, "boxes": MAX_BOXES}
 CUT_MIN = 10  # § 55x.5(d)(1)(ii), § 561.5(e): at least 10 cards
 
 # key -> paragraph of § 55x (chapters 555, 557, 559, 563, 565) and of chapter 561.
@@ -76,20 +74,53 @@ def rule_of(game: str, key: str) -> str | None:
 
 @dataclass(frozen=True)
 class CarnivalRules:
-    """A carnival table's validated rules; also what `DeckBook` reads (`DeckRules`)."""
+    """A carnival table's rules, the one form of them; also what `DeckBook` reads
+    (`DeckRules`). A table's config (`floord/games/carnival.py`) builds one from its
+    `game` and `rules:`, a test by keyword, and each is checked against the game's chapter
+    as it is made (ValueError names what is wrong). A rule the config leaves out takes
+    the default here."""
 
     game: str
-    shuffler: str
-    decks: int
-    deck_backs: tuple[str, ...]
-    boxes: int
-    deck_change_warn_minutes: int = 0
-    has_shoe: bool = False  # the dealing procedures (§ 55x.8-10) are not in our seeds
-    deck_hours: int | None = None  # the deck-change rules (§ 55x.3) are not in our seeds
-    deck_change_rule: str | None = None
+    shuffler: Shuffler = "counting"
+    decks: Literal[1, 2] = 1
+    # § 55x.4(d): the two decks' names (the shuffler's batch ids); None for one deck.
+    deck_backs: tuple[str, ...] | None = None
+    boxes: int = MAX_BOXES
     # § 55x.5(f), § 561.5(g): minutes without a round after which the cards are spread
     # and shuffled again before the next round; None: not watched.
     idle_minutes: int | None = None
+    # Not a table's choice: what `DeckRules` asks of every card game.
+    deck_change_warn_minutes: ClassVar[int] = 0
+    has_shoe: ClassVar[bool] = False  # the dealing procedures (§ 55x.8-10) are not in our seeds
+    deck_hours: ClassVar[int | None] = None  # the deck-change rules (§ 55x.3) are not in our seeds
+    deck_change_rule: ClassVar[str | None] = None
+
+    def __post_init__(self) -> None:
+        game = self.game
+        if game not in CHAPTERS:
+            raise ValueError(f"game must be one of {', '.join(GAMES)}, found {game!r}")
+        if self.shuffler not in SHUFFLERS:
+            raise ValueError(
+                f"shuffler must be one of {', '.join(SHUFFLERS)}, found {self.shuffler!r}"
+            )
+        separately = rule_of(game, "decks_inspected_separately")
+        words = DeckWords(
+            decks_basis="",
+            needs_shuffler=f"two decks are used with an automated shuffler ({separately})",
+            backs_named="two different names, the shuffler's batch ids",
+            one_deck_basis="",
+        )
+        if (problem := deck_problem(self.decks, self.deck_backs, self.shuffler, words)) is not None:
+            raise ValueError(problem)
+        boxes = self.boxes
+        if not isinstance(boxes, int) or isinstance(boxes, bool) or not 1 <= boxes <= MAX_BOXES:
+            raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {boxes!r}")
+        if (problem := idle_minutes_problem(self.idle_minutes)) is not None:
+            raise ValueError(f"{problem} ({rule_of(game, 'no_gaming_activity')})")
+
+    @property
+    def deck_names(self) -> tuple[str, ...]:
+        return deck_names(self.decks, self.deck_backs)
 
     @property
     def deck_size(self) -> int:
@@ -118,45 +149,6 @@ class CarnivalRules:
         if self.game == "pai_gow_poker":
             return CUT_MIN, self.deck_size - CUT_MIN
         return CUT_MIN, self.deck_size - 1
-
-
-def read_rules(game: str, rules: dict[str, Any]) -> CarnivalRules:
-    """Check a table's `rules` against its chapter; ValueError names what is wrong."""
-    if game not in CHAPTERS:
-        raise ValueError(f"game must be one of {', '.join(GAMES)}, found {game!r}")
-    if not isinstance(rules, dict):
-        raise ValueError(f"rules must be an object, found {type(rules).__name__}")
-    known = {"shuffler", "decks", "deck_backs", "boxes", "idle_minutes"}
-    unknown = sorted(set(map(str, rules)) - known)
-    if unknown:
-        raise ValueError(f"unknown {game} rule(s): {', '.join(unknown)}")
-    shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
-    if shuffler not in SHUFFLERS:
-        raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
-    separately = rule_of(game, "decks_inspected_separately")
-    decks, backs = read_decks(
-        rules,
-        default=DEFAULTS["decks"],
-        shuffler=shuffler,
-        decks_basis="",
-        needs_shuffler=f"two decks are used with an automated shuffler ({separately})",
-        backs_named="two different names, the shuffler's batch ids",
-        one_deck_basis="",
-    )
-    boxes = rules.get("boxes", DEFAULTS["boxes"])
-    if not isinstance(boxes, int) or isinstance(boxes, bool) or not 1 <= boxes <= MAX_BOXES:
-        raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {boxes!r}")
-    idle = rules.get("idle_minutes")
-    if (problem := idle_minutes_problem(idle)) is not None:
-        raise ValueError(f"{problem} ({rule_of(game, 'no_gaming_activity')})")
-    return CarnivalRules(
-        game=game,
-        shuffler=shuffler,
-        decks=decks,
-        deck_backs=backs,
-        boxes=boxes,
-        idle_minutes=idle,
-    )
 
 
 def carnival_inspection(rules: CarnivalRules) -> InspectionSpec:

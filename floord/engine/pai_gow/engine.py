@@ -31,10 +31,10 @@ from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, Ver
 from floord.engine.pai_gow.rules import (
     COUNT_NOTE,
     GAME,
+    PaiGowRules,
     is_position,
     pai_gow_inspection,
     position_name,
-    read_rules,
 )
 from floord.engine.pai_gow.shakes import Shake, read_shake
 
@@ -72,14 +72,14 @@ class PaiGowEngine(TableEngineBase):
         self,
         table_id: str,
         *,
-        rules: dict[str, Any],
+        rules: PaiGowRules,
         shaker_device: str,
         required_devices: list[str],
         gaming_day_starts: time,
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        self.rules = read_rules(rules)
+        self.rules = rules
         if not shaker_device:
             raise ValueError("Pai Gow is played with a Pai Gow shaker (§ 535.2(d)): a device")
         self.shaker_device = shaker_device

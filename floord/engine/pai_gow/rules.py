@@ -64,9 +64,16 @@ def is_position(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class PaiGowRules:
-    """A Pai Gow table's validated rules."""
+    """A Pai Gow table's rules, the one form of them: a table's config
+    (`floord/games/pai_gow.py`) builds one from its `rules:`, a test or the demo by
+    keyword, and each is checked against § 535.2 as it is made (ValueError names what is
+    wrong). `count_order` has no default: the table's Rules Submission says it."""
 
     count_order: tuple[int | str, ...]
+
+    def __post_init__(self) -> None:
+        order = self.count_order
+        read_count_order(list(order) if isinstance(order, tuple) else order)
 
     def cite(self, key: str) -> str:
         return cite(CITES[key])
@@ -105,16 +112,6 @@ def read_count_order(value: Any) -> tuple[int | str, ...]:
             f"({cite(CITES['table'])}), found {missing!r} missing"
         )
     return tuple(value)
-
-
-def read_rules(rules: dict[str, Any]) -> PaiGowRules:
-    """Check a table's `rules` against § 535.2; ValueError names what is wrong."""
-    if not isinstance(rules, dict):
-        raise ValueError(f"rules must be an object, found {type(rules).__name__}")
-    unknown = sorted(set(map(str, rules)) - {"count_order"})
-    if unknown:
-        raise ValueError(f"unknown pai gow rule(s): {', '.join(unknown)}")
-    return PaiGowRules(count_order=read_count_order(rules.get("count_order")))
 
 
 def pai_gow_inspection(rules: PaiGowRules) -> InspectionSpec:

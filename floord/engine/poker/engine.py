@@ -28,7 +28,7 @@ from floord.engine.core.snapshots import SnapshotError, json_copy
 from floord.engine.core.table_state import PrimaryDevice
 from floord.engine.core.types import EngineOutput
 from floord.engine.poker.commands import PokerCommands
-from floord.engine.poker.rules import GAME, poker_inspection, read_rules
+from floord.engine.poker.rules import GAME, PokerRules, poker_inspection
 
 SNAPSHOT_VERSION = 1
 RESTART_POLICY = "floord policy, not a regulation: a round whose end floord did not see is void"
@@ -48,14 +48,14 @@ class PokerEngine(DealtDeckRounds, PokerCommands, TableEngineBase):
         self,
         table_id: str,
         *,
-        rules: dict[str, Any],
+        rules: PokerRules,
         shuffler_device: str | None,
         required_devices: list[str],
         gaming_day_starts: time,
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        self.rules = read_rules(rules)
+        self.rules = rules
         if (self.rules.shuffler != "none") != bool(shuffler_device):
             raise ValueError("a shuffler device goes with rules.shuffler automated")
         self.game, self.shuffler_device = GAME, shuffler_device

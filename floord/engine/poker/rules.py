@@ -13,21 +13,18 @@ seeds contain: floord neither checks the area nor a rotation, and takes a receip
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar, Literal
 
 from floord.contract import cite
 from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.core.inspection import InspectionSpec
 
 GAME = "poker"
-SHUFFLERS = ("none", "automated")
+Shuffler = Literal["none", "automated"]
+SHUFFLERS: tuple[Shuffler, ...] = ("none", "automated")
 DECKS = 2  # § 553.5(a): "After receiving two decks of cards at the table"
 DECK_SIZE = 52  # floord's reading: § 553.3 (the decks) is not in our seeds
 CUT_MIN = 10  # § 553.6(b)(2): "a stack of at least 10 cards from the top"
-# A rule a table's config leaves out: these, here and in the config's model
-# (`floord/games/poker.py`).
-DEFAULTS: dict[str, Any] = {"shuffler": "automated", "deck_backs": ["red", "blue"]}
-
 CITES: dict[str, str] = {
     "decks_received": "553.5(a)",
     "cards_inspected": "553.5(a)",
@@ -57,19 +54,48 @@ CHECKLIST += ("decks_washed_and_stacked",)
 
 @dataclass(frozen=True)
 class PokerRules:
-    """A Poker table's validated rules; also what `DeckBook` reads (`DeckRules`)."""
+    """A Poker table's rules, the one form of them; also what `DeckBook` reads
+    (`DeckRules`). A table's config (`floord/games/poker.py`) builds one from its
+    `rules:`, a test by keyword, and each is checked against chapter 553 as it is made
+    (ValueError names what is wrong). A rule the config leaves out takes the default here."""
 
-    shuffler: str
-    deck_backs: tuple[str, ...]
+    shuffler: Shuffler = "automated"
+    # § 553.5(a): the two decks received, by the names the dealer and the shuffler use.
+    deck_backs: tuple[str, ...] = ("red", "blue")
     # § 553.6(d): minutes without a round after which both decks are spread, washed,
     # stacked, shuffled and cut again; None: not watched.
     idle_minutes: int | None = None
-    decks: int = DECKS
-    deck_size: int = DECK_SIZE
-    deck_change_warn_minutes: int = 0
-    has_shoe: bool = False  # the cards are dealt from the hand (no dealing rule in our seeds)
-    deck_hours: int | None = None  # § 553.3 is not in our seeds
-    deck_change_rule: str | None = None
+    # Not a table's choice: what `DeckRules` asks of every card game.
+    decks: ClassVar[int] = DECKS
+    deck_size: ClassVar[int] = DECK_SIZE
+    deck_change_warn_minutes: ClassVar[int] = 0
+    has_shoe: ClassVar[bool] = False  # dealt from the hand (no dealing rule in our seeds)
+    deck_hours: ClassVar[int | None] = None  # § 553.3 is not in our seeds
+    deck_change_rule: ClassVar[str | None] = None
+
+    def __post_init__(self) -> None:
+        if self.shuffler not in SHUFFLERS:
+            raise ValueError(
+                f"shuffler must be one of {', '.join(SHUFFLERS)}, found {self.shuffler!r}"
+            )
+        backs = self.deck_backs
+        if (
+            not isinstance(backs, tuple)
+            or len(backs) != DECKS
+            or not all(isinstance(b, str) and b for b in backs)
+            or backs[0] == backs[1]
+        ):
+            shown = list(backs) if isinstance(backs, tuple) else backs  # as the file has it
+            raise ValueError(
+                f"deck_backs must name the two decks received ({cite(CITES['decks_received'])}) "
+                f"with two different names, found {shown!r}"
+            )
+        if (problem := idle_minutes_problem(self.idle_minutes)) is not None:
+            raise ValueError(f"{problem} ({cite(CITES['no_gaming_activity'])})")
+
+    @property
+    def deck_names(self) -> tuple[str, ...]:
+        return self.deck_backs
 
     def cite(self, key: str) -> str:
         return cite(CITES[key])
@@ -81,34 +107,6 @@ class PokerRules:
     def cut_bounds(self) -> tuple[int, int]:
         """At least 10 cards from the top (§ 553.6(b)(2)) and at least one left below."""
         return CUT_MIN, self.deck_size - 1
-
-
-def read_rules(rules: dict[str, Any]) -> PokerRules:
-    """Check a table's `rules` against chapter 553; ValueError names what is wrong."""
-    if not isinstance(rules, dict):
-        raise ValueError(f"rules must be an object, found {type(rules).__name__}")
-    unknown = sorted(set(map(str, rules)) - {"shuffler", "deck_backs", "idle_minutes"})
-    if unknown:
-        raise ValueError(f"unknown poker rule(s): {', '.join(unknown)}")
-    shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
-    if shuffler not in SHUFFLERS:
-        raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
-    backs = rules.get("deck_backs")
-    backs = DEFAULTS["deck_backs"] if backs is None else backs
-    if (
-        not isinstance(backs, list)
-        or len(backs) != DECKS
-        or not all(isinstance(b, str) and b for b in backs)
-        or backs[0] == backs[1]
-    ):
-        raise ValueError(
-            f"deck_backs must name the two decks received ({cite(CITES['decks_received'])}) "
-            f"with two different names, found {backs!r}"
-        )
-    idle = rules.get("idle_minutes")
-    if (problem := idle_minutes_problem(idle)) is not None:
-        raise ValueError(f"{problem} ({cite(CITES['no_gaming_activity'])})")
-    return PokerRules(shuffler=shuffler, deck_backs=tuple(backs), idle_minutes=idle)
 
 
 def poker_inspection(rules: PokerRules) -> InspectionSpec:

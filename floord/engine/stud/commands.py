@@ -391,7 +391,7 @@ class StudCommands(StudCutCommands, StudShoeCommands, TableEngineBase):
     ) -> dict[str, Any] | CommandOutcome:
         """The receipt on the record (the decks opened now), or the refusal. The spread
         follows the verification (§ 571.4(b)); two decks are each spread apart (d)."""
-        parts = (("deck", self.rules.deck_backs),) if self.rules.decks == 2 else ()
+        parts = (("deck", self.rules.deck_names),) if self.rules.decks == 2 else ()
         spread = SpreadPlan(parts).record()
         if self.rounds.current is not None:
             return CommandOutcome(False, "the decks are changed between rounds")

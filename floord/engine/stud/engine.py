@@ -32,7 +32,7 @@ from floord.engine.core.table_state import PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.stud.commands import StudCommands
 from floord.engine.stud.play import Step, StudPlay
-from floord.engine.stud.rules import GAMES, read_rules, stud_inspection
+from floord.engine.stud.rules import GAMES, StudRules, stud_inspection
 from floord.engine.stud.shoe_cover import ShoeCover
 
 SNAPSHOT_VERSION = 1
@@ -50,7 +50,7 @@ class StudEngine(StudCommands, TableEngineBase):
         table_id: str,
         *,
         game: str,
-        rules: dict[str, Any],
+        rules: StudRules,
         shoe_device: str | None,
         shuffler_device: str | None,
         shoe_reports_cards: bool,
@@ -63,7 +63,7 @@ class StudEngine(StudCommands, TableEngineBase):
             raise ValueError(f"game {', '.join(GAMES)} expected, found {game!r}")
         # The configured rules; `rules` are those in effect (another method of dealing
         # while the automated shoe is covered, § 571.13(g): `stud.shoe_cover`).
-        self.table_rules = self.rules = read_rules(rules)
+        self.table_rules = self.rules = rules
         if self.rules.dealing != "hand" and not shoe_device:
             raise ValueError(f"dealing from a {self.rules.dealing} needs a shoe device")
         if self.rules.dealing == "hand" and shoe_device:

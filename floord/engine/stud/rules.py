@@ -9,31 +9,30 @@ the engine and its tests speak of "stub_count", never of a paragraph number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from floord.contract import cite
-from floord.engine.cards.deck_count import read_decks
+from floord.engine.cards.deck_count import DeckWords, deck_names, deck_problem
 from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.cards.poker_hands import PokerHand, pair_rank
 from floord.engine.core.inspection import InspectionSpec
 
 GAMES = ("mississippi_stud",)
-DEALING = ("hand", "manual_shoe", "automated_shoe")
-SHUFFLERS = ("none", "counting", "non_counting")
+Dealing = Literal["hand", "manual_shoe", "automated_shoe"]
+DEALING: tuple[Dealing, ...] = ("hand", "manual_shoe", "automated_shoe")
+Shuffler = Literal["none", "counting", "non_counting"]
+SHUFFLERS: tuple[Shuffler, ...] = ("none", "counting", "non_counting")
 DECK_SIZE = 52  # § 571.3(a)
 MAX_BOXES = 6  # § 571.2(a)
 LIMIT_FLOOR = 50_000  # § 571.12(b): "$50,000 or ..., whichever is greater"
 MAX_STREET_MULTIPLE = 3  # § 571.1: each Street Wager is one, two or three times the Ante
-# A rule a table's config leaves out: these, here and in the config's model
-# (`floord/games/stud.py`), so the two can never disagree.
-DEFAULTS: dict[str, Any] = {
-    "dealing": "hand",
-    "shuffler": "counting",
-    "decks": 1,
-    "boxes": MAX_BOXES,
-    "aggregate_payout_limit": LIMIT_FLOOR,
-    "deck_change_warn_minutes": 30,
-}
+# Chapter 571's words for what is wrong with the decks (`cards.deck_count`).
+WORDS = DeckWords(
+    decks_basis=" (§ 571.3(a), (b))",
+    needs_shuffler="a second deck needs an automated shuffler (§ 571.3(b))",
+    backs_named="two different back colours (§ 571.3(b)(2))",
+    one_deck_basis=" (§ 571.3(b))",
+)
 ACTIONS = {"play1": 1, "play2": 2, "play3": 3, "fold": 0}  # § 571.11(a), (c), (e)
 
 # key -> section for (manual_shoe, hand, automated_shoe)
@@ -74,15 +73,19 @@ REVEAL_RULES = {1: "571.11(b)", 2: "571.11(d)", 3: "571.11(f)"}
 
 @dataclass(frozen=True)
 class StudRules:
-    """The table's validated rules: dealing procedure, shuffler, decks, payout limit."""
+    """The table's rules, the one form of them: dealing procedure, shuffler, decks, payout
+    limit. A table's config (`floord/games/stud.py`) builds one from its `rules:`, a test
+    by keyword, and each is checked against chapter 571 as it is made (ValueError names
+    what is wrong). A rule the config leaves out takes the default here."""
 
-    dealing: str
-    shuffler: str
-    decks: int
-    deck_backs: tuple[str, ...]
-    boxes: int
-    aggregate_payout_limit: int
-    deck_change_warn_minutes: int
+    dealing: Dealing = "hand"  # § 571.8-10
+    shuffler: Shuffler = "counting"
+    decks: Literal[1, 2] = 1
+    # § 571.3(b)(2): the two decks' back colours; None for one deck.
+    deck_backs: tuple[str, ...] | None = None
+    boxes: int = MAX_BOXES
+    aggregate_payout_limit: int = LIMIT_FLOOR
+    deck_change_warn_minutes: int = 30
     minimum_ante: int | None = None
     # § 571.5(f): minutes without a round after which the cards are spread and reshuffled.
     idle_minutes: int | None = None
@@ -90,10 +93,48 @@ class StudRules:
     # another method that no device of the table reports (`stud.shoe_cover`).
     shoe_observed: bool = True
 
+    def __post_init__(self) -> None:
+        if self.dealing not in DEALING:
+            raise ValueError(f"dealing must be one of {', '.join(DEALING)}, found {self.dealing!r}")
+        if self.shuffler not in SHUFFLERS:
+            raise ValueError(
+                f"shuffler must be one of {', '.join(SHUFFLERS)}, found {self.shuffler!r}"
+            )
+        # The rules in effect under a cover (`shoe_observed` False) are the configured
+        # ones with another method of dealing, which `cover_shoe` checked when it was
+        # recorded; a restored cover is taken as recorded.
+        if self.shoe_observed and self.dealing == "hand" and self.shuffler == "none":
+            raise ValueError(
+                "cards dealt from the hand are shuffled by an automated shuffler (§ 571.9(a)(1))"
+            )
+        if (problem := deck_problem(self.decks, self.deck_backs, self.shuffler, WORDS)) is not None:
+            raise ValueError(problem)
+        if not _whole(self.boxes) or not 1 <= self.boxes <= MAX_BOXES:
+            raise ValueError(f"boxes must be 1..{MAX_BOXES} (§ 571.2(a)), found {self.boxes!r}")
+        ante = self.minimum_ante
+        if ante is not None and (not _whole(ante) or ante < 1):
+            raise ValueError(f"minimum_ante must be a whole number of dollars >= 1, found {ante!r}")
+        limit = self.aggregate_payout_limit
+        if not _whole(limit) or limit < 1:
+            raise ValueError(
+                f"aggregate_payout_limit must be a whole number of dollars >= 1, found {limit!r}"
+            )
+        if (problem := limit_problem(limit, ante)) is not None:
+            raise ValueError(problem)
+        warn = self.deck_change_warn_minutes
+        if not _whole(warn) or not 0 <= warn <= 240:
+            raise ValueError(f"deck_change_warn_minutes must be 0..240, found {warn!r}")
+        if (problem := idle_minutes_problem(self.idle_minutes)) is not None:
+            raise ValueError(f"{problem} (§ 571.5(f))")
+
     def cite(self, key: str) -> str:
         return cite(BY_PROCEDURE[key][PROCEDURE_INDEX[self.dealing]])
 
     deck_size = DECK_SIZE
+
+    @property
+    def deck_names(self) -> tuple[str, ...]:
+        return deck_names(self.decks, self.deck_backs)
 
     @property
     def has_shoe(self) -> bool:
@@ -129,77 +170,6 @@ class StudRules:
     @property
     def deck_change_rule(self) -> str:
         return cite("571.3(c)(1)") if self.dealing == "hand" else cite("571.3(c)(2)")
-
-
-def read_rules(rules: dict[str, Any]) -> StudRules:
-    """Check a table's `rules` against chapter 571; ValueError names what is wrong."""
-    if not isinstance(rules, dict):
-        raise ValueError(f"rules must be an object, found {type(rules).__name__}")
-    known = {
-        "dealing",
-        "shuffler",
-        "decks",
-        "deck_backs",
-        "boxes",
-        "aggregate_payout_limit",
-        "deck_change_warn_minutes",
-        "minimum_ante",
-        "idle_minutes",
-    }
-    unknown = sorted(set(map(str, rules)) - known)
-    if unknown:
-        raise ValueError(f"unknown Mississippi Stud rule(s): {', '.join(unknown)}")
-    dealing = rules.get("dealing", DEFAULTS["dealing"])
-    if dealing not in DEALING:
-        raise ValueError(f"dealing must be one of {', '.join(DEALING)}, found {dealing!r}")
-    shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
-    if shuffler not in SHUFFLERS:
-        raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
-    if dealing == "hand" and shuffler == "none":
-        raise ValueError(
-            "cards dealt from the hand are shuffled by an automated shuffler (§ 571.9(a)(1))"
-        )
-    decks, backs = read_decks(
-        rules,
-        default=DEFAULTS["decks"],
-        shuffler=shuffler,
-        decks_basis=" (§ 571.3(a), (b))",
-        needs_shuffler="a second deck needs an automated shuffler (§ 571.3(b))",
-        backs_named="two different back colours (§ 571.3(b)(2))",
-        one_deck_basis=" (§ 571.3(b))",
-    )
-    boxes = rules.get("boxes", DEFAULTS["boxes"])
-    if not _whole(boxes) or not 1 <= boxes <= MAX_BOXES:
-        raise ValueError(f"boxes must be 1..{MAX_BOXES} (§ 571.2(a)), found {boxes!r}")
-    minimum_ante = rules.get("minimum_ante")
-    if minimum_ante is not None and (not _whole(minimum_ante) or minimum_ante < 1):
-        raise ValueError(
-            f"minimum_ante must be a whole number of dollars >= 1, found {minimum_ante!r}"
-        )
-    limit = rules.get("aggregate_payout_limit", DEFAULTS["aggregate_payout_limit"])
-    if not _whole(limit) or limit < 1:
-        raise ValueError(
-            f"aggregate_payout_limit must be a whole number of dollars >= 1, found {limit!r}"
-        )
-    if (problem := limit_problem(limit, minimum_ante)) is not None:
-        raise ValueError(problem)
-    warn = rules.get("deck_change_warn_minutes", DEFAULTS["deck_change_warn_minutes"])
-    if not _whole(warn) or not 0 <= warn <= 240:
-        raise ValueError(f"deck_change_warn_minutes must be 0..240, found {warn!r}")
-    idle = rules.get("idle_minutes")
-    if (problem := idle_minutes_problem(idle)) is not None:
-        raise ValueError(f"{problem} (§ 571.5(f))")
-    return StudRules(
-        idle_minutes=idle,
-        dealing=dealing,
-        shuffler=shuffler,
-        decks=decks,
-        deck_backs=backs,
-        boxes=boxes,
-        aggregate_payout_limit=limit,
-        deck_change_warn_minutes=warn,
-        minimum_ante=minimum_ante,
-    )
 
 
 def most_won_at_minimum(minimum_ante: int) -> int:

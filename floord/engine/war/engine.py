@@ -28,7 +28,7 @@ from floord.engine.core.rulings import decision, policy_decision, strict
 from floord.engine.core.table_state import PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.war.commands import WarCommands
-from floord.engine.war.rules import GAME, read_rules, war_inspection
+from floord.engine.war.rules import GAME, WarRules, war_inspection
 from floord.engine.war.shoe import WarShoe
 
 SNAPSHOT_VERSION = 1
@@ -46,7 +46,7 @@ class WarEngine(WarCommands, TableEngineBase):
         self,
         table_id: str,
         *,
-        rules: dict[str, Any],
+        rules: WarRules,
         shoe_device: str,
         shuffler_device: str | None,
         required_devices: list[str],
@@ -54,7 +54,7 @@ class WarEngine(WarCommands, TableEngineBase):
         timezone: str,
         snapshot: dict[str, Any] | None = None,
     ) -> None:
-        self.rules = read_rules(rules)
+        self.rules = rules
         if not shoe_device:
             raise ValueError("a War table deals from a dealing shoe (§ 567.5(e)): a shoe device")
         if (self.rules.shuffler != "none") != bool(shuffler_device):

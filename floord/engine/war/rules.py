@@ -13,23 +13,20 @@ the seeds either: no hand is read or paid. `CITES` maps a short key to its parag
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar, Literal
 
 from floord.contract import cite
 from floord.engine.cards.idle_clock import idle_minutes_problem
 from floord.engine.core.inspection import InspectionSpec
 
 GAME = "war"
-SHUFFLERS = ("none", "automated")
+Shuffler = Literal["none", "automated"]
+SHUFFLERS: tuple[Shuffler, ...] = ("none", "automated")
 MIN_DECKS = 6  # § 567.4(a): "After receiving six or more decks of cards at the table"
 MAX_DECKS = 16  # floord's bound (a receipt names at most 16 decks)
 MAX_BOXES = 7  # floord's bound: the layout (§ 567.2) is not in our seeds
 DECK_SIZE = 52
 CUT_MIN = 10  # § 567.5(d): "at least 10 cards in from the top or the bottom"
-# A rule a table's config leaves out: these, here and in the config's model
-# (`floord/games/war.py`).
-DEFAULTS: dict[str, Any] = {"decks": MIN_DECKS, "shuffler": "none", "boxes": MAX_BOXES}
-
 CITES: dict[str, str] = {
     "decks_inspected": "567.4(a)",
     "cards_spread": "567.4(b)",
@@ -54,15 +51,33 @@ CITES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class WarRules:
-    """A War table's validated rules."""
+    """A War table's rules, the one form of them: a table's config (`floord/games/war.py`)
+    builds one from its `rules:`, a test or the demo by keyword, and each is checked
+    against chapter 567 as it is made (ValueError names what is wrong). A rule the config
+    leaves out takes the default here."""
 
-    decks: int
-    shuffler: str
-    boxes: int
+    decks: int = MIN_DECKS
+    shuffler: Shuffler = "none"
+    boxes: int = MAX_BOXES
     # § 567.5(h): minutes without a round or a card after which the cards come out of
     # the shoe and the rack, are spread, and are shuffled and cut again; None: not watched.
     idle_minutes: int | None = None
-    deck_size: int = DECK_SIZE
+    deck_size: ClassVar[int] = DECK_SIZE  # not a table's choice
+
+    def __post_init__(self) -> None:
+        if not _whole(self.decks, MIN_DECKS, MAX_DECKS):
+            raise ValueError(
+                f"decks must be {MIN_DECKS} or more ({cite(CITES['decks_inspected'])}), at "
+                f"most {MAX_DECKS}, found {self.decks!r}"
+            )
+        if self.shuffler not in SHUFFLERS:
+            raise ValueError(
+                f"shuffler must be one of {', '.join(SHUFFLERS)}, found {self.shuffler!r}"
+            )
+        if not _whole(self.boxes, 1, MAX_BOXES):
+            raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {self.boxes!r}")
+        if (problem := idle_minutes_problem(self.idle_minutes)) is not None:
+            raise ValueError(f"{problem} ({cite(CITES['no_gaming_activity'])})")
 
     def cite(self, key: str) -> str:
         return cite(CITES[key])
@@ -75,31 +90,6 @@ class WarRules:
 
 def _whole(value: object, low: int, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-
-def read_rules(rules: dict[str, Any]) -> WarRules:
-    """Check a table's `rules` against chapter 567; ValueError names what is wrong."""
-    if not isinstance(rules, dict):
-        raise ValueError(f"rules must be an object, found {type(rules).__name__}")
-    unknown = sorted(set(map(str, rules)) - {"decks", "shuffler", "boxes", "idle_minutes"})
-    if unknown:
-        raise ValueError(f"unknown war rule(s): {', '.join(unknown)}")
-    decks = rules.get("decks", DEFAULTS["decks"])
-    if not _whole(decks, MIN_DECKS, MAX_DECKS):
-        raise ValueError(
-            f"decks must be {MIN_DECKS} or more ({cite(CITES['decks_inspected'])}), at most "
-            f"{MAX_DECKS}, found {decks!r}"
-        )
-    shuffler = rules.get("shuffler", DEFAULTS["shuffler"])
-    if shuffler not in SHUFFLERS:
-        raise ValueError(f"shuffler must be one of {', '.join(SHUFFLERS)}, found {shuffler!r}")
-    boxes = rules.get("boxes", DEFAULTS["boxes"])
-    if not _whole(boxes, 1, MAX_BOXES):
-        raise ValueError(f"boxes must be 1..{MAX_BOXES}, found {boxes!r}")
-    idle = rules.get("idle_minutes")
-    if (problem := idle_minutes_problem(idle)) is not None:
-        raise ValueError(f"{problem} ({cite(CITES['no_gaming_activity'])})")
-    return WarRules(decks=decks, shuffler=shuffler, boxes=boxes, idle_minutes=idle)
 
 
 def war_inspection(rules: WarRules) -> InspectionSpec:
