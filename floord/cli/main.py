@@ -20,21 +20,39 @@ if TYPE_CHECKING:
     from floord.config.load import LoadedConfig
 
 
-# Subcommands that live in their own modules. Each module has `register(sub)`, which adds
-# its parser to `sub` and sets `handler=<function(ns) -> exit code>` as a default, so a
-# subcommand's code stays next to the feature it drives.
-EXTENSIONS: list[str] = [
-    "floord.cli.journal",
-    "floord.watch.cli",
-    "floord.cli.acl",
-    "floord.cli.adapter",
-    "floord.cli.udev",
-    "floord.cli.status",
-    "floord.cli.capture",
-]
+# Subcommands that live in their own modules, by the one verb each adds. Each module has
+# `register(sub)`, which adds its parser to `sub` and sets `handler=<function(ns) -> exit
+# code>` as a default, so a subcommand's code stays next to the feature it drives. Only
+# the module of the verb typed is imported: the console's, the tools' and the audits'
+# code stays out of `floord run`'s start and memory (`floord --help` imports them all).
+EXTENSIONS: dict[str, str] = {
+    "journal": "floord.cli.journal",
+    "watch": "floord.watch.cli",
+    "acl": "floord.cli.acl",
+    "adapter": "floord.cli.adapter",
+    "udev": "floord.cli.udev",
+    "status": "floord.cli.status",
+    "capture": "floord.cli.capture",
+}
 
 
-def _parser() -> argparse.ArgumentParser:
+def typed_verb(argv: list[str]) -> str | None:
+    """The subcommand `argv` names, read past the options before it; None when it names
+    none (`--help`, `--version`) or cannot be read (the full parser then says why)."""
+    first = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    first.add_argument("--log-level")
+    first.add_argument("--log-format")
+    first.add_argument("verb", nargs="?")
+    try:
+        known, _ = first.parse_known_args(argv)
+    except argparse.ArgumentError:
+        return None
+    return known.verb if isinstance(known.verb, str) else None
+
+
+def _parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with `verb`, only that subcommand's module is imported (all of
+    them for a verb that is not a subcommand, so the error lists every one)."""
     parser = argparse.ArgumentParser(
         prog="floord",
         description="Table-side daemon: casino table devices to journaled, "
@@ -144,7 +162,13 @@ def _parser() -> argparse.ArgumentParser:
                       help="rolls per shooter" + live % "shooter_window")  # fmt: skip
     dice.add_argument("--shooter-bins", type=int,
                       help="runs of totals, 0: off" + live % "shooter_bins")  # fmt: skip
-    for module_name in EXTENSIONS:
+    if verb in sub.choices:
+        modules: list[str] = []
+    elif verb in EXTENSIONS:
+        modules = [EXTENSIONS[verb]]
+    else:
+        modules = list(EXTENSIONS.values())
+    for module_name in modules:
         importlib.import_module(module_name).register(sub)
     return parser
 
@@ -346,9 +370,10 @@ def _report(ns: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ns = _parser().parse_args(argv)
     # The words typed after `floord`: a refusal repeats them in the command to use instead.
-    ns.argv = list(sys.argv[1:] if argv is None else argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    ns = _parser(typed_verb(words)).parse_args(words)
+    ns.argv = words
     fmt = ns.log_format or os.environ.get("FLOORD_LOG_FORMAT") or "auto"
     if fmt not in FORMATS:
         print(

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import functools
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -87,6 +87,16 @@ class TableUnit:
     link: TableLink
     streams: list[str]
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+
+def status_text(units: Collection[TableUnit]) -> str:
+    """The unit's status line: tables, devices online, halts (each runner's flag, read
+    without building its state: the line is asked for every second)."""
+    adapters = [a for u in units for a in u.adapters.values()]
+    online = sum(1 for a in adapters if a.online)
+    halted = sum(1 for u in units if u.runner.halted)
+    text = f"{len(units)} tables, {online}/{len(adapters)} devices online"
+    return text + (f", {halted} halted" if halted else "")
 
 
 class Daemon:
@@ -334,11 +344,7 @@ class Daemon:
 
     def status_line(self) -> str:
         """What systemd shows for the unit (`STATUS=`): tables, halts, devices online."""
-        adapters = [a for u in self.tables.values() for a in u.adapters.values()]
-        online = sum(1 for a in adapters if a.online)
-        halted = sum(1 for u in self.tables.values() if u.runner.state().get("state") == "halted")
-        text = f"{len(self.tables)} tables, {online}/{len(adapters)} devices online"
-        return text + (f", {halted} halted" if halted else "")
+        return status_text(self.tables.values())
 
     async def _devices_tried(self) -> None:
         """Until every adapter's first connection attempt has an outcome, or a stop is

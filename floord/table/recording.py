@@ -69,6 +69,13 @@ class TableRecord(abc.ABC):
     # The table stream's chain head as of the last commit; None while unknown.
     _head: tuple[int, str] | None
 
+    @property
+    def halted(self) -> bool:
+        """Whether `state()` says `halted`, read without building it (the daemon's
+        status line asks of every table each second)."""
+        engine = self._committed[0] if self._in_flight else self.engine
+        return bool(self.record_failure) or engine.halted
+
     def _record(
         self,
         items: list[Pending],

@@ -150,6 +150,11 @@ class TableEngineBase(ABC):
         """The retained `P/state` body: the snapshot, where the game hides nothing."""
         return self.snapshot()
 
+    @property
+    def halted(self) -> bool:
+        """Whether the snapshot's `state` is `halted`, read without building it."""
+        return self.table.state == "halted"
+
     @abstractmethod
     def snapshot(self) -> dict[str, Any]: ...
 

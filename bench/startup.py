@@ -1,0 +1,218 @@
+"""Start-up of a table box: `floord run` from its process start to every wheel online.
+
+Shape: a private Mosquitto on a free loopback port; 8 SS2 roulette wheels (`--tables`),
+each on a pty of its own served by this process (the wheel's end answers the handshake,
+`bench.latency.Wheel`); one config naming them all, a fresh journal each run. The bench
+subscribes to the site's device streams, starts `python -m floord run` and takes the
+time from just before the process is spawned to the arrival of the last wheel's
+`device.online`; then the daemon's peak resident set (`VmHWM`, /proc) at that moment.
+
+The baseline, in the same run: a bare interpreter importing floord's core libraries
+(`python -c 'import aiomqtt, pydantic, structlog, serial, ...'`), its time from spawn to
+exit and its peak RSS (`ru_maxrss` of the reaped child). The daemon's figures are given
+as absolutes and as ratios to the baseline's median.
+
+`--tree PATH` (repeatable) runs the daemon from another source tree's code instead of the
+installed floord (`PYTHONPATH=PATH`, the daemon's working directory outside any tree), to
+compare two commits interleaved: `git archive <commit> floord drivers simulators
+device_profiles | tar -x -C PATH`. Rounds interleave baseline and trees (`--rounds`, 5).
+
+Prints one JSON line. Nothing here is asserted by a test (`bench/__init__.py`).
+Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import yaml
+
+from bench.latency import Wheel, frame
+from bench.proc_stats import machine, sample
+from floord.demo.broker import mosquitto_binary, private_mosquitto
+
+SITE = "bench"
+CORE_IMPORTS = "import aiomqtt, paho.mqtt.client, pydantic, structlog, serial, serial_asyncio, yaml"
+# The baseline prints its own peak RSS (KiB) as it ends.
+BASELINE = (
+    CORE_IMPORTS
+    + "\nimport re; print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1])"
+)
+INSTALLED = "installed"
+# The bench's resolution: how often each wheel writes a status frame until it is online.
+STATUS_EVERY_S = 0.01
+
+
+def _env(tree: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if tree != INSTALLED:
+        env["PYTHONPATH"] = tree
+    return env
+
+
+async def baseline() -> tuple[float, float]:
+    """Seconds from spawn to exit, and peak RSS MiB, of the interpreter and the core
+    imports. The child reads its own `VmHWM` last: a reaped child's `ru_maxrss` would
+    count the bench's own memory, shared until the exec."""
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", BASELINE, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await proc.communicate()
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit("startup bench: the baseline's imports failed")
+    return elapsed, int(out.split()[0]) / 1024.0
+
+
+def _config(tmp: Path, url: str, wheels: list[Wheel]) -> Path:
+    config = {
+        "site": SITE,
+        "broker": {"url": url},
+        "journal": str(tmp / "journal.db"),
+        "tables": [
+            {
+                "id": f"RL-{i + 1:02d}",
+                "game": "roulette",
+                "rules": {"wheel": "single_zero"},
+                "devices": [{"id": "wheel", "profile": "cammegh-ss2", "port": wheel.path}],
+            }
+            for i, wheel in enumerate(wheels)
+        ],
+    }
+    path = tmp / "floord.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+async def daemon_start(url: str, tables: int, tree: str, timeout: float) -> tuple[float, float]:
+    """Seconds from spawn to the last wheel's `device.online`, and the daemon's peak RSS
+    MiB then."""
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
+    wheels = [Wheel() for _ in range(tables)]
+    daemon: asyncio.subprocess.Process | None = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="floord-startup-") as tmp:
+            path = _config(Path(tmp), url, wheels)
+            async with aiomqtt.Client(host, int(port)) as sub:
+                await sub.subscribe(f"floor/v1/{SITE}/+/devices/+/events", qos=1)
+                online: set[str] = set()
+                started = time.perf_counter()
+                daemon = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "floord",
+                    "--log-level",
+                    "warning",
+                    "run",
+                    "-c",
+                    str(path),
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.DEVNULL,
+                    env=_env(tree),
+                    cwd=tmp,
+                )
+
+                async def all_online() -> float:
+                    async for message in sub.messages:
+                        if json.loads(bytes(message.payload)).get("type") == "device.online":
+                            online.add(str(message.topic).split("/")[3])
+                            if len(online) == tables:
+                                return time.perf_counter() - started
+                    raise ConnectionError("subscriber closed")
+
+                status = asyncio.create_task(_automatic_status(wheels))
+                try:
+                    elapsed = await asyncio.wait_for(all_online(), timeout)
+                finally:
+                    status.cancel()
+                stats = sample(daemon.pid)
+                if stats is None:
+                    raise SystemExit("startup bench: the daemon ended before it was measured")
+                return elapsed, stats.peak_rss_mib
+    finally:
+        if daemon is not None and daemon.returncode is None:
+            daemon.terminate()
+            await daemon.wait()
+        for wheel in wheels:
+            wheel.close()
+
+
+async def _automatic_status(wheels: list[Wheel]) -> None:
+    """An idle wheel's automatic status frame on every pty each `STATUS_EVERY_S`, as the
+    wheel sends them: the adapter says `device.online` on the first bytes it hears."""
+    while True:
+        for wheel in wheels:
+            wheel.write(frame(0))
+        await asyncio.sleep(STATUS_EVERY_S)
+
+
+def _summary(values: list[float], digits: int) -> dict[str, Any]:
+    return {
+        "each": [round(v, digits) for v in values],
+        "median": round(statistics.median(values), digits),
+        "min": round(min(values), digits),
+    }
+
+
+async def main(ns: argparse.Namespace) -> dict[str, Any]:
+    logging.getLogger("mqtt").setLevel(logging.ERROR)
+    binary = mosquitto_binary()
+    if not binary:
+        raise SystemExit("startup bench needs mosquitto (scripts/ensure-test-tools.sh)")
+    trees = ns.tree or [INSTALLED]
+    base_s: list[float] = []
+    base_mib: list[float] = []
+    runs: dict[str, tuple[list[float], list[float]]] = {t: ([], []) for t in trees}
+    async with private_mosquitto(binary) as url:
+        for _ in range(ns.rounds):
+            seconds, mib = await baseline()
+            base_s.append(seconds)
+            base_mib.append(mib)
+            for tree in trees:
+                seconds, mib = await daemon_start(url, ns.tables, tree, ns.timeout)
+                runs[tree][0].append(seconds)
+                runs[tree][1].append(mib)
+    base_time, base_rss = statistics.median(base_s), statistics.median(base_mib)
+    daemons = {}
+    for tree, (times, peaks) in runs.items():
+        daemons[tree] = {
+            "to_all_online_s": _summary(times, 3),
+            "peak_rss_mib": _summary(peaks, 1),
+            "ratio": {
+                "time": round(statistics.median(times) / base_time, 2),
+                "rss": round(statistics.median(peaks) / base_rss, 2),
+            },
+        }
+    return {
+        "bench": "startup",
+        "tables": ns.tables,
+        "rounds": ns.rounds,
+        "machine": machine(),
+        "baseline": {
+            "imports": CORE_IMPORTS,
+            "to_exit_s": _summary(base_s, 3),
+            "peak_rss_mib": _summary(base_mib, 1),
+        },
+        "daemon": daemons,
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to all online")
+    parser.add_argument("--tree", action="append", help="run the daemon from this source tree")
+    print(json.dumps(asyncio.run(main(parser.parse_args()))))

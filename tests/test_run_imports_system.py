@@ -1,0 +1,85 @@
+"""`floord run` imports what the daemon needs, not what only another verb does.
+
+A table box starts its daemon at every boot and keeps it resident: the console, the
+reports, the demo, the simulators, the tools and their libraries stay out of its start
+and its memory. The real process is started (`python -m floord run`) with Python's
+import-time report on, and every module it loaded by the time it is ready is read from
+that report.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from e2e_support import Process, write_config
+from support import Broker
+
+pytestmark = pytest.mark.system
+
+# Modules (and packages, with everything under them) the daemon must never load.
+NOT_RUN = (
+    "textual",
+    "matplotlib",
+    "amqtt",
+    "numpy",
+    "scipy",
+    "bcrypt",
+    "simulators",
+    "floord.demo",
+    "floord.watch",
+    "floord.tools",
+    "floord.cli.acl",
+    "floord.cli.adapter",
+    "floord.cli.capture",
+    "floord.cli.dice_report",
+    "floord.cli.journal",
+    "floord.cli.report",
+    "floord.cli.status",
+    "floord.cli.udev",
+    "floord.journal.audit",
+    "floord.operator.client",
+)
+
+
+def _loaded(report: str) -> set[str]:
+    """The modules named in a `-X importtime` report."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in report.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def test_run_loads_none_of_the_other_verbs_modules(
+    tmp_path: Path, broker: Broker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    leader, follower = os.openpty()  # the wheel's port: open, silent
+    try:
+        config = write_config(tmp_path, broker.url, os.ttyname(follower))
+        monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+        daemon = Process(["run", "-c", str(config)])
+        try:
+            deadline = time.monotonic() + 60
+            while "floord ready" not in (text := _stderr(daemon)):
+                assert daemon.proc.poll() is None, daemon.stderr_tail()
+                assert time.monotonic() < deadline, "the daemon never said it was ready"
+                time.sleep(0.1)
+        finally:
+            daemon.terminate()
+    finally:
+        os.close(leader)
+        os.close(follower)
+    loaded = _loaded(text)
+    assert "floord.processes.daemon" in loaded and "floord.table.runner" in loaded
+    unwanted = sorted(
+        name for name in loaded if any(name == n or name.startswith(n + ".") for n in NOT_RUN)
+    )
+    assert unwanted == []
+
+
+def _stderr(process: Process) -> str:
+    process.stderr.seek(0)
+    return process.stderr.read().decode("utf-8", "replace")
