@@ -63,6 +63,13 @@ bench-load: $(STAMP)
 	bash scripts/ensure-test-tools.sh
 	$(VENV)/bin/python -m bench.load_tables $(LOAD_ARGS)
 
+# A box of 8 roulette tables from start to every wheel online, and its peak memory, beside
+# an interpreter's start (docs/benchmarks.md, "Start-up").
+.PHONY: bench-startup
+bench-startup: $(STAMP)
+	bash scripts/ensure-test-tools.sh
+	$(VENV)/bin/python -m bench.startup
+
 # The table box's Debian package and a rig's (docs/deployment.md, "The .deb"):
 # dist/floord_*.deb and dist/floord-rig_*.deb.
 deb: $(BUILD_STAMP)
