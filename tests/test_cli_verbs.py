@@ -1,5 +1,5 @@
 """The command line imports only the module of the verb typed (`floord run` none of the
-others'), while `floord --help` and every verb still parse as before."""
+others'), while `floord --help` and every verb still parse."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from floord.contract import format_ts
 from floord.engine.cards.deck_receipt import receipt_problem
+from floord.engine.cards.deck_rules import DeckRules
 
 # § 571.5(a), § 55x.5(a) exempt preshuffled decks from the shuffle before play; the table's
 # automated shuffler shuffles them all the same (docs/rules.md, "Readings").
@@ -22,23 +23,6 @@ PRESHUFFLED_POLICY = (
     "table's automated shuffler before floord deals them, though the shuffle before play "
     "is not required of them; no shuffled deck is ready"
 )
-
-
-class RefusalRules(Protocol):
-    """What the reasons cite and count from the game's rules (a `DeckRules`)."""
-
-    @property
-    def decks(self) -> int: ...
-
-    @property
-    def deck_hours(self) -> int | None: ...
-
-    @property
-    def deck_change_rule(self) -> str | None: ...
-
-    def deck_rule(self, key: str) -> str | None: ...
-
-    def cite(self, key: str) -> str: ...
 
 
 class DeckState(Protocol):
@@ -55,7 +39,7 @@ class DeckState(Protocol):
     shoe_loaded: bool
 
     @property
-    def rules(self) -> RefusalRules: ...
+    def rules(self) -> DeckRules: ...
 
     @property
     def receipt_key(self) -> str: ...

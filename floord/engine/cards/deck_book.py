@@ -28,12 +28,13 @@ None, and what it would have caused is then floord's policy or is not checked.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from floord.contract import EventType, cite, format_ts, parse_ts
 from floord.engine.cards.deal_refusals import deal_problems
 from floord.engine.cards.deck_change import deck_change_due
 from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
+from floord.engine.cards.deck_rules import DeckRules
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
 from floord.engine.core.rulings import STRICT_POLICY, decision, policy_decision, strict
 from floord.engine.core.snapshots import json_copy
@@ -47,41 +48,6 @@ COUNT_MISSING_POLICY = (
     "shuffle without its count has not shown whether every card is present; the shuffle "
     "does not count and the deck is shuffled again"
 )
-
-
-class DeckRules(Protocol):
-    """What `DeckBook` reads of a game's rules (`StudRules`, `CarnivalRules`)."""
-
-    # Read-only: the rules are frozen models, and the book never changes them.
-    @property
-    def shuffler(self) -> str: ...
-
-    @property
-    def decks(self) -> int: ...
-
-    @property
-    def deck_names(self) -> tuple[str, ...]:
-        """The names the table's decks go by: their backs, or "deck" for one."""
-        ...
-
-    @property
-    def deck_change_warn_minutes(self) -> int: ...
-
-    @property
-    def deck_size(self) -> int: ...
-
-    @property
-    def has_shoe(self) -> bool: ...
-
-    @property
-    def deck_hours(self) -> int | None: ...
-
-    @property
-    def deck_change_rule(self) -> str | None: ...
-
-    def deck_rule(self, key: str) -> str | None: ...
-
-    def cite(self, key: str) -> str: ...
 
 
 FIELDS = (
