@@ -173,10 +173,10 @@ class DiceTrackerDriver(FramedDriver):
         # leave its lie and far_end `-`.
         die_id = self._reported(raw_id, "die_ids", f"{what} id", parse_die_id, unread=True)
         unseen = rest in UNREAD_RESTS
-        lie = self._reported(raw_lie, "cocked", f"{what} lie",
-                             lambda v, w: parse_word(v, LIES, w), unread=unseen)  # fmt: skip
-        far_end = self._reported(raw_end, "far_end", f"{what} far_end", parse_yes_no,
-                                 unread=unseen)  # fmt: skip
+        lie = self._reported(
+            raw_lie, "cocked", f"{what} lie", lambda v, w: parse_word(v, LIES, w), unread=unseen
+        )
+        far_end = self._reported(raw_end, "far_end", f"{what} far_end", parse_yes_no, unread=unseen)
         face: int | None = None
         if raw_face != NO_VALUE:
             face = parse_face(raw_face, f"{what} face")
@@ -187,8 +187,15 @@ class DiceTrackerDriver(FramedDriver):
             )
         return {"id": die_id, "face": face, "rest": rest, "lie": lie, "far_end": far_end}
 
-    def _reported(self, value: str, flag: str, what: str, parse: Callable[[str, str], Any],
-                  *, unread: bool = False) -> Any:  # fmt: skip
+    def _reported(
+        self,
+        value: str,
+        flag: str,
+        what: str,
+        parse: Callable[[str, str], Any],
+        *,
+        unread: bool = False,
+    ) -> Any:
         """A field the `flag` capability governs: a value from a device that has it, `-`
         (None) from one that has not; `unread`: `-` allowed from a device that has it too
         (a value it could not read)."""

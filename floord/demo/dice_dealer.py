@@ -87,8 +87,9 @@ class CrapsSeat(HandSeat):
             # § 537.9(b)(6): the boxperson considers the throw improper; floord called it,
             # so his "no roll" reverses the roll (its round.voided brings the next throw).
             await asyncio.sleep(self.gap_s)
-            await self.command("no_roll", {"reason": "improper",
-                                           "detail": "the dice were slid, not thrown"})  # fmt: skip
+            await self.command(
+                "no_roll", {"reason": "improper", "detail": "the dice were slid, not thrown"}
+            )
         elif kind == "round.voided" or (kind == "round.ended" and data.get("outcome") != "loser_7"):
             await self.next_throw()
 

@@ -54,8 +54,10 @@ def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]
     odds = payout_problems(rules.payout_odds, rules.fire_bet, rules.fire_bet_odds)
     problems += [f"{where}.rules.{p}" for p in odds]
     if table.game == "mini_craps" and rules.fire_bet is not None:
-        problems.append(f"{where}.rules.fire_bet: floord offers the Fire Bet at Craps only, "
-                        f"not at Mini-Craps ({MINI_CRAPS_POLICY})")  # fmt: skip
+        problems.append(
+            f"{where}.rules.fire_bet: floord offers the Fire Bet at Craps only, "
+            f"not at Mini-Craps ({MINI_CRAPS_POLICY})"
+        )
     return problems
 
 

@@ -106,8 +106,14 @@ class CrapsCalls(ReversibleRolls):
             return _refused(f"throw {self.rounds.current['throw']} awaits its call")
         self.reversible = None  # a new shooter: the last roll stands
         self.shooters += 1
-        self.shooter = {"n": self.shooters, "seat": seat, "rolls": 0, "come_outs": 0,
-                        "points": [], "invalid_rolls": 0}  # fmt: skip
+        self.shooter = {
+            "n": self.shooters,
+            "seat": seat,
+            "rolls": 0,
+            "come_outs": 0,
+            "points": [],
+            "invalid_rolls": 0,
+        }
         first = self.shooters == 1
         body = {
             "action": "new",
@@ -179,12 +185,19 @@ class CrapsCalls(ReversibleRolls):
                             f"{reason!r}", "537.9(b)")  # fmt: skip
         held = self._held()
         if held is None and self.reversible is not None:
-            out = self._reverse(reason, NO_ROLL_REASONS[reason], command.by, command.role,
-                                command.args.get("detail"))  # fmt: skip
+            out = self._reverse(
+                reason,
+                NO_ROLL_REASONS[reason],
+                command.by,
+                command.role,
+                command.args.get("detail"),
+            )
             return CommandOutcome(True, output=out)
         if held is None:
-            return _refused(f"no throw awaits a call, and no roll floord called is open to a "
-                            f"no roll ({CLOSED_POLICY})")  # fmt: skip
+            return _refused(
+                f"no throw awaits a call, and no roll floord called is open to a "
+                f"no roll ({CLOSED_POLICY})"
+            )
         assert self.shooter is not None
         self.shooter["invalid_rolls"] += 1
         out = self._no_roll_out(EngineOutput(), reason, NO_ROLL_REASONS[reason], invalid=False,

@@ -228,8 +228,11 @@ class CrapsEngine(CrapsCalls):
             out.extend(self._violation("dice_not_in_set", rule=cite("537.7(a)"), dice=foreign,
                                        dice_set=list(self.dice_set)))  # fmt: skip
             held.append({"reason": "dice_not_in_set", "rule": cite("537.7(a)")})
-        elif (self.selected and None not in j.ids
-              and sorted(i or "" for i in j.ids) != sorted(self.selected)):  # fmt: skip
+        elif (
+            self.selected
+            and None not in j.ids
+            and sorted(i or "" for i in j.ids) != sorted(self.selected)
+        ):
             out.extend(self._violation("not_the_shooters_dice", rule=cite("537.7(c)"),
                                        dice=j.ids, selected=list(self.selected)))  # fmt: skip
         if not held and self.stickperson_calls:
@@ -305,10 +308,20 @@ class CrapsEngine(CrapsCalls):
                 "called_by": called_by, "outcomes": outcomes, **more}  # fmt: skip
         self.last_roll = {"round": rnd["id"], "faces": [d1, d2], "total": total,
                           "decision": decision, "at": format_ts(now)}  # fmt: skip
-        self.reversible = None if undo is None else {
-            "round": rnd["id"], "throw": rnd["throw"], "faces": [d1, d2], "dice": rnd["dice"],
-            "total": total, "decision": decision, "point_before": before, "undo": undo,
-        }  # fmt: skip
+        self.reversible = (
+            None
+            if undo is None
+            else {
+                "round": rnd["id"],
+                "throw": rnd["throw"],
+                "faces": [d1, d2],
+                "dice": rnd["dice"],
+                "total": total,
+                "decision": decision,
+                "point_before": before,
+                "undo": undo,
+            }
+        )
         out = EngineOutput([Decision(EventType.CRAPS_ROLL, body, cite("537.10(a)"), rnd["id"])])
         if decision == "point_made":
             out.extend(self._point_made(before, rnd["id"]))
@@ -361,13 +374,17 @@ class CrapsEngine(CrapsCalls):
         assert self.shooter is not None
         self.shooter["fire_notice"] = True
         own = list(self.shooter["points"])
-        notice = {"what": "fire_bet_four_unique_points", "shooter": self.shooter["seat"],
-                  "shooter_n": self.shooter["n"], "points": own,
-                  "reached": [b.seat for b in reached],
-                  "fire_bets": [b.record() for b in self.fire.bets],
-                  "detail": f"the shooter has made {len(own)} different unique points "
-                            f"({', '.join(map(str, own)) or 'none'}); Fire Bets at four or "
-                            "more: confirm all Fire Bets and payouts"}  # fmt: skip
+        notice = {
+            "what": "fire_bet_four_unique_points",
+            "shooter": self.shooter["seat"],
+            "shooter_n": self.shooter["n"],
+            "points": own,
+            "reached": [b.seat for b in reached],
+            "fire_bets": [b.record() for b in self.fire.bets],
+            "detail": f"the shooter has made {len(own)} different unique points "
+            f"({', '.join(map(str, own)) or 'none'}); Fire Bets at four or "
+            "more: confirm all Fire Bets and payouts",
+        }
         return Decision(EventType.SURVEILLANCE_NOTICE, notice, cite("537.12(a)(6)"), round_id)
 
     def _loser_seven(self, round_id: str) -> EngineOutput:

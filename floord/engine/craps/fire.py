@@ -57,8 +57,12 @@ class FireBet:
 
     def record(self) -> dict[str, Any]:
         """The bet as a surveillance notice names it: whose points it holds."""
-        return {"seat": self.seat, "amount": self.amount, "points": list(self.points),
-                "made_by": list(self.made_by)}  # fmt: skip
+        return {
+            "seat": self.seat,
+            "amount": self.amount,
+            "points": list(self.points),
+            "made_by": list(self.made_by),
+        }
 
 
 class FireBook:

@@ -58,12 +58,17 @@ class ReversibleRolls(TableEngineBase):
 
     def _undo_state(self) -> dict[str, Any]:
         """What a roll may change, as it was before the roll."""
-        return {"point": self.point, "shooter": json_copy(self.shooter),
-                "selected": list(self.selected), "fire": self.fire.snapshot(),
-                "last_roll": json_copy(self.last_roll)}  # fmt: skip
+        return {
+            "point": self.point,
+            "shooter": json_copy(self.shooter),
+            "selected": list(self.selected),
+            "fire": self.fire.snapshot(),
+            "last_roll": json_copy(self.last_roll),
+        }
 
-    def _reverse(self, reason: str, paragraph: str, by: str, role: str,
-                 detail: Any) -> EngineOutput:  # fmt: skip
+    def _reverse(
+        self, reason: str, paragraph: str, by: str, role: str, detail: Any
+    ) -> EngineOutput:
         """Void the last roll floord called: restore the state before it and record all
         it undoes (`craps.no_roll` with `reverses`, `round.voided`, the shooter back)."""
         rev, self.reversible = self.reversible, None
@@ -92,20 +97,38 @@ class ReversibleRolls(TableEngineBase):
             and not self.shooter.get("fire_notice"),
             "policy": REVERSAL_POLICY,
         }
-        body = {"reason": reason, "invalid": False, "rethrow": True, "throw": rev["throw"],
-                "faces": [d1, d2], "shooter": self.shooter["seat"], "point": self.point,
-                "called_by": by, "role": role, "detail": detail,
-                "callers_rule": cite("537.9(d)"), "reverses": undone}  # fmt: skip
+        body = {
+            "reason": reason,
+            "invalid": False,
+            "rethrow": True,
+            "throw": rev["throw"],
+            "faces": [d1, d2],
+            "shooter": self.shooter["seat"],
+            "point": self.point,
+            "called_by": by,
+            "role": role,
+            "detail": detail,
+            "callers_rule": cite("537.9(d)"),
+            "reverses": undone,
+        }
         out = EngineOutput([Decision(EventType.CRAPS_NO_ROLL, body, cite(paragraph), rev["round"])])
-        void = {"reason": reason, "detail": "the roll floord called is void: the dice are "
-                "thrown again", "reversed": True}  # fmt: skip
+        void = {
+            "reason": reason,
+            "detail": "the roll floord called is void: the dice are thrown again",
+            "reversed": True,
+        }
         out.events.append(Decision(EventType.ROUND_VOIDED, void, cite(paragraph), rev["round"]))
         if undone["shooter_restored"]:
-            back = {"action": "restored", "seat": self.shooter["seat"], "n": self.shooter["n"],
-                    "by": by, "reason": "no_roll", "point": self.point,
-                    "fire_bets_pending": len(self.fire.bets),
-                    "detail": "the loser 7 that passed the dice is void: the shooter keeps "
-                              "them"}  # fmt: skip
+            back = {
+                "action": "restored",
+                "seat": self.shooter["seat"],
+                "n": self.shooter["n"],
+                "by": by,
+                "reason": "no_roll",
+                "point": self.point,
+                "fire_bets_pending": len(self.fire.bets),
+                "detail": "the loser 7 that passed the dice is void: the shooter keeps them",
+            }
             out.events.append(Decision(EventType.CRAPS_SHOOTER, back, cite(paragraph), None))
         return out
 

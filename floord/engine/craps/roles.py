@@ -59,8 +59,11 @@ def caller_refusal(call: str, game: str, role: str) -> tuple[str, str | None] | 
     allowed = CALLERS[call].get(game)
     if allowed is None:
         # Only the Fire Bet is missing from a game: at Mini-Craps, floord's policy.
-        return (f"{call.replace('_', ' ')} is not a call of {game.replace('_', '-')} "
-                f"({MINI_CRAPS_POLICY})", None)  # fmt: skip
+        return (
+            f"{call.replace('_', ' ')} is not a call of {game.replace('_', '-')} "
+            f"({MINI_CRAPS_POLICY})",
+            None,
+        )
     roles, paragraph = allowed
     if role in roles:
         return None
