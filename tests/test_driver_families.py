@@ -181,3 +181,23 @@ def test_check_and_run_name_the_plugin_that_fails_in_one_line_a_device(
     assert capsys.readouterr().out.splitlines() == expected
     assert main(["run", "-c", str(config)]) == 1
     assert capsys.readouterr().err.splitlines() == expected
+
+
+def test_check_refuses_a_profile_whose_family_is_not_installed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The example plugin's profile on a box without the plugin: its driver is named."""
+    profile = EXAMPLES / "linewheel" / "floord_linewheel" / "profiles" / "linewheel-rw1.yaml"
+    shutil.copytree(EXAMPLES / "keys", tmp_path / "keys")
+    config = tmp_path / "floord.yaml"
+    text = (EXAMPLES / "box.yaml").read_text(encoding="utf-8")
+    text = text.replace("/var/lib/floord/journal.db", "journal.db")
+    config.write_text(text.replace("profile: cammegh-ss2", f"profile: {profile}", 1))
+    families = ", ".join(installed_families())
+    assert main(["check", "-c", str(config)]) == 1
+    refused = [line for line in capsys.readouterr().out.splitlines() if "warning" not in line]
+    assert refused == [
+        f"{config}: tables.0.devices.0.profile: a profile its driver accepts expected, found: "
+        f"driver: <family>.<module> of an installed driver family expected (families: "
+        f"{families}), found 'linewheel.wheel'"
+    ]
