@@ -164,23 +164,27 @@ def module_path(package: str, key: str, renamed: Mapping[str, str], name: str) -
 
 
 def profile_dirs() -> list[Path]:
-    """Where a profile is looked up by name, the first folder holding it wins: the
-    installed driver families' own folders (plugins), then floord's packaged one."""
+    """Where a profile is looked up by name: the installed driver families' own folders
+    (plugins), then floord's packaged one. No name may be in two of them: which settings
+    drive a device must not depend on which package was installed (`profile_path`)."""
     return [*family_profile_dirs(exclude=PROFILES_DIR), PROFILES_DIR]
 
 
 def profile_path(name: str, directory: Path | None = None) -> Path:
     """Where the profile called `name` lives (a bare name, or a path to a .yaml file);
-    not found, the packaged folder's path it would have."""
+    not found, the packaged folder's path it would have. A name two folders ship is a
+    `ProfileError` naming both files."""
     candidate = Path(name)
     if candidate.suffix in (".yaml", ".yml"):
         return candidate
     dirs = [directory] if directory is not None else profile_dirs()
-    for folder in dirs:
-        path = folder / f"{name}.yaml"
-        if path.is_file():
-            return path
-    return dirs[-1] / f"{name}.yaml"
+    found = [folder / f"{name}.yaml" for folder in dirs if (folder / f"{name}.yaml").is_file()]
+    if len(found) > 1:
+        raise ProfileError(
+            f"profile {name!r} is shipped twice, by {found[0]} and by {found[1]}: a driver "
+            "family may not replace another's profile; uninstall one, or give the profile by path"
+        )
+    return found[0] if found else dirs[-1] / f"{name}.yaml"
 
 
 def available_profiles(directory: Path | None = None) -> list[str]:

@@ -201,3 +201,23 @@ def test_check_refuses_a_profile_whose_family_is_not_installed(
         f"driver: <family>.<module> of an installed driver family expected (families: "
         f"{families}), found 'linewheel.wheel'"
     ]
+
+
+def test_a_profile_two_families_ship_is_refused_naming_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
+) -> None:
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    shutil.copy(PROFILES_DIR / "cammegh-ss2.yaml", profiles / "cammegh-ss2.yaml")
+    source = FAMILY.format(name="kit", profiles=str(profiles))
+    install(tmp_path, "kit_plugin", {"kit": "kit_twin_family:FAMILY"}, "kit_twin_family", source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ProfileError) as raised:
+        load_profile("cammegh-ss2")
+    assert str(raised.value) == (
+        f"profile 'cammegh-ss2' is shipped twice, by {profiles / 'cammegh-ss2.yaml'} and by "
+        f"{PROFILES_DIR / 'cammegh-ss2.yaml'}: a driver family may not replace another's "
+        "profile; uninstall one, or give the profile by path"
+    )
+    # Every other name is still found.
+    assert load_profile("ref-wheel-sensor").model == "ref-wheel-sensor"
