@@ -9,8 +9,6 @@ address is an IP address, so that what is exposed does not depend on a resolver.
 
 from __future__ import annotations
 
-import ipaddress
-
 DEFAULT_LISTEN = "127.0.0.1:9464"
 
 
@@ -20,6 +18,8 @@ class ListenError(ValueError):
 
 def parse_listen(text: str, *, allow_remote: bool) -> tuple[str, int]:
     """(host, port) of `HOST:PORT` (`[::1]:9464` for IPv6); `ListenError` if unusable."""
+    import ipaddress  # here: a box without metrics never reads an address
+
     host, sep, port_text = text.rpartition(":")
     if not sep or not host or not port_text.isdigit():
         raise ListenError(f"HOST:PORT such as {DEFAULT_LISTEN} expected, found {text!r}")
