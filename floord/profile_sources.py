@@ -124,7 +124,11 @@ def weakening(override: DeviceProfile, base: DeviceProfile) -> list[tuple[str, s
 
 
 def _said(quirks: dict[str, Any], key: str) -> str:
-    return repr(quirks[key]).replace("False", "false") if key in quirks else "no such key"
+    """A quirk's value as the YAML file writes it (`false`, `3`), or that it is absent."""
+    if key not in quirks:
+        return "no such key"
+    value = quirks[key]
+    return str(value).lower() if isinstance(value, bool) else repr(value)
 
 
 class ProfileShelf:

@@ -94,6 +94,14 @@ def test_a_site_profile_overrides_the_packaged_one_of_its_name(tmp_path: Path) -
     assert ProfileShelf.packaged().load(SHOE).protocol_errors.fault_after == 30
 
 
+def test_a_profile_named_by_its_path_is_that_file_and_replaces_nothing(tmp_path: Path) -> None:
+    """A config may name a file (`profile: ./shoe.yaml`): no override, no name rule."""
+    path = site_profile(tmp_path, "my-shoe", tuned(recognition=False))
+    found = ProfileShelf(sources_of(None)).open(str(path))
+    assert (found.name, found.origin, found.overrides) == ("my-shoe", "file", None)
+    assert found.record()["path"] == str(path) and not found.profile.reports_cards
+
+
 def test_a_site_profile_of_a_new_name_adds_a_model(tmp_path: Path) -> None:
     body = tuned()
     body["model"] = "acme-shoe"
