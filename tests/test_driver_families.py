@@ -19,6 +19,7 @@ import drivers
 import simulators
 from floord.cli.main import main
 from floord.driver_families import DriverFamilyError, family_profile_dirs, installed_families
+from floord.profile_sources import ProfileShelf, profile_sources
 from floord.profiles import PROFILES_DIR, ProfileError, available_profiles, load_profile
 
 pytestmark = pytest.mark.unit
@@ -221,3 +222,59 @@ def test_a_profile_two_families_ship_is_refused_naming_both(
     )
     # Every other name is still found.
     assert load_profile("ref-wheel-sensor").model == "ref-wheel-sensor"
+
+
+def test_a_plugins_profiles_are_on_the_boxs_shelf_between_the_sites_and_floords(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
+) -> None:
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    raw = yaml.safe_load((PROFILES_DIR / "ref-wheel-sensor.yaml").read_text())
+    raw |= {"model": "kit-wheel", "driver": "kit.wheel_sensor", "simulator": "kit.wheel_sensor"}
+    (profiles / "kit-wheel.yaml").write_text(yaml.safe_dump(raw))
+    source = FAMILY.format(name="kit", profiles=str(profiles))
+    install(tmp_path, "kit_plugin", {"kit": "kit_shelf_family:FAMILY"}, "kit_shelf_family", source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    site = tmp_path / "site"
+    site.mkdir()
+    raw["timeouts"]["silence_s"] = 4.5
+    (site / "kit-wheel.yaml").write_text(yaml.safe_dump(raw))
+
+    shipped = ProfileShelf(profile_sources(None)).open("kit-wheel")
+    assert (shipped.origin, shipped.path, shipped.overrides) == (
+        "plugin",
+        profiles / "kit-wheel.yaml",
+        None,
+    )
+    # A site's profile replaces the plugin's, held to it as to a packaged one.
+    tuned = ProfileShelf(profile_sources(site)).open("kit-wheel")
+    assert (tuned.origin, tuned.overrides) == ("site", profiles / "kit-wheel.yaml")
+    assert tuned.profile.timeouts.silence_s == 4.5
+    assert [s.origin for s in profile_sources(site)] == ["site", "plugin", "packaged"]
+
+
+def test_the_shelf_names_a_broken_plugin_and_a_profile_shipped_twice(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fresh: None,
+) -> None:
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    shutil.copy(PROFILES_DIR / "cammegh-ss2.yaml", profiles / "cammegh-ss2.yaml")
+    source = FAMILY.format(name="kit", profiles=str(profiles))
+    install(
+        tmp_path / "a", "kit_plugin", {"kit": "kit_dup_family:FAMILY"}, "kit_dup_family", source
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "a"))
+    with pytest.raises(ProfileError, match=r"^profile 'cammegh-ss2' is shipped twice, by "):
+        ProfileShelf(profile_sources(None)).open("cammegh-ss2")
+
+    install(tmp_path / "b", "broken_plugin", {"broken": "not_there:FAMILY"})
+    monkeypatch.syspath_prepend(str(tmp_path / "b"))
+    installed_families.cache_clear()
+    with pytest.raises(ProfileError, match=r"^driver family plugin 'broken' "):
+        ProfileShelf(profile_sources(None)).open("ref-wheel-sensor")
+    assert main(["profiles", "list"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("floord profiles: driver family plugin 'broken'")

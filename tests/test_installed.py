@@ -342,6 +342,7 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
         assert done.returncode == 0, done.stdout + done.stderr
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", "floord").stdout
         assert "/etc/floord/floord.yaml" in conffiles
+        _assert_the_site_profiles_folder(conffiles)
         key = Path("/etc/floord/keys/FP-1001.key")
         assert key.stat().st_mode & 0o777 == 0o640
         assert key.read_text().strip() != (ROOT / "examples/keys/FP-1001.key").read_text().strip()
@@ -363,6 +364,18 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
     assert purged.returncode == 0, purged.stdout + purged.stderr
     for gone in ("/opt/floord", "/etc/floord", "/usr/bin/floord", units / "floord.service"):
         assert not Path(gone).exists(), gone
+
+
+def _assert_the_site_profiles_folder(conffiles: str) -> None:
+    """/etc/floord/profiles: made by the package (its README a conffile), holding no
+    profile, and the site `floord profiles list` and `floord run` read by default."""
+    site = Path("/etc/floord/profiles")
+    assert (site / "README").is_file() and not list(site.glob("*.yaml"))
+    assert "/etc/floord/profiles/README" in conffiles
+    done = _run("/usr/bin/floord", "profiles", "list", "-c", "/etc/floord/floord.yaml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "site: /etc/floord/profiles" in done.stdout.splitlines()
+    assert " site " not in done.stdout  # every profile listed is a packaged one
 
 
 def _assert_unit_verifies(unit: Path) -> None:
