@@ -158,7 +158,7 @@ def test_restore_refuses_a_tampered_backup(tmp_path: Path) -> None:
     take_backup(journal, backup)
     _edit_one_row(backup)
     target = tmp_path / "box2" / "journal.db"
-    with pytest.raises(RestoreError, match="does not verify .*edited.*never restored"):
+    with pytest.raises(RestoreError, match=r"does not verify .*edited.*never restored"):
         restore_journal(backup, target)
     assert not target.exists()
 

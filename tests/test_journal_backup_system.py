@@ -117,18 +117,15 @@ def test_backups_under_load_and_a_restore_into_a_new_box(broker, tmp_path: Path)
             assert marker["seq"] == head["RL-01"] + 1
             assert marker["data"]["head"]["seq"] == head["RL-01"]
             assert marker["prev"] == marker["data"]["head"]["hash"]
-            assert marker["data"]["streams"]["RL-01/devices/wheel"]["seq"] == (
-                head["RL-01/devices/wheel"]
-            )
+            wheel = head["RL-01/devices/wheel"]
+            assert marker["data"]["streams"]["RL-01/devices/wheel"]["seq"] == wheel
             started = await c.event("daemon.started")
             assert started["seq"] > marker["seq"]
             device = await c.wait_for(
-                lambda tp, b: tp == t.device_events("wheel") and b["seq"] > head[
-                    "RL-01/devices/wheel"
-                ],
+                lambda tp, b: tp == t.device_events("wheel") and b["seq"] > wheel,
                 what="the wheel's stream going on",
             )
-            assert device["seq"] == head["RL-01/devices/wheel"] + 1
+            assert device["seq"] == wheel + 1
 
     try:
         asyncio.run(new_box())
