@@ -172,12 +172,7 @@ def restore_journal(
             events = _record_restore(restoring, heads, lost, aside, facts, moment)
             os.chmod(restoring, old_mode)
             fsync_path(restoring)
-            if aside is not None:
-                for suffix in ("", "-wal", "-shm"):
-                    if Path(f"{journal}{suffix}").exists():
-                        os.rename(f"{journal}{suffix}", f"{aside}{suffix}")
-            os.rename(restoring, journal)
-            fsync_path(journal.parent)
+            _put_in_place(restoring, journal, aside)
         except (AuditError, OSError, sqlite3.Error) as exc:
             raise RestoreError(f"cannot restore {backup} to {journal}: {exc}") from exc
         finally:
@@ -249,6 +244,24 @@ def _what_would_be_lost(
             + " would be gone from the journal; --force restores anyway, setting it aside"
         )
     return found, mode
+
+
+def _put_in_place(restoring: Path, journal: Path, aside: Path | None) -> None:
+    """The journal (with its -wal and -shm, which SQLite would otherwise read into the
+    restored file) renamed `aside`, then the restored copy renamed to the journal; on a
+    failure between the two the journal is put back as it was."""
+    moved: list[str] = []
+    try:
+        for suffix in ("", "-wal", "-shm") if aside is not None else ():
+            if Path(f"{journal}{suffix}").exists():
+                os.rename(f"{journal}{suffix}", f"{aside}{suffix}")
+                moved.append(suffix)
+        os.rename(restoring, journal)
+    except OSError:
+        for suffix in moved:
+            os.rename(f"{aside}{suffix}", f"{journal}{suffix}")
+        raise
+    fsync_path(journal.parent)
 
 
 def _aside_name(journal: Path, moment: datetime) -> Path:
