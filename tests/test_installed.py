@@ -338,13 +338,13 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
         done = _run("dpkg", "-i", str(deb))
         assert done.returncode == 0, done.stdout + done.stderr
         assert "systemctl enable --now floord" in done.stdout  # configured first, not started
+        assert "systemctl enable --now floord-backup.timer" in done.stdout  # nor enabled
         assert _run("/usr/bin/floord", "--version").stdout.strip() == f"floord {floord.__version__}"
         done = _run("/usr/bin/floord", "check", "-c", "/etc/floord/floord.yaml")
         assert done.returncode == 0, done.stdout + done.stderr
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", "floord").stdout
         assert "/etc/floord/floord.yaml" in conffiles
         assert "/etc/default/floord-backup" in conffiles
-        assert "systemctl enable --now floord-backup.timer" in done.stdout
         backups = Path("/var/backups/floord")
         assert backups.stat().st_mode & 0o777 == 0o700
         assert backups.owner() == "floord"
