@@ -76,6 +76,7 @@ def box(tmp_path: Path) -> dict[str, str]:
     )
     return {
         "/etc/floord/floord.yaml": str(config),
+        "/etc/floord/profiles/": f"{EXAMPLES}/site-profiles/",
         "/var/lib/floord/journal.db": str(tmp_path / "journal.db"),
         "/etc/udev/rules.d/": f"{tmp_path}/",
         "/var/backups/floord/": f"{tmp_path}/",

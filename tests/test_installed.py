@@ -344,6 +344,7 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
         assert done.returncode == 0, done.stdout + done.stderr
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", "floord").stdout
         assert "/etc/floord/floord.yaml" in conffiles
+        _assert_the_site_profiles_folder(conffiles)
         assert "/etc/default/floord-backup" in conffiles
         backups = Path("/var/backups/floord")
         assert backups.stat().st_mode & 0o777 == 0o700
@@ -372,6 +373,18 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
     assert purged.returncode == 0, purged.stdout + purged.stderr
     for gone in ("/opt/floord", "/etc/floord", "/usr/bin/floord", units / "floord.service"):
         assert not Path(gone).exists(), gone
+
+
+def _assert_the_site_profiles_folder(conffiles: str) -> None:
+    """/etc/floord/profiles: made by the package (its README a conffile), holding no
+    profile, and the site `floord profiles list` and `floord run` read by default."""
+    site = Path("/etc/floord/profiles")
+    assert (site / "README").is_file() and not list(site.glob("*.yaml"))
+    assert "/etc/floord/profiles/README" in conffiles
+    done = _run("/usr/bin/floord", "profiles", "list", "-c", "/etc/floord/floord.yaml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "site: /etc/floord/profiles" in done.stdout.splitlines()
+    assert " site " not in done.stdout  # every profile listed is a packaged one
 
 
 def _assert_unit_verifies(unit: Path) -> None:
@@ -465,6 +478,6 @@ def test_the_deb_ships_the_backup_timer_and_its_settings(debs: tuple[Path, Path]
         assert f"./usr/lib/systemd/system/{unit}" in names
     assert "./etc/default/floord-backup" in names
     conffiles = _run("dpkg-deb", "--info", str(deb), "conffiles")
-    assert conffiles.stdout.split() == ["/etc/floord/floord.yaml", "/etc/default/floord-backup"]
+    assert "/etc/default/floord-backup" in conffiles.stdout.split()
     tmpfiles = (ROOT / "systemd" / "floord.tmpfiles.conf").read_text()
     assert "d /var/backups/floord 0700 floord floord -" in tmpfiles
