@@ -1,10 +1,12 @@
-"""Where device profiles come from: the site's directory first, then the packaged ones.
+"""Where device profiles come from: the site's directory first, then the installed driver
+plugins' (`floord.driver_families`), then the packaged ones.
 
 A casino's integrators tune a model's settings for their floor (a line's protocol-error
 budget, the heartbeats it may miss) without editing floord's package: a profile file in the
-site directory adds a model, or replaces the packaged profile of the same name. The
-sources are searched in order and the first file of a name wins; `profile_sources` is
-the one place that orders them.
+site directory adds a model, or replaces the shipped profile of the same name. The
+sources are searched in order and the site's file of a name wins; two shipped files of
+one name (a plugin's and floord's, or two plugins') are refused. `profile_sources` is the
+one place that orders them.
 
 An override tunes a model; it does not change what the model can do. An override that
 drops a capability the packaged profile declares (a card-recognition shoe that no longer
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from floord.driver_families import DriverFamilyError, family_profile_dirs
 from floord.profiles import (
     PROFILES_DIR,
     DeviceProfile,
@@ -33,6 +36,7 @@ from floord.profiles import (
 DEFAULT_SITE_DIR = Path("/etc/floord/profiles")
 
 SITE = "site"
+PLUGIN = "plugin"
 PACKAGED = "packaged"
 
 
@@ -42,23 +46,32 @@ class ProfileSource:
 
     origin: str
     directory: Path
+    # Why the source cannot be searched (driver plugins that failed to load): every
+    # lookup through the shelf is then a `ProfileError` with this one line.
+    error: str | None = None
 
     def path_of(self, name: str) -> Path:
         return self.directory / f"{name}.yaml"
 
     def names(self) -> list[str]:
-        if not self.directory.is_dir():
+        if self.error is not None or not self.directory.is_dir():
             return []
         return sorted(p.stem for p in self.directory.glob("*.yaml") if p.is_file())
 
 
 def plugin_sources() -> list[ProfileSource]:
-    """The profile directories installed driver families bring, in their order.
+    """The profile directories installed driver families bring, in their order
+    (`floord.driver_families`).
 
     The packaged families' profiles are the `packaged` source; a driver plugin's
-    directory goes here, searched after the site's and before the packaged ones.
+    directory goes here, searched after the site's and before the packaged ones. Plugins
+    that cannot be loaded are one source carrying the error, so every lookup names them.
     """
-    return []
+    try:
+        folders = family_profile_dirs(exclude=PROFILES_DIR)
+    except DriverFamilyError as exc:
+        return [ProfileSource(PLUGIN, PROFILES_DIR, error=str(exc))]
+    return [ProfileSource(PLUGIN, folder) for folder in folders]
 
 
 def site_directory(configured: Path | None) -> Path | None:
@@ -147,6 +160,8 @@ class ProfileShelf:
 
     def _holders(self, name: str) -> Iterator[tuple[ProfileSource, Path]]:
         for source in self.sources:
+            if source.error is not None:
+                raise ProfileError(source.error)
             path = source.path_of(name)
             if path.is_file():
                 yield source, path
@@ -163,6 +178,15 @@ class ProfileShelf:
         holders = list(self._holders(name))
         if not holders:
             raise ProfileNotFound(name, self.sources[-1].path_of(name), self.names())
+        shipped = [path for source, path in holders if source.origin != SITE]
+        if len(shipped) > 1:
+            # A site profile replaces on purpose; which of two shipped files drives a
+            # device must not depend on which package was installed.
+            raise ProfileError(
+                f"profile {name!r} is shipped twice, by {shipped[0]} and by {shipped[1]}: a "
+                "driver family may not replace another's profile; uninstall one, or give the "
+                "profile by path"
+            )
         (source, path), *under = holders
         return self._checked(name, path, source.origin, under[0][1] if under else None)
 

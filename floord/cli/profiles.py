@@ -77,8 +77,13 @@ def run_profiles(ns: argparse.Namespace) -> int:
 
 def _list(shelf: ProfileShelf) -> int:
     from floord.processes.profile_catalogue import listing
+    from floord.profiles import ProfileError
 
-    rows = listing(shelf)
+    try:
+        rows = listing(shelf)
+    except ProfileError as exc:  # a driver plugin that cannot be loaded
+        print(f"floord profiles: {exc}", file=sys.stderr)
+        return 1
     for row in rows:
         said = f"{row.model} ({row.family})" if row.problem is None else "cannot be used"
         print(f"{row.name:24} {row.origin:9} {said}")
