@@ -85,8 +85,10 @@ def test_themed_symbols_must_map_to_pay_classes_533_1_c(tmp_path: Path) -> None:
     ("devices", "wanted"),
     [([{**BIG_SIX, "id": "a"}, {**BIG_SIX, "id": "b"}],
       "exactly one big six wheel device expected, found 2"),
-     ([WHEEL], "exactly one big six wheel device expected, found 0"),
-     ([BIG_SIX, WHEEL], "no roulette wheel on a Big Six table expected")],
+     ([WHEEL], "tables.0.devices.0: a big six wheel's profile on a big six table expected"),
+     ([BIG_SIX, WHEEL], "tables.0.devices.1: a big six wheel's profile on a big six table "
+                        "expected, found device 'wheel' of profile 'cammegh-ss2' "
+                        "(roulette_wheel)")],
 )  # fmt: skip
 def test_exactly_one_big_six_wheel(tmp_path: Path, devices: list, wanted: str) -> None:
     assert wanted in "\n".join(check(tmp_path, devices=devices))

@@ -59,5 +59,5 @@ def test_the_table_takes_one_shaker_of_three_dice_535_2_d_1(tmp_path: Path) -> N
     tracker = "\n".join(check(tmp_path, {"count_order": ORDER}, [TRACKER]))
     assert "a Pai Gow shaker of 3 dice" in tracker and "§ 535.2(d)(1)" in tracker
     none = "\n".join(check(tmp_path, {"count_order": ORDER}, [SHOE]))
-    assert "1 dice tracker device(s) expected" in none
-    assert "0 dealing shoe device(s) expected" in none
+    assert "tables.0.devices.0: a dice tracker's profile on a pai gow table expected" in none
+    assert "(dealing_shoe)" in none

@@ -207,14 +207,17 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
             except ProfileError as exc:
                 profile_problems.append(profile_problem(path, f"{key}.profile", exc))
                 continue
-            if (misfit := game.device_check(profile)) is not None:
+            if (refused := game.family_problem(table.game, device.id, profile)) is not None:
+                profile_problems.append(f"{path}: {key}: {refused}")
+            elif (misfit := game.device_check(profile)) is not None:
                 profile_problems.append(f"{path}: {key}.profile: {misfit}")
             if device.port is None:  # adapter: remote, its port named on the adapter's box
                 continue
             problems += port_problems(path, f"{key}.port", device.port, rig=cfg.rig)
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
-        # A device whose profile is unknown or of the wrong kind is missing from its slot
-        # as a consequence: that one mistake is reported once, at the profile.
+        # A device whose profile is unknown, of a family the game does not take or of the
+        # wrong kind is missing from its slot as a consequence: that one mistake is
+        # reported once, at the device.
         families = devices_by_family(table, skip_unloadable=True)
         slots = f"{path}: tables.{t}.devices: "
         game_problems = game.check(table, f"{path}: tables.{t}", families)

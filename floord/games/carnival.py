@@ -73,7 +73,6 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
         shuffler=table.rules.shuffler,
         shoes=0,
         make_rules=lambda: table.rules.engine_rules(table.game),
-        others=("dice_tracker",),
     )
 
 
@@ -88,4 +87,9 @@ def _engine(table: CarnivalTableConfig, families: Families, common: dict[str, An
     )
 
 
-DEFINITION = GameDefinition(table=CarnivalTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=CarnivalTableConfig,
+    build_engine=_engine,
+    families=frozenset({"card_shuffler"}),
+    check=_check,
+)

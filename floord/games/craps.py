@@ -41,12 +41,7 @@ class CrapsTableConfig(GameTable):
 
 def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]:
     """One dice tracker and nothing else; the odds of § 537.5; the Fire Bet at Craps only."""
-    problems = [
-        f"{where}.devices: no {family.replace('_', ' ')} on a Craps table expected, "
-        f"found {len(found)}"
-        for family, found in families.items()
-        if family != TRACKER
-    ]
+    problems: list[str] = []
     trackers = len(families.get(TRACKER, []))
     if trackers != 1:
         problems.append(f"{where}.devices: exactly one dice tracker expected, found {trackers}")
@@ -88,6 +83,7 @@ def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any])
 DEFINITION = GameDefinition(
     table=CrapsTableConfig,
     build_engine=_engine,
+    families=frozenset({TRACKER}),
     check=_check,
     device_check=_device_check,
     dice_watch=True,

@@ -44,7 +44,6 @@ class PaiGowTableConfig(GameTable):
 def _check(table: PaiGowTableConfig, where: str, families: Families) -> list[str]:
     """One Pai Gow shaker and nothing else; the rules against § 535.2."""
     wanted: dict[str, int | None] = {SHAKER: 1}
-    wanted |= {f: 0 for f in families if f != SHAKER}
     problems = slot_problems(families, wanted, where, "pai gow (one Pai Gow shaker, § 535.2(d))")
     try:
         table.rules.engine_rules()
@@ -73,5 +72,9 @@ def _engine(table: PaiGowTableConfig, families: Families, common: dict[str, Any]
 
 
 DEFINITION = GameDefinition(
-    table=PaiGowTableConfig, build_engine=_engine, check=_check, device_check=_device_check
+    table=PaiGowTableConfig,
+    build_engine=_engine,
+    families=frozenset({SHAKER}),
+    check=_check,
+    device_check=_device_check,
 )

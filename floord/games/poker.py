@@ -72,4 +72,9 @@ def _engine(table: PokerTableConfig, families: Families, common: dict[str, Any])
     )
 
 
-DEFINITION = GameDefinition(table=PokerTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=PokerTableConfig,
+    build_engine=_engine,
+    families=frozenset({"card_shuffler"}),
+    check=_check,
+)

@@ -12,7 +12,6 @@ from floord.engine.roulette.engine import RouletteEngine
 from floord.engine.roulette.layout import wheel_spec
 from floord.games.definition import Families, GameDefinition, Wheel
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
-from floord.profiles import DeviceProfile
 from floord.table.vocabulary import TableEngine
 
 WHEEL = "roulette_wheel"
@@ -35,15 +34,6 @@ def _check(table: RouletteTableConfig, where: str, families: Families) -> list[s
     if wheels != 1:
         return [f"{where}.devices: exactly one roulette wheel device expected, found {wheels}"]
     return []
-
-
-def _device_check(profile: DeviceProfile) -> str | None:
-    if profile.family == WHEEL:
-        return None
-    return (
-        f"a roulette wheel's profile on a roulette table expected, "
-        f"found {profile.model!r} ({profile.family})"
-    )
 
 
 def _engine(table: RouletteTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
@@ -75,8 +65,8 @@ def _wheel_setup(
 DEFINITION = GameDefinition(
     table=RouletteTableConfig,
     build_engine=_engine,
+    families=frozenset({WHEEL}),
     check=_check,
-    device_check=_device_check,
     driver_options=_driver_options,
     wheel=Wheel(setup=_wheel_setup, sectors_setting="roulette_sectors"),
 )

@@ -78,4 +78,9 @@ def _engine(table: WarTableConfig, families: Families, common: dict[str, Any]) -
     )
 
 
-DEFINITION = GameDefinition(table=WarTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=WarTableConfig,
+    build_engine=_engine,
+    families=frozenset({"dealing_shoe", "card_shuffler"}),
+    check=_check,
+)
