@@ -9,7 +9,7 @@ from pydantic import Field
 from floord.engine.craps.engine import CrapsEngine
 from floord.engine.craps.fire import MINI_CRAPS_POLICY
 from floord.engine.craps.rules import payout_problems
-from floord.games.definition import Families, GameDefinition
+from floord.games.definition import Families, GameDefinition, dice_count
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
 from floord.table.vocabulary import TableEngine
@@ -58,9 +58,10 @@ def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]
 
 def _device_check(profile: DeviceProfile) -> str | None:
     """A Craps table's tracker reads two dice (§ 537.8); a Pai Gow shaker reads three."""
-    dice = profile.quirks.get("dice")
-    if profile.family == TRACKER and dice != 2:
-        return f"a dice tracker of two dice expected, found {profile.model} of {dice}"
+    if profile.family == TRACKER and profile.dice != 2:
+        return (
+            f"a dice tracker of two dice expected, found {profile.model!r} of {dice_count(profile)}"
+        )
     return None
 
 

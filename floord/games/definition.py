@@ -79,6 +79,11 @@ def card_table_problems(
     return problems
 
 
+def dice_count(profile: DeviceProfile) -> str:
+    """How many dice a dice device's profile says it reads, in a message's words."""
+    return "no count of dice" if profile.dice is None else f"{profile.dice} dice"
+
+
 def first_device(families: Families, family: str) -> str | None:
     """The id of the table's device of that family, None when it has none."""
     devices = families.get(family, [])

@@ -9,7 +9,13 @@ from pydantic import Field
 
 from floord.engine.pai_gow.engine import PaiGowEngine
 from floord.engine.pai_gow.rules import DICE, PaiGowRules
-from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.definition import (
+    Families,
+    GameDefinition,
+    dice_count,
+    first_device,
+    slot_problems,
+)
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
 from floord.table.vocabulary import TableEngine
@@ -56,11 +62,10 @@ def _device_check(profile: DeviceProfile) -> str | None:
     """A shaker of three dice (§ 535.2(d)(1)), not a two-dice Craps tracker."""
     if profile.family != SHAKER:
         return None
-    dice = profile.quirks.get("dice")
-    if dice != DICE:
+    if profile.dice != DICE:
         return (
             f"a Pai Gow shaker of {DICE} dice (quirks.dice: {DICE}, 58 Pa. Code § 535.2(d)(1)) "
-            f"expected, found quirks.dice {dice!r}"
+            f"expected, found {profile.model!r} of {dice_count(profile)}"
         )
     return None
 
