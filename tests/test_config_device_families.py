@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from floord.config.load import ConfigError, load_config
-from floord.games.registry import BY_GAME, DEFINITIONS
+from floord.games.registry import definition, definitions
 from floord.profiles import DeviceProfile, load_profile
 
 pytestmark = pytest.mark.unit
@@ -73,11 +73,11 @@ def _problems(tmp_path: Path, table: dict[str, Any], devices: list[dict[str, str
 
 
 def test_every_game_has_a_table_here_that_uses_each_family_it_takes() -> None:
-    covered = {BY_GAME[game].games for game in TABLES}
-    assert {d.games for d in DEFINITIONS} == covered
+    covered = {definition(game).games for game in TABLES}
+    assert {d.games for d in definitions()} == covered
     for game, (_, devices) in TABLES.items():
         used = {load_profile(d["profile"]).family for d in devices}
-        assert used == BY_GAME[game].families, game
+        assert used == definition(game).families, game
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -87,7 +87,7 @@ def test_a_device_of_a_family_the_game_does_not_take_is_refused_at_its_entry(
 ) -> None:
     table, devices = TABLES[game]
     assert _problems(tmp_path, table, devices) == []
-    if family in BY_GAME[game].families:
+    if family in definition(game).families:
         return
     extra = _device("extra", PROFILES[family], 5)
     [problem] = _problems(tmp_path, table, [*devices, extra])

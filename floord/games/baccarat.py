@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.baccarat.engine import BaccaratEngine
 from floord.engine.baccarat.rules import (
     BaccaratRules,
     DragonBonusTable,
@@ -78,6 +77,8 @@ def _check(table: BaccaratTableConfig, where: str, families: Families) -> list[s
 
 
 def _engine(table: BaccaratTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.baccarat.engine import BaccaratEngine
+
     [(shoe, shoe_profile)] = families["dealing_shoe"]
     return BaccaratEngine(
         table.id,

@@ -9,7 +9,6 @@ from pydantic import Field
 
 from floord.analytics.report import WheelSetup
 from floord.analytics.wheel_watch import BIG_SIX
-from floord.engine.big_six.engine import BigSixEngine
 from floord.engine.big_six.layout import ORDER_533_1_B, read_layout
 from floord.games.definition import Families, GameDefinition, Wheel
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
@@ -50,6 +49,8 @@ def _check(table: BigSixTableConfig, where: str, families: Families) -> list[str
 
 
 def _engine(table: BigSixTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.big_six.engine import BigSixEngine
+
     [(wheel, _)] = families[WHEEL]
     return BigSixEngine(
         table.id,

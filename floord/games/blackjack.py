@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.blackjack.engine import BlackjackEngine
 from floord.engine.blackjack.rules import MAX_BOXES, GameRules, Shoe, Shuffler, Side
 from floord.engine.blackjack.spanish21 import pay_table_problems, read_pay_table
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
@@ -126,6 +125,8 @@ def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
 
 
 def _engine(table: CardTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.blackjack.engine import BlackjackEngine
+
     [(reader, reader_profile)] = families["card_reader"]
     [(shoe, shoe_profile)] = families["dealing_shoe"]
     return BlackjackEngine(

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.carnival.engine import CarnivalEngine
 from floord.engine.carnival.rules import MAX_BOXES, CarnivalRules, Shuffler
 from floord.games.definition import (
     Families,
@@ -77,6 +76,8 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
 
 
 def _engine(table: CarnivalTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.carnival.engine import CarnivalEngine
+
     return CarnivalEngine(
         table.id,
         rules=table.rules.engine_rules(table.game),

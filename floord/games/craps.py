@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.craps.engine import CrapsEngine
 from floord.engine.craps.fire import MINI_CRAPS_POLICY
 from floord.engine.craps.rules import payout_problems
 from floord.games.definition import Families, GameDefinition, dice_count
@@ -66,6 +65,8 @@ def _device_check(profile: DeviceProfile) -> str | None:
 
 
 def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.craps.engine import CrapsEngine
+
     [(tracker, _)] = families[TRACKER]
     rules = table.rules
     return CrapsEngine(

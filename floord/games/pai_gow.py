@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.pai_gow.engine import PaiGowEngine
 from floord.engine.pai_gow.rules import DICE, PaiGowRules
 from floord.games.definition import (
     Families,
@@ -71,6 +70,8 @@ def _device_check(profile: DeviceProfile) -> str | None:
 
 
 def _engine(table: PaiGowTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.pai_gow.engine import PaiGowEngine
+
     shaker = first_device(families, SHAKER)
     assert shaker is not None  # `check` requires it
     return PaiGowEngine(table.id, rules=table.rules.engine_rules(), shaker_device=shaker, **common)

@@ -8,7 +8,6 @@ from pydantic import Field
 
 from floord.analytics.report import WheelSetup
 from floord.analytics.wheel_watch import roulette_order
-from floord.engine.roulette.engine import RouletteEngine
 from floord.engine.roulette.layout import wheel_spec
 from floord.games.definition import Families, GameDefinition, Wheel
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
@@ -37,6 +36,8 @@ def _check(table: RouletteTableConfig, where: str, families: Families) -> list[s
 
 
 def _engine(table: RouletteTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.roulette.engine import RouletteEngine
+
     [(wheel, _)] = families[WHEEL]
     return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
 

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.stud.engine import StudEngine
 from floord.engine.stud.rules import MAX_BOXES, Dealing, Shuffler, StudRules
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
@@ -77,6 +76,8 @@ def _check(table: StudTableConfig, where: str, families: Families) -> list[str]:
 
 
 def _engine(table: StudTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.stud.engine import StudEngine
+
     shoes = families.get("dealing_shoe", [])
     return StudEngine(
         table.id,
