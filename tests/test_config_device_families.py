@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-import yaml
+from config_support import config_problems
 
-from floord.config.load import ConfigError, load_config
 from floord.games.registry import definition, definitions
 from floord.profiles import DeviceProfile, load_profile
 
@@ -61,15 +60,7 @@ TABLES: dict[str, tuple[dict[str, Any], list[dict[str, str]]]] = {
 
 
 def _problems(tmp_path: Path, table: dict[str, Any], devices: list[dict[str, str]]) -> list[str]:
-    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db",
-              "tables": [{"id": "T1", **table, "devices": devices}]}  # fmt: skip
-    path = tmp_path / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    try:
-        load_config(path)
-    except ConfigError as exc:
-        return exc.problems
-    return []
+    return config_problems(tmp_path, [{"id": "T1", **table, "devices": devices}])
 
 
 def test_every_game_has_a_table_here_that_uses_each_family_it_takes() -> None:

@@ -6,9 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-
-from floord.config.load import ConfigError, load_config
+from config_support import config_problems
 
 pytestmark = pytest.mark.unit
 
@@ -22,15 +20,7 @@ def check(tmp_path: Path, rules: dict[str, Any] | None, devices: list[dict[str, 
     table: dict[str, Any] = {"id": "PG", "game": "pai_gow", "devices": devices}
     if rules is not None:
         table["rules"] = rules
-    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db",
-              "tables": [table]}  # fmt: skip
-    path = tmp_path / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    try:
-        load_config(path)
-    except ConfigError as exc:
-        return exc.problems
-    return []
+    return config_problems(tmp_path, [table])
 
 
 def test_a_pai_gow_table_with_its_shaker_and_count_order_passes(tmp_path: Path) -> None:
