@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
         help="with --table: the config the daemon runs with (default: the one named on the "
         "command line the journal's lock file records)",
     )
-    export.set_defaults(handler=_export)
+    export.set_defaults(handler=_export, export_parser=export)
 
     bundle = what.add_parser(
         "verify-bundle", help="check an evidence bundle offline: no daemon, no config"
@@ -90,13 +90,11 @@ def _export(ns: argparse.Namespace) -> int:
         from floord.cli.journal_bundle import export_bundle_command
 
         return export_bundle_command(ns)
-    if ns.start is None or ns.end is None or ns.round is not None or ns.config is not None:
-        print(
-            "floord journal export: --from and --to are required (--round and --config "
-            "only with --table)",
-            file=sys.stderr,
-        )
-        return 2
+    # Without --table, the JSON lines export as it always was: argparse's own refusal.
+    if ns.round is not None or ns.config is not None:
+        ns.export_parser.error("--round and --config go with --table (an evidence bundle)")
+    if ns.start is None or ns.end is None:
+        ns.export_parser.error("the following arguments are required: --from, --to")
     try:
         if ns.out is None:
             count = export_journal(ns.db, ns.start, ns.end, sys.stdout, ns.stream)

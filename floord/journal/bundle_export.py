@@ -285,37 +285,39 @@ def export_bundle(
     goes into the manifest as it is (what those files are, where they came from).
     """
     db = open_readonly(path)
-    writer = BundleWriter(out)
+    writer: BundleWriter | None = None
     try:
         db.execute("BEGIN")
         schema = _one(db, "SELECT value FROM meta WHERE key = 'schema_version'", ())
         plans = _plans(db, table, selection)
+        writer = BundleWriter(out)
         entries = [_write_stream(db, writer, plan) for plan in plans]
         site = _site(db, table)
         db.execute("COMMIT")
+        for attachment in attachments:
+            writer.add(attachment.member, attachment.data)
+        manifest: dict[str, Any] = {
+            **about,
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "floord_version": version,
+            "exported_at": format_ts(now),
+            "site": site,
+            "table": table,
+            "selection": selection.manifest(),
+            "journal": {"path": str(Path(path).resolve()), "schema_version": schema},
+            "streams": entries,
+            "members": dict(sorted(writer.hashes.items())),
+            "how_to_verify": HOW_TO_VERIFY,
+        }
+        writer.add(MANIFEST, manifest_bytes(manifest))
+        writer.add(SUMS, sums_bytes(writer.hashes))
     except sqlite3.Error as exc:
         raise AuditError(f"journal {path}: cannot read: {exc}") from exc
     finally:
         db.close()
-    for attachment in attachments:
-        writer.add(attachment.member, attachment.data)
-    manifest: dict[str, Any] = {
-        **about,
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "floord_version": version,
-        "exported_at": format_ts(now),
-        "site": site,
-        "table": table,
-        "selection": selection.manifest(),
-        "journal": {"path": str(Path(path).resolve()), "schema_version": schema},
-        "streams": entries,
-        "members": dict(sorted(writer.hashes.items())),
-        "how_to_verify": HOW_TO_VERIFY,
-    }
-    writer.add(MANIFEST, manifest_bytes(manifest))
-    writer.add(SUMS, sums_bytes(writer.hashes))
-    writer.close()
+        if writer is not None:
+            writer.close()  # on a failure too: the caller deletes what was written
     summary = [
         (
             e["stream"],

@@ -111,6 +111,11 @@ def _body(line: str) -> dict[str, Any]:
     return body if isinstance(body, dict) else {}
 
 
+def _seq(line: str, at: int) -> int:
+    seq = _body(line).get("seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else at
+
+
 def _inside(select: dict[str, str], body: dict[str, Any]) -> bool | None:
     """Whether an event falls in the selection (None: its ts cannot be read)."""
     if "round" in select:
@@ -243,13 +248,15 @@ def check_stream(
     before_line = link_lines[0] if has_before else None
     after_lines = link_lines[1:] if has_before else link_lines
     gap = entry.gap()
-    rows: list[tuple[str, int, str]] = []
-    if before_line is not None:
-        rows.append((entry.stream, gap, before_line))
+    # Each line at the seq it says it is (else where the manifest puts it): a line taken
+    # out then shows as the gap it leaves, a line renumbered as an edit.
     first = entry.first if entry.first is not None else gap + 1
-    rows += [(entry.stream, first + i, line) for i, line in enumerate(range_lines)]
     after_first = entry.after_first if entry.after_first is not None else first + len(range_lines)
-    rows += [(entry.stream, after_first + i, line) for i, line in enumerate(after_lines)]
+    placed = [(gap, before_line, entry.links_member)] if before_line is not None else []
+    placed += [(first + i, line, entry.events_member) for i, line in enumerate(range_lines)]
+    placed += [(after_first + i, line, entry.links_member) for i, line in enumerate(after_lines)]
+    rows = [(entry.stream, _seq(line, at), line) for at, line, _ in placed]
+    member_of = {seq: member for (_, seq, _), (_, _, member) in zip(rows, placed, strict=True)}
     anchor = None
     if before_line is not None:
         prev = _body(before_line).get("prev")
@@ -260,25 +267,21 @@ def check_stream(
         rows, anchors={entry.stream: anchor} if anchor else None, heads={entry.stream: entry.head}
     )
     if broken is not None:
-        in_range = entry.first is not None and entry.first <= broken.seq <= (entry.last or 0)
         found.append(
             {
-                "member": entry.events_member if in_range else entry.links_member,
+                "member": member_of.get(broken.seq, entry.links_member),
                 "kind": broken.kind,
                 "detail": broken.detail,
                 "stream": entry.stream,
                 "seq": broken.seq,
             }
         )
-    bodies = [_body(line) for line in range_lines]
     for _, seq, line in rows:
         body = _body(line)
-        in_range = first <= seq < first + len(bodies)
-        member = entry.events_member if in_range else entry.links_member
         if body and (body.get("site") != site or body.get("table") != table):
             found.append(
                 {
-                    "member": member,
+                    "member": member_of[seq],
                     "kind": "foreign",
                     "detail": f"an event of {body.get('site')}/{body.get('table')} in the "
                     f"bundle of {site}/{table}",
@@ -286,6 +289,7 @@ def check_stream(
                     "seq": seq,
                 }
             )
+    bodies = [_body(line) for line in range_lines]
     before_body = _body(before_line) if before_line is not None else None
     after_body = _body(after_lines[0]) if after_lines else None
     found += _boundaries(entry, before_body, bodies, after_body)

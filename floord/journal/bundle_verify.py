@@ -228,7 +228,7 @@ def _check_streams(
         want = selection
         if entry.stream != table and isinstance(selection, dict) and "round" in selection:
             want = _round_window(entry, checked.get(table, []))
-        if entry.select != want:
+        if want is not None and entry.select != want:
             report.problems.append(
                 Problem(
                     MANIFEST,
@@ -239,7 +239,10 @@ def _check_streams(
             )
         found, bodies = check_stream(entry, members, site, table)
         checked[entry.stream] = bodies
-        report.problems.extend(Problem(**p) for p in found)
+        named = {p.member for p in report.problems}  # a damaged member is not missing too
+        report.problems.extend(
+            Problem(**p) for p in found if not (p["kind"] == "missing" and p["member"] in named)
+        )
     for source in sorted({str(b.get("source")) for b in checked.get(table, [])}):
         if source in ("engine", "daemon") or source.startswith("operator:"):
             continue
