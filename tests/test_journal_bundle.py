@@ -370,3 +370,29 @@ def test_refusals_of_files_and_tables(
     assert "no bundle at" in capsys.readouterr().err
     code, out = verify(taken, capsys)
     assert code == 1 and "taken.zip: unreadable: not a zip file" in out
+
+
+def test_the_heads_are_compared_with_a_journal(
+    journal: Journal, config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = tmp_path / "heads.zip"
+    assert export(journal, config, bundle, "--round", "RL-01-2024-05-01-0002") == 0
+    append_minutes(journal, range(30, 32))  # the journal goes on: its old heads stay in it
+    capsys.readouterr()
+    assert main(["journal", "verify-bundle", str(bundle), "--db", str(journal.path)]) == 0
+    assert "holds every head: the range is as this journal recorded it" in capsys.readouterr().out
+    # Another journal, its chain rebuilt over an event of the range, holds other heads.
+    other = Journal(tmp_path / "other" / "journal.db")
+    try:
+        append_minutes(other, range(12))
+        other.append(WHEEL, event(WHEEL, 12))
+        other.append(TABLE, event(TABLE, 12))
+        other.append(TABLE, event(TABLE, 12, 31))
+        append_minutes(other, range(13, 30))
+    finally:
+        other.close()
+    assert main(["journal", "verify-bundle", str(bundle), "--db", str(other.path)]) == 1
+    out = capsys.readouterr().out
+    assert "does NOT hold the bundle's heads" in out
+    assert "  RL-01: the journal's seq 60 has hash" in out
+    assert "RL-01/devices/wheel" not in out.split("does NOT")[1]

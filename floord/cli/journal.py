@@ -56,6 +56,11 @@ def register(sub: Any) -> None:
         "verify-bundle", help="check an evidence bundle offline: no daemon, no config"
     )
     bundle.add_argument("file", type=Path, metavar="FILE", help="the bundle (a .zip)")
+    bundle.add_argument(
+        "--db",
+        type=Path,
+        help="also compare each stream's head with this journal (live, read-only, or a copy)",
+    )
     bundle.set_defaults(handler=_verify_bundle)
 
     copy = what.add_parser("copy", help="a consistent copy of a live journal (backup API)")

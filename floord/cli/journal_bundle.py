@@ -9,7 +9,8 @@ and whole; 1 written but it does not verify (kept: the break is evidence too); 2
 written (the journal, the config or the options could not be used as asked).
 
 `verify-bundle` needs nothing but the file: exit 0 whole, 1 a problem named (member,
-stream, seq, what), 2 no file.
+stream, seq, what), 2 no file. With `--db` it also compares each head the bundle names
+with that journal (read-only): 1 when the journal does not hold one.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from floord import __version__
 from floord.journal.audit import AuditError
 from floord.journal.bundle_export import Attachment, ExportSummary, Selection, export_bundle
 from floord.journal.bundle_verify import BundleReport, BundleUnreadable, verify_bundle
+from floord.journal.bundle_witness import compare_heads
 from floord.journal.lock import lock_path, read_holder
 from floord.profiles import profile_path
 from floord.yaml_files import YamlFileError, read_yaml
@@ -173,7 +175,7 @@ def describe_bundle(report: BundleReport, path: Path) -> str:
         f"each chained to its head; {config}{profiles} profile(s) as hashed",
         *_describe_streams(report),
         f"the heads are the journal's at {manifest.get('exported_at')}: the range is unedited "
-        "if the journal (or a copy, or the chain seen on MQTT) holds these heads",
+        "if the journal (or a copy, or the chain seen on MQTT) holds these heads (--db)",
     ]
     return "\n".join(lines)
 
@@ -236,4 +238,19 @@ def verify_bundle_command(ns: argparse.Namespace) -> int:
         print(f"floord journal verify-bundle: {exc}", file=sys.stderr)
         return 2
     print(describe_bundle(report, ns.file))
-    return 0 if report.whole else 1
+    if not report.whole:
+        return 1
+    if ns.db is None:
+        return 0
+    heads = {entry.stream: entry.head for entry in report.streams}
+    try:
+        differ = compare_heads(ns.db, heads)
+    except AuditError as exc:
+        print(f"floord journal verify-bundle: {exc}", file=sys.stderr)
+        return 2
+    if differ:
+        print(f"{ns.db}: does NOT hold the bundle's heads:")
+        print("\n".join(f"  {stream}: {problem}" for stream, problem in differ))
+        return 1
+    print(f"{ns.db}: holds every head: the range is as this journal recorded it")
+    return 0
