@@ -396,3 +396,44 @@ def test_the_heads_are_compared_with_a_journal(
     assert "does NOT hold the bundle's heads" in out
     assert "  RL-01: the journal's seq 60 has hash" in out
     assert "RL-01/devices/wheel" not in out.split("does NOT")[1]
+
+
+def test_a_journal_broken_in_the_range_gives_a_bundle_naming_the_break(
+    journal: Journal, config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "copy.db"
+    assert main(["journal", "copy", "--db", str(journal.path), "--out", str(copy)]) == 0
+    db = sqlite3.connect(copy, isolation_level=None)
+    try:
+        db.execute(
+            "UPDATE events SET body = replace(body, '\"second\":30', '\"second\":31') "
+            "WHERE stream = 'RL-01' AND seq = 26"
+        )
+    finally:
+        db.close()
+    capsys.readouterr()
+    bundle = tmp_path / "broken.zip"
+    argv = ["journal", "export", "--db", str(copy), "--table", TABLE, "-c", str(config)]
+    assert main([*argv, "--round", "RL-01-2024-05-01-0002", "--out", str(bundle)]) == 1
+    assert "events/RL-01.jsonl: stream 'RL-01' seq 26 edited" in capsys.readouterr().err
+    assert bundle.exists(), "kept: the break is evidence too"
+
+
+def test_a_device_stream_left_out_is_named(
+    journal: Journal, config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = tmp_path / "no-wheel.zip"
+    assert export(journal, config, bundle, "--round", "RL-01-2024-05-01-0002") == 0
+    capsys.readouterr()
+
+    def leave_out_the_wheel(members: dict[str, bytes]) -> None:
+        for name in ("events/RL-01/devices/wheel.jsonl", "links/RL-01/devices/wheel.jsonl"):
+            del members[name]
+        manifest = json.loads(members[MANIFEST])
+        manifest["streams"] = manifest["streams"][:1]
+        members[MANIFEST] = json.dumps(manifest).encode()
+
+    rewrite(bundle, leave_out_the_wheel, rehash=True)
+    code, out = verify(bundle, capsys)
+    assert code == 1, out
+    assert "manifest.json: missing_stream: the table's range has events of device 'wheel'" in out
