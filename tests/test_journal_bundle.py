@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +16,7 @@ from bundle_support import flip_in_file, lines, read_members, rewrite
 
 from floord.cli.main import main
 from floord.contract import Envelope, format_ts
+from floord.journal.bundle_export import Attachment, Selection, export_bundle
 from floord.journal.bundle_format import MANIFEST, SUMS
 from floord.journal.lock import lock_path
 from floord.journal.store import Journal
@@ -437,3 +439,27 @@ def test_a_device_stream_left_out_is_named(
     code, out = verify(bundle, capsys)
     assert code == 1, out
     assert "manifest.json: missing_stream: the table's range has events of device 'wheel'" in out
+
+
+def test_the_same_range_at_the_same_moment_is_the_same_bytes(
+    journal: Journal, tmp_path: Path
+) -> None:
+    files = [Attachment("config/floord.yaml", b"site: casino-1\n")]
+    made = []
+    for name in ("one.zip", "two.zip"):
+        with (tmp_path / name).open("xb") as out:
+            export_bundle(
+                journal.path,
+                TABLE,
+                Selection(round="RL-01-2024-05-01-0003"),
+                out,
+                now=T0 + timedelta(days=1),
+                version="0.0.0",
+                attachments=files,
+                about={},
+            )
+        made.append((tmp_path / name).read_bytes())
+    assert made[0] == made[1]
+    with zipfile.ZipFile(tmp_path / "one.zip") as zf:
+        assert {info.date_time for info in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert zf.namelist()[-2:] == [MANIFEST, SUMS]
