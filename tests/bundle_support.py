@@ -1,4 +1,5 @@
-"""Evidence bundles opened, edited and written back the way someone with the file could."""
+"""Evidence bundles: a journal of play to export them from, and bundles opened, edited
+and written back the way someone with the file could."""
 
 from __future__ import annotations
 
@@ -6,11 +7,69 @@ import hashlib
 import json
 import zipfile
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
+from floord.cli.main import main
+from floord.contract import Envelope, format_ts
 from floord.journal.bundle_format import MANIFEST, SUMS, manifest_bytes, sums_bytes
+from floord.journal.store import Journal
 
 Members = dict[str, bytes]
+ROOT = Path(__file__).resolve().parent.parent
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+TABLE, WHEEL = "RL-01", "RL-01/devices/wheel"
+PROFILE = "profiles/wheel/cammegh-ss2.yaml"
+
+
+def round_of(minute: int) -> str | None:
+    """Minutes 1-4 are round 0000, 6-9 round 0001, ...; each fifth minute is between rounds."""
+    return f"RL-01-2024-05-01-{minute // 5:04d}" if minute % 5 else None
+
+
+def event(stream: str, minute: int, second: int = 0) -> Callable[[int], Envelope]:
+    def make(seq: int) -> Envelope:
+        device = stream == WHEEL
+        return Envelope(
+            site="casino-1",
+            table="RL-01",
+            seq=seq,
+            ts=format_ts(T0 + timedelta(minutes=minute, seconds=second)),
+            type="wheel.number" if device or second == 0 else "roulette.result",
+            source="wheel" if device or second == 0 else "engine",
+            data={"minute": minute, "second": second},
+            round=None if device else round_of(minute),
+        )
+
+    return make
+
+
+def append_minutes(journal: Journal, minutes: range) -> None:
+    """Each minute: the wheel's event on both streams, and the engine's decision on the table's."""
+    for minute in minutes:
+        journal.append(WHEEL, event(WHEEL, minute))
+        journal.append(TABLE, event(TABLE, minute))
+        journal.append(TABLE, event(TABLE, minute, 30))
+
+
+def box_config(folder: Path) -> Path:
+    """The example box's config (RL-01 with a Cammegh wheel), copied into `folder`."""
+    path = folder / "floord.yaml"
+    path.write_bytes((ROOT / "examples" / "box.yaml").read_bytes())
+    return path
+
+
+def export(journal: Journal, config: Path, out: Path, *selection: str) -> int:
+    argv = ["journal", "export", "--db", str(journal.path), "--table", TABLE, "-c", str(config)]
+    return main([*argv, *selection, "--out", str(out)])
+
+
+def verify(bundle: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["journal", "verify-bundle", str(bundle)])
+    out = capsys.readouterr()
+    return code, out.out + out.err
 
 
 def read_members(bundle: Path) -> Members:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import shlex
 import sys
 from datetime import UTC, datetime
@@ -28,7 +29,7 @@ from floord import __version__
 from floord.journal.audit import AuditError
 from floord.journal.bundle_export import Attachment, ExportSummary, Selection, export_bundle
 from floord.journal.bundle_verify import BundleReport, BundleUnreadable, verify_bundle
-from floord.journal.bundle_witness import compare_heads
+from floord.journal.bundle_witness import compare_heads, differing_fields, stored_bodies
 from floord.journal.lock import lock_path, read_holder
 from floord.profiles import profile_path
 from floord.yaml_files import YamlFileError, read_yaml
@@ -230,6 +231,41 @@ def export_bundle_command(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _name_edited_fields(report: BundleReport, ns: argparse.Namespace) -> int:
+    """With --db, each edited event of a broken bundle against the journal's own: which
+    fields differ (a hash says only that something did). An event whose hash was made
+    again shows as the next one's `prev_mismatch`: both are compared. Exit 1, or 2 if
+    the journal cannot be read."""
+    wanted: list[tuple[str, int]] = []
+    for p in report.problems:
+        if p.stream is not None and p.seq and p.kind in ("edited", "prev_mismatch"):
+            seqs = [p.seq - 1, p.seq] if p.kind == "prev_mismatch" else [p.seq]
+            wanted += [(p.stream, seq) for seq in seqs if (p.stream, seq) not in wanted]
+    if not wanted:
+        return 1
+    try:
+        held = stored_bodies(ns.db, wanted)
+    except AuditError as exc:
+        print(f"floord journal verify-bundle: {exc}", file=sys.stderr)
+        return 2
+    for key in wanted:
+        ours, theirs = _decoded(report.bodies.get(key)), _decoded(held.get(key))
+        where = f"  stream {key[0]!r} seq {key[1]}:"
+        if ours is None or theirs is None:
+            print(f"{where} not in both the bundle and {ns.db} to compare")
+            continue
+        fields = differing_fields(ours, theirs)
+        print(f"{where} differs from {ns.db} in {', '.join(fields) or 'nothing'}")
+    return 1
+
+
+def _decoded(line: str | None) -> Any:
+    try:
+        return None if line is None else json.loads(line)
+    except ValueError:
+        return None
+
+
 def verify_bundle_command(ns: argparse.Namespace) -> int:
     """`floord journal verify-bundle FILE`."""
     try:
@@ -239,6 +275,8 @@ def verify_bundle_command(ns: argparse.Namespace) -> int:
         return 2
     print(describe_bundle(report, ns.file))
     if not report.whole:
+        if ns.db is not None:
+            return _name_edited_fields(report, ns)
         return 1
     if ns.db is None:
         return 0

@@ -224,8 +224,9 @@ def _boundaries(
 
 def check_stream(
     entry: StreamEntry, members: dict[str, bytes], site: str, table: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The problems of one stream (as `Problem` fields) and the range's parsed bodies."""
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[int, str]]:
+    """The problems of one stream (as `Problem` fields), the range's parsed bodies, and
+    every line of the stream by the seq it was checked as."""
     range_lines, link_lines = (
         _lines(members.get(entry.events_member)),
         _lines(members.get(entry.links_member)),
@@ -242,7 +243,7 @@ def check_stream(
                 }
             )
     if range_lines is None or link_lines is None:
-        return found, []
+        return found, [], {}
     found += _layout(entry, len(range_lines), len(link_lines))
     has_before = entry.start == "event" and bool(link_lines)
     before_line = link_lines[0] if has_before else None
@@ -293,4 +294,4 @@ def check_stream(
     before_body = _body(before_line) if before_line is not None else None
     after_body = _body(after_lines[0]) if after_lines else None
     found += _boundaries(entry, before_body, bodies, after_body)
-    return found, bodies
+    return found, bodies, {seq: line for _, seq, line in rows}

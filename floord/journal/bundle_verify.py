@@ -61,6 +61,8 @@ class BundleReport:
     problems: list[Problem] = field(default_factory=list)
     manifest: dict[str, Any] | None = None
     streams: list[StreamEntry] = field(default_factory=list)
+    # Each event line of the bundle, by (stream, seq), as the check read it.
+    bodies: dict[tuple[str, int], str] = field(default_factory=dict)
 
     @property
     def whole(self) -> bool:
@@ -237,8 +239,9 @@ def _check_streams(
                     f"means {want}",
                 )
             )
-        found, bodies = check_stream(entry, members, site, table)
+        found, bodies, by_seq = check_stream(entry, members, site, table)
         checked[entry.stream] = bodies
+        report.bodies.update({(entry.stream, seq): line for seq, line in by_seq.items()})
         named = {p.member for p in report.problems}  # a damaged member is not missing too
         report.problems.extend(
             Problem(**p) for p in found if not (p["kind"] == "missing" and p["member"] in named)

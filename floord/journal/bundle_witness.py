@@ -62,3 +62,42 @@ def compare_heads(path: Path, heads: dict[str, tuple[int, str]]) -> list[tuple[s
     finally:
         db.close()
     return found
+
+
+def stored_bodies(path: Path, wanted: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """The journal's stored bodies of these (stream, seq), those it holds."""
+    db = open_readonly(path)
+    found: dict[tuple[str, int], str] = {}
+    try:
+        db.execute("BEGIN")
+        for stream, seq in wanted:
+            row = db.execute(
+                "SELECT body FROM events WHERE stream = ? AND seq = ?", (stream, seq)
+            ).fetchone()
+            if row is not None:
+                found[(stream, seq)] = str(row[0])
+        db.execute("COMMIT")
+    except sqlite3.Error as exc:
+        raise AuditError(f"journal {path}: cannot read: {exc}") from exc
+    finally:
+        db.close()
+    return found
+
+
+def differing_fields(ours: object, theirs: object, where: str = "") -> list[str]:
+    """The dotted paths where two decoded bodies differ (`data.number`), leaves only."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        found = []
+        for key in sorted(set(ours) | set(theirs), key=str):
+            path = f"{where}.{key}" if where else str(key)
+            if key not in ours or key not in theirs:
+                found.append(path)
+            else:
+                found += differing_fields(ours[key], theirs[key], path)
+        return found
+    if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        found = []
+        for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            found += differing_fields(a, b, f"{where}[{index}]")
+        return found
+    return [] if ours == theirs else [where or "(the whole body)"]
