@@ -4,6 +4,9 @@ A profile says how to reach a model (serial settings), how long to wait for it
 (timeouts), which driver and simulator speak its protocol, and its quirks. Loading is
 strict: an unknown key is an error that names the file and the key, because a typo in
 a timeout must never silently fall back to a default on a regulated table.
+
+This module reads one profile and knows the packaged folder; a box looks a name up
+through `floord.profile_sources`, which puts the site's profiles before these.
 """
 
 from __future__ import annotations
@@ -175,7 +178,9 @@ def available_profiles(directory: Path | None = None) -> list[str]:
 
 
 def load_profile(name: str, directory: Path | None = None) -> DeviceProfile:
-    """Read and validate a profile; raise `ProfileError` naming file, key and fault."""
+    """Read and validate a packaged profile (or the one in `directory`); raise
+    `ProfileError` naming file, key and fault. A box's config looks its names up on its
+    profile shelf instead (`floord.profile_sources`: the site's profiles first)."""
     path = profile_path(name, directory)
     if not path.is_file():
         raise ProfileNotFound(name, path, available_profiles(directory))

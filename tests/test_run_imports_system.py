@@ -27,6 +27,10 @@ NOT_RUN = (
     "numpy",
     "scipy",
     "bcrypt",
+    "prometheus_client",
+    "floord.metrics.collectors",
+    "floord.metrics.server",
+    "floord.processes.daemon_metrics",
     "simulators",
     "floord.demo",
     "floord.watch",
@@ -36,11 +40,13 @@ NOT_RUN = (
     "floord.cli.capture",
     "floord.cli.dice_report",
     "floord.cli.journal",
+    "floord.cli.profiles",
     "floord.cli.report",
     "floord.cli.status",
     "floord.cli.udev",
     "floord.journal.audit",
     "floord.operator.client",
+    "floord.processes.profile_catalogue",
 )
 
 

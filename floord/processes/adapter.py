@@ -31,7 +31,6 @@ from floord.events import DeviceCommand
 from floord.journal.store import Journal
 from floord.mqtt.tls import client_tls
 from floord.processes.daemon import driver_options
-from floord.profiles import load_profile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 
 # How often the adapter says it is alive, as a share of the device's silence timeout: the
@@ -84,9 +83,11 @@ class AdapterProcess:
             )
         cfg = loaded.config
         self.topics = Topics(cfg.broker.topic_prefix, cfg.site, table)
-        self.profile = load_profile(device_cfg.profile)
+        self.profile = loaded.profiles.load(device_cfg.profile)
         self._log = structlog.get_logger("floord.adapter_process").bind(table=table, device=device)
         self._stop = asyncio.Event()
+        # Told every event the adapter recorded (the metrics' counters).
+        self.heard: Callable[[Received], None] | None = None
         # Its own journal, locked: a second adapter for the device is refused (JournalInUse).
         self.journal = Journal(journal_path or adapter_journal_path(loaded, table, device))
         try:
@@ -123,6 +124,8 @@ class AdapterProcess:
     def _recorded(self, item: Received) -> None:
         """The adapter journaled an event: the link publishes it (no bus here)."""
         self.link.notify()
+        if self.heard is not None:
+            self.heard(item)
 
     async def _command(self, command: DeviceCommand) -> None:
         reply = await self.adapter.send(command)
