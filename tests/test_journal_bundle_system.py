@@ -74,7 +74,11 @@ def test_a_round_exported_beside_the_daemon_verifies_and_an_edit_is_named(
     assert after[-1]["hash"] == manifest["streams"][0]["head"]["hash"]
 
     assert main(["journal", "verify-bundle", str(bundle)]) == 0
-    assert "whole: table RL-01" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "whole: table RL-01" in out
+    # The profile file in the bundle is the one this run's start recorded, by its hash.
+    assert manifest["started"]["profiles"]["wheel"]["sha256"] == manifest["profiles"][0]["sha256"]
+    assert "profile of wheel: the file the daemon.started of seq" in out
 
     edited = results[0]
 

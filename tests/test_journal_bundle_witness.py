@@ -3,6 +3,7 @@ edited event's fields named, and the bundle's bytes the same for the same range.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from bundle_support import (
+    ROOT,
     T0,
     TABLE,
     WHEEL,
@@ -22,6 +24,7 @@ from bundle_support import (
 )
 
 from floord.cli.main import main
+from floord.contract import Envelope, format_ts
 from floord.journal.bundle_export import Attachment, Selection, export_bundle
 from floord.journal.bundle_format import MANIFEST, SUMS
 from floord.journal.chain import event_hash
@@ -118,3 +121,49 @@ def test_the_same_range_at_the_same_moment_is_the_same_bytes(
     with zipfile.ZipFile(tmp_path / "one.zip") as zf:
         assert {info.date_time for info in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         assert zf.namelist()[-2:] == [MANIFEST, SUMS]
+
+
+def started(profiles: dict[str, dict[str, str]]):
+    def make(seq: int) -> Envelope:
+        when = format_ts(T0 + timedelta(hours=1, seconds=seq))
+        data = {"version": "0.2.0", "devices": ["wheel"], "profiles": profiles}
+        return Envelope(
+            site="casino-1",
+            table=TABLE,
+            seq=seq,
+            ts=when,
+            type="daemon.started",
+            source="daemon",
+            data=data,
+        )
+
+    return make
+
+
+def test_each_profile_is_compared_with_what_the_start_recorded(
+    journal: Journal, config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    packaged = (ROOT / "device_profiles" / "cammegh-ss2.yaml").read_bytes()
+    journal.append(TABLE, started({"wheel": {"sha256": hashlib.sha256(packaged).hexdigest()}}))
+    bundle = tmp_path / "started.zip"
+    assert export(journal, config, bundle, "--round", "RL-01-2024-05-01-0002") == 0
+    capsys.readouterr()
+    assert main(["journal", "verify-bundle", str(bundle)]) == 0
+    out = capsys.readouterr().out
+    assert "profile of wheel: the file the daemon.started of seq 61 (in the bundle) recorded" in out
+
+    def say_another_start(members: dict[str, bytes]) -> None:
+        manifest = json.loads(members[MANIFEST])
+        manifest["started"]["profiles"]["wheel"]["sha256"] = "0" * 64
+        members[MANIFEST] = json.dumps(manifest).encode()
+
+    rewrite(bundle, say_another_start, rehash=True)
+    assert main(["journal", "verify-bundle", str(bundle)]) == 1
+    assert "manifest.json: started_mismatch" in capsys.readouterr().out
+
+    journal.append(TABLE, started({"wheel": {"sha256": "0" * 64}}))
+    later = tmp_path / "later.zip"
+    assert export(journal, config, later, "--round", "RL-01-2024-05-01-0002") == 0
+    capsys.readouterr()
+    assert main(["journal", "verify-bundle", str(later)]) == 0
+    assert "profile of wheel: NOT the file the daemon.started of seq 62" in capsys.readouterr().out

@@ -31,7 +31,8 @@ from floord.journal.bundle_export import Attachment, ExportSummary, Selection, e
 from floord.journal.bundle_verify import BundleReport, BundleUnreadable, verify_bundle
 from floord.journal.bundle_witness import compare_heads, differing_fields, stored_bodies
 from floord.journal.lock import lock_path, read_holder
-from floord.profiles import profile_path
+from floord.profile_sources import ProfileShelf, profile_sources, site_directory
+from floord.profiles import ProfileError
 from floord.yaml_files import YamlFileError, read_yaml
 
 NO_CONFIG = (
@@ -125,21 +126,40 @@ def attachments_for(
             "sha256": _sha256(rules_data),
         }
         files.append(Attachment(rules_member, rules_data))
+    shelf = _shelf(config, raw)
     for device, name in devices:
-        path = profile_path(name)
+        try:
+            found_profile = shelf.open(name)
+        except ProfileError as exc:
+            raise AuditError(f"{config}: device {device}'s profile: {exc}") from exc
+        path = found_profile.path
         profile = _read(path, f"{config}: device {device}'s profile")
         profile_member = f"profiles/{device}/{path.name}"
         about["profiles"].append(
             {
                 "device": device,
                 "profile": name,
+                "origin": found_profile.origin,
                 "path": str(path.resolve()),
+                "overrides": None
+                if found_profile.overrides is None
+                else str(found_profile.overrides),
                 "member": profile_member,
                 "sha256": _sha256(profile),
             }
         )
         files.append(Attachment(profile_member, profile))
     return about, files
+
+
+def _shelf(config: Path, raw: Any) -> ProfileShelf:
+    """The profiles the daemon looks the config's names up in: its `site_profiles`
+    (relative to the config) or the .deb's site directory, then the packaged ones."""
+    site = raw.get("site_profiles") if isinstance(raw, dict) else None
+    directory = None
+    if isinstance(site, str):
+        directory = Path(site) if Path(site).is_absolute() else config.parent / site
+    return ProfileShelf(profile_sources(site_directory(directory)))
 
 
 def _describe_streams(report: BundleReport) -> list[str]:
@@ -175,6 +195,7 @@ def describe_bundle(report: BundleReport, path: Path) -> str:
         f"{path}: whole: {_what(manifest)}: {events} events in {len(report.streams)} streams, "
         f"each chained to its head; {config}{profiles} profile(s) as hashed",
         *_describe_streams(report),
+        *(f"  {note}" for note in report.notes),
         f"the heads are the journal's at {manifest.get('exported_at')}: the range is unedited "
         "if the journal (or a copy, or the chain seen on MQTT) holds these heads (--db)",
     ]

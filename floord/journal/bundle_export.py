@@ -19,6 +19,7 @@ The layout and the manifest are documented in docs/journal.md, "Evidence bundles
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -258,6 +259,26 @@ def _write_stream(db: sqlite3.Connection, out: BundleWriter, plan: _Plan) -> dic
     return entry
 
 
+def _started(db: sqlite3.Connection, table: str) -> dict[str, Any] | None:
+    """What the table's last `daemon.started` says: the run now under way, its version
+    and the profile (path, origin, SHA-256) each device runs with."""
+    row = db.execute(
+        "SELECT seq, body FROM events WHERE stream = ? "
+        "AND json_extract(body, '$.type') = 'daemon.started' ORDER BY seq DESC LIMIT 1",
+        (table,),
+    ).fetchone()
+    if row is None:
+        return None
+    body = json.loads(row[1])
+    data = body.get("data") if isinstance(body.get("data"), dict) else {}
+    return {
+        "seq": int(row[0]),
+        "ts": body.get("ts"),
+        "version": data.get("version"),
+        "profiles": data.get("profiles"),
+    }
+
+
 def _site(db: sqlite3.Connection, table: str) -> str:
     site = _one(
         db,
@@ -293,6 +314,7 @@ def export_bundle(
         writer = BundleWriter(out)
         entries = [_write_stream(db, writer, plan) for plan in plans]
         site = _site(db, table)
+        started = _started(db, table)
         db.execute("COMMIT")
         for attachment in attachments:
             writer.add(attachment.member, attachment.data)
@@ -307,6 +329,7 @@ def export_bundle(
             "selection": selection.manifest(),
             "journal": {"path": str(Path(path).resolve()), "schema_version": schema},
             "streams": entries,
+            "started": started,
             "members": dict(sorted(writer.hashes.items())),
             "how_to_verify": HOW_TO_VERIFY,
         }

@@ -63,6 +63,8 @@ class BundleReport:
     streams: list[StreamEntry] = field(default_factory=list)
     # Each event line of the bundle, by (stream, seq), as the check read it.
     bodies: dict[tuple[str, int], str] = field(default_factory=dict)
+    # What a whole bundle says besides: each profile file against the record's.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def whole(self) -> bool:
@@ -260,6 +262,58 @@ def _check_streams(
             )
 
 
+def _check_started(manifest: dict[str, Any], report: BundleReport) -> None:
+    """The manifest's `started` against the table's `daemon.started` it names (when the
+    bundle holds it), and each profile file against what that start recorded."""
+    started, table = manifest.get("started"), manifest.get("table")
+    if not isinstance(started, dict) or not isinstance(table, str):
+        return
+    seq = started.get("seq")
+    line = report.bodies.get((table, seq)) if isinstance(seq, int) else None
+    where = "before the range: the manifest's word for it"
+    if line is not None:
+        try:
+            body = json.loads(line)
+        except ValueError:
+            body = None
+        body = body if isinstance(body, dict) else {}
+        data = body["data"] if isinstance(body.get("data"), dict) else {}
+        said = {
+            "type": body.get("type"),
+            "ts": body.get("ts"),
+            "version": data.get("version"),
+            "profiles": data.get("profiles"),
+        }
+        wanted = {k: started.get(k) for k in ("ts", "version", "profiles")}
+        if said != {"type": "daemon.started", **wanted}:
+            report.problems.append(
+                Problem(
+                    MANIFEST,
+                    "started_mismatch",
+                    f"`started` is not what the table's seq {seq} says (a daemon.started)",
+                )
+            )
+            return
+        where = "in the bundle"
+    profiles = started.get("profiles")
+    recorded: dict[str, Any] = profiles if isinstance(profiles, dict) else {}
+    for entry in manifest.get("profiles") or []:
+        if not isinstance(entry, dict):
+            continue
+        device, mine = entry.get("device"), entry.get("sha256")
+        record = recorded.get(device) if isinstance(device, str) else None
+        start = f"the daemon.started of seq {seq} ({where})"
+        if not isinstance(record, dict):
+            report.notes.append(f"profile of {device}: {start} records none")
+        elif record.get("sha256") == mine:
+            report.notes.append(f"profile of {device}: the file {start} recorded")
+        else:
+            report.notes.append(
+                f"profile of {device}: NOT the file {start} recorded "
+                f"({_short(record.get('sha256'))}): changed since that start"
+            )
+
+
 def verify_bundle(path: Path) -> BundleReport:
     """Check the bundle at `path` offline; `BundleUnreadable` when there is no file."""
     path = Path(path)
@@ -288,4 +342,5 @@ def verify_bundle(path: Path) -> BundleReport:
     report.manifest = manifest
     _check_attachments(manifest, members, report)
     _check_streams(manifest, members, report)
+    _check_started(manifest, report)
     return report
