@@ -58,8 +58,12 @@ class StreamEntry:
         field when it is not of its form."""
         events, links, head = raw["events"], raw["links"], raw["head"]
         select = raw["select"]
-        if not isinstance(select, dict) or not all(isinstance(v, str) for v in select.values()):
-            raise ValueError(f"select: a selection expected, found {select!r}")
+        if (
+            not isinstance(select, dict)
+            or set(select) not in ({"round"}, {"from", "to"})
+            or not all(isinstance(v, str) for v in select.values())
+        ):
+            raise ValueError(f"select: {{round}} or {{from, to}} expected, found {select!r}")
         start = _str(raw["start"], "start")
         if start not in STARTS:
             raise ValueError(f"start: one of {', '.join(STARTS)} expected, found {start!r}")

@@ -160,11 +160,16 @@ def _manifest(members: dict[str, bytes], report: BundleReport) -> dict[str, Any]
     return manifest
 
 
+def _profiles(manifest: dict[str, Any]) -> list[Any]:
+    profiles = manifest.get("profiles")
+    return profiles if isinstance(profiles, list) else []
+
+
 def _check_attachments(
     manifest: dict[str, Any], members: dict[str, bytes], report: BundleReport
 ) -> None:
     """The config's, floor rules' and profiles' own entries name their member's hash."""
-    entries = [manifest.get("config"), manifest.get("floor_rules"), *manifest.get("profiles", [])]
+    entries = [manifest.get("config"), manifest.get("floor_rules"), *_profiles(manifest)]
     for entry in entries:
         if not isinstance(entry, dict):
             continue
@@ -297,7 +302,7 @@ def _check_started(manifest: dict[str, Any], report: BundleReport) -> None:
         where = "in the bundle"
     profiles = started.get("profiles")
     recorded: dict[str, Any] = profiles if isinstance(profiles, dict) else {}
-    for entry in manifest.get("profiles") or []:
+    for entry in _profiles(manifest):
         if not isinstance(entry, dict):
             continue
         device, mine = entry.get("device"), entry.get("sha256")
