@@ -41,7 +41,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from floord.contract import Envelope
 from floord.journal import watermark
@@ -194,10 +194,10 @@ class Journal:
             rollback(self._db)
 
     @classmethod
-    def open_readonly(cls, path: Path) -> Journal:
+    def open_readonly(cls, path: Path) -> Self:
         """The file opened `mode=ro`, beside a running daemon: the reading methods only,
         no schema set-up or migration (the daemon's business); a write raises."""
-        journal = cls.__new__(cls)
+        journal: Self = cls.__new__(cls)
         journal.path = Path(path)
         journal._readonly = True
         journal._lock = None  # a reader never takes the writer's lock
