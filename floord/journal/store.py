@@ -46,6 +46,7 @@ from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 from floord.contract import Envelope
 from floord.journal import watermark
 from floord.journal.append import Append, AppendRows, Build
+from floord.journal.batches import JOURNAL_READ_LIMIT
 from floord.journal.chain import Break
 from floord.journal.checkpointer import WAL_ROOM, Checkpointer, catch_up
 from floord.journal.errors import DISK_FULL as DISK_FULL
@@ -350,8 +351,11 @@ class Journal:
         return (rows[0][0], rows[0][1] or "")
 
     @on_writer
-    def unpublished(self, streams: list[str], limit: int = 500) -> list[tuple[str, int, str]]:
-        """Unacknowledged events of these streams, (stream, seq, json), by stream then seq."""
+    def unpublished(
+        self, streams: list[str], limit: int = JOURNAL_READ_LIMIT
+    ) -> list[tuple[str, int, str]]:
+        """Unacknowledged events of these streams, (stream, seq, json), by stream then seq:
+        at most `limit`, one batch of the link's by default (`floord.journal.batches`)."""
         if not streams:
             return []
         if limit < 1:
