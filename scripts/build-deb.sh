@@ -3,8 +3,9 @@
 #
 # floord, the table box's package:
 #   /opt/floord              a private virtual environment: the core install of the wheel
-#                            (no console, report or demo extra), on Debian's python3.11,
-#                            without the device simulators
+#                            and its metrics extra (prometheus_client, imported only when
+#                            a config has `metrics:`; no console, report or demo extra),
+#                            on Debian's python3.11, without the device simulators
 #   /usr/bin/floord          -> /opt/floord/bin/floord, the path every unit runs
 #   /usr/lib/systemd/system  floord.service, floord-adapter@.service
 #   /usr/lib/sysusers.d, /usr/lib/tmpfiles.d   the floord user and its folders
@@ -63,7 +64,7 @@ ROOT=$WORK/root
 STAGED=$ROOT$PREFIX
 # The venv without pip: the box never installs into it; pip runs from outside (--python).
 "$PYBIN" -m venv --without-pip "$STAGED"
-$PIP --python "$STAGED/bin/python" install -q --no-compile "$WHEEL" >&2
+$PIP --python "$STAGED/bin/python" install -q --no-compile "$WHEEL[metrics]" >&2
 # direct_url.json records the build's own wheel path: meaningless on a box.
 rm -f "$STAGED"/lib/python*/site-packages/floord-*.dist-info/direct_url.json
 sed -i '/direct_url.json/d' "$STAGED"/lib/python*/site-packages/floord-*.dist-info/RECORD

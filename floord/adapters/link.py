@@ -169,10 +169,22 @@ class AdapterLink:
         self.connections = 0
         # This process in its statuses, and another with its client id (`takeover.py`).
         self._takeover = TakeoverWatch(this_instance(datetime.now(UTC)))
+        # Told each batch's publish-to-PUBACK seconds (the metrics' histogram), as a
+        # table link's `acked_after`.
+        self.acked_after: Callable[[float], None] | None = None
 
     @property
     def connected(self) -> bool:
         return self._client is not None
+
+    @property
+    def failovers(self) -> int:
+        """Connections made on another broker node than the one before."""
+        return self._session.failovers
+
+    @property
+    def connections_lost(self) -> int:
+        return self._session.connections_lost
 
     def notify(self) -> None:
         """New rows in the journal: publish them."""
@@ -308,7 +320,13 @@ class AdapterLink:
         """Publish the stream's unacknowledged rows in order, then whatever notify() adds."""
         topics = {self.stream: self._topics.device_events(self._device)}
         await drain(
-            client, self._journal, topics, self._wake, window=WINDOW, ack_timeout=self._ack_timeout
+            client,
+            self._journal,
+            topics,
+            self._wake,
+            window=WINDOW,
+            ack_timeout=self._ack_timeout,
+            acked_after=self.acked_after,
         )
 
     # --- requests from the daemon ------------------------------------------------

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import importlib.util
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from floord.config.load import LoadedConfig
 
 
 def register(sub: Any) -> None:
@@ -25,6 +29,12 @@ def register(sub: Any) -> None:
         type=Path,
         help="the adapter's own journal (default: adapter-<table>-<device>.db beside the "
         "config's journal)",
+    )
+    parser.add_argument(
+        "--metrics-listen",
+        metavar="HOST:PORT",
+        help="serve this adapter's Prometheus metrics and /healthz there (loopback unless "
+        "the config's metrics.allow_remote is true; needs the 'metrics' extra)",
     )
     parser.set_defaults(handler=run_adapter)
 
@@ -47,6 +57,10 @@ def run_adapter(ns: argparse.Namespace) -> int:
     ):
         print("\n".join(problems), file=sys.stderr)
         return 1
+    metrics = _metrics_address(loaded, ns.metrics_listen)
+    if isinstance(metrics, str):
+        print(f"floord adapter: {metrics}", file=sys.stderr)
+        return 1
     journal = ns.journal or adapter_journal_path(loaded, ns.table, ns.device)
     if refusal := root_refusal(journal.resolve(), ns.argv):
         print(f"floord adapter: {refusal}", file=sys.stderr)
@@ -59,7 +73,13 @@ def run_adapter(ns: argparse.Namespace) -> int:
                 AdapterProcess, loaded, ns.table, ns.device, port=ns.port, journal_path=ns.journal
             )
         )
-        await process.run()
+        if metrics is None:
+            await process.run()
+            return
+        # Only then: prometheus_client is an extra.
+        from floord.processes.adapter_metrics import run_with_metrics
+
+        await run_with_metrics(process, loaded.config.site, *metrics)
 
     try:
         asyncio.run(main())
@@ -69,3 +89,20 @@ def run_adapter(ns: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     return 0
+
+
+def _metrics_address(loaded: LoadedConfig, listen: str | None) -> tuple[str, int] | str | None:
+    """Where `--metrics-listen` says to serve (None: not asked), or why it cannot be."""
+    from floord.metrics.address import ListenError, parse_listen
+    from floord.system.extras import EXTRAS, missing_extra_message
+
+    if listen is None:
+        return None
+    allow_remote = loaded.config.metrics is not None and loaded.config.metrics.allow_remote
+    try:
+        address = parse_listen(listen, allow_remote=allow_remote)
+    except ListenError as exc:
+        return f"--metrics-listen: {exc}"
+    if importlib.util.find_spec(EXTRAS["metrics"]) is None:
+        return missing_extra_message("metrics", "--metrics-listen")
+    return address

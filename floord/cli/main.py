@@ -232,7 +232,13 @@ def run_loaded(loaded: LoadedConfig) -> int:
             text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
             print(f"floord run: cannot start: {text}", file=sys.stderr)
             return 1
-        await daemon.run()
+        if (metrics := loaded.config.metrics) is not None:
+            # Only then: prometheus_client is an extra, and a box without it starts faster.
+            from floord.processes.daemon_metrics import run_with_metrics
+
+            await run_with_metrics(daemon, metrics)
+        else:
+            await daemon.run()
         return 0
 
     return asyncio.run(main())

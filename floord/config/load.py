@@ -20,6 +20,7 @@ from floord.config.broker import BrokerConfig, OperatorConfig
 from floord.config.floor_rules import floor_problems
 from floord.config.floor_rules_file import floor_rules_problems
 from floord.config.journal_path import journal_problems
+from floord.config.metrics import MetricsConfig, metrics_problems
 from floord.config.ports import port_problems
 from floord.config.problems import config_problems
 from floord.config.secrets import broker_problems, read_secret, rotation_problems, secret_problems
@@ -128,6 +129,8 @@ class FloordConfig(StrictModel):
     rig: bool = False
     gaming_day: GamingDayConfig = GamingDayConfig()
     surveillance: SurveillanceConfig = SurveillanceConfig()
+    # Prometheus metrics and /healthz (`floord.config.metrics`); absent: off.
+    metrics: MetricsConfig | None = None
     operators: list[OperatorConfig] = Field(default_factory=list)
     tables: list[TableConfig] = Field(min_length=1)
 
@@ -196,6 +199,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
         problems += rotation_problems(path, f"operators.{i}", op)
     problems += broker_problems(path, cfg.broker)
     problems += journal_problems(path, "journal", cfg.journal)
+    problems += metrics_problems(path, cfg.metrics)
     for t, table in enumerate(cfg.tables):
         game = definition_of(table)
         dupes([d.id for d in table.devices], f"tables.{t}.devices")

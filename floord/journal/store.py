@@ -449,6 +449,11 @@ class Journal:
         )
         return bool(rows)
 
+    @property
+    def writer(self) -> WriterThread:
+        """The journal's thread: its queue, its commits' timings, closed or not (metrics)."""
+        return self._writer
+
     def run(self, job: Callable[[], R]) -> R:
         """Several of the methods above as one job on the journal's thread, waited for."""
         return self._writer.run(lambda _db: job())

@@ -34,6 +34,7 @@ import contextlib
 import queue
 import sqlite3
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -54,9 +55,10 @@ class WriterThread:
         self._jobs: queue.SimpleQueue[tuple[Job[object], Outcome] | None] = queue.SimpleQueue()
         opened: Future[sqlite3.Connection] = Future()
         self._changed = _Changed()
+        self._timed = _Timed()
         self._thread = threading.Thread(
-            target=_serve, args=(self._jobs, connect, opened, self._changed), name=name,
-            daemon=True,
+            target=_serve, args=(self._jobs, connect, opened, self._changed, self._timed),
+            name=name, daemon=True,
         )  # fmt: skip
         self._closed = False
         self._thread.start()
@@ -73,6 +75,15 @@ class WriterThread:
     def changes(self) -> Changes:
         """What the connection has done so far (see `Changes`); read from any thread."""
         return self._changed.now
+
+    def queued(self) -> int:
+        """How many jobs wait for the thread (the one running not counted); any thread."""
+        return self._jobs.qsize()
+
+    def time_commits(self, observe: Callable[[float], None] | None) -> None:
+        """Have each commit of appends (alone or shared) report its duration in seconds,
+        from its start to its COMMIT's return, to `observe`, called on the thread."""
+        self._timed.observe = observe
 
     def submit(self, job: Job[T]) -> Future[T]:
         """Hand `job` to the thread; its future holds what it returned or raised."""
@@ -184,6 +195,15 @@ class Changes(NamedTuple):
     turns: int  # jobs begun plus jobs ended: odd while one runs
 
 
+class _Timed:
+    """Where the thread reports its commits' durations (`WriterThread.time_commits`)."""
+
+    __slots__ = ("observe",)
+
+    def __init__(self) -> None:
+        self.observe: Callable[[float], None] | None = None
+
+
 class _Changed:
     """The thread's `Changes`, replaced whole by the thread only, so that another
     thread reads both of its numbers from the same moment."""
@@ -199,6 +219,7 @@ def _serve(
     connect: Callable[[], sqlite3.Connection],
     opened: Future[sqlite3.Connection],
     changed: _Changed,
+    timed: _Timed,
 ) -> None:
     try:
         conn = connect()
@@ -214,12 +235,15 @@ def _serve(
             return
         changed.now = Changes(changed.now.rows, changed.now.turns + 1)
         if isinstance(item[0], Write):
+            began = time.perf_counter()
             group = _queued_behind(item, jobs, held)  # type: ignore[arg-type]
             if len(group) > 1:
                 commit_together(conn, group, lambda w, out: _settle(conn, w, out))
             else:
                 _settle(conn, *item)
             del group
+            if (observe := timed.observe) is not None:
+                observe(time.perf_counter() - began)
         else:
             _settle(conn, *item)
         rows = changed.now.rows

@@ -129,6 +129,9 @@ class TableLink:
         self._retained = RetainedPacer()
         # This process in its statuses, and another with its client id (`takeover.py`).
         self._takeover = TakeoverWatch(this_instance(datetime.now(UTC)))
+        # Told, for each batch of events acknowledged whole, the seconds from its publish
+        # to its last PUBACK (the metrics' histogram); None: not timed.
+        self.acked_after: Callable[[float], None] | None = None
 
     # --- the daemon's side -------------------------------------------------------
 
@@ -136,6 +139,16 @@ class TableLink:
     def connected(self) -> bool:
         """A broker session is up (from CONNACK until the session's jobs have ended)."""
         return self._client is not None
+
+    @property
+    def failovers(self) -> int:
+        """Connections made on another broker node than the one before."""
+        return self._session.failovers
+
+    @property
+    def connections_lost(self) -> int:
+        """Connections that were up and were lost."""
+        return self._session.connections_lost
 
     def notify(self) -> None:
         """New journal entries may be there: publish them."""
@@ -350,6 +363,7 @@ class TableLink:
             self._wake,
             window=self._window,
             ack_timeout=self._ack_timeout,
+            acked_after=self.acked_after,
         )
 
     async def _state_loop(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:

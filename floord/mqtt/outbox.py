@@ -13,7 +13,8 @@ adapter's link), so both keep the same ordering promise (docs/contract.md).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
 
@@ -65,16 +66,28 @@ async def drain(
     *,
     window: int,
     ack_timeout: float,
+    acked_after: Callable[[float], None] | None = None,
 ) -> None:
     """Publish the unacknowledged rows of `topics`' streams (stream -> topic) in batches of
     `window`, then whatever `wake` announces, forever; raise when a batch is not all acked.
 
     What a commit stores comes by the streams' feed (`floord.journal.feed`), not read
     back, as long as it continues each stream where this connection left off; else (the
-    start, a backlog, a gap) the rows are read from the journal, which holds them all."""
+    start, a backlog, a gap) the rows are read from the journal, which holds them all.
+    `acked_after` hears, for each batch acknowledged whole, the seconds from its publish
+    to its last PUBACK."""
     feed = journal.feeds.follow(topics)
     try:
-        await _drain(client, journal, topics, wake, feed, window=window, ack_timeout=ack_timeout)
+        await _drain(
+            client,
+            journal,
+            topics,
+            wake,
+            feed,
+            window=window,
+            ack_timeout=ack_timeout,
+            acked_after=acked_after,
+        )
     finally:
         journal.feeds.unfollow(feed)
 
@@ -88,6 +101,7 @@ async def _drain(
     *,
     window: int,
     ack_timeout: float,
+    acked_after: Callable[[float], None] | None,
 ) -> None:
     streams = list(topics)
     place = Place()
@@ -111,9 +125,12 @@ async def _drain(
                 woken = True
                 continue
             items = [(topics[stream], body) for stream, _, body in batch]
+            sent = time.perf_counter()
             acked = await publish_in_order(
                 client, items, ack_timeout=ack_timeout, raise_after=False
             )
+            if acked_after is not None and all(acked):
+                acked_after(time.perf_counter() - sent)
             by_stream: dict[str, list[int]] = {}
             stopped: set[str] = set()
             for (stream, seq, _), ok in zip(batch, acked, strict=True):

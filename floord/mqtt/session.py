@@ -107,6 +107,11 @@ class SessionLoop:
         # Another connection with this client id takes ours over (`taken_over`): said
         # once; the losses and returns it causes are debug lines until it stops.
         self._rival: dict[str, str] | None = None
+        # For the metrics: connections up and then lost, and connections made on another
+        # node than the one before (a cluster's failover).
+        self.connections_lost = 0
+        self.failovers = 0
+        self._last_node: str | None = None
 
     def stop(self) -> None:
         """End run(): at once if it is waiting to reconnect, else through the stop watch."""
@@ -142,6 +147,7 @@ class SessionLoop:
             delay = None if self._stop.is_set() else self._backoff.next()
             if failure is not None:
                 failed = self._nodes.where
+                self.connections_lost += up_at is not None
                 if up_at is not None and self.loss is None:
                     self.loss = Loss(failed, up_at, datetime.now(UTC))
                 self._nodes.advance()
@@ -187,6 +193,9 @@ class SessionLoop:
     async def _connected(self) -> None:
         """One line when the link comes up: the first time, or back after a loss."""
         first = not self._ever_connected
+        if self._last_node is not None and self._nodes.where != self._last_node:
+            self.failovers += 1
+        self._last_node = self._nodes.where
         down_s = time.monotonic() - self._down_since if self._down_since else None
         self._ever_connected = True
         self._down_since = None

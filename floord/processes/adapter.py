@@ -87,6 +87,8 @@ class AdapterProcess:
         self.profile = load_profile(device_cfg.profile)
         self._log = structlog.get_logger("floord.adapter_process").bind(table=table, device=device)
         self._stop = asyncio.Event()
+        # Told every event the adapter recorded (the metrics' counters).
+        self.heard: Callable[[Received], None] | None = None
         # Its own journal, locked: a second adapter for the device is refused (JournalInUse).
         self.journal = Journal(journal_path or adapter_journal_path(loaded, table, device))
         try:
@@ -123,6 +125,8 @@ class AdapterProcess:
     def _recorded(self, item: Received) -> None:
         """The adapter journaled an event: the link publishes it (no bus here)."""
         self.link.notify()
+        if self.heard is not None:
+            self.heard(item)
 
     async def _command(self, command: DeviceCommand) -> None:
         reply = await self.adapter.send(command)

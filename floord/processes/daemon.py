@@ -107,6 +107,8 @@ class Daemon:
         # The journal's lock is taken here: a second daemon on it is refused (JournalInUse).
         self.journal = Journal(loaded.journal_path)
         self.log = structlog.get_logger("floord.daemon").bind(site=cfg.site)
+        # Told every device event on its way to a table's bus (the metrics' counters).
+        self.heard: Callable[[str, Received], None] | None = None
         try:
             self.operators = {op.id: loaded.operator_keys(op.id) for op in cfg.operators}
             self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
@@ -138,6 +140,8 @@ class Daemon:
 
         def sink(item: Received) -> None:
             bus.put(item)
+            if self.heard is not None:
+                self.heard(table.id, item)
 
         adapters: dict[str, TableDevice] = {}
         for device in table.devices:

@@ -12,7 +12,12 @@ from __future__ import annotations
 import importlib.util
 
 # extra -> the module whose absence means the extra is not installed
-EXTRAS: dict[str, str] = {"console": "textual", "report": "matplotlib", "demo": "amqtt"}
+EXTRAS: dict[str, str] = {
+    "console": "textual",
+    "report": "matplotlib",
+    "demo": "amqtt",
+    "metrics": "prometheus_client",
+}
 
 
 class MissingExtra(SystemExit):
