@@ -136,7 +136,6 @@ async def publish_batch(
             confirmations.expect(info.mid, batch, position)
         if batch.index:
             confirmations.hooks.write_now()
-        if batch.index:
             async with asyncio.timeout(ack_timeout):
                 await batch.done
     except TimeoutError:
