@@ -4,11 +4,12 @@ versions: what floord's publish path does faster than their public interfaces al
 floord publishes its journal at QoS 1 in batches (`floord.mqtt.confirm`). Through the
 public interfaces alone every message costs aiomqtt a coroutine, an event, a `wait_for`
 and two scans of all its pending calls, and paho-mqtt a `send` of its own, three `recv`s
-for its four-byte PUBACK and a `ReasonCode` and a `Properties` built for it. Measured on
-a burst (`bench/publish_batch.py`, `strace -c`, py-spy on `bench/latency.py`), the hooks
-below cut the MQTT client's CPU a message by 20 to 40 %, the `sendto`s from 20,359 to
-354, the `recvfrom`s from 48,591 to 5,670, and an eighth of the daemon's CPU. So they
-are kept, here only (ruff's private-access rule is off for this module alone):
+for its four-byte PUBACK and a `ReasonCode` and a `Properties` built for it. Measured,
+the hooks below cut the MQTT client's CPU a message by 20 to 40 % (`bench/publish_batch.py`),
+a burst's `sendto`s from 20,359 to 354 and its `recvfrom`s from 48,591 to 5,670
+(`strace -c` on `bench/latency.py`), and the PUBACKs' objects were an eighth of the
+daemon's CPU in a burst (py-spy). So they are kept, here only (ruff's private-access
+rule is off for this module alone):
 
 - `Hooks.paho`: aiomqtt 2's paho client (`Client._client`), to which a batch is handed
   through paho's public `publish` and `on_publish` (`floord.mqtt.confirm`);
