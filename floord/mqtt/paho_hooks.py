@@ -17,7 +17,7 @@ rule is off for this module alone):
   watches the socket for writing through `call_soon_threadsafe`, two turns later), runs
   of whole QoS 1 PUBLISH packets joined into one `send` first (`coalesce`, on paho's
   `_out_packet`);
-- `ReadAhead`: the socket read in chunks (paho's `_sock` and `_sock_recv`);
+- `ReadAhead`: the socket read in chunks (paho's `_sock_recv`);
 - `fast_pubacks`: a two-byte PUBACK read without paho's two objects (its
   `_handle_pubackcomp` and what that calls);
 - `fail` and `take_disconnect_error`: aiomqtt 2's `_disconnected` future, where its own
@@ -224,14 +224,15 @@ class ReadAhead:
         self._inner = inner
         self._recv = inner._sock_recv  # paho's own: its errors, as paho raises them
         self._buffer = bytearray()
-        self._sock: object = inner._sock
+        self._sock: object = inner.socket()
         inner._sock_recv = self.recv  # type: ignore[method-assign]
 
     def recv(self, bufsize: int) -> bytes:
         """paho's `_sock_recv`: up to `bufsize` bytes, from what was read ahead."""
         buffer = self._buffer
-        if self._inner._sock is not self._sock:  # a new socket: nothing of the old one
-            self._sock = self._inner._sock
+        sock = self._inner.socket()
+        if sock is not self._sock:  # a new socket: nothing of the old one
+            self._sock = sock
             buffer.clear()
         if not buffer:
             data = self._recv(READ_AHEAD)  # raises BlockingIOError when nothing is there
@@ -244,7 +245,7 @@ class ReadAhead:
 
     def pending(self) -> int:
         """Bytes read ahead that paho has not taken yet."""
-        return len(self._buffer) if self._inner._sock is self._sock else 0
+        return len(self._buffer) if self._inner.socket() is self._sock else 0
 
     def readable(self) -> None:
         """The socket's reader: paho reads until nothing read ahead is left (and, on
