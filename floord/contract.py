@@ -153,6 +153,9 @@ class EventType(StrEnum):
     # A table's state set aside on the record (`floord journal retire`): its snapshot no
     # longer fitted the table's config (another game or wheel).
     TABLE_RETIRED = "table.retired"
+    # The journal put back from a backup (`floord journal restore`): the stream goes on
+    # from the backup's head, so `seq` goes back for a subscriber that saw more.
+    JOURNAL_RESTORED = "journal.restored"
 
 
 EVENT_TYPES: frozenset[str] = frozenset(t.value for t in EventType)

@@ -1,9 +1,13 @@
-"""Device profiles: one versioned YAML file per device model in `device_profiles/`.
+"""Device profiles: one versioned YAML file per device model in `device_profiles/` (and in
+each installed driver family's own folder, `floord.driver_families`).
 
 A profile says how to reach a model (serial settings), how long to wait for it
 (timeouts), which driver and simulator speak its protocol, and its quirks. Loading is
 strict: an unknown key is an error that names the file and the key, because a typo in
 a timeout must never silently fall back to a default on a regulated table.
+
+This module reads one profile and knows the packaged folder; a box looks a name up
+through `floord.profile_sources`, which puts the site's profiles before these.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from floord.driver_families import DriverFamilyError, family_profile_dirs, module_of
 from floord.problem_lines import did_you_mean, one_of, validation_problems
 from floord.yaml_files import YamlFileError, read_yaml, top_found
 
@@ -151,34 +156,56 @@ class DeviceProfile(_Strict):
 
 
 def module_path(package: str, key: str, renamed: Mapping[str, str], name: str) -> str:
-    """The module a profile's `key:` name means: `<package>.<name>`, or its new home in `renamed`.
+    """The module a profile's `key:` name means: `<family>.<module>` (or its new home in
+    `renamed`) is `<module>` under that installed driver family's `package` (`drivers` or
+    `simulators`: `floord.driver_families`).
 
-    One rule for `driver:` (package `drivers`) and `simulator:` (package `simulators`), which
-    may not import each other. A name must be a dotted module path, never a file path.
+    One rule for `driver:` and `simulator:`, which may not import each other. A name must
+    be a dotted module path, never a file path.
     """
-    name = renamed.get(name, name)
-    if not all(part.isidentifier() for part in name.split(".")):
-        raise ValueError(f"{key}: a module name expected, {name!r}")
-    return f"{package}.{name}"
+    return module_of(package, key, renamed.get(name, name))
+
+
+def profile_dirs() -> list[Path]:
+    """Where a profile is looked up by name: the installed driver families' own folders
+    (plugins), then floord's packaged one. No name may be in two of them: which settings
+    drive a device must not depend on which package was installed (`profile_path`)."""
+    return [*family_profile_dirs(exclude=PROFILES_DIR), PROFILES_DIR]
 
 
 def profile_path(name: str, directory: Path | None = None) -> Path:
-    """Where the profile called `name` lives (a bare name, or a path to a .yaml file)."""
+    """Where the profile called `name` lives (a bare name, or a path to a .yaml file);
+    not found, the packaged folder's path it would have. A name two folders ship is a
+    `ProfileError` naming both files."""
     candidate = Path(name)
     if candidate.suffix in (".yaml", ".yml"):
         return candidate
-    return (directory or PROFILES_DIR) / f"{name}.yaml"
+    dirs = [directory] if directory is not None else profile_dirs()
+    found = [folder / f"{name}.yaml" for folder in dirs if (folder / f"{name}.yaml").is_file()]
+    if len(found) > 1:
+        raise ProfileError(
+            f"profile {name!r} is shipped twice, by {found[0]} and by {found[1]}: a driver "
+            "family may not replace another's profile; uninstall one, or give the profile by path"
+        )
+    return found[0] if found else dirs[-1] / f"{name}.yaml"
 
 
 def available_profiles(directory: Path | None = None) -> list[str]:
-    return sorted(p.stem for p in (directory or PROFILES_DIR).glob("*.yaml"))
+    dirs = [directory] if directory is not None else profile_dirs()
+    return sorted({p.stem for folder in dirs for p in folder.glob("*.yaml")})
 
 
 def load_profile(name: str, directory: Path | None = None) -> DeviceProfile:
-    """Read and validate a profile; raise `ProfileError` naming file, key and fault."""
-    path = profile_path(name, directory)
-    if not path.is_file():
-        raise ProfileNotFound(name, path, available_profiles(directory))
+    """Read and validate a profile of floord's or of an installed driver family (or the one
+    in `directory`); raise `ProfileError` naming file, key and fault (or the driver family
+    plugin that could not be loaded while looking). A box's config looks its names up on
+    its profile shelf instead (`floord.profile_sources`: the site's profiles first)."""
+    try:
+        path = profile_path(name, directory)
+        if not path.is_file():
+            raise ProfileNotFound(name, path, available_profiles(directory))
+    except DriverFamilyError as exc:
+        raise ProfileError(str(exc)) from exc
     return load_strict_yaml(path, DeviceProfile, ProfileError)
 
 

@@ -7,9 +7,13 @@
 #                            a config has `metrics:`; no console, report or demo extra),
 #                            on Debian's python3.11, without the device simulators
 #   /usr/bin/floord          -> /opt/floord/bin/floord, the path every unit runs
-#   /usr/lib/systemd/system  floord.service, floord-adapter@.service
+#   /usr/lib/systemd/system  floord.service, floord-adapter@.service, floord-backup.service
+#                            and floord-backup.timer (the daily journal backup, not enabled)
 #   /usr/lib/sysusers.d, /usr/lib/tmpfiles.d   the floord user and its folders
 #   /etc/floord/floord.yaml  examples/box.yaml, a conffile (edits survive upgrades)
+#   /etc/floord/profiles     the site's device profiles (docs/deployment.md, "Site
+#                            profiles"): empty but for its README, a conffile
+#   /etc/default/floord-backup   the backup's journal, folder and retention, a conffile
 #   /usr/share/doc/floord    the docs the units point at, the examples, the udev rules
 #
 # floord-rig, a test rig's additions (docs/rigs.md; never on a box with a live table),
@@ -88,22 +92,30 @@ install -d "$ROOT/usr/bin"
 ln -s "$PREFIX/bin/floord" "$ROOT/usr/bin/floord"
 install -d "$ROOT/usr/lib/systemd/system" "$ROOT/usr/lib/sysusers.d" "$ROOT/usr/lib/tmpfiles.d"
 install -m 0644 "$SRC/systemd/floord.service" "$SRC/systemd/floord-adapter@.service" \
+  "$SRC/systemd/floord-backup.service" "$SRC/systemd/floord-backup.timer" \
   "$ROOT/usr/lib/systemd/system/"
 install -m 0644 "$SRC/systemd/floord.sysusers.conf" "$ROOT/usr/lib/sysusers.d/floord.conf"
 install -m 0644 "$SRC/systemd/floord.tmpfiles.conf" "$ROOT/usr/lib/tmpfiles.d/floord.conf"
 install -d -m 0750 "$ROOT/etc/floord"
 install -m 0640 "$SRC/examples/box.yaml" "$ROOT/etc/floord/floord.yaml"
+install -d -m 0755 "$ROOT/etc/floord/profiles"
+install -m 0644 "$SRC/scripts/deb/profiles-README" "$ROOT/etc/floord/profiles/README"
+install -d "$ROOT/etc/default"
+install -m 0644 "$SRC/systemd/floord-backup.default" "$ROOT/etc/default/floord-backup"
 DOC=$ROOT/usr/share/doc/floord
 install -d "$DOC/examples"
 install -m 0644 "$SRC"/docs/*.md "$SRC/README.md" "$SRC/CHANGELOG.md" "$DOC/"
 install -m 0644 "$SRC/LICENSE" "$DOC/copyright"
 install -m 0644 "$SRC/examples/box.yaml" "$SRC/systemd/99-floord-devices.rules" \
   "$SRC/device_profiles/99-floord-usb-shoe.rules" "$DOC/examples/"
+install -d "$DOC/examples/site-profiles"
+install -m 0644 "$SRC"/examples/site-profiles/*.yaml "$DOC/examples/site-profiles/"
 
 install -d "$ROOT/DEBIAN"
 install -m 0755 "$SRC"/scripts/deb/postinst "$SRC"/scripts/deb/prerm "$SRC"/scripts/deb/postrm \
   "$ROOT/DEBIAN/"
-echo /etc/floord/floord.yaml >"$ROOT/DEBIAN/conffiles"
+printf '%s\n' /etc/floord/floord.yaml /etc/floord/profiles/README /etc/default/floord-backup \
+  >"$ROOT/DEBIAN/conffiles"
 SIZE=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
 cat >"$ROOT/DEBIAN/control" <<EOF
 Package: floord

@@ -2,8 +2,9 @@
 
 from floord.profiles import module_path
 
-# A profile's `simulator:` name is a module path under `simulators`. Names from before the
-# modules were grouped by protocol keep resolving, so a profile written then still loads.
+# A profile's `simulator:` name is `<family>.<module>`, a module of an installed driver family
+# (floord.driver_families: floord's own packages here, or a plugin's). Names from before
+# the modules were grouped by protocol keep resolving, so a profile written then still loads.
 RENAMED: dict[str, str] = {
     "big_six": "flf1.big_six",
     "cammegh_ss2": "cammegh_ss2.simulator",
@@ -16,5 +17,5 @@ RENAMED: dict[str, str] = {
 
 
 def module_name(name: str) -> str:
-    """The module a profile's `simulator:` name means (`simulators.<name>`, or its new home)."""
+    """The module a profile's `simulator:` name means (`<family>.<module>`, or its new home)."""
     return module_path("simulators", "simulator", RENAMED, name)

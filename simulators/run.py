@@ -25,7 +25,8 @@ from simulators.scenario import ScenarioError, load_scenario
 
 
 def load_simulator(profile: DeviceProfile) -> Callable[..., Simulator]:
-    """The simulator class named by a profile: `simulators.<profile.simulator>.SIMULATOR`."""
+    """The simulator class named by a profile: `SIMULATOR` of the module its `simulator:`
+    names in its driver family (`floord.driver_families`)."""
     name = profile.simulator
     try:
         module_path = module_name(name)

@@ -63,12 +63,15 @@ class Process:
     `finally` reaches a `kill()` still leaves no process behind (`reap_leftovers`, run
     after each test by tests/conftest.py)."""
 
-    def __init__(self, args: list[str], *, stdout: int | None = subprocess.PIPE) -> None:
+    def __init__(
+        self, args: list[str], *, stdout: int | None = subprocess.PIPE, python: str = sys.executable
+    ) -> None:
+        """`python`: the interpreter whose floord runs (another venv's, with a plugin)."""
         self.args = args
         # Its log lines (stderr), kept so a failing test can show them (tests/conftest.py).
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by reap_leftovers)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "floord", *args],
+            [python, "-m", "floord", *args],
             stdout=stdout,
             stderr=self.stderr,
             env=_env(),
@@ -133,6 +136,7 @@ def start_device_sim(
     scenario: dict[str, Any],
     speed: float = 1.0,
     control: str | None = None,
+    python: str = sys.executable,
 ) -> tuple[Process, str]:
     """`floord sim PROFILE --pty` with this scenario; returns the process and the pty.
 
@@ -141,7 +145,7 @@ def start_device_sim(
     path = tmp / f"{profile}-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump(scenario))
     args = ["sim", profile, "--pty", "--scenario", str(path), "--speed", str(speed)]
-    sim = Process(args + (["--control", control] if control else []))
+    sim = Process(args + (["--control", control] if control else []), python=python)
     assert sim.proc.stdout is not None
     line = sim.proc.stdout.readline().decode().strip()
     if not line.startswith("pty: "):
@@ -208,8 +212,8 @@ def write_config(
     return write_tables_config(tmp, broker_url, [table])
 
 
-def start_daemon(config: Path) -> Process:
-    return Process(["run", "-c", str(config)], stdout=subprocess.DEVNULL)
+def start_daemon(config: Path, python: str = sys.executable) -> Process:
+    return Process(["run", "-c", str(config)], stdout=subprocess.DEVNULL, python=python)
 
 
 def topics(table: str = "RL-01") -> Topics:

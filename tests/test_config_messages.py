@@ -148,8 +148,8 @@ CATALOGUE = [
         "gaming_day:",
         "gameing_day:",
         "gameing_day: unknown key (did you mean 'gaming_day'? allowed keys: site, broker, "
-        "journal, journal_retention_days, floor_rules, rig, gaming_day, surveillance, metrics, "
-        "operators, tables)",
+        "journal, journal_retention_days, floor_rules, site_profiles, rig, gaming_day, "
+        "surveillance, metrics, operators, tables)",
     ),
     _m(
         "profile_typo",

@@ -52,6 +52,8 @@ SCENARIOS = [
     # `floord journal retire`: table.retired.
     "test_check_refuses.py",
     "test_check_refuses_system.py",
+    # `floord journal restore`, then a daemon on the restored journal: journal.restored.
+    "test_journal_backup_system.py",
     # A real daemon and simulator, end to end: daemon.started, daemon.stopped.
     "test_e2e_baccarat.py",
 ]

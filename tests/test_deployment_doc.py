@@ -157,6 +157,8 @@ def test_the_page_shows_commands() -> None:
     verbs = {shlex.split(c)[1] for _, c in COMMANDS}
     assert {"check", "run", "journal", "cmd", "status", "udev"} <= verbs, verbs
     assert any(c.startswith("floord journal copy --db") for k, c in COMMANDS if k == "block")
+    for verb in ("backup --db", "restore "):
+        assert any(c.startswith(f"floord journal {verb}") for k, c in COMMANDS if k == "block")
 
 
 def _parse_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str | None:

@@ -1,10 +1,13 @@
-"""Every device profile's driver and simulator, built as the daemon and `floord sim` build
-them, are a `Driver` and a `Simulator` (floord.events), and the driver decodes a golden
-frame of its family into the event types the golden file expects.
+"""Every device profile of every installed driver family, floord's own and any plugin's,
+has a driver and a simulator that, built as the daemon and `floord sim` build them, are a
+`Driver` and a `Simulator` (floord.events), and the driver decodes a golden frame of its
+family into the event types the golden file expects.
 
-The golden frames are the ones the drivers' own tests use (tests/golden/, and the frame
-lists of the Big Six, wheel sensor and USB shoe driver tests); a new profile fails here
-until it has one. A dice tracker's come from tests/golden/dice/, one case per profile.
+The golden frames of floord's own families are the ones the drivers' own tests use
+(tests/golden/, and the frame lists of the Big Six, wheel sensor and USB shoe driver
+tests); a new profile fails here until it has one. A dice tracker's come from
+tests/golden/dice/, one case per profile. A plugin's come from the golden file its
+family names (docs/plugins.md), and one without is refused.
 """
 
 from __future__ import annotations
@@ -20,19 +23,20 @@ import test_driver_wheel_sensor as wheel_sensor
 import yaml
 from cards_golden import GOLDEN_DIR as CARDS_DIR
 from cards_golden import load_cases
+from families_support import plugin_golden, profile_names
 from test_driver_dice_tracker import CASES as DICE_CASES
 
 import simulators
 from floord.adapters.local import load_driver
 from floord.contract import EventType
 from floord.events import DeviceEvent, Driver, Simulator
-from floord.profiles import PROFILES_DIR, DeviceProfile, load_profile
+from floord.profiles import DeviceProfile, load_profile
 from simulators.run import load_simulator
 from simulators.usb_shoe.backend import SimulatedShoeBackend, scenario_backend
 
 pytestmark = pytest.mark.unit
 
-PROFILES = sorted(path.stem for path in PROFILES_DIR.glob("*.yaml"))
+PROFILES = profile_names()
 # (now, bytes fed, the event types they must give), in order, on a fresh driver.
 Golden = list[tuple[float, bytes, list[EventType]]]
 
@@ -67,6 +71,8 @@ def _frames(idn: bytes, golden: list[tuple[bytes, list[tuple[EventType, dict]]]]
 def golden_of(profile: DeviceProfile) -> tuple[dict[str, object], Golden]:
     """The driver options and the golden frames for `profile`'s family."""
     model = profile.model
+    if (plugin := plugin_golden(profile)) is not None:
+        return plugin
     if profile.driver == "cammegh_ss2.driver":
         case = ss2.CASES[0]
         steps = [(s.now, s.data, _types(s.expected)) for s in case.steps]

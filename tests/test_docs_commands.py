@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from floord.cli.command_args import COMMAND_ARGS
 from floord.cli.main import _parser, main
 from floord.config.load import load_config
 from floord.contract import COMMAND_ROLES, Role
+from floord.journal.backup import take_backup
 from floord.processes.daemon import Daemon
 
 pytestmark = pytest.mark.unit
@@ -68,8 +70,13 @@ def box(tmp_path: Path) -> dict[str, str]:
     daemon = Daemon(load_config(config))
     daemon.restore()
     daemon.journal.close()
+    # The backup the restore steps name, as floord-backup.timer would have taken it.
+    take_backup(
+        tmp_path / "journal.db", f"{tmp_path}/", now=datetime(2026, 12, 4, 3, 30, tzinfo=UTC)
+    )
     return {
         "/etc/floord/floord.yaml": str(config),
+        "/etc/floord/profiles/": f"{EXAMPLES}/site-profiles/",
         "/var/lib/floord/journal.db": str(tmp_path / "journal.db"),
         "/etc/udev/rules.d/": f"{tmp_path}/",
         "/var/backups/floord/": f"{tmp_path}/",

@@ -332,16 +332,23 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
         pytest.skip("a floord package is already installed here; the test leaves it alone")
     had_user = _run("getent", "passwd", "floord").returncode == 0
     had_state = Path("/var/lib/floord").exists()
+    had_backups = Path("/var/backups/floord").exists()
     units = Path("/usr/lib/systemd/system")
     try:
         done = _run("dpkg", "-i", str(deb))
         assert done.returncode == 0, done.stdout + done.stderr
         assert "systemctl enable --now floord" in done.stdout  # configured first, not started
+        assert "systemctl enable --now floord-backup.timer" in done.stdout  # nor enabled
         assert _run("/usr/bin/floord", "--version").stdout.strip() == f"floord {floord.__version__}"
         done = _run("/usr/bin/floord", "check", "-c", "/etc/floord/floord.yaml")
         assert done.returncode == 0, done.stdout + done.stderr
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", "floord").stdout
         assert "/etc/floord/floord.yaml" in conffiles
+        _assert_the_site_profiles_folder(conffiles)
+        assert "/etc/default/floord-backup" in conffiles
+        backups = Path("/var/backups/floord")
+        assert backups.stat().st_mode & 0o777 == 0o700
+        assert backups.owner() == "floord"
         key = Path("/etc/floord/keys/FP-1001.key")
         assert key.stat().st_mode & 0o777 == 0o640
         assert key.read_text().strip() != (ROOT / "examples/keys/FP-1001.key").read_text().strip()
@@ -351,6 +358,7 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
         units = Path("/usr/lib/systemd/system")
         for unit in ("floord.service", "floord-adapter@RL-01-wheel.service"):
             _assert_unit_verifies(units / unit)
+        _assert_unit_verifies(units / "floord-backup.timer")
         _assert_the_box_has_no_simulators(tmp_path)
         _assert_the_rig_package_adds_them(rig_deb, tmp_path)
     finally:
@@ -360,9 +368,23 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
             _run("userdel", "floord")
         if not had_state:
             shutil.rmtree("/var/lib/floord", ignore_errors=True)
+        if not had_backups:
+            shutil.rmtree("/var/backups/floord", ignore_errors=True)
     assert purged.returncode == 0, purged.stdout + purged.stderr
     for gone in ("/opt/floord", "/etc/floord", "/usr/bin/floord", units / "floord.service"):
         assert not Path(gone).exists(), gone
+
+
+def _assert_the_site_profiles_folder(conffiles: str) -> None:
+    """/etc/floord/profiles: made by the package (its README a conffile), holding no
+    profile, and the site `floord profiles list` and `floord run` read by default."""
+    site = Path("/etc/floord/profiles")
+    assert (site / "README").is_file() and not list(site.glob("*.yaml"))
+    assert "/etc/floord/profiles/README" in conffiles
+    done = _run("/usr/bin/floord", "profiles", "list", "-c", "/etc/floord/floord.yaml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "site: /etc/floord/profiles" in done.stdout.splitlines()
+    assert " site " not in done.stdout  # every profile listed is a packaged one
 
 
 def _assert_unit_verifies(unit: Path) -> None:
@@ -442,3 +464,20 @@ def test_the_deb_is_versioned_as_the_package(debs: tuple[Path, Path]) -> None:
     assert control.stdout.split() == ["Package:", "floord", "Version:", floord.__version__]
     assert deb.name.startswith(f"floord_{floord.__version__}_")
     assert rig.name.startswith(f"floord-rig_{floord.__version__}_")
+
+
+@pytest.mark.skipif(_cannot_build_deb() is not None, reason=str(_cannot_build_deb()))
+def test_the_deb_ships_the_backup_timer_and_its_settings(debs: tuple[Path, Path]) -> None:
+    """The daily backup's units and its settings file, a conffile; its folder is made by
+    the tmpfiles line the .deb installs (test_systemd_units_system.py)."""
+    deb, _ = debs
+    listing = _run("dpkg-deb", "-c", str(deb))
+    assert listing.returncode == 0, listing.stderr
+    names = {line.split()[-1] for line in listing.stdout.splitlines()}
+    for unit in ("floord-backup.service", "floord-backup.timer"):
+        assert f"./usr/lib/systemd/system/{unit}" in names
+    assert "./etc/default/floord-backup" in names
+    conffiles = _run("dpkg-deb", "--info", str(deb), "conffiles")
+    assert "/etc/default/floord-backup" in conffiles.stdout.split()
+    tmpfiles = (ROOT / "systemd" / "floord.tmpfiles.conf").read_text()
+    assert "d /var/backups/floord 0700 floord floord -" in tmpfiles

@@ -40,11 +40,13 @@ NOT_RUN = (
     "floord.cli.capture",
     "floord.cli.dice_report",
     "floord.cli.journal",
+    "floord.cli.profiles",
     "floord.cli.report",
     "floord.cli.status",
     "floord.cli.udev",
     "floord.journal.audit",
     "floord.operator.client",
+    "floord.processes.profile_catalogue",
 )
 
 

@@ -1,22 +1,31 @@
 """The systemd files in `systemd/`, as text: each unit carries the hardening a reviewer
 expects, device units reach their devices and nothing else, template units read their
-instance files, and every file parses. systemd's own tools (`systemd-analyze verify`
+instance files, the backup timer runs the command its settings give, and every file
+parses. systemd's own tools (`systemd-analyze verify`
 and `security`, sysusers, tmpfiles) check them in `test_systemd_units_system.py`.
 """
 
 from __future__ import annotations
 
 import configparser
+import shlex
 import shutil
 from pathlib import Path
 
 import pytest
+
+from floord.cli.main import main
+from floord.journal.backup import kept_backups
+from floord.journal.store import Journal
 
 pytestmark = pytest.mark.unit
 
 SYSTEMD = Path(__file__).resolve().parents[1] / "systemd"
 UNITS = ["floord.service", "floord-adapter@.service", "floord-sim@.service"]
 DEVICE_UNITS = ["floord.service", "floord-adapter@.service"]
+BACKUP = "floord-backup.service"
+TIMER = "floord-backup.timer"
+DEFAULTS = SYSTEMD / "floord-backup.default"
 
 ANALYZE = shutil.which("systemd-analyze")
 
@@ -43,8 +52,9 @@ HARDENING = {
 DEVICE_CLASSES = {"char-ttyS rw", "char-ttyUSB rw", "char-ttyACM rw", "char-usb_device rw"}
 
 
-def _service(name: str) -> dict[str, list[str]]:
-    """The [Service] section, each key with all its values in order (keys may repeat)."""
+def _service(name: str, wanted: str = "[Service]") -> dict[str, list[str]]:
+    """The [Service] section (or `wanted`), each key with all its values in order (keys
+    may repeat)."""
     values: dict[str, list[str]] = {}
     section = None
     for raw in (SYSTEMD / name).read_text().splitlines():
@@ -54,13 +64,13 @@ def _service(name: str) -> dict[str, list[str]]:
         if line.startswith("["):
             section = line
             continue
-        if section == "[Service]":
+        if section == wanted:
             key, _, value = line.partition("=")
             values.setdefault(key, []).append(value)
     return values
 
 
-@pytest.mark.parametrize("name", UNITS)
+@pytest.mark.parametrize("name", [*UNITS, BACKUP])
 def test_unit_hardening(name: str) -> None:
     service = _service(name)
     for key, value in HARDENING.items():
@@ -68,7 +78,8 @@ def test_unit_hardening(name: str) -> None:
             f"{name}: {key}={value} expected, found {service.get(key)}"
         )
     assert "@system-service" in service["SystemCallFilter"]
-    assert service["Restart"] == ["on-failure"]
+    if name != BACKUP:  # a oneshot that failed waits for the next day, not a restart loop
+        assert service["Restart"] == ["on-failure"]
 
 
 @pytest.mark.parametrize("name", DEVICE_UNITS)
@@ -101,11 +112,60 @@ def test_template_units_read_their_instance_files() -> None:
     ]  # fmt: skip
 
 
+def _defaults() -> dict[str, str]:
+    """/etc/default/floord-backup's settings, as the unit reads them."""
+    values = {}
+    for raw in DEFAULTS.read_text().splitlines():
+        if raw.strip() and not raw.startswith("#"):
+            key, _, value = raw.partition("=")
+            values[key] = value
+    return values
+
+
+def test_the_backup_runs_as_floord_from_its_settings_daily() -> None:
+    backup = _service(BACKUP)
+    assert backup["Type"] == ["oneshot"] and backup["User"] == ["floord"]
+    assert backup["EnvironmentFile"] == ["-/etc/default/floord-backup"]
+    assert backup["ReadWritePaths"] == ["/var/backups/floord"]
+    assert "PrivateNetwork" in backup and "DeviceAllow" not in backup
+    # The unit's own defaults are the settings file's: one without the file backs up alike.
+    assert dict(w.split("=", 1) for w in backup["Environment"][0].split()) == _defaults()
+    assert _defaults()["OUT"] == "/var/backups/floord/" and int(_defaults()["KEEP"]) >= 1
+    timer = _service(TIMER, "[Timer]")
+    assert timer["OnCalendar"] and timer["Persistent"] == ["true"]
+    assert _service(TIMER, "[Install]")["WantedBy"] == ["timers.target"]
+
+
+def test_the_backup_units_command_backs_up_with_its_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unit's ExecStart, with the settings file's values (the paths moved to a
+    temporary folder), is a backup that verifies and keeps KEEP copies."""
+    journal, folder = tmp_path / "journal.db", tmp_path / "backups"
+    folder.mkdir()
+    Journal(journal).close()
+    settings = _defaults() | {"JOURNAL": str(journal), "OUT": f"{folder}/", "KEEP": "1"}
+    [command] = _service(BACKUP)["ExecStart"]
+    for key, value in settings.items():
+        command = command.replace("${" + key + "}", value)
+    argv = shlex.split(command)
+    assert argv[0] == "/usr/bin/floord"
+    assert main(argv[1:]) == 0
+    assert f"{journal} backed up to {folder}/journal-" in capsys.readouterr().out
+    assert len(kept_backups(folder, journal)) == 1
+
+
 def test_units_parse_as_ini() -> None:
     """A stray line outside a section or a broken header shows up here even without
     systemd-analyze (systemd's format allows repeated keys, so strict=False)."""
-    for name in UNITS:
+    parser = configparser.RawConfigParser(strict=False, interpolation=None)
+    parser.read_string((SYSTEMD / TIMER).read_text())
+    assert {"Unit", "Timer", "Install"} <= set(parser.sections())
+    for name in [*UNITS, BACKUP]:
         parser = configparser.RawConfigParser(strict=False, interpolation=None)
         parser.optionxform = str  # type: ignore[assignment, method-assign]
         parser.read_string((SYSTEMD / name).read_text())
-        assert {"Unit", "Service", "Install"} <= set(parser.sections()), name
+        # The backup's service is started by its timer only: no [Install] of its own.
+        wanted = {"Unit", "Service"} if name == BACKUP else {"Unit", "Service", "Install"}
+        assert wanted <= set(parser.sections()), name
+        assert name != BACKUP or "Install" not in parser.sections()

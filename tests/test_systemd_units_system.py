@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_systemd_units import ANALYZE, SYSTEMD, UNITS
+from test_systemd_units import ANALYZE, BACKUP, SYSTEMD, TIMER, UNITS
 
 pytestmark = pytest.mark.system
 
@@ -45,7 +45,25 @@ def test_unit_verifies(name: str, tmp_path: Path) -> None:
 
 
 @needs_analyze
-@pytest.mark.parametrize("name", UNITS)
+def test_the_backup_units_verify(tmp_path: Path) -> None:
+    """The timer and the service it starts, side by side as installed."""
+    for name in (BACKUP, TIMER):
+        text = (SYSTEMD / name).read_text().replace("/usr/bin/floord ", _venv_floord() + " ")
+        (tmp_path / name).write_text(text)
+    done = subprocess.run(
+        [ANALYZE, "verify", str(tmp_path / TIMER), str(tmp_path / BACKUP)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    for bad in ("Unknown key", "Unknown section", "ignoring", "Failed to parse"):
+        assert bad not in output, output
+
+
+@needs_analyze
+@pytest.mark.parametrize("name", [*UNITS, BACKUP])
 def test_unit_exposure_is_low(name: str, tmp_path: Path) -> None:
     """`systemd-analyze security` scores the sandbox; 0 is best, 10 is no sandbox."""
     (tmp_path / name).write_text((SYSTEMD / name).read_text())
@@ -101,6 +119,8 @@ def test_tmpfiles_makes_the_folders(tmp_path: Path) -> None:
     state = tmp_path / "var/lib/floord"
     assert state.is_dir() and (state.stat().st_mode & 0o777) == 0o700
     assert (tmp_path / "etc/floord/adapters").is_dir()
+    backups = tmp_path / "var/backups/floord"
+    assert backups.is_dir() and (backups.stat().st_mode & 0o777) == 0o700
     assert not (tmp_path / "etc/floord/sims").exists()  # a table box has no simulators
     create("floord-rig.tmpfiles.conf")  # the rig's package adds their folder
     sims = tmp_path / "etc/floord/sims"

@@ -154,6 +154,31 @@ def test_device_stream_gaps_are_noted_but_do_not_make_the_table_stale() -> None:
     assert kinds(feed(model, "RL-01", 1)) == ["event"]
 
 
+def test_a_restored_journal_goes_on_from_the_backups_heads() -> None:
+    """A box restored from a backup uses seqs the console already saw: the record's
+    `journal.restored` (docs/contract.md, "Restores") says from where its streams go on."""
+    model = FloorModel(PREFIX, can_replay=True)
+    device_topic = topics("RL-01").device_events("wheel")
+    feed(model, "RL-01", 1, 2, 3, 4, 5, 6)
+    feed(model, "RL-01", 1, 2, 3, 4, 5, 6, 7, 8, topic=device_topic)
+    data = {
+        "head": {"seq": 3, "hash": "a"},
+        "streams": {"RL-01/devices/wheel": {"seq": 4, "hash": "b"}},
+        "lost": [{"stream": "RL-01", "from_seq": 4, "to_seq": 6, "fork": False}],
+    }
+    restored = envelope("RL-01", 4, "journal.restored", data=data, hash="c" * 64)
+    for _ in range(2):  # delivered twice (at least once): taken once
+        notices = model.on_message(topics("RL-01").events, restored)
+    view = model.tables[(SITE, "RL-01")]
+    assert "the record goes on after seq 3" in view.notes["restored"]
+    assert kinds(notices) == []  # the second delivery is a duplicate
+    assert kinds(feed(model, "RL-01", 5, 6)) == ["event", "event"]  # new again, no gap
+    assert kinds(feed(model, "RL-01", 5, topic=device_topic)) == ["event"]
+    assert not view.is_stale and "devices/wheel" not in view.notes
+    # Without the event, a seq seen again is a duplicate, as ever.
+    assert kinds(feed(model, "RL-01", 5)) == []
+
+
 def test_a_last_will_marks_the_table_stale_until_it_is_back_online() -> None:
     model = FloorModel(PREFIX)
     status = topics("RL-03").status

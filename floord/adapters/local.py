@@ -63,7 +63,8 @@ REFUSALS = frozenset({"NO", "NAK"})
 
 
 def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Driver:
-    """The driver named by the profile (`drivers/<driver>.py`, class `DRIVER`)."""
+    """The driver named by the profile: `DRIVER` of the module its `driver:` names in its
+    driver family (`floord.driver_families`), built with the table's options."""
     module = importlib.import_module(driver_module(profile.driver))
     driver: Driver = module.DRIVER(profile, **options)
     return driver

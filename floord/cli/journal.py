@@ -1,4 +1,5 @@
-"""`floord journal verify | export | copy | retire` (docs/journal.md).
+"""`floord journal verify | export | copy | retire` (docs/journal.md); `backup` and
+`restore` are `floord.cli.journal_backup`'s.
 
 The auditor's three only read the journal (a `mode=ro` connection), so they are safe to
 run on the daemon's live file as well as on a copy. Exit codes: 0 done (for `verify`:
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from floord.cli import journal_backup
 from floord.journal.audit import AuditError, copy_journal, describe, export_journal, verify_journal
 
 
@@ -50,6 +52,8 @@ def register(sub: Any) -> None:
     retire.add_argument("--as", dest="operator", required=True, help="who (a floorperson+)")
     retire.add_argument("--reason", required=True, help="why, for the record")
     retire.set_defaults(handler=_retire)
+
+    journal_backup.register(what)
 
 
 def _verify(ns: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ EXTENSIONS: dict[str, str] = {
     "udev": "floord.cli.udev",
     "status": "floord.cli.status",
     "capture": "floord.cli.capture",
+    "profiles": "floord.cli.profiles",
 }
 
 

@@ -29,7 +29,8 @@ from floord.config.text import text_problems
 from floord.games.definition import devices_by_family
 from floord.games.registry import definition_of, dice_setup, live_setup
 from floord.operator.commands import OperatorKeys
-from floord.profiles import ProfileError, ProfileNotFound, load_profile
+from floord.profile_sources import ProfileShelf, profile_sources, site_directory
+from floord.profiles import ProfileError, ProfileNotFound
 from floord.yaml_files import YamlFileError, read_yaml, top_found
 
 
@@ -125,6 +126,10 @@ class FloordConfig(StrictModel):
     journal_retention_days: int | None = Field(default=None, ge=1)
     # The facility's floor rules file (`floord.config.floor_rules_file`), relative to this.
     floor_rules: Path | None = None
+    # The site's device profiles (docs/configuration.md), relative to this file: they add
+    # to the packaged ones and replace those of the same name. Unset: /etc/floord/profiles
+    # when it exists.
+    site_profiles: Path | None = None
     # A test rig (docs/rigs.md): only then may a device be simulated inside the daemon.
     rig: bool = False
     gaming_day: GamingDayConfig = GamingDayConfig()
@@ -148,6 +153,11 @@ class LoadedConfig:
     @property
     def journal_path(self) -> Path:
         return self.resolve(self.config.journal)
+
+    @property
+    def profiles(self) -> ProfileShelf:
+        """The device profiles this box uses: its site's first, then the packaged ones."""
+        return shelf_of(self.config, self.path)
 
     def table(self, table_id: str) -> TableConfig:
         for table in self.config.tables:
@@ -181,6 +191,24 @@ class LoadedConfig:
         return read_secret(self.resolve(pw)).decode() if pw else None
 
 
+def shelf_of(cfg: FloordConfig, path: Path) -> ProfileShelf:
+    """The profile shelf of the config at `path`: `site_profiles` resolved against it."""
+    site = cfg.site_profiles
+    if site is not None and not site.is_absolute():
+        site = path.parent / site
+    return ProfileShelf(profile_sources(site_directory(site)))
+
+
+def _site_problems(cfg: FloordConfig, path: Path) -> list[str]:
+    site = cfg.site_profiles
+    if site is None or (path.parent / site).is_dir():  # an absolute `site` stays itself
+        return []
+    return [
+        f"{path}: site_profiles: a directory of device profiles expected, "
+        f"found {str(site)!r} (no such directory)"
+    ]
+
+
 def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
     """What one field cannot know: ids unique, profiles real, secrets readable."""
     problems: list[str] = []
@@ -200,6 +228,8 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
     problems += broker_problems(path, cfg.broker)
     problems += journal_problems(path, "journal", cfg.journal)
     problems += metrics_problems(path, cfg.metrics)
+    problems += _site_problems(cfg, path)
+    profiles = shelf_of(cfg, path)
     for t, table in enumerate(cfg.tables):
         game = definition_of(table)
         dupes([d.id for d in table.devices], f"tables.{t}.devices")
@@ -207,7 +237,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
         for d, device in enumerate(table.devices):
             key = f"tables.{t}.devices.{d}"
             try:
-                profile = load_profile(device.profile)
+                profile = profiles.load(device.profile)
             except ProfileError as exc:
                 profile_problems.append(profile_problem(path, f"{key}.profile", exc))
                 continue
@@ -219,7 +249,7 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
         # A device whose profile is unknown or of the wrong kind is missing from its slot
         # as a consequence: that one mistake is reported once, at the profile.
-        families = devices_by_family(table, skip_unloadable=True)
+        families = devices_by_family(table, profiles, skip_unloadable=True)
         slots = f"{path}: tables.{t}.devices: "
         game_problems = game.check(table, f"{path}: tables.{t}", families)
         problems += profile_problems + [

@@ -15,20 +15,24 @@ from typing import Any, Protocol, get_args
 
 from floord.analytics.report import WheelSetup
 from floord.games.table_model import GameTable
-from floord.profiles import DeviceProfile, ProfileError, load_profile
+from floord.profile_sources import ProfileShelf
+from floord.profiles import DeviceProfile, ProfileError
 from floord.table.vocabulary import TableEngine
 
 # A table's devices by family: (device id, profile) in the config's order.
 Families = dict[str, list[tuple[str, DeviceProfile]]]
 
 
-def devices_by_family(table: GameTable, *, skip_unloadable: bool = False) -> Families:
-    """The table's devices grouped by their profile's family. `floord check` skips a
-    profile it cannot load (it reported it already); the daemon's config is checked."""
+def devices_by_family(
+    table: GameTable, profiles: ProfileShelf, *, skip_unloadable: bool = False
+) -> Families:
+    """The table's devices grouped by their profile's family, each profile looked up on
+    the box's shelf (the site's profiles first). `floord check` skips a profile it cannot
+    load (it reported it already); the daemon's config is checked."""
     found: Families = {}
     for device in table.devices:
         try:
-            profile = load_profile(device.profile)
+            profile = profiles.load(device.profile)
         except ProfileError:
             if skip_unloadable:
                 continue

@@ -32,6 +32,7 @@ from floord.games.definition import (
     devices_by_family,
 )
 from floord.games.table_model import GameTable
+from floord.profile_sources import ProfileShelf
 from floord.table.vocabulary import TableEngine
 
 # In this order the config's error messages list the games.
@@ -65,9 +66,11 @@ def definition_of(table: GameTable) -> GameDefinition:
     return BY_GAME[table.game]
 
 
-def build_engine(table: GameTable, common: dict[str, Any]) -> TableEngine:
-    """The table's engine, from its devices and the arguments every engine takes."""
-    return definition_of(table).build_engine(table, devices_by_family(table), common)
+def build_engine(table: GameTable, common: dict[str, Any], profiles: ProfileShelf) -> TableEngine:
+    """The table's engine, from its devices (their profiles on the box's shelf) and the
+    arguments every engine takes."""
+    families = devices_by_family(table, profiles)
+    return definition_of(table).build_engine(table, families, common)
 
 
 def driver_options(table: GameTable, family: str) -> dict[str, Any]:

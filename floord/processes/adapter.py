@@ -31,7 +31,6 @@ from floord.events import DeviceCommand
 from floord.journal.store import Journal
 from floord.mqtt.tls import client_tls
 from floord.processes.daemon import driver_options
-from floord.profiles import load_profile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 
 # How often the adapter says it is alive, as a share of the device's silence timeout: the
@@ -84,7 +83,7 @@ class AdapterProcess:
             )
         cfg = loaded.config
         self.topics = Topics(cfg.broker.topic_prefix, cfg.site, table)
-        self.profile = load_profile(device_cfg.profile)
+        self.profile = loaded.profiles.load(device_cfg.profile)
         self._log = structlog.get_logger("floord.adapter_process").bind(table=table, device=device)
         self._stop = asyncio.Event()
         # Told every event the adapter recorded (the metrics' counters).

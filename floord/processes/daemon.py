@@ -38,7 +38,7 @@ from floord.games import registry
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
-from floord.profiles import DeviceProfile, load_profile
+from floord.profiles import DeviceProfile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.dice_surveillance import DiceSurveillance
@@ -67,7 +67,7 @@ def build_engine(
         "timezone": day.timezone,
         "snapshot": snapshot,
     }
-    return registry.build_engine(table, common)
+    return registry.build_engine(table, common, loaded.profiles)
 
 
 def driver_options(table: TableConfig, family: str) -> dict[str, Any]:
@@ -86,6 +86,8 @@ class TableUnit:
     adapters: dict[str, TableDevice]
     link: TableLink
     streams: list[str]
+    # Each device's profile as `daemon.started` records it: name, origin, path, hash.
+    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
 
@@ -144,8 +146,10 @@ class Daemon:
                 self.heard(table.id, item)
 
         adapters: dict[str, TableDevice] = {}
+        shelf, profiles = self.loaded.profiles, {}
         for device in table.devices:
-            profile = load_profile(device.profile)
+            sourced = shelf.open(device.profile)
+            profile, profiles[device.id] = sourced.profile, sourced.record()
             # adapter: remote is a `floord adapter` process; a port it names is its own.
             if device.remote or device.port is None:
                 adapters[device.id] = self._remote(
@@ -206,7 +210,7 @@ class Daemon:
         )
         units["link"] = link
         runner.link = link
-        return TableUnit(table, topics, bus, runner, adapters, link, list(streams))
+        return TableUnit(table, topics, bus, runner, adapters, link, list(streams), profiles)
 
     def _remote(
         self,
@@ -288,7 +292,11 @@ class Daemon:
             0,
             _daemon_decision(
                 EventType.DAEMON_STARTED,
-                {"version": floord.__version__, "devices": list(unit.adapters)},
+                {
+                    "version": floord.__version__,
+                    "devices": list(unit.adapters),
+                    "profiles": unit.profiles,
+                },
             ),
         )
         return started

@@ -23,7 +23,8 @@ from floord.journal.lock import holder_of
 from floord.journal.readers import schema_version
 from floord.journal.store import SCHEMA_VERSION, Journal, JournalError
 from floord.processes.daemon import build_engine, driver_options
-from floord.profiles import ProfileError, load_profile
+from floord.profile_sources import ProfileShelf
+from floord.profiles import ProfileError
 
 # What a driver's constructor raises on a profile it cannot use: a bad quirk is a
 # ValueError; a `driver:` naming no module or a module without DRIVER the others.
@@ -34,16 +35,16 @@ def run_problems(loaded: LoadedConfig) -> list[str]:
     """One `FILE: KEY.PATH: expected, found` line per thing `run` would refuse."""
     problems: list[str] = []
     for t, table in enumerate(loaded.config.tables):
-        problems += _driver_problems(loaded.path, t, table)
+        problems += _driver_problems(loaded.path, t, table, loaded.profiles)
     return problems + journal_problems(loaded)
 
 
-def _driver_problems(path: Path, t: int, table: TableConfig) -> list[str]:
+def _driver_problems(path: Path, t: int, table: TableConfig, profiles: ProfileShelf) -> list[str]:
     """Build each device's driver as its adapter will (a remote one on its own box)."""
     problems = []
     for d, device in enumerate(table.devices):
         try:
-            profile = load_profile(device.profile)
+            profile = profiles.load(device.profile)
             load_driver(profile, driver_options(table, profile.family))
         except (ProfileError, *DRIVER_ERRORS) as exc:
             text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())

@@ -17,7 +17,10 @@ Gaps and staleness (docs/console.md):
 - a `P/status` `online: true` with `lost` says the daemon's previous connection was
   lost (a node that died took that connection's last will with it): a `link_lost`
   notice and a note on the row (node, when lost, when back) until a status without it.
-- a `seq` already seen is a duplicate (at-least-once delivery) and is dropped silently.
+- a `seq` already seen is a duplicate (at-least-once delivery) and is dropped silently,
+  except after a `journal.restored` on the table's record (docs/contract.md, "Restores"):
+  the table's streams go on from the backup's heads it names, so the seqs after them are
+  new again, and the row says so (`notes["restored"]`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from floord.contract import REPLAY_MAX_EVENTS, STATUS_LOST, Envelope
+from floord.contract import REPLAY_MAX_EVENTS, STATUS_LOST, Envelope, EventType
 from floord.watch.streams import DUPLICATE, FILL
 from floord.watch.table_view import CommandOutcome, TableView
 
@@ -296,6 +299,8 @@ class FloorModel:
             self._view(site, table)
         view = self.tables[key]
         tracker = view.tracker(stream)
+        if stream == TABLE_STREAM and env.type == EventType.JOURNAL_RESTORED:
+            self._restored(view, env)
         seen = tracker.accept(env.seq)
         if seen.kind == DUPLICATE:
             return []
@@ -318,6 +323,32 @@ class FloorModel:
         if latest and env.type in ("table.halted", "table.resumed", "table.opened", "table.closed"):
             notices.append(Notice("state", site, table, {"summary": view.summary()}))
         return notices
+
+    def _restored(self, view: TableView, env: Envelope) -> None:
+        """The table's journal was restored: each stream goes on after the head named."""
+        taken = env.hash or f"{env.seq} {env.ts}"
+        if taken in view.restores:
+            return
+        view.restores.add(taken)
+        data = env.data if isinstance(env.data, dict) else {}
+        heads = {TABLE_STREAM: data.get("head")}
+        streams = data.get("streams")
+        for name, head in streams.items() if isinstance(streams, dict) else []:
+            if isinstance(name, str) and name.startswith(f"{env.table}/"):
+                heads[name[len(env.table) + 1 :]] = head
+        for stream, head in heads.items():
+            seq = head.get("seq") if isinstance(head, dict) else None
+            if stream == TABLE_STREAM:
+                seq = env.seq - 1  # this event follows the backup's head
+            if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0:
+                view.tracker(stream).restart(seq)
+        if view.tracker(TABLE_STREAM).complete:
+            view.stale.pop("gap", None)
+            self._replays.pop(view.key, None)
+        view.notes["restored"] = (
+            f"journal restored from a backup at {env.ts}: the record goes on after seq "
+            f"{env.seq - 1}"
+        )
 
     def _gap_opened(self, view: TableView, stream: str, gap: tuple[int, int]) -> list[Notice]:
         fillable = stream == TABLE_STREAM and self.can_replay

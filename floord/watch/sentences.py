@@ -217,6 +217,15 @@ def _warning(d: dict[str, Any], e: Envelope) -> str:
     return text + optional(d, "text", " ({})") + optional(d, "detail", " ({})")
 
 
+def _restored(d: dict[str, Any], e: Envelope) -> str:
+    head, lost = d.get("head"), d.get("lost")
+    seq = head.get("seq") if isinstance(head, dict) else None
+    text = "journal restored from a backup"
+    text += f", going on after seq {value_text(seq)}" if seq is not None else ""
+    gone = [x for x in lost if isinstance(x, dict)] if isinstance(lost, list) else []
+    return text + (f"; {len(gone)} streams lost events after it" if gone else "")
+
+
 TABLE_SENTENCES: dict[str, Sentence] = {
     EventType.TABLE_OPENED: lambda d, e: f"table opened by {get(d, 'by')} ({get(d, 'role')})",
     EventType.TABLE_CLOSED: _closed,
@@ -229,6 +238,7 @@ TABLE_SENTENCES: dict[str, Sentence] = {
     EventType.TABLE_RETIRED: lambda d, e: (
         f"table retired by {get(d, 'by')}: {get(d, 'reason')}" + optional(d, "mismatch", " ({})")
     ),
+    EventType.JOURNAL_RESTORED: _restored,
     EventType.ROUND_STARTED: _round_started,
     EventType.ROUND_ENDED: _round_ended,
     EventType.ROUND_VOIDED: _voided,

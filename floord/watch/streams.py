@@ -49,6 +49,13 @@ class SeqTracker:
                 return Seen(FILL)
         return Seen(DUPLICATE)
 
+    def restart(self, after: int) -> None:
+        """The stream goes on after `after` (its journal was restored from a backup): the
+        seqs seen past it belong to the replaced record, so the next ones are new; the
+        gaps up to it stay."""
+        self.high = after
+        self.missing = [(lo, min(hi, after)) for lo, hi in self.missing if lo <= after]
+
     @property
     def complete(self) -> bool:
         return not self.missing

@@ -104,6 +104,8 @@ class TableView:
     stale: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     streams: dict[str, SeqTracker] = field(default_factory=dict)
+    # The `journal.restored` events taken (by hash): a second delivery restarts nothing.
+    restores: set[str] = field(default_factory=set)
     recent: list[Envelope] = field(default_factory=list)
     # The console's last command to this table (an `ack_alert`) and its answer, if any.
     command: CommandOutcome | None = None

@@ -1,0 +1,1 @@
+"""The LW/1 host side: one driver module per device model (`wheel`)."""

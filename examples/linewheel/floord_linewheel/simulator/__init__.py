@@ -1,0 +1,1 @@
+"""The LW/1 device side: the devices' twins, which never import the driver."""
