@@ -55,7 +55,7 @@ from floord.journal.errors import INTERNAL as INTERNAL
 from floord.journal.errors import JournalError as JournalError
 from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
-from floord.journal.feed import Feeds
+from floord.journal.feed import Feeds, Row
 from floord.journal.integrity import snapshot_breaks, tail_breaks
 from floord.journal.lock import JournalInUse as JournalInUse
 from floord.journal.lock import JournalLock
@@ -351,11 +351,8 @@ class Journal:
         return (rows[0][0], rows[0][1] or "")
 
     @on_writer
-    def unpublished(
-        self, streams: list[str], limit: int = JOURNAL_READ_LIMIT
-    ) -> list[tuple[str, int, str]]:
-        """Unacknowledged events of these streams, (stream, seq, json), by stream then seq:
-        at most `limit`, one batch of the link's by default (`floord.journal.batches`)."""
+    def unpublished(self, streams: list[str], limit: int = JOURNAL_READ_LIMIT) -> list[Row]:
+        """Unacknowledged events of these streams, (stream, seq, json), by stream then seq."""
         if not streams:
             return []
         if limit < 1:
