@@ -154,6 +154,12 @@ class DeviceProfile(_Strict):
         """A card reader that reports the hole card's value, not only Blackjack or not."""
         return bool(self.quirks.get("exposes_value"))
 
+    @property
+    def dice(self) -> int | None:
+        """The dice a dice device reads in each throw (`dice`); None when not a count."""
+        dice = self.quirks.get("dice")
+        return dice if isinstance(dice, int) and not isinstance(dice, bool) else None
+
 
 def module_path(package: str, key: str, renamed: Mapping[str, str], name: str) -> str:
     """The module a profile's `key:` name means: `<family>.<module>` (or its new home in

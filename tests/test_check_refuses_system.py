@@ -70,6 +70,17 @@ def _no_such_driver(tmp: Path, body: dict[str, Any]) -> None:
     _custom_profile(tmp, body, "driver: cammegh_ss2.driver", "driver: cammegh_ss3.driver")
 
 
+def _shuffler_at_minibaccarat(tmp: Path, body: dict[str, Any]) -> None:
+    _table(body).update(
+        game="minibaccarat",
+        rules={},
+        devices=[
+            {"id": "shoe", "profile": "ref-shoe-recognition", "port": "socket://127.0.0.1:1"},
+            {"id": "csm", "profile": "ref-shuffler-csm", "port": "socket://127.0.0.1:2"},
+        ],
+    )
+
+
 def _wheel_changed(tmp: Path, body: dict[str, Any]) -> None:
     _played(tmp)
     _table(body)["rules"]["wheel"] = "double_zero"
@@ -105,6 +116,16 @@ REFUSALS: list[tuple[Callable[[Path, dict[str, Any]], None], str, tuple[str, ...
     (_key_missing, "operators.0.key_file", ("fp.key",)),
     (_mistyped_quirk, "tables.0.devices.0.profile", ("quirks.failed_launch_grace_s",)),
     (_no_such_driver, "tables.0.devices.0.profile", ("cammegh_ss3",)),
+    (
+        _shuffler_at_minibaccarat,
+        "tables.0.devices.1",
+        (
+            "a dealing shoe's profile on a minibaccarat table expected",
+            "§ 541.4(d)",
+            "§ 541.3(b)",
+            "found device 'csm' of profile 'ref-shuffler-csm' (card_shuffler)",
+        ),
+    ),
     (_wheel_changed, "tables.0", ("wheel 'single_zero'", "floord journal retire")),
     (_game_changed, "tables.0", ("big_six", "floord journal retire")),
     (_newer_journal, "journal", ("schema version 3 or older", "'9'")),

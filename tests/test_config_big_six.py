@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+from config_support import config_problems
 
-from floord.config.load import ConfigError, load_config
 from floord.engine.big_six.layout import CLASS_COUNTS, ORDER_533_1_B, read_layout
 
 pytestmark = pytest.mark.unit
@@ -23,15 +22,7 @@ def check(tmp_path: Path, rules: dict | None = None, devices: list | None = None
     table = {"id": "B6", "game": "big_six", "devices": devices or [BIG_SIX]}
     if rules is not None:
         table["rules"] = rules
-    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db",
-              "tables": [table]}  # fmt: skip
-    path = tmp_path / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    try:
-        load_config(path)
-    except ConfigError as exc:
-        return exc.problems
-    return []
+    return config_problems(tmp_path, [table])
 
 
 def test_the_default_layout_is_533_1_b_with_the_counts_of_533_1_a() -> None:
@@ -85,8 +76,10 @@ def test_themed_symbols_must_map_to_pay_classes_533_1_c(tmp_path: Path) -> None:
     ("devices", "wanted"),
     [([{**BIG_SIX, "id": "a"}, {**BIG_SIX, "id": "b"}],
       "exactly one big six wheel device expected, found 2"),
-     ([WHEEL], "exactly one big six wheel device expected, found 0"),
-     ([BIG_SIX, WHEEL], "no roulette wheel on a Big Six table expected")],
+     ([WHEEL], "tables.0.devices.0: a big six wheel's profile on a big six table expected"),
+     ([BIG_SIX, WHEEL], "tables.0.devices.1: a big six wheel's profile on a big six table "
+                        "expected, found device 'wheel' of profile 'cammegh-ss2' "
+                        "(roulette_wheel)")],
 )  # fmt: skip
 def test_exactly_one_big_six_wheel(tmp_path: Path, devices: list, wanted: str) -> None:
     assert wanted in "\n".join(check(tmp_path, devices=devices))

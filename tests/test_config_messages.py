@@ -179,8 +179,8 @@ CATALOGUE = [
         "box",
         "profile: cammegh-ss2",
         "profile: ref-card-reader",
-        "tables.0.devices.0.profile: a roulette wheel's profile on a roulette table expected, "
-        "found 'ref-card-reader' (card_reader)",
+        "tables.0.devices.0: a roulette wheel's profile on a roulette table expected, "
+        "found device 'wheel' of profile 'ref-card-reader' (card_reader)",
     ),
     _m(
         "whole_number_as_words",

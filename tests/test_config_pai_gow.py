@@ -6,9 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-
-from floord.config.load import ConfigError, load_config
+from config_support import config_problems
 
 pytestmark = pytest.mark.unit
 
@@ -22,15 +20,7 @@ def check(tmp_path: Path, rules: dict[str, Any] | None, devices: list[dict[str, 
     table: dict[str, Any] = {"id": "PG", "game": "pai_gow", "devices": devices}
     if rules is not None:
         table["rules"] = rules
-    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1883"}, "journal": "j.db",
-              "tables": [table]}  # fmt: skip
-    path = tmp_path / "floord.yaml"
-    path.write_text(yaml.safe_dump(config))
-    try:
-        load_config(path)
-    except ConfigError as exc:
-        return exc.problems
-    return []
+    return config_problems(tmp_path, [table])
 
 
 def test_a_pai_gow_table_with_its_shaker_and_count_order_passes(tmp_path: Path) -> None:
@@ -59,5 +49,5 @@ def test_the_table_takes_one_shaker_of_three_dice_535_2_d_1(tmp_path: Path) -> N
     tracker = "\n".join(check(tmp_path, {"count_order": ORDER}, [TRACKER]))
     assert "a Pai Gow shaker of 3 dice" in tracker and "§ 535.2(d)(1)" in tracker
     none = "\n".join(check(tmp_path, {"count_order": ORDER}, [SHOE]))
-    assert "1 dice tracker device(s) expected" in none
-    assert "0 dealing shoe device(s) expected" in none
+    assert "tables.0.devices.0: a dice tracker's profile on a pai gow table expected" in none
+    assert "(dealing_shoe)" in none

@@ -106,7 +106,7 @@ def test_a_carnival_table_is_checked_by_its_chapter(tmp_path: Path) -> None:
     assert "tables.0.devices: 1 card shuffler device(s) expected" in text
     assert "tables.1.rules: two decks are used with an automated shuffler" in text
     assert "559.4(d)" in text
-    assert "tables.2.devices: 0 dealing shoe device(s) expected" in text
+    assert "tables.2.devices.0: a card shuffler's profile on a four card poker table" in text
 
 
 def test_poker_and_war_tables_are_checked_by_their_chapters(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_poker_and_war_tables_are_checked_by_their_chapters(tmp_path: Path) -> N
     text = "\n".join(caught.value.problems)
     assert "tables.0.rules: deck_backs must name the two decks received" in text
     assert "553.5(a)" in text
-    assert "tables.1.devices: 0 dealing shoe device(s) expected" in text
+    assert "tables.1.devices.0: a card shuffler's profile on a poker table expected" in text
     assert "tables.2.devices: 1 card shuffler device(s) expected" in text
     assert "tables.3.devices: 1 dealing shoe device(s) expected" in text
     few = [{"id": "WD", "game": "war", "rules": {"decks": 4}, "devices": [SHOE]}]

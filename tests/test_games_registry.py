@@ -22,7 +22,15 @@ from floord.engine.poker import rules as poker_rules
 from floord.engine.stud import rules as stud_rules
 from floord.engine.war import rules as war_rules
 from floord.games import baccarat, blackjack, carnival, poker, stud, war
-from floord.games.registry import BY_GAME, DEFINITIONS, GAMES, driver_options, setup_for_table
+from floord.games.registry import (
+    GAMES,
+    MODULES,
+    config_model,
+    definition,
+    definitions,
+    driver_options,
+    setup_for_table,
+)
 from floord.journal.store import Journal
 from floord.processes.daemon import build_engine
 
@@ -62,10 +70,12 @@ def _load(tmp_path: Path, tables: list[dict[str, Any]]) -> Any:
 
 
 def test_the_registry_covers_every_game_the_config_accepts() -> None:
-    schema = FloordConfig.model_json_schema()
+    schema = config_model(FloordConfig, frozenset(GAMES)).model_json_schema()
     accepted = set(schema["properties"]["tables"]["items"]["discriminator"]["mapping"])
-    assert accepted == set(BY_GAME) == set(GAMES) == set(MINIMAL)
-    assert len(GAMES) == sum(len(d.games) for d in DEFINITIONS), "a game defined twice"
+    assert accepted == set(MODULES) == set(GAMES) == set(MINIMAL)
+    assert len(GAMES) == sum(len(d.games) for d in definitions()), "a game defined twice"
+    for game in GAMES:  # each name's module defines a game of that name
+        assert game in definition(game).games, game
     # The engines name the games they play; the registry plays exactly those.
     engines = {"roulette", "big_six", *BLACKJACK_GAMES, *baccarat_rules.GAMES,
                *stud_rules.GAMES, *carnival_rules.GAMES, poker_rules.GAME,
@@ -84,7 +94,7 @@ def test_every_engine_package_has_its_definition() -> None:
     }  # fmt: skip
     for name in packages:
         module = importlib.import_module(f"floord.games.{name}")
-        assert module.DEFINITION in DEFINITIONS, f"floord/games/{name}.py is not registered"
+        assert module.DEFINITION in definitions(), f"floord/games/{name}.py is not registered"
 
 
 def test_an_unknown_game_is_refused_naming_the_registrys_games(tmp_path: Path) -> None:
@@ -103,7 +113,7 @@ def test_each_definition_builds_its_engine_from_a_minimal_config(tmp_path: Path,
         engine = build_engine(table, loaded, journal.load_snapshot(table.id))
     finally:
         journal.close()
-    package = BY_GAME[game].build_engine.__module__.rsplit(".", 1)[1]
+    package = definition(game).build_engine.__module__.rsplit(".", 1)[1]
     assert type(engine).__module__ == f"floord.engine.{package}.engine"
     state = engine.public_state()
     assert state["state"] == "closed"

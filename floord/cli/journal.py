@@ -1,5 +1,6 @@
-"""`floord journal verify | export | copy | retire` (docs/journal.md); `backup` and
-`restore` are `floord.cli.journal_backup`'s.
+"""`floord journal verify | export | verify-bundle | copy | retire` (docs/journal.md);
+`backup` and `restore` are `floord.cli.journal_backup`'s, evidence bundles (`export
+--table`, `verify-bundle`) `floord.cli.journal_bundle`'s.
 
 The auditor's three only read the journal (a `mode=ro` connection), so they are safe to
 run on the daemon's live file as well as on a copy. Exit codes: 0 done (for `verify`:
@@ -29,13 +30,41 @@ def register(sub: Any) -> None:
     verify.add_argument("--stream", help="only this stream (e.g. RL-01 or RL-01/devices/wheel)")
     verify.set_defaults(handler=_verify)
 
-    export = what.add_parser("export", help="stored event bodies in a time window, JSON lines")
+    export = what.add_parser(
+        "export",
+        help="stored event bodies in a time window, JSON lines; with --table, an evidence "
+        "bundle (one file, checked offline by verify-bundle)",
+    )
     export.add_argument("--db", required=True, type=Path)
-    export.add_argument("--from", dest="start", required=True, help="ISO 8601, included")
-    export.add_argument("--to", dest="end", required=True, help="ISO 8601, excluded")
+    export.add_argument(
+        "--from", dest="start", help="ISO 8601, included (required without --round)"
+    )
+    export.add_argument("--to", dest="end", help="ISO 8601, excluded (required without --round)")
     export.add_argument("--stream", help="only this stream")
     export.add_argument("--out", type=Path, help="write here (default: standard output)")
-    export.set_defaults(handler=_export)
+    export.add_argument(
+        "--table", help="an evidence bundle of this table's streams (needs --out FILE)"
+    )
+    export.add_argument("--round", help="with --table: the events of this round")
+    export.add_argument(
+        "-c",
+        "--config",
+        type=Path,
+        help="with --table: the config the daemon runs with (default: the one named on the "
+        "command line the journal's lock file records)",
+    )
+    export.set_defaults(handler=_export, export_parser=export)
+
+    bundle = what.add_parser(
+        "verify-bundle", help="check an evidence bundle offline: no daemon, no config"
+    )
+    bundle.add_argument("file", type=Path, metavar="FILE", help="the bundle (a .zip)")
+    bundle.add_argument(
+        "--db",
+        type=Path,
+        help="also compare each stream's head with this journal (live, read-only, or a copy)",
+    )
+    bundle.set_defaults(handler=_verify_bundle)
 
     copy = what.add_parser("copy", help="a consistent copy of a live journal (backup API)")
     copy.add_argument("--db", required=True, type=Path)
@@ -67,6 +96,15 @@ def _verify(ns: argparse.Namespace) -> int:
 
 
 def _export(ns: argparse.Namespace) -> int:
+    if ns.table is not None:
+        from floord.cli.journal_bundle import export_bundle_command
+
+        return export_bundle_command(ns)
+    # Without --table, the JSON lines export as it always was: argparse's own refusal.
+    if ns.round is not None or ns.config is not None:
+        ns.export_parser.error("--round and --config go with --table (an evidence bundle)")
+    if ns.start is None or ns.end is None:
+        ns.export_parser.error("the following arguments are required: --from, --to")
     try:
         if ns.out is None:
             count = export_journal(ns.db, ns.start, ns.end, sys.stdout, ns.stream)
@@ -84,6 +122,12 @@ def _export(ns: argparse.Namespace) -> int:
         return 2
     print(f"exported {count} events", file=sys.stderr)
     return 0
+
+
+def _verify_bundle(ns: argparse.Namespace) -> int:
+    from floord.cli.journal_bundle import verify_bundle_command
+
+    return verify_bundle_command(ns)
 
 
 def _copy(ns: argparse.Namespace) -> int:

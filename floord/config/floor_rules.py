@@ -28,12 +28,12 @@ from pathlib import Path
 
 from floord.config.floor_rules_file import FloorRules
 from floord.config.tables import TableConfig
-from floord.engine.craps.rules import PayTable, odds_text, payout_problems
-from floord.games.baccarat import BaccaratTableConfig
-from floord.games.craps import CrapsTableConfig
 
 VIGORISH_RULE = "58 Pa. Code § 545.13(g)"
 ODDS_RULE = "58 Pa. Code § 537.5(b)"
+# The games compared, by name: their modules are imported only for a config that has them.
+VIGORISH_GAMES = ("baccarat",)
+CRAPS_GAMES = ("craps", "mini_craps")
 
 
 def floor_problems(
@@ -52,10 +52,14 @@ def _vigorish(
     if floor is not None and floor.baccarat is not None and floor_path is not None:
         held = (floor.baccarat.vigorish_percent, f"in {floor_path}")
     problems: list[str] = []
+    if not any(table.game in VIGORISH_GAMES for table in tables):
+        return problems
+    from floord.games.baccarat import BaccaratTableConfig
+
     for t, table in enumerate(tables):
         if not isinstance(table, BaccaratTableConfig):
             continue
-        if table.game != "baccarat" or table.rules.ez_baccarat:
+        if table.game not in VIGORISH_GAMES or table.rules.ez_baccarat:
             continue
         percent = table.rules.vigorish_percent
         if held is None:
@@ -75,6 +79,11 @@ def _craps_odds(
     """One line per wager of a Craps or Mini-Craps table paid at other odds than the
     table (or the floor rules file) it is held to. A table whose own odds are refused
     (`payout_problems`) is left to that check."""
+    if not any(table.game in CRAPS_GAMES for table in tables):
+        return []
+    from floord.engine.craps.rules import payout_problems
+    from floord.games.craps import CrapsTableConfig
+
     held: tuple[dict[str, Fraction], str] | None = None
     if floor is not None and floor.craps is not None and floor_path is not None:
         held = (_paid(floor.craps.payout_odds), f"in {floor_path}")
@@ -101,8 +110,12 @@ def _craps_odds(
 
 def _paid(payout_odds: dict[str, str]) -> dict[str, Fraction]:
     """The odds each wager is paid at: the submitted ones over the minimums."""
+    from floord.engine.craps.rules import PayTable
+
     return {w: Fraction(*odds) for w, odds in PayTable(payout_odds).odds.items()}
 
 
 def _text(odds: Fraction) -> str:
+    from floord.engine.craps.rules import odds_text
+
     return odds_text((odds.numerator, odds.denominator))

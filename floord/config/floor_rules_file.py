@@ -24,7 +24,6 @@ from typing import Literal
 from pydantic import Field, ValidationError, field_validator
 
 from floord.config.problems import config_problems
-from floord.engine.craps.rules import payout_problems
 from floord.games.table_model import StrictModel
 from floord.yaml_files import YamlFileError, read_yaml, top_found
 
@@ -39,6 +38,9 @@ class CrapsFloor(StrictModel):
     @field_validator("payout_odds")
     @classmethod
     def _odds(cls, value: dict[str, str]) -> dict[str, str]:
+        # Craps's rules are imported only for a floor rules file that has a craps section.
+        from floord.engine.craps.rules import payout_problems
+
         problems = payout_problems(value, None, {})
         if problems:
             raise ValueError("; ".join(p.removeprefix("payout_odds.") for p in problems))

@@ -27,7 +27,7 @@ from floord.config.secrets import broker_problems, read_secret, rotation_problem
 from floord.config.tables import GAMES, ID_PATTERN, StrictModel, TableConfig
 from floord.config.text import text_problems
 from floord.games.definition import devices_by_family
-from floord.games.registry import definition_of, dice_setup, live_setup
+from floord.games.registry import MODULES, config_model, definition_of, dice_setup, live_setup
 from floord.operator.commands import OperatorKeys
 from floord.profile_sources import ProfileShelf, profile_sources, site_directory
 from floord.profiles import ProfileError, ProfileNotFound
@@ -241,14 +241,17 @@ def _cross_checks(cfg: FloordConfig, path: Path) -> list[str]:
             except ProfileError as exc:
                 profile_problems.append(profile_problem(path, f"{key}.profile", exc))
                 continue
-            if (misfit := game.device_check(profile)) is not None:
+            if (refused := game.family_problem(table.game, device.id, profile)) is not None:
+                profile_problems.append(f"{path}: {key}: {refused}")
+            elif (misfit := game.device_check(profile)) is not None:
                 profile_problems.append(f"{path}: {key}.profile: {misfit}")
             if device.port is None:  # adapter: remote, its port named on the adapter's box
                 continue
             problems += port_problems(path, f"{key}.port", device.port, rig=cfg.rig)
         # The game's own checks: its rules and its device slots (floord/games/<game>.py).
-        # A device whose profile is unknown or of the wrong kind is missing from its slot
-        # as a consequence: that one mistake is reported once, at the profile.
+        # A device whose profile is unknown, of a family the game does not take or of the
+        # wrong kind is missing from its slot as a consequence: that one mistake is
+        # reported once, at the device.
         families = devices_by_family(table, profiles, skip_unloadable=True)
         slots = f"{path}: tables.{t}.devices: "
         game_problems = game.check(table, f"{path}: tables.{t}", families)
@@ -305,6 +308,18 @@ def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
     return problems
 
 
+def named_games(raw: dict[str, Any]) -> frozenset[str]:
+    """The games the file's tables name, whose models alone validate it; every game when
+    a table names none or one floord does not know, so the message lists them all."""
+    tables = raw.get("tables")
+    if not isinstance(tables, list):
+        return frozenset(GAMES)
+    named = [t.get("game") if isinstance(t, dict) else None for t in tables]
+    if not named or not all(isinstance(g, str) and g in MODULES for g in named):
+        return frozenset(GAMES)
+    return frozenset(str(g) for g in named)
+
+
 def load_config(path: Path | str) -> LoadedConfig:
     """Read and validate a config file; raise `ConfigError` listing every problem."""
     path = Path(path)
@@ -318,11 +333,13 @@ def load_config(path: Path | str) -> LoadedConfig:
         )
     if problems := text_problems(path, raw):
         raise ConfigError(problems)
+    model = config_model(FloordConfig, named_games(raw))
     try:
-        cfg = FloordConfig.model_validate(raw)
+        cfg = model.model_validate(raw)
     except ValidationError as exc:
         # The game names the table's kind; it is not a key in the file, so leave it out.
-        raise ConfigError(config_problems(path, exc, FloordConfig, drop=GAMES)) from exc
+        raise ConfigError(config_problems(path, exc, model, drop=GAMES)) from exc
+    assert isinstance(cfg, FloordConfig)
     problems = _cross_checks(cfg, path)
     if problems:
         raise ConfigError(problems)

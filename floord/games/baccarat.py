@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.baccarat.engine import BaccaratEngine
 from floord.engine.baccarat.rules import (
     BaccaratRules,
     DragonBonusTable,
@@ -57,18 +56,19 @@ class BaccaratTableConfig(GameTable):
     devices: list[DeviceConfig] = Field(min_length=1)
 
 
+# Why a Baccarat table takes no card shuffler (`GameDefinition.refused`).
+SHUFFLER_POLICY = (
+    "floord's policy: the Baccarat family is dealt from a stack the dealer shuffles; an "
+    "automated shuffler at Minibaccarat, 58 Pa. Code § 541.4(d), needs the batches "
+    '"permitted under § 541.3(b)", which floord\'s sources do not contain'
+)
+
+
 def _check(table: BaccaratTableConfig, where: str, families: Families) -> list[str]:
-    """A shoe, no reader and no wheel; which options fit which chapter (EZ Baccarat is
-    ch. 545, the Dragon Bonus § 541.13(d)) is the engine's own rule table: ask it."""
-    wanted: dict[str, int | None] = {
-        "dealing_shoe": 1,
-        "card_shuffler": None,
-        "card_reader": 0,
-        "roulette_wheel": 0,
-        "big_six_wheel": 0,
-        "dice_tracker": 0,
-    }
-    problems = slot_problems(families, wanted, where, "a Baccarat table")
+    """One shoe (any other device is refused at its entry); which options fit which
+    chapter (EZ Baccarat is ch. 545, the Dragon Bonus § 541.13(d)) is the engine's own
+    rule table: ask it."""
+    problems = slot_problems(families, {"dealing_shoe": 1}, where, "a Baccarat table")
     try:
         table.rules.engine_rules(table.game)
     except ValueError as exc:
@@ -77,6 +77,8 @@ def _check(table: BaccaratTableConfig, where: str, families: Families) -> list[s
 
 
 def _engine(table: BaccaratTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.baccarat.engine import BaccaratEngine
+
     [(shoe, shoe_profile)] = families["dealing_shoe"]
     return BaccaratEngine(
         table.id,
@@ -87,4 +89,10 @@ def _engine(table: BaccaratTableConfig, families: Families, common: dict[str, An
     )
 
 
-DEFINITION = GameDefinition(table=BaccaratTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=BaccaratTableConfig,
+    build_engine=_engine,
+    families=frozenset({"dealing_shoe"}),
+    refused={"card_shuffler": SHUFFLER_POLICY},
+    check=_check,
+)

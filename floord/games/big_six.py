@@ -9,7 +9,6 @@ from pydantic import Field
 
 from floord.analytics.report import WheelSetup
 from floord.analytics.wheel_watch import BIG_SIX
-from floord.engine.big_six.engine import BigSixEngine
 from floord.engine.big_six.layout import ORDER_533_1_B, read_layout
 from floord.games.definition import Families, GameDefinition, Wheel
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
@@ -36,13 +35,7 @@ class BigSixTableConfig(GameTable):
 
 def _check(table: BigSixTableConfig, where: str, families: Families) -> list[str]:
     """One Big Six wheel and nothing else; the layout of § 533.1 (counts, order, symbols)."""
-    problems = []
-    for family, count in families.items():
-        if family != WHEEL:
-            problems.append(
-                f"{where}.devices: no {family.replace('_', ' ')} on a Big Six table expected, "
-                f"found {len(count)}"
-            )
+    problems: list[str] = []
     wheels = len(families.get(WHEEL, []))
     if wheels != 1:
         problems.append(
@@ -56,6 +49,8 @@ def _check(table: BigSixTableConfig, where: str, families: Families) -> list[str
 
 
 def _engine(table: BigSixTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.big_six.engine import BigSixEngine
+
     [(wheel, _)] = families[WHEEL]
     return BigSixEngine(
         table.id,
@@ -84,6 +79,7 @@ def _wheel_setup(
 DEFINITION = GameDefinition(
     table=BigSixTableConfig,
     build_engine=_engine,
+    families=frozenset({WHEEL}),
     check=_check,
     wheel=Wheel(setup=_wheel_setup, sectors_setting="big_six_sectors"),
 )

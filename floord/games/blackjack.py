@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.blackjack.engine import BlackjackEngine
 from floord.engine.blackjack.rules import MAX_BOXES, GameRules, Shoe, Shuffler, Side
 from floord.engine.blackjack.spanish21 import pay_table_problems, read_pay_table
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
@@ -113,11 +112,8 @@ def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
         "card_reader": 1,
         "dealing_shoe": 1,
         "card_shuffler": 0 if rules.shuffler == "none" else 1,
-        "dice_tracker": 0,
     }
     problems += slot_problems(families, wanted, where, f"shuffler {rules.shuffler!r}")
-    if families.get("roulette_wheel") or families.get("big_six_wheel"):
-        problems.append(f"{where}.devices: no wheel on a card table expected, found one")
     for device_id, profile in families.get("dealing_shoe", []):
         double = profile.double_shoe
         if double != (rules.shoe == "double"):
@@ -129,6 +125,8 @@ def _check(table: CardTableConfig, where: str, families: Families) -> list[str]:
 
 
 def _engine(table: CardTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.blackjack.engine import BlackjackEngine
+
     [(reader, reader_profile)] = families["card_reader"]
     [(shoe, shoe_profile)] = families["dealing_shoe"]
     return BlackjackEngine(
@@ -143,4 +141,9 @@ def _engine(table: CardTableConfig, families: Families, common: dict[str, Any]) 
     )
 
 
-DEFINITION = GameDefinition(table=CardTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=CardTableConfig,
+    build_engine=_engine,
+    families=frozenset({"card_reader", "dealing_shoe", "card_shuffler"}),
+    check=_check,
+)

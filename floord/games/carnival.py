@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.carnival.engine import CarnivalEngine
 from floord.engine.carnival.rules import MAX_BOXES, CarnivalRules, Shuffler
 from floord.games.definition import (
     Families,
@@ -73,11 +72,12 @@ def _check(table: CarnivalTableConfig, where: str, families: Families) -> list[s
         shuffler=table.rules.shuffler,
         shoes=0,
         make_rules=lambda: table.rules.engine_rules(table.game),
-        others=("dice_tracker",),
     )
 
 
 def _engine(table: CarnivalTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.carnival.engine import CarnivalEngine
+
     return CarnivalEngine(
         table.id,
         rules=table.rules.engine_rules(table.game),
@@ -88,4 +88,9 @@ def _engine(table: CarnivalTableConfig, families: Families, common: dict[str, An
     )
 
 
-DEFINITION = GameDefinition(table=CarnivalTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=CarnivalTableConfig,
+    build_engine=_engine,
+    families=frozenset({"card_shuffler"}),
+    check=_check,
+)

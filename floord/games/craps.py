@@ -6,10 +6,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.craps.engine import CrapsEngine
 from floord.engine.craps.fire import MINI_CRAPS_POLICY
 from floord.engine.craps.rules import payout_problems
-from floord.games.definition import Families, GameDefinition
+from floord.games.definition import Families, GameDefinition, dice_count
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
 from floord.table.vocabulary import TableEngine
@@ -41,12 +40,7 @@ class CrapsTableConfig(GameTable):
 
 def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]:
     """One dice tracker and nothing else; the odds of § 537.5; the Fire Bet at Craps only."""
-    problems = [
-        f"{where}.devices: no {family.replace('_', ' ')} on a Craps table expected, "
-        f"found {len(found)}"
-        for family, found in families.items()
-        if family != TRACKER
-    ]
+    problems: list[str] = []
     trackers = len(families.get(TRACKER, []))
     if trackers != 1:
         problems.append(f"{where}.devices: exactly one dice tracker expected, found {trackers}")
@@ -63,13 +57,16 @@ def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]
 
 def _device_check(profile: DeviceProfile) -> str | None:
     """A Craps table's tracker reads two dice (§ 537.8); a Pai Gow shaker reads three."""
-    dice = profile.quirks.get("dice")
-    if profile.family == TRACKER and dice != 2:
-        return f"a dice tracker of two dice expected, found {profile.model} of {dice}"
+    if profile.family == TRACKER and profile.dice != 2:
+        return (
+            f"a dice tracker of two dice expected, found {profile.model!r} of {dice_count(profile)}"
+        )
     return None
 
 
 def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.craps.engine import CrapsEngine
+
     [(tracker, _)] = families[TRACKER]
     rules = table.rules
     return CrapsEngine(
@@ -88,6 +85,7 @@ def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any])
 DEFINITION = GameDefinition(
     table=CrapsTableConfig,
     build_engine=_engine,
+    families=frozenset({TRACKER}),
     check=_check,
     device_check=_device_check,
     dice_watch=True,

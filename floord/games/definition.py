@@ -9,7 +9,7 @@ rolls run the dice tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, get_args
 
@@ -65,20 +65,15 @@ def card_table_problems(
     shuffler: str,
     shoes: int,
     make_rules: Callable[[], object],
-    others: tuple[str, ...] = (),
 ) -> list[str]:
     """What a card table's config gets wrong, shared by Poker, War and the carnival games:
-    `shoes` dealing shoes, a card shuffler unless `shuffler: none`, none of the other
-    families (nor of `others`); then the rules: `make_rules` makes the engine's rules
-    value, which checks itself against the chapter (a `ValueError` is a problem of
-    `where.rules`)."""
+    `shoes` dealing shoes, a card shuffler unless `shuffler: none` (a device of a family
+    the game does not take is refused at its entry, `GameDefinition.family_problem`);
+    then the rules: `make_rules` makes the engine's rules value, which checks itself
+    against the chapter (a `ValueError` is a problem of `where.rules`)."""
     wanted: dict[str, int | None] = {
         "dealing_shoe": shoes,
         "card_shuffler": 0 if shuffler == "none" else 1,
-        "card_reader": 0,
-        "roulette_wheel": 0,
-        "big_six_wheel": 0,
-        **dict.fromkeys(others, 0),
     }
     problems = slot_problems(families, wanted, where, f"{game} with shuffler {shuffler!r}")
     try:
@@ -86,6 +81,11 @@ def card_table_problems(
     except ValueError as exc:
         problems.append(f"{where}.rules: {exc}")
     return problems
+
+
+def dice_count(profile: DeviceProfile) -> str:
+    """How many dice a dice device's profile says it reads, in a message's words."""
+    return "no count of dice" if profile.dice is None else f"{profile.dice} dice"
 
 
 def first_device(families: Families, family: str) -> str | None:
@@ -142,6 +142,14 @@ class GameDefinition:
     # Its engine from the table, its devices by family, and the arguments every engine
     # takes (required_devices, gaming_day_starts, timezone, snapshot).
     build_engine: Callable[[Any, Families, dict[str, Any]], TableEngine]
+    # The device families its engine takes events from. A device of any other family is
+    # refused at its entry (`family_problem`): the engine would record each of its events
+    # as an unknown device event, and, the device being required, its fault would halt
+    # the table.
+    families: frozenset[str]
+    # Why a family a reader might expect the game to take is not among `families`
+    # (floord's policy, or a paragraph the seeds do not contain), by family.
+    refused: Mapping[str, str] = field(default_factory=dict)
     # `floord check`: the rules and device slots, after each field is valid. Problems
     # start with `where` (`FILE: tables.N`).
     check: Callable[[Any, str, Families], list[str]] = _no_check
@@ -152,6 +160,21 @@ class GameDefinition:
     wheel: Wheel | None = field(default=None)
     # Its rolls run the live dice tests (`floord/analytics/dice_watch.py`): Craps.
     dice_watch: bool = False
+
+    def family_problem(self, game: str, device: str, profile: DeviceProfile) -> str | None:
+        """A device whose family the engine takes no events from, said as "X expected
+        (why), found Y"; None when the engine takes it."""
+        if profile.family in self.families:
+            return None
+        takes = " or ".join(
+            ", ".join(f"{f.replace('_', ' ')}'s" for f in sorted(self.families)).rsplit(", ", 1)
+        )
+        why = self.refused.get(profile.family)
+        return (
+            f"a {takes} profile on a {game.replace('_', ' ')} table expected"
+            f"{f' ({why})' if why else ''}, found device {device!r} of profile "
+            f"{profile.model!r} ({profile.family})"
+        )
 
     @property
     def games(self) -> tuple[str, ...]:

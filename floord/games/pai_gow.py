@@ -7,9 +7,14 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.pai_gow.engine import PaiGowEngine
 from floord.engine.pai_gow.rules import DICE, PaiGowRules
-from floord.games.definition import Families, GameDefinition, first_device, slot_problems
+from floord.games.definition import (
+    Families,
+    GameDefinition,
+    dice_count,
+    first_device,
+    slot_problems,
+)
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
 from floord.table.vocabulary import TableEngine
@@ -44,7 +49,6 @@ class PaiGowTableConfig(GameTable):
 def _check(table: PaiGowTableConfig, where: str, families: Families) -> list[str]:
     """One Pai Gow shaker and nothing else; the rules against § 535.2."""
     wanted: dict[str, int | None] = {SHAKER: 1}
-    wanted |= {f: 0 for f in families if f != SHAKER}
     problems = slot_problems(families, wanted, where, "pai gow (one Pai Gow shaker, § 535.2(d))")
     try:
         table.rules.engine_rules()
@@ -57,21 +61,26 @@ def _device_check(profile: DeviceProfile) -> str | None:
     """A shaker of three dice (§ 535.2(d)(1)), not a two-dice Craps tracker."""
     if profile.family != SHAKER:
         return None
-    dice = profile.quirks.get("dice")
-    if dice != DICE:
+    if profile.dice != DICE:
         return (
             f"a Pai Gow shaker of {DICE} dice (quirks.dice: {DICE}, 58 Pa. Code § 535.2(d)(1)) "
-            f"expected, found quirks.dice {dice!r}"
+            f"expected, found {profile.model!r} of {dice_count(profile)}"
         )
     return None
 
 
 def _engine(table: PaiGowTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.pai_gow.engine import PaiGowEngine
+
     shaker = first_device(families, SHAKER)
     assert shaker is not None  # `check` requires it
     return PaiGowEngine(table.id, rules=table.rules.engine_rules(), shaker_device=shaker, **common)
 
 
 DEFINITION = GameDefinition(
-    table=PaiGowTableConfig, build_engine=_engine, check=_check, device_check=_device_check
+    table=PaiGowTableConfig,
+    build_engine=_engine,
+    families=frozenset({SHAKER}),
+    check=_check,
+    device_check=_device_check,
 )

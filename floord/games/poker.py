@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.poker.engine import PokerEngine
 from floord.engine.poker.rules import PokerRules, Shuffler
 from floord.games.definition import (
     Families,
@@ -64,6 +63,8 @@ def _check(table: PokerTableConfig, where: str, families: Families) -> list[str]
 
 
 def _engine(table: PokerTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.poker.engine import PokerEngine
+
     return PokerEngine(
         table.id,
         rules=table.rules.engine_rules(),
@@ -72,4 +73,9 @@ def _engine(table: PokerTableConfig, families: Families, common: dict[str, Any])
     )
 
 
-DEFINITION = GameDefinition(table=PokerTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=PokerTableConfig,
+    build_engine=_engine,
+    families=frozenset({"card_shuffler"}),
+    check=_check,
+)

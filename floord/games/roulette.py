@@ -8,11 +8,9 @@ from pydantic import Field
 
 from floord.analytics.report import WheelSetup
 from floord.analytics.wheel_watch import roulette_order
-from floord.engine.roulette.engine import RouletteEngine
 from floord.engine.roulette.layout import wheel_spec
 from floord.games.definition import Families, GameDefinition, Wheel
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
-from floord.profiles import DeviceProfile
 from floord.table.vocabulary import TableEngine
 
 WHEEL = "roulette_wheel"
@@ -37,16 +35,9 @@ def _check(table: RouletteTableConfig, where: str, families: Families) -> list[s
     return []
 
 
-def _device_check(profile: DeviceProfile) -> str | None:
-    if profile.family == WHEEL:
-        return None
-    return (
-        f"a roulette wheel's profile on a roulette table expected, "
-        f"found {profile.model!r} ({profile.family})"
-    )
-
-
 def _engine(table: RouletteTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.roulette.engine import RouletteEngine
+
     [(wheel, _)] = families[WHEEL]
     return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
 
@@ -75,8 +66,8 @@ def _wheel_setup(
 DEFINITION = GameDefinition(
     table=RouletteTableConfig,
     build_engine=_engine,
+    families=frozenset({WHEEL}),
     check=_check,
-    device_check=_device_check,
     driver_options=_driver_options,
     wheel=Wheel(setup=_wheel_setup, sectors_setting="roulette_sectors"),
 )

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.stud.engine import StudEngine
 from floord.engine.stud.rules import MAX_BOXES, Dealing, Shuffler, StudRules
 from floord.games.definition import Families, GameDefinition, first_device, slot_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
@@ -66,10 +65,6 @@ def _check(table: StudTableConfig, where: str, families: Families) -> list[str]:
     wanted: dict[str, int | None] = {
         "dealing_shoe": 0 if rules.dealing == "hand" else 1,
         "card_shuffler": 0 if rules.shuffler == "none" else 1,
-        "card_reader": 0,
-        "roulette_wheel": 0,
-        "big_six_wheel": 0,
-        "dice_tracker": 0,
     }
     why = f"dealing {rules.dealing!r} with shuffler {rules.shuffler!r}"
     problems = slot_problems(families, wanted, where, why)
@@ -81,6 +76,8 @@ def _check(table: StudTableConfig, where: str, families: Families) -> list[str]:
 
 
 def _engine(table: StudTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.stud.engine import StudEngine
+
     shoes = families.get("dealing_shoe", [])
     return StudEngine(
         table.id,
@@ -93,4 +90,9 @@ def _engine(table: StudTableConfig, families: Families, common: dict[str, Any]) 
     )
 
 
-DEFINITION = GameDefinition(table=StudTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=StudTableConfig,
+    build_engine=_engine,
+    families=frozenset({"dealing_shoe", "card_shuffler"}),
+    check=_check,
+)

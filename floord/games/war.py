@@ -8,7 +8,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from floord.engine.war.engine import WarEngine
 from floord.engine.war.rules import MAX_BOXES, MAX_DECKS, MIN_DECKS, Shuffler, WarRules
 from floord.games.definition import (
     Families,
@@ -67,6 +66,8 @@ def _check(table: WarTableConfig, where: str, families: Families) -> list[str]:
 
 
 def _engine(table: WarTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
+    from floord.engine.war.engine import WarEngine
+
     shoe = first_device(families, "dealing_shoe")
     assert shoe is not None  # `check` requires it
     return WarEngine(
@@ -78,4 +79,9 @@ def _engine(table: WarTableConfig, families: Families, common: dict[str, Any]) -
     )
 
 
-DEFINITION = GameDefinition(table=WarTableConfig, build_engine=_engine, check=_check)
+DEFINITION = GameDefinition(
+    table=WarTableConfig,
+    build_engine=_engine,
+    families=frozenset({"dealing_shoe", "card_shuffler"}),
+    check=_check,
+)

@@ -34,7 +34,7 @@ from floord.engine.cards.cut_offer import (
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, needs_reason, unknown_args
 from floord.engine.core.rulings import decision, ruled, violation
-from floord.engine.core.snapshots import json_copy
+from floord.engine.core.snapshots import restore_fields, snapshot_fields
 from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
@@ -88,14 +88,12 @@ class CutBook:
         return True, [violation(self.rules, "cut_cards", what, None, **problem)]
 
     def snapshot(self) -> dict[str, Any]:
-        return {name: json_copy(getattr(self, name)) for name in self.FIELDS}
+        return snapshot_fields(self, self.FIELDS)
 
     def restore(self, body: object) -> None:
         if not isinstance(body, dict):
             return  # a snapshot from before cuts were recorded: the defaults stand
-        for name in self.FIELDS:
-            if name in body:
-                setattr(self, name, json_copy(body[name]))
+        restore_fields(self, self.FIELDS, body)
 
 
 class CutCommands(TableEngineBase):

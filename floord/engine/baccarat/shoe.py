@@ -36,7 +36,7 @@ from floord.engine.core.rulings import (
     ruled,
     violation,
 )
-from floord.engine.core.snapshots import json_copy
+from floord.engine.core.snapshots import restore_fields, snapshot_fields
 from floord.engine.core.types import Decision
 
 MAX_BURN = 11  # a ten-value first card and ten more
@@ -350,9 +350,7 @@ class BaccaratShoe:
     # ----- persistence ------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        burn = dict(self.burn) if self.burn else None
-        body = {name: getattr(self, name) for name in self.FIELDS}
-        return {**body, "burn": burn, "receipt": json_copy(self.receipt)}
+        return snapshot_fields(self, self.FIELDS)
 
     def restore(self, body: dict[str, Any]) -> None:
         if not isinstance(body, dict):
@@ -362,8 +360,4 @@ class BaccaratShoe:
         burn = body.get("burn")
         if burn is not None and not (isinstance(burn, dict) and "drawn" in burn):
             raise ValueError("snapshot: shoe.burn must be an object or null")
-        for name in self.FIELDS:
-            if name in body:
-                setattr(self, name, body[name])
-        self.burn = dict(burn) if burn else None
-        self.receipt = json_copy(body.get("receipt"))
+        restore_fields(self, self.FIELDS, body)

@@ -22,7 +22,7 @@ from typing import Any
 from floord.engine.blackjack.rules import GameRules
 from floord.engine.cards.cut_offer import counted_problem, offer
 from floord.engine.core.rulings import violation
-from floord.engine.core.snapshots import json_copy
+from floord.engine.core.snapshots import restore_fields, snapshot_fields
 from floord.engine.core.types import Decision
 
 FARTHEST_RIGHT = "the player at the farthest point to the right of the dealer"
@@ -81,11 +81,9 @@ class CutBook:
         self.pending = dict.fromkeys(self.pending)
 
     def snapshot(self) -> dict[str, Any]:
-        return {name: json_copy(getattr(self, name)) for name in self.FIELDS}
+        return snapshot_fields(self, self.FIELDS)
 
     def restore(self, body: object) -> None:
         if not isinstance(body, dict):
             return  # a snapshot from before cuts were recorded: the defaults stand
-        for name in self.FIELDS:
-            if name in body:
-                setattr(self, name, json_copy(body[name]))
+        restore_fields(self, self.FIELDS, body)

@@ -25,7 +25,7 @@ from floord.engine.cards.deck_change import deck_change_due
 from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
 from floord.engine.cards.deck_spread import SpreadPlan
 from floord.engine.core.rulings import policy_decision, ruled, strict, violation
-from floord.engine.core.snapshots import json_copy
+from floord.engine.core.snapshots import restore_fields, snapshot_fields
 from floord.engine.core.types import Decision
 
 DECK_LIFETIME = timedelta(hours=24)
@@ -421,14 +421,12 @@ class ShoeBook:
     )
 
     def snapshot(self) -> dict[str, Any]:
-        body = {name: json_copy(getattr(self, name)) for name in self.FIELDS}
+        body = snapshot_fields(self, self.FIELDS)
         return {**body, "shuffler": self.batch.snapshot(), "cuts": self.cuts.snapshot()}
 
     def restore(self, body: dict[str, Any]) -> None:
         if not isinstance(body, dict) or set(body.get("sides") or {}) != set(self.sides):
             raise ValueError("snapshot: the shoe does not fit this table's rules (sides)")
-        for name in self.FIELDS:
-            if name in body:
-                setattr(self, name, json_copy(body[name]))
+        restore_fields(self, self.FIELDS, body)
         self.batch.restore(body.get("shuffler") or {})
         self.cuts.restore(body.get("cuts"))

@@ -16,7 +16,7 @@ from floord.contract import EventType, cite
 from floord.engine.blackjack.rules import GameRules
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
 from floord.engine.core.rulings import policy_decision, strict, violation
-from floord.engine.core.snapshots import json_copy
+from floord.engine.core.snapshots import restore_fields, snapshot_fields
 from floord.engine.core.types import Decision
 
 JAM_POLICY = (
@@ -304,9 +304,7 @@ class ShufflerBook:
     # ----- decks ------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return {name: json_copy(getattr(self, name)) for name in FIELDS}
+        return snapshot_fields(self, FIELDS)
 
     def restore(self, body: dict[str, Any]) -> None:
-        for name in FIELDS:
-            if name in body:
-                setattr(self, name, json_copy(body[name]))
+        restore_fields(self, FIELDS, body)

@@ -37,7 +37,7 @@ from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
 from floord.engine.cards.deck_rules import DeckRules
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
 from floord.engine.core.rulings import STRICT_POLICY, decision, policy_decision, strict
-from floord.engine.core.snapshots import json_copy
+from floord.engine.core.snapshots import restore_fields, snapshot_fields
 from floord.engine.core.types import Decision
 
 DOOR_POLICY = "floord policy, not a regulation: an open shuffler door is reported"
@@ -382,11 +382,9 @@ class DeckBook:
     # ----- persistence ------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return {name: json_copy(getattr(self, name)) for name in FIELDS}
+        return snapshot_fields(self, FIELDS)
 
     def restore(self, body: dict[str, Any]) -> None:
         if not isinstance(body, dict) or set(body.get("decks") or {}) != set(self.decks):
             raise ValueError("snapshot: the decks do not fit this table's rules")
-        for name in FIELDS:
-            if name in body:
-                setattr(self, name, json_copy(body[name]))
+        restore_fields(self, FIELDS, body)

@@ -1,4 +1,5 @@
-"""What every engine's snapshot shares: its header check and a safe copy.
+"""What every engine's snapshot shares: its header check, a safe copy, and a book's
+named fields written and read back.
 
 A snapshot restores a table after a restart, so a snapshot of another table, another
 game (or wheel) or another version must never be taken for this one: restoring the
@@ -7,6 +8,7 @@ wrong state would be worse than starting closed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
@@ -38,3 +40,16 @@ def json_copy(value: Any) -> Any:
     if isinstance(value, list):
         return [json_copy(v) for v in value]
     return value
+
+
+def snapshot_fields(owner: object, names: Iterable[str]) -> dict[str, Any]:
+    """A book's snapshot: each of `owner`'s attributes `names`, a copy, in that order."""
+    return {name: json_copy(getattr(owner, name)) for name in names}
+
+
+def restore_fields(owner: object, names: Iterable[str], body: Mapping[str, Any]) -> None:
+    """Each of `names` that `body` holds set on `owner`, a copy; one it lacks (a snapshot
+    written before the field was recorded) keeps the value `owner` was made with."""
+    for name in names:
+        if name in body:
+            setattr(owner, name, json_copy(body[name]))

@@ -29,7 +29,7 @@ from floord.engine.cards.cut_offer import size_problem
 from floord.engine.cards.deck_receipt import receipt_problem
 from floord.engine.cards.quarter_cut import quarter_minimum, quarter_reading
 from floord.engine.core.rulings import decision, strict
-from floord.engine.core.snapshots import json_copy
+from floord.engine.core.snapshots import restore_fields, snapshot_fields
 from floord.engine.core.types import Decision
 from floord.engine.war.rules import WarRules
 
@@ -264,7 +264,7 @@ class WarShoe:
     # ----- persistence ------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return {name: json_copy(getattr(self, name)) for name in FIELDS}
+        return snapshot_fields(self, FIELDS)
 
     def restore(self, body: dict[str, Any]) -> None:
         if not isinstance(body, dict):
@@ -276,6 +276,4 @@ class WarShoe:
             isinstance(stack, dict) and {"shuffled", "batch", "cards", "cut"} <= set(stack)
         ):
             raise ValueError("snapshot: shoe.stack must be null or a stack object")
-        for name in FIELDS:
-            if name in body:
-                setattr(self, name, json_copy(body[name]))
+        restore_fields(self, FIELDS, body)
