@@ -26,8 +26,9 @@ rule is off for this module alone):
 `WRITTEN_FOR` names the versions (major.minor) these were written against. With any
 other installed, `hooks` returns None and touches nothing: the batches go through
 aiomqtt's public `publish` (`floord.mqtt.confirm`), slower and with the same guarantees,
-and the log says so once. `tests/test_paho_hooks.py` fails when the installed versions
-are not `WRITTEN_FOR`: an upgrade re-reads this module against the new source first.
+and the log says so once. `tests/test_paho_hooks_versions.py` fails when the installed
+versions are not `WRITTEN_FOR`: an upgrade re-reads this module against the new source
+first.
 """
 
 from __future__ import annotations
