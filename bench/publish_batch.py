@@ -1,7 +1,8 @@
-"""The MQTT client's CPU for a QoS 1 message: aiomqtt's `publish` for each message of a
-batch (a task each, sent together, as floord's outbox did) beside `publish_batch`
-(`floord.mqtt.confirm`: the batch handed to paho, one waiter for its PUBACKs), on one
-private Mosquitto, in one run.
+"""The MQTT client's CPU for a QoS 1 message: aiomqtt's public `publish` for each message
+of a batch (a task each, sent together: `floord.mqtt.confirm.publish_each`, floord's
+publish path where `floord.mqtt.paho_hooks` does not fit the installed versions) beside
+`publish_batch` (the batch handed to paho through `paho_hooks`, one waiter for its
+PUBACKs), on one private Mosquitto, in one run.
 
 Prints one JSON line: per batch size, the process's CPU a message (µs) each way and their
 ratio (publish_batch / aiomqtt). Run: `python -m bench.publish_batch` (8,000 messages a
@@ -20,17 +21,17 @@ import time
 import aiomqtt
 
 from floord.demo.broker import mosquitto_binary, private_mosquitto
-from floord.mqtt.confirm import Message, publish_batch
+from floord.mqtt.confirm import Message, publish_batch, publish_each
 
 PAYLOAD = "x" * 200  # about a table event's size
 
 
 async def one_by_one(client: aiomqtt.Client, size: int) -> None:
-    tasks = [
-        asyncio.create_task(client.publish("bench/batch", PAYLOAD, qos=1, timeout=math.inf))
-        for _ in range(size)
-    ]
-    await asyncio.wait(tasks)
+    acked, _ = await publish_each(
+        client, [Message("bench/batch", PAYLOAD)] * size, ack_timeout=math.inf
+    )
+    if not all(acked):
+        raise SystemExit("a batch was not acknowledged")
 
 
 async def batched(client: aiomqtt.Client, size: int) -> None:

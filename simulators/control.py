@@ -104,10 +104,10 @@ class _Ss2Control:
         self.scenario_model = type(sim.scenario)
         self.step_fields = step_fields(self.scenario_model)
         self.context = {"pockets": sim.scenario.pockets}
-        # The twin plays its scenario through `_run_step`; taking it over lets an injected
-        # step cut the present one short without the twin knowing about the channel.
-        self._play = sim._run_step
-        sim._run_step = self._scenario_step  # type: ignore[method-assign]
+        # The twin plays its scenario through its `step_player`; taking it over lets an
+        # injected step cut the present one short without the twin knowing about the channel.
+        self._play = sim.run_step
+        sim.step_player = self._scenario_step
         self._pending: deque[Any] = deque()
         self._current: asyncio.Task[None] | None = None
         self._current_kind = "opening"

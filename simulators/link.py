@@ -128,7 +128,8 @@ class TcpLink:
         self.host = ""
         self.port = 0
 
-    async def _start(self, host: str, port: int) -> None:
+    async def listen(self, host: str, port: int) -> None:
+        """Start listening on host:port (0: a free port, then in `.port`)."""
         self._server = await asyncio.start_server(self._on_client, host, port)
         self.host, self.port = self._server.sockets[0].getsockname()[:2]
 
@@ -208,5 +209,5 @@ class TcpLink:
 async def serve_tcp(host: str, port: int) -> TcpLink:
     """Listen on host:port (0 picks a free port; see `.port`) for one client at a time."""
     link = TcpLink()
-    await link._start(host, port)
+    await link.listen(host, port)
     return link

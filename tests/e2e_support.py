@@ -25,7 +25,7 @@ import aiomqtt
 import yaml
 
 from floord.contract import Topics
-from floord.mqtt.session import take_disconnect_error
+from floord.mqtt.paho_hooks import take_disconnect_error
 from floord.operator.commands import build_command
 from floord.profiles import PROFILES_DIR
 

@@ -15,7 +15,7 @@ from support import free_port
 from floord.contract import Envelope, Topics
 from floord.journal.store import Journal
 from floord.mqtt import Backoff, TableLink
-from floord.mqtt.session import take_disconnect_error
+from floord.mqtt.paho_hooks import take_disconnect_error
 
 REPO = Path(__file__).resolve().parent.parent
 TOPICS = Topics(prefix="floor/v1", site="s1", table="t1")
@@ -245,3 +245,11 @@ def run(coro: Callable[[], Awaitable[None]]) -> None:
         await no_tasks_left()
 
     asyncio.run(main())
+
+
+def public_interfaces_only(monkeypatch: Any) -> None:
+    """As if the installed aiomqtt and paho-mqtt were not those `floord.mqtt.paho_hooks`
+    was written for: every batch goes through aiomqtt's public `publish`."""
+    from floord.mqtt import paho_hooks
+
+    monkeypatch.setattr(paho_hooks, "WRITTEN_FOR", {"aiomqtt": "0.0", "paho-mqtt": "0.0"})

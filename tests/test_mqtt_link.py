@@ -22,6 +22,7 @@ from mqtt_link_support import (
     Harness,
     Subscriber,
     append,
+    public_interfaces_only,
     run,
     until,
 )
@@ -32,6 +33,16 @@ from floord.mqtt import Backoff
 from floord.mqtt.link import broker_address
 
 pytestmark = pytest.mark.system
+
+
+@pytest.fixture(params=["hooks", "public"])
+def publish_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways a batch goes out: through `floord.mqtt.paho_hooks`, and through aiomqtt's
+    public interfaces alone (other library versions than the hooks were written for)."""
+    if request.param == "public":
+        public_interfaces_only(monkeypatch)
+    return str(request.param)
+
 
 # --- pure parts ------------------------------------------------------------------------
 
@@ -58,7 +69,7 @@ def test_broker_address() -> None:
 
 
 def test_backlog_goes_out_in_order_and_retained_state_is_there(
-    broker: Broker, tmp_path: Path
+    broker: Broker, tmp_path: Path, publish_path: str
 ) -> None:
     async def scenario() -> None:
         h = Harness(tmp_path, broker.url)
@@ -207,7 +218,7 @@ def test_an_outage_between_bursts_loses_and_repeats_nothing(broker: Broker, tmp_
 
 
 def test_broker_killed_mid_stream_resends_from_the_first_unacknowledged(
-    broker: Broker, tmp_path: Path
+    broker: Broker, tmp_path: Path, publish_path: str
 ) -> None:
     async def scenario() -> None:
         async with GatedProxy(broker.port) as proxy:

@@ -1,4 +1,4 @@
-"""A batch's packets written in the loop's turn that made them (floord.mqtt.prompt_writes),
+"""A batch's packets written in the loop's turn that made them (floord.mqtt.paho_hooks),
 on a real Mosquitto: nothing left queued after a small batch, no socket watcher left
 behind (a watcher on a writable socket would spin the loop), a batch larger than the
 socket takes finished by the watcher, and a request from another thread handed to
@@ -18,7 +18,7 @@ from mqtt_link_support import Subscriber, no_tasks_left, until
 from support import Broker
 
 from floord.mqtt.confirm import Message, publish_batch
-from floord.mqtt.prompt_writes import COALESCED_BYTES, coalesce, prompt_writes, write_now
+from floord.mqtt.paho_hooks import COALESCED_BYTES, Hooks, coalesce, hooks
 
 pytestmark = pytest.mark.system
 
@@ -27,6 +27,12 @@ def client_of(broker: Broker) -> aiomqtt.Client:
     client = aiomqtt.Client("127.0.0.1", broker.port, max_inflight_messages=0)
     client.pending_calls_threshold = 10**6
     return client
+
+
+def hooked(client: aiomqtt.Client) -> Hooks:
+    made = hooks(client)
+    assert made is not None, "the hooks fit the installed libraries (test_paho_hooks)"
+    return made
 
 
 def watched_for_writing(client: aiomqtt.Client) -> bool:
@@ -44,11 +50,12 @@ def watched_for_writing(client: aiomqtt.Client) -> bool:
 def test_a_packet_goes_out_at_once_and_no_watcher_is_left(broker: Broker) -> None:
     async def scenario() -> None:
         async with Subscriber(broker.port, ["w/#"]) as sub, client_of(broker) as client:
-            assert prompt_writes(client) and prompt_writes(client)  # once, and kept
-            inner = client._client
+            made = hooked(client)
+            assert hooked(client) is made  # once, and kept
+            inner = made.paho
             inner.publish("w/1", "one", qos=1)
             assert inner.want_write(), "paho held the packet until written"
-            write_now(client)
+            made.write_now()
             # Written in this turn: nothing held, and the watcher paho asked for is gone.
             assert not inner.want_write()
             assert not watched_for_writing(client)
@@ -69,12 +76,12 @@ def test_a_batch_larger_than_the_socket_takes_is_finished_by_the_watcher(
 ) -> None:
     async def scenario() -> None:
         async with Subscriber(broker.port, ["big/#"]) as sub, client_of(broker) as client:
-            prompt_writes(client)
-            inner = client._client
+            made = hooked(client)
+            inner = made.paho
             body = "x" * 20_000
             for i in range(400):  # 8 MB: more than the socket's buffers take at once
                 inner.publish("big/t", f"{i}:{body}", qos=1)
-            write_now(client)
+            made.write_now()
             assert inner.want_write() and watched_for_writing(client)
             await until("the watcher to write the rest", lambda: not inner.want_write())
             await until("its watcher removed", lambda: not watched_for_writing(client))
@@ -93,11 +100,11 @@ def test_a_batch_larger_than_the_socket_takes_is_finished_by_the_watcher(
 def test_a_request_from_another_thread_goes_to_aiomqtts_handler(broker: Broker) -> None:
     async def scenario() -> None:
         async with client_of(broker) as client:
-            prompt_writes(client)
-            inner = client._client
+            made = hooked(client)
+            inner = made.paho
             inner.publish("w/t", "from the loop", qos=1)  # queued and watched at once
             assert watched_for_writing(client)
-            write_now(client)
+            made.write_now()
             assert not watched_for_writing(client)
             # paho may ask from the thread `connect()` runs on: aiomqtt's handler then
             # watches the socket from the loop, a turn later.

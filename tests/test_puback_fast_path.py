@@ -1,5 +1,6 @@
-"""A two-byte PUBACK read by floord's fast path (floord.mqtt.puback), anything else by
-paho's own handler: on paho clients themselves, and end to end on a real Mosquitto."""
+"""A two-byte PUBACK read by floord's fast path (floord.mqtt.paho_hooks.fast_pubacks),
+anything else by paho's own handler: on paho clients themselves, and end to end on a real
+Mosquitto."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from mqtt_link_support import Subscriber, no_tasks_left, until
 from support import Broker
 
 from floord.mqtt.confirm import Message, publish_batch
-from floord.mqtt.puback import fast_pubacks
+from floord.mqtt.paho_hooks import fast_pubacks
 
 pytestmark = pytest.mark.system
 
@@ -70,10 +71,6 @@ def test_a_puback_with_a_reason_code_goes_to_paho_s_own_handler() -> None:
         pass
     else:
         raise AssertionError("a three-byte PUBACK on MQTT 3.1.1 must be refused by paho")
-
-
-def test_a_client_without_paho_s_parts_is_left_alone() -> None:
-    assert fast_pubacks(object()) is False  # type: ignore[arg-type]
 
 
 def test_a_batch_on_mqtt_5_is_acknowledged_by_both_paths(broker: Broker) -> None:

@@ -16,7 +16,7 @@ from support import Broker
 
 from floord.mqtt.confirm import Message, for_client, publish_batch, refusal
 from floord.mqtt.outbox import publish_in_order
-from floord.mqtt.session import take_disconnect_error
+from floord.mqtt.paho_hooks import take_disconnect_error
 
 pytestmark = pytest.mark.system
 

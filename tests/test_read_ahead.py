@@ -1,4 +1,4 @@
-"""The broker's socket read in chunks (floord.mqtt.read_ahead), on a real Mosquitto: a
+"""The broker's socket read in chunks (floord.mqtt.paho_hooks.ReadAhead), on a real Mosquitto: a
 batch's PUBACKs in far fewer system calls than three each, nothing left in the buffer
 when the reader returns (more packets than paho reads in one call included), and what
 else the client receives (its subscriptions' messages) still delivered, in order."""
@@ -12,8 +12,8 @@ import pytest
 from mqtt_link_support import no_tasks_left, until
 from support import Broker
 
-from floord.mqtt.confirm import Message, for_client, publish_batch
-from floord.mqtt.read_ahead import ReadAhead, read_ahead
+from floord.mqtt.confirm import Message, publish_batch
+from floord.mqtt.paho_hooks import ReadAhead, hooks
 
 pytestmark = pytest.mark.system
 
@@ -27,9 +27,10 @@ def client_of(broker: Broker) -> aiomqtt.Client:
 def test_a_batchs_pubacks_are_read_in_a_few_calls_and_none_is_left(broker: Broker) -> None:
     async def scenario() -> None:
         async with client_of(broker) as client:
-            for_client(client)  # installs the read-ahead with the batch's confirmations
-            reads = getattr(client, "_floord_read_ahead", None)
-            assert isinstance(reads, ReadAhead) and read_ahead(client)
+            made = hooks(client)  # the batch's hooks: the read-ahead among them
+            assert made is not None and hooks(client) is made
+            reads = made.reads
+            assert isinstance(reads, ReadAhead)
             calls = 0
             real = reads._recv
 
@@ -59,7 +60,8 @@ def test_more_packets_than_paho_reads_in_one_call_are_all_delivered(broker: Brok
     async def scenario() -> None:
         async with client_of(broker) as client, client_of(broker) as sender:
             await client.subscribe("ra/in", qos=0)
-            assert read_ahead(client)
+            made = hooks(client)
+            assert made is not None and made.reads is not None
             got: list[str] = []
 
             async def collect() -> None:
@@ -75,7 +77,7 @@ def test_more_packets_than_paho_reads_in_one_call_are_all_delivered(broker: Brok
             assert acked == [True] * 300
             await asyncio.wait_for(collecting, 10)
             assert got == [str(i) for i in range(300)]
-            reads = client._floord_read_ahead  # type: ignore[attr-defined]
+            reads = made.reads
             await until("the buffer empty", lambda: reads.pending() == 0)
             # And the client's own QoS 1 publish is still acknowledged through it.
             await client.publish("ra/own", "own", qos=1, timeout=5)

@@ -44,6 +44,7 @@ import structlog
 
 from floord.contract import CONTRACT_VERSION, DEVICE_REPLAY_BATCH, EventType, Topics, format_ts
 from floord.events import DeviceCommand
+from floord.journal.batches import PUBLISH_WINDOW
 from floord.journal.store import Journal
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
@@ -54,7 +55,8 @@ from floord.mqtt.session import Loss, SessionLoop
 from floord.mqtt.takeover import TakeoverWatch, this_instance
 from floord.untrusted import escape_text, json_problem, parse_json, text_problem
 
-WINDOW = 100
+# QoS 1 messages in flight, a batch, as the table link's (`floord.journal.batches`).
+WINDOW = PUBLISH_WINDOW
 SCAN_CHUNK = 1000
 # The QoS of the link's subscriptions to its `cmd` and `replay/request` (the docstring).
 REQUEST_QOS = 0

@@ -14,7 +14,7 @@ import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from floord.analytics.chi_square import chi_square
 from floord.engine.core.copies import Fixed, copy_sharing
@@ -107,9 +107,9 @@ class RunningTest:
         self.armed = True
         self.last: dict[str, Any] | None = None
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> RunningTest:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         """The cells and tuning shared, the window and the counts copied flat."""
-        clone = copy_sharing(self, memo, _FIXED | _INTS)
+        clone: Self = copy_sharing(self, memo, _FIXED | _INTS)
         clone._recent = deque(self._recent)
         clone.counts = list(self.counts)
         return clone

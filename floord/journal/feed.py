@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-Row = tuple[str, int, str]  # (stream, seq, stored JSON)
+# Rows a feed holds: several of the link's batches (`floord.journal.batches`).
+from floord.journal.batches import FEED_LIMIT
 
-# Rows a feed holds: a few windows of the outbox's batches (`DEFAULT_WINDOW` is 100).
-FEED_LIMIT = 1000
+Row = tuple[str, int, str]  # (stream, seq, stored JSON)
 
 
 class Feed:

@@ -141,7 +141,9 @@ class JournalLock:
     def __del__(self) -> None:
         self.release()
 
-    def _forget_in_child(self) -> None:
+    def forget_in_child(self) -> None:
+        """In a forked child: close this process's copy of the descriptor (the
+        parent's copy keeps the lock)."""
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)
@@ -218,7 +220,7 @@ def _wait_for_details(fd: int, path: Path) -> LockHolder | None:
 
 def _close_in_child() -> None:
     for lock in list(_HELD):
-        lock._forget_in_child()
+        lock.forget_in_child()
     _HELD.clear()
 
 

@@ -41,11 +41,12 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from floord.contract import Envelope
 from floord.journal import watermark
 from floord.journal.append import Append, AppendRows, Build
+from floord.journal.batches import JOURNAL_READ_LIMIT
 from floord.journal.chain import Break
 from floord.journal.checkpointer import WAL_ROOM, Checkpointer, catch_up
 from floord.journal.errors import DISK_FULL as DISK_FULL
@@ -54,7 +55,7 @@ from floord.journal.errors import INTERNAL as INTERNAL
 from floord.journal.errors import JournalError as JournalError
 from floord.journal.errors import fail, rollback
 from floord.journal.errors import failure_code as failure_code
-from floord.journal.feed import Feeds
+from floord.journal.feed import Feeds, Row
 from floord.journal.integrity import snapshot_breaks, tail_breaks
 from floord.journal.lock import JournalInUse as JournalInUse
 from floord.journal.lock import JournalLock
@@ -194,10 +195,10 @@ class Journal:
             rollback(self._db)
 
     @classmethod
-    def open_readonly(cls, path: Path) -> Journal:
+    def open_readonly(cls, path: Path) -> Self:
         """The file opened `mode=ro`, beside a running daemon: the reading methods only,
         no schema set-up or migration (the daemon's business); a write raises."""
-        journal = cls.__new__(cls)
+        journal: Self = cls.__new__(cls)
         journal.path = Path(path)
         journal._readonly = True
         journal._lock = None  # a reader never takes the writer's lock
@@ -350,7 +351,7 @@ class Journal:
         return (rows[0][0], rows[0][1] or "")
 
     @on_writer
-    def unpublished(self, streams: list[str], limit: int = 500) -> list[tuple[str, int, str]]:
+    def unpublished(self, streams: list[str], limit: int = JOURNAL_READ_LIMIT) -> list[Row]:
         """Unacknowledged events of these streams, (stream, seq, json), by stream then seq."""
         if not streams:
             return []

@@ -107,7 +107,8 @@ class FloordMetrics:
         """The text exposition format of everything in the registry."""
         return generate_latest(self.registry)
 
-    def _collect(self) -> Iterator[Metric]:
+    def families(self) -> Iterator[Metric]:
+        """What a scrape reads: the process's info and the families of its last readings."""
         site, version, process = self._info
         info = GaugeMetricFamily(
             "floord_info",
@@ -124,7 +125,7 @@ class _ReadingsCollector(Collector):
         self._metrics = metrics
 
     def collect(self) -> Iterable[Metric]:
-        return list(self._metrics._collect())
+        return list(self._metrics.families())
 
     def describe(self) -> Iterable[Metric]:
         return []  # nothing to register up front: the families are made at each scrape

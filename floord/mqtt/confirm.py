@@ -4,15 +4,17 @@ aiomqtt's `Client.publish` makes, for every message, a coroutine, an `asyncio.Ev
 `wait_for` and two scans of all of its pending calls (every publish still waiting is
 looked through twice); sent together, a batch needs a task for each message on top. For
 floord's messages that is a fifth (a frame at a time) to two fifths (a backlog) of the
-MQTT client's CPU (`bench/publish_batch.py`). A batch here goes straight to
-the paho client under the aiomqtt one, in the order given, and one future waits for its
-PUBACKs: a dict lookup for each acknowledgement, one wake-up of the waiting task for the
-whole batch.
+MQTT client's CPU (`bench/publish_batch.py`). So a batch goes to the paho client under
+the aiomqtt one (`floord.mqtt.paho_hooks`, the one module that reaches it), in the order
+given, and one future waits for its PUBACKs: a dict lookup for each acknowledgement, one
+wake-up of the waiting task for the whole batch. `Confirmations` takes paho's
+`on_publish` callback over and hands every acknowledgement it does not wait for to
+aiomqtt's own, so the client's other publishes (the status, a command's result) are
+acknowledged through aiomqtt as usual.
 
-The paho client is aiomqtt 2's `_client` (aiomqtt 3 has none: pyproject keeps `<3`).
-`Confirmations` takes its `on_publish` callback over and hands every acknowledgement it
-does not wait for to aiomqtt's own, so the client's other publishes (the status, a
-command's result) are acknowledged through aiomqtt as usual.
+Where the hooks do not fit the installed libraries, a batch goes through aiomqtt's public
+`publish`, a task for each message started in the batch's order (`publish_each`): the
+same order, acknowledgements and timeout, at the cost above.
 """
 
 from __future__ import annotations
@@ -24,9 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import aiomqtt
 import paho.mqtt.client as paho
 
-from floord.mqtt.prompt_writes import prompt_writes, write_now
-from floord.mqtt.puback import fast_pubacks
-from floord.mqtt.read_ahead import read_ahead
+from floord.mqtt.paho_hooks import Hooks, hooks
 
 if TYPE_CHECKING:
     from paho.mqtt.client import CallbackOnPublish_v2
@@ -60,19 +60,13 @@ class Confirmations:
 
     Made once for a client (`for_client`), when its first batch goes out."""
 
-    def __init__(self, client: aiomqtt.Client) -> None:
-        self.paho: paho.Client = client._client
+    def __init__(self, hooked: Hooks) -> None:
+        self.hooks = hooked
+        self.paho: paho.Client = hooked.paho
         # aiomqtt registers its callbacks with paho's API version 2 (five arguments).
         self._theirs = cast("CallbackOnPublish_v2 | None", self.paho.on_publish)
         self._waiting: dict[int, _Batch] = {}
         self.paho.on_publish = self._on_publish
-        # A batch's PUBACKs are read without paho's objects for each (`floord.mqtt.puback`).
-        fast_pubacks(self.paho)
-        # A batch's packets go out in the turn of the loop that made them
-        # (`floord.mqtt.prompt_writes`).
-        self.prompt = prompt_writes(client)
-        # And the PUBACKs read in chunks, not three system calls each (`read_ahead`).
-        read_ahead(client)
 
     def expect(self, mid: int, batch: _Batch, position: int) -> None:
         batch.index[mid] = position
@@ -104,11 +98,15 @@ class Confirmations:
 _ATTRIBUTE = "_floord_confirmations"
 
 
-def for_client(client: aiomqtt.Client) -> Confirmations:
-    """`client`'s confirmations, made on first use (a client is used for one connection)."""
+def for_client(client: aiomqtt.Client) -> Confirmations | None:
+    """`client`'s confirmations, made on first use (a client is used for one connection);
+    None where the hooks do not fit the installed libraries (`paho_hooks.fits`)."""
     found = getattr(client, _ATTRIBUTE, None)
     if not isinstance(found, Confirmations):
-        found = Confirmations(client)
+        hooked = hooks(client)
+        if hooked is None:
+            return None
+        found = Confirmations(hooked)
         setattr(client, _ATTRIBUTE, found)
     return found
 
@@ -123,6 +121,8 @@ async def publish_batch(
     Raises what paho raises for a message it cannot make (a bad topic, a payload too
     large); those before it in the batch went out."""
     confirmations = for_client(client)
+    if confirmations is None:
+        return await publish_each(client, messages, ack_timeout=ack_timeout)
     batch = _Batch(asyncio.get_running_loop(), len(messages))
     refused: int | None = None
     try:
@@ -134,9 +134,8 @@ async def publish_batch(
                 refused = refused if refused is not None else int(info.rc)
                 continue
             confirmations.expect(info.mid, batch, position)
-        if confirmations.prompt and batch.index:
-            write_now(client)
         if batch.index:
+            confirmations.hooks.write_now()
             async with asyncio.timeout(ack_timeout):
                 await batch.done
     except TimeoutError:
@@ -144,6 +143,42 @@ async def publish_batch(
     finally:
         confirmations.forget(batch)
     return batch.acked, refused
+
+
+async def publish_each(
+    client: aiomqtt.Client, messages: Sequence[Message], *, ack_timeout: float
+) -> tuple[list[bool], int | None]:
+    """`publish_batch` through aiomqtt's public `publish`: a task for each message, made
+    in the batch's order (each hands its message to paho in its first step, so the packets
+    leave in that order); what each returned, as `publish_batch` reports it. Raises what
+    paho raised for a message it could not make, once every task has ended."""
+    tasks = [
+        asyncio.create_task(
+            client.publish(
+                message.topic, message.payload, qos=1, retain=message.retain, timeout=ack_timeout
+            )
+        )
+        for message in messages
+    ]
+    if not tasks:
+        return [], None
+    try:
+        await asyncio.wait(tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+    acked: list[bool] = []
+    refused: int | None = None
+    for task in tasks:
+        exc = None if task.cancelled() else task.exception()
+        acked.append(exc is None and not task.cancelled())
+        if isinstance(exc, aiomqtt.MqttCodeError):
+            if refused is None and isinstance(exc.rc, int):
+                refused = int(exc.rc)  # paho's error code, as `publish_batch` reports it
+        elif exc is not None and not isinstance(exc, aiomqtt.MqttError):
+            raise exc
+    return acked, refused
 
 
 def refusal(acked: Sequence[bool], refused: int | None) -> aiomqtt.MqttError | None:

@@ -29,6 +29,7 @@ import aiomqtt
 import structlog
 
 from floord.contract import CONTRACT_VERSION, WIRE_JSON, Topics, format_ts
+from floord.journal.batches import PUBLISH_WINDOW
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
@@ -41,7 +42,9 @@ from floord.mqtt.retained import DEVICE_CLOCK_EVERY_S, RetainedPacer
 from floord.mqtt.session import Loss, SessionLoop
 from floord.mqtt.takeover import TakeoverWatch, this_instance
 
-DEFAULT_WINDOW = 100
+# QoS 1 messages in flight, a batch (`floord.journal.batches`, where the sizes around it
+# are computed from it).
+DEFAULT_WINDOW = PUBLISH_WINDOW
 # The QoS of the link's subscriptions to `P/cmd` and `P/replay/request` (see _startup).
 COMMAND_QOS = 0
 STOP_PUBLISH_TIMEOUT_S = 5.0

@@ -23,14 +23,16 @@ import aiomqtt
 from floord.journal.feed import Feed, Row
 from floord.journal.store import Journal
 from floord.mqtt.confirm import Message, publish_batch, refusal
+from floord.mqtt.retained import RETAINED_EVERY_S
 
 # How long the link's acknowledgements wait for a commit of events to write them, before
-# a job of their own does (`AckWriter`): about once a second, as the retained bodies go
-# out, so at a table's pace of events (a wheel's every second or so, a card table's more
-# often) most are written by the next event's commit and an event costs one job on the
-# journal's thread, not two. A crash can lose this much of them: their events are sent
-# again, and subscribers drop them by `seq` (docs/contract.md).
-ACKS_WRITTEN_AFTER_S = 1.0
+# a job of their own does (`AckWriter`): the pace of the retained `P/state`, the most a
+# subscriber's view of the table lags, so at a table's pace of events (a wheel's every
+# second or so, a card table's more often) most are written by the next event's commit
+# and an event costs one job on the journal's thread, not two. A crash can lose this much
+# of them: their events are sent again, and subscribers drop them by `seq`
+# (docs/contract.md).
+ACKS_WRITTEN_AFTER_S = RETAINED_EVERY_S
 
 
 async def publish_in_order(

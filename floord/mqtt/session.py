@@ -53,6 +53,7 @@ import aiomqtt
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import NodeRing
 from floord.mqtt.jobs import SessionStopped
+from floord.mqtt.paho_hooks import take_disconnect_error
 
 # A connection up this long was a good one: the back-off starts over after it.
 STABLE_S = 10.0
@@ -243,17 +244,3 @@ class SessionLoop:
         self._down_since = time.monotonic()
         what = "broker connection lost" if self._ever_connected else "broker unreachable"
         self._log.warning(what, broker=failed, error=str(failure), retry_in_s=delay, **nodes)
-
-
-def take_disconnect_error(client: aiomqtt.Client) -> None:
-    """Mark the reason the broker dropped `client` as seen.
-
-    aiomqtt (2.5) stores an unexpected disconnection as the exception of a private future
-    and, when its context exits after the drop, returns without reading it; asyncio then
-    logs "Future exception was never retrieved" whenever that future is collected, long
-    after the loop has already logged the loss in its own words. Reading it here keeps
-    that stray line out of the operator's log.
-    """
-    future = getattr(client, "_disconnected", None)
-    if isinstance(future, asyncio.Future) and future.done() and not future.cancelled():
-        future.exception()

@@ -77,7 +77,8 @@ class UsbTransport:
     _thread: threading.Thread | None = None
     _closed: bool = False
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Queue the descriptor record and start reading the endpoint on a thread."""
         loop = asyncio.get_running_loop()
         self._queue.put_nowait(self.record)
         self._thread = threading.Thread(
@@ -266,7 +267,7 @@ async def open_usb(
     except TimeoutError as exc:
         raise TransportError(f"{port}: not opened within {timeout_s} s") from exc
     transport = UsbTransport(port, device, number, endpoint, record, detached)
-    transport._start()
+    transport.start()
     return transport
 
 

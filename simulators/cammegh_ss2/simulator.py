@@ -40,7 +40,7 @@ import asyncio
 import contextlib
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from floord.events import Simulator
 from floord.profiles import DeviceProfile
@@ -119,6 +119,9 @@ class Ss2Simulator(Ss2HostCommands):
         self._next_tick = 0.0
         self._nudge = asyncio.Event()
         self._link: Link | None = None
+        # Who runs each step of the scenario: `run_step`, unless a control channel
+        # takes the steps over (`simulators.control`) to cut one short with its own.
+        self.step_player: Callable[[Step], Awaitable[None]] = self.run_step
 
     # ----- running ---------------------------------------------------------------------
 
@@ -136,7 +139,7 @@ class Ss2Simulator(Ss2HostCommands):
                 await self._hold(OPENING_IDLE_S, until=lambda: self._start_requested)
             while True:
                 for step in self._steps:
-                    await self._run_step(step)
+                    await self.step_player(step)
                 if not self._loop_steps:
                     break
         finally:
@@ -145,7 +148,9 @@ class Ss2Simulator(Ss2HostCommands):
             await asyncio.gather(*tasks, return_exceptions=True)
             self._link = None
 
-    async def _run_step(self, step: Step) -> None:
+    async def run_step(self, step: Step) -> None:
+        """One step of the scenario (`play_step`), the wheel powered off around it as
+        the scenario says."""
         if not self._powered:
             await self._stay_off()
         try:
