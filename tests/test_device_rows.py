@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import structlog
+from table_turns import finish, take
 from test_engine_support import WHEEL
 from test_group_commit import drive
 from test_journal_disk_full import connect, make_runner, table_events
@@ -24,6 +25,7 @@ from floord.contract import Envelope, EventType, format_ts
 from floord.events import DeviceEvent
 from floord.journal.store import DISK_FULL, Journal
 from floord.profiles import load_profile
+from floord.table.bus import Tick
 from floord.table.runner import TableRunner
 
 pytestmark = pytest.mark.unit
@@ -101,7 +103,7 @@ def test_rows_the_table_records_nothing_of_are_written_on_their_own(tmp_path: Pa
     try:
         connect(runner, clock)
         rows = DeviceRows(journal, stream, structlog.get_logger())
-        runner.finish(clock.step())  # `daemon.stopped`: the table's record is closed
+        finish(runner, clock.step())  # `daemon.stopped`: the table's record is closed
         last = table_events(path, runner.table)[-1]
         runner.bus.put(frame(runner, rows, clock, 1))
         asyncio.run(drive(runner))
@@ -126,7 +128,7 @@ def test_a_failed_commit_leaves_no_row_and_names_it_with_seq_0(tmp_path: Path) -
         assert runner.record_failure_code == DISK_FULL
         assert stream_events(path, stream) == []
         journal._db.execute("PRAGMA max_page_count = 1000000")
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure is None
         [halt] = [e for e in table_events(path, runner.table) if e["type"] == "table.halted"]
         assert [i["device_seq"] for i in halt["data"]["unrecorded_inputs"]] == [0, 0, 0]

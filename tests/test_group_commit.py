@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import structlog
+from table_turns import take
 from test_engine_support import WHEEL
 from test_journal_disk_full import KEYS, command, connect, make_runner, table_events
 
@@ -48,7 +49,7 @@ async def drive(runner: TableRunner) -> None:
     task = asyncio.create_task(runner.run())
     for _ in range(200):
         await asyncio.sleep(0.01)
-        if runner.bus.pending() == 0 and not runner._in_flight:
+        if runner.bus.pending() == 0 and not runner.recorder.in_flight:
             break
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
@@ -134,7 +135,7 @@ def test_a_failed_group_commit_rolls_back_and_names_every_input(tmp_path: Path) 
         assert runner.engine.snapshot() == {**committed, **halted}
         assert [r["code"] for r in halted["halt_reasons"]] == [DISK_FULL]
         journal._db.execute("PRAGMA max_page_count = 1000000")
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure is None
         [halt] = [e for e in table_events(path, runner.table) if e["type"] == "table.halted"]
         named = halt["data"]["unrecorded_inputs"]

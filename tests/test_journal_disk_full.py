@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_turns import take
 from test_engine_support import POCKETS, WHEEL, Clock, make_table
 
 from floord.adapters.local import Received
@@ -24,7 +25,7 @@ from floord.events import DeviceEvent
 from floord.journal.audit import verify_journal
 from floord.journal.store import DISK_FULL, FAILURE, Journal, JournalError, failure_code
 from floord.operator.commands import build_command
-from floord.table.bus import TableBus
+from floord.table.bus import TableBus, Tick
 from floord.table.runner import TableRunner
 
 pytestmark = pytest.mark.unit
@@ -71,7 +72,7 @@ def make_runner(path: Path) -> tuple[TableRunner, Journal, Clock, FakeLink]:
 
 
 def device(runner: TableRunner, clock: Clock, etype: str, data: dict[str, Any]) -> None:
-    runner.on_device(Received(WHEEL, DeviceEvent(EventType(etype), data), clock.step(), 0))
+    take(runner, Received(WHEEL, DeviceEvent(EventType(etype), data), clock.step(), 0))
 
 
 def connect(runner: TableRunner, clock: Clock) -> None:
@@ -132,7 +133,7 @@ def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: 
 
         # Still full: a tick tries again, records nothing, and the table stays halted.
         full_rows = len(table_events(path, table))
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure and len(table_events(path, table)) == full_rows
         assert full_rows > recorded
 
@@ -140,7 +141,7 @@ def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: 
         # event needed.
         journal._db.execute("PRAGMA max_page_count = 1000000")
         notified = link.notified
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure is None
         assert link.notified > notified
         events = table_events(path, table)
@@ -152,7 +153,7 @@ def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: 
 
         # Latched: device events and ticks do not lift it; a dealer may not resume.
         connect(runner, clock)
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.engine.public_state()["state"] == "halted"
         refused = asyncio.run(command(runner, clock, "resume", "dl1", {"reason": "space"}))
         assert refused["ok"] is False
@@ -175,7 +176,7 @@ def test_another_write_error_halts_with_journal_failure(tmp_path: Path) -> None:
     assert runner.record_failure_code == FAILURE
     assert runner.state()["halt_reasons"][-1]["code"] == FAILURE
     assert "chain" not in runner.state()  # the head cannot be read either
-    runner.on_tick(clock.step())
+    take(runner, Tick(clock.step()))
     assert runner.record_failure is not None
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from support import Broker
+from table_turns import restore
 
 from floord.adapters.link import AdapterLink
 from floord.config.load import load_config
@@ -149,7 +150,7 @@ def test_a_broken_record_still_halts_the_table_on_the_loops_start(
     try:
         config = _config(tmp_path, broker.url, os.ttyname(slave))
         first = Daemon(load_config(config))
-        first.restore()
+        restore(first)
         first.journal.close()
         path = tmp_path / "journal.db"
         db = sqlite3.connect(path)

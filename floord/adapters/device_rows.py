@@ -3,7 +3,7 @@
 An adapter in the daemon's own process (`floord.adapters.local`, `in_table_commit`) does
 not append its device's events itself: each goes to the table at once as a `Received`
 carrying its `Row`, and the table's runner writes the row on the device's stream in the
-SAME transaction as the table's record of it (`floord.table.recording`), device rows
+SAME transaction as the table's record of it (`floord.table.recorder`), device rows
 first. So a frame costs one commit, not two in a row, and nothing of it is published,
 nor acted on outside the engine, before that commit: the engine is pure, and a commit
 that fails puts it back (docs/journal.md, "When the journal cannot be written").

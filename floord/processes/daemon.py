@@ -43,7 +43,7 @@ from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.dice_surveillance import DiceSurveillance
 from floord.table.runner import TableEngine, TableRunner
-from floord.table.start_check import check_on_start, check_on_start_async
+from floord.table.start_check import check_on_start
 from floord.table.surveillance import AlertKeeper, TableSurveillance
 
 TICK_S = 0.5
@@ -256,26 +256,17 @@ class Daemon:
             watcher.warm_up(read_results(journal, table.id, None))
         return watcher
 
-    def restore(self) -> None:
-        """Record the start and resolve what a previous run left open, table by table,
-        waiting for the journal (a test, a tool: off the loop; `run` awaits each)."""
-        now = self.clock()
-        for unit in self.tables.values():
-            started = self._started(unit, now)
-            # The chain's tail and the snapshot: a break halts the table (fail closed).
-            engine = unit.runner.engine
-            started.extend(check_on_start(self.journal, unit.config.id, unit.streams, engine, now))
-            unit.runner.record_output(started, now)
-
-    async def _restore(self, unit: TableUnit) -> None:
-        """`restore` of one table, its check and its commit awaited on the journal's
-        thread while the loop serves the tables already started."""
+    async def restore(self, unit: TableUnit) -> None:
+        """Record the table's start and resolve what a previous run left open, its
+        check and its commit awaited on the journal's thread while the loop serves the
+        tables already started."""
         now = self.clock()
         started = self._started(unit, now)
+        # The chain's tail and the snapshot: a break halts the table (fail closed).
         engine = unit.runner.engine
         table, streams = unit.config.id, unit.streams
-        started.extend(await check_on_start_async(self.journal, table, streams, engine, now))
-        await unit.runner.record_output_async(started, now)
+        started.extend(await check_on_start(self.journal, table, streams, engine, now))
+        await unit.runner.record_output(started, now)
 
     def _started(self, unit: TableUnit, now: datetime) -> EngineOutput:
         """`daemon.started` and what the engine resolves of the previous run."""
@@ -293,7 +284,7 @@ class Daemon:
         """Each table restored, then served (its runner, link and devices), in turn: a
         table serves nothing before its start check and start record are done."""
         for unit in self.tables.values():
-            await self._restore(unit)
+            await self.restore(unit)
             unit.tasks.append(asyncio.create_task(unit.runner.run()))
             unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
             unit.tasks.extend(
@@ -468,7 +459,7 @@ class Daemon:
             except TimeoutError:
                 self.log.error("table runner did not finish its stop", table=unit.config.id)
                 try:
-                    await asyncio.wait_for(unit.runner.finish_async(self.clock()), RUNNER_FINISH_S)
+                    await asyncio.wait_for(unit.runner.finish(self.clock()), RUNNER_FINISH_S)
                 except TimeoutError:
                     # Its commit is stuck on the journal's thread: the stop goes on.
                     self.log.error("table runner could not record its stop", table=unit.config.id)

@@ -7,16 +7,14 @@ input (docs/journal.md); this keeps who and what was refused, bounded, so the
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import replace
 from typing import Any
 
-from floord.contract import EventType, format_ts
+from floord.contract import EventType
+from floord.engine.core.types import Decision
 
 # How many refused inputs a recorded halt names one by one; the rest are counted.
 NAMED = 20
-
-# (source, type, data, rule, round) of one event to record, as the runner keeps it.
-Pending = tuple[str, str, dict[str, Any], str | None, str | None]
 
 
 class Unrecorded:
@@ -33,25 +31,23 @@ class Unrecorded:
     def clear(self) -> None:
         self.named, self.more = [], 0
 
-    def into_halt(self, pending: list[Pending]) -> list[Pending]:
+    def into_halt(self, pending: list[Decision]) -> tuple[Decision, ...]:
         """`pending` with its `table.halted` naming the refused inputs."""
         extra: dict[str, Any] = {"unrecorded_inputs": list(self.named)}
         if self.more:
             extra["unrecorded_more"] = self.more
-        return [
-            (src, etype, {**data, **extra} if etype == EventType.TABLE_HALTED else data, rule, rnd)
-            for src, etype, data, rule, rnd in pending
-        ]
+        return tuple(
+            replace(d, data={**d.data, **extra}) if d.type == EventType.TABLE_HALTED else d
+            for d in pending
+        )
 
 
-def command_named(
-    command_id: str | None, name: str | None, source: str, now: datetime
-) -> dict[str, Any]:
+def command_named(command_id: str | None, name: str | None, source: str, ts: str) -> dict[str, Any]:
     """How a halt names an operator command the journal could not record."""
     return {
         "source": source,
         "type": "operator.command",
         "id": command_id,
         "name": name,
-        "ts": format_ts(now),
+        "ts": ts,
     }

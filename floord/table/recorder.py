@@ -1,0 +1,228 @@
+"""A table's recorder: how a turn (`floord.table.turn`) goes on the record, and what
+follows when the journal refuses it (docs/journal.md, "When the journal cannot be
+written").
+
+The runner (`floord.table.runner`) feeds the engine and holds one recorder, to which it
+hands each turn. `commit` reads top to bottom:
+
+1. the local devices' rows of the turn's inputs are taken (numbered on their streams
+   in the order the runner took them: `number`, `floord.adapters.device_rows`);
+2. a halt decided while nothing could be recorded goes first, naming the inputs the
+   journal refused meanwhile; then every step's decisions, then the snapshot;
+3. all of it is ONE transaction, awaited on the journal's thread while the loop goes
+   on (`P/state` shows the committed state meanwhile: `in_flight`);
+4. recorded: the live state is the committed one, the halt on the record is lifted from
+   the pending list, the link is told, then each step's effect runs (the engine's device
+   commands are sent), in order;
+5. refused: the engine is put back to the committed state, the inputs are named for
+   the halt, and the table halts (fail closed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from floord.adapters.local import Received
+from floord.contract import Envelope
+from floord.engine.core.types import Decision
+from floord.journal.append import Build
+from floord.journal.store import DISK_FULL, Journal, JournalError
+from floord.table.commit_group import PendingRows
+from floord.table.engine_state import EngineState
+from floord.table.state_lines import log_recorded
+from floord.table.turn import Turn, builders
+from floord.table.unrecorded import Unrecorded
+
+T = TypeVar("T")
+
+
+class Link(Protocol):
+    def notify(self) -> None: ...
+    def state_changed(self) -> None: ...
+    async def publish_result(self, payload: dict[str, Any]) -> None: ...
+    async def publish_replay(self, payloads: list[str]) -> None: ...
+
+
+class Recorder:
+    def __init__(
+        self,
+        *,
+        site: str,
+        table: str,
+        journal: Journal,
+        live: EngineState,
+        clock: Callable[[], datetime],
+        log: Any,
+    ) -> None:
+        self.site = site
+        self.table = table
+        self.live = live
+        self.link: Link | None = None
+        self._journal = journal
+        self._clock = clock
+        self._log = log
+        # Why the table cannot record (None: it can), and its code: `journal_disk_full`,
+        # `journal_failure`, ...
+        self.failure: str | None = None
+        self.failure_code = "journal_failure"
+        # The halt decided while the journal could not record, and the inputs it refused.
+        self._halt: list[Decision] = []
+        self._unrecorded = Unrecorded()
+        # The local devices' rows numbered for the next commit.
+        self._rows = PendingRows()
+        # A commit is under way on the journal's thread.
+        self.in_flight = False
+        # The table stream's chain head, as of the last commit (for `P/state`).
+        self.head: tuple[int, str] | None = None
+        try:
+            self.head = journal.chain_head(table)
+        except JournalError:
+            self.head = None
+
+    @property
+    def halted(self) -> bool:
+        """Whether `P/state` says `halted`, read without building it."""
+        engine = self.live.committed[0] if self.in_flight else self.live.engine
+        return bool(self.failure) or engine.halted
+
+    def number(self, item: T) -> T:
+        """A local device's event with its row's seq, the row taken into the next commit
+        (numbered here, in the order the runner takes them)."""
+        if isinstance(item, Received) and item.row is not None:
+            return replace(item, device_seq=self._rows.add(item.device, item.row))
+        return item
+
+    # ----- the commit -------------------------------------------------------------
+
+    async def commit(self, turn: Turn) -> list[Envelope]:
+        """Record `turn` in ONE transaction; its envelopes, or [] if the journal refused."""
+        rows = self._take_rows()
+        builds = self._builds(turn)
+        self.in_flight = True
+        try:
+            # A commit handed to the journal ends as the journal decides, not half-way,
+            # even if this task is cancelled meanwhile (the appends run `whole`).
+            if rows:
+                # The local devices' rows of these inputs first, in the same transaction.
+                written, devices = await self._journal.append_group_async(
+                    self.table,
+                    builds,
+                    before=rows.before(),
+                    snapshot=(self.table, turn.snapshot),
+                    command_id=turn.command_id,
+                )
+                rows.written(devices)
+            else:
+                written = await self._journal.append_many_async(
+                    self.table,
+                    builds,
+                    snapshot=(self.table, turn.snapshot),
+                    command_id=turn.command_id,
+                )
+        except JournalError as exc:
+            self._not_recorded(turn, exc, rows)
+            return []
+        finally:
+            self.in_flight = False
+        return self._recorded(turn, written)
+
+    def _builds(self, turn: Turn) -> list[Build]:
+        """The turn's events, each built once the journal numbers it."""
+        builds = []
+        if self._halt:
+            halt = self._unrecorded.into_halt(self._halt)
+            builds.extend(builders(self.site, self.table, halt, turn.steps[0].ts))
+        for step in turn.steps:
+            builds.extend(builders(self.site, self.table, step.decisions, step.ts))
+        return builds
+
+    def _recorded(self, turn: Turn, written: list[Envelope]) -> list[Envelope]:
+        """The turn is on the record: it is the committed state now."""
+        self.live.keep()
+        self._halt = []
+        self._unrecorded.clear()
+        if written:
+            self.head = (written[-1].seq, written[-1].hash or "")
+        if self.failure:
+            self._log.warning(
+                "journal recording again; the table stays halted until resumed",
+                code=self.failure_code,
+            )
+            self.failure = None
+        log_recorded(self._log, written)
+        self._told()
+        for step in turn.steps:
+            if step.effect is not None:
+                step.effect()
+        return written
+
+    def _not_recorded(self, turn: Turn, exc: JournalError, rows: PendingRows | None) -> None:
+        """The journal refused the turn: the engine forgets it, the table halts."""
+        self.live.roll_back()
+        if exc.code != DISK_FULL:
+            # A journal that fails for anything but space cannot vouch for its head.
+            self.head = None
+        lost = set() if rows is None else rows.refused(str(exc))
+        for step in turn.steps:
+            if step.named is not None:
+                # A device event whose row went with them is on no stream: seq 0.
+                named = step.named
+                if (named.get("source"), named.get("device_seq")) in lost:
+                    named = {**named, "device_seq": 0}
+                self._unrecorded.note(named)
+        self.fail_closed(exc.code, str(exc))
+
+    # ----- device rows alone ------------------------------------------------------
+
+    def _take_rows(self) -> PendingRows | None:
+        """The local devices' rows numbered since the last commit, for this one."""
+        if not self._rows.rows:
+            return None
+        rows, self._rows = self._rows, PendingRows()
+        return rows
+
+    async def commit_rows(self) -> None:
+        """Device rows whose inputs left nothing on the table's record (the table's
+        record is closed, or no round may start): on their streams, on their own."""
+        rows = self._take_rows()
+        if rows is None:
+            return
+        try:
+            _, devices = await self._journal.append_group_async(
+                self.table, [], before=rows.before()
+            )
+        except JournalError as exc:
+            rows.refused(str(exc))
+            return
+        rows.written(devices)
+        self._told()
+
+    # ----- failing closed ---------------------------------------------------------
+
+    def fail_closed(self, code: str, reason: str) -> None:
+        """The table cannot record: it halts, and the halt goes on the record (naming
+        what the journal refused meanwhile) as soon as the journal takes a turn."""
+        first = self.failure is None
+        self.failure = reason
+        if first:
+            self.failure_code = code
+            if code == "journal_disk_full":
+                self._log.critical("journal disk full: table halted", code=code, error=reason)
+            else:
+                self._log.critical("journal failure: table halted", code=code, error=reason)
+            # The engine halts too; the halt is latched like any other until a
+            # floorperson resumes the table. The halted state is what a later failed
+            # commit puts back.
+            halted = self.live.engine.halt(code, reason, self._clock())
+            self._halt.extend(halted.events)
+            self.live.keep()
+        if self.link:
+            self.link.state_changed()
+
+    def _told(self) -> None:
+        if self.link:
+            self.link.notify()
+            self.link.state_changed()
