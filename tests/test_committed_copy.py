@@ -33,7 +33,7 @@ from e2e_support import write_config
 from live_wheel_support import ROTOR, LiveWheel
 from table_turns import take
 from test_engine_baccarat_support import make_table as make_baccarat
-from test_journal_disk_full import KEYS
+from test_journal_disk_full import KEYS, FakeLink
 from test_surveillance_dice_live import SEC, LiveCraps
 from test_surveillance_dice_live import _play as play_dice
 from test_surveillance_dice_live import write_config as write_dice_config
@@ -243,6 +243,7 @@ def _runner(engine: Any, journal: Journal, clock: Callable[[], datetime]) -> Tab
         adapters={},
         operators=KEYS,
         clock=clock,
+        committed=FakeLink(),
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 import structlog
 from table_turns import take
 from test_engine_support import WHEEL
-from test_journal_disk_full import KEYS, command, connect, make_runner, table_events
+from test_journal_disk_full import KEYS, FakeLink, command, connect, make_runner, table_events
 
 from floord.adapters.local import Received
 from floord.adapters.stream_appends import StreamAppends
@@ -113,8 +113,8 @@ def test_a_command_commits_on_its_own_with_its_id(tmp_path: Path) -> None:
 async def command_again(runner: TableRunner, body: dict[str, Any]) -> dict[str, Any]:
     await runner.on_command(json.dumps(body).encode())
     await asyncio.gather(*list(runner._tasks))
-    assert runner.link is not None
-    return runner.link.results[-1]  # type: ignore[attr-defined, no-any-return]
+    assert isinstance(runner.committed, FakeLink)
+    return runner.committed.results[-1]
 
 
 def test_a_failed_group_commit_rolls_back_and_names_every_input(tmp_path: Path) -> None:

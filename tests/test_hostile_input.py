@@ -89,8 +89,8 @@ class Open:
             adapters={},
             operators=KEYS,
             clock=lambda: table.clock.now,
+            committed=self.link,
         )
-        self.runner.link = self.link
         self.loop = asyncio.new_event_loop()
         connect(self.runner, self.clock)
         for name, args in (

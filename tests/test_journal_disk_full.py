@@ -34,13 +34,14 @@ KEYS = {"fp1": ("floorperson", b"fp1-secret"), "dl1": ("dealer", b"dl1-secret")}
 
 
 class FakeLink:
-    """What the runner tells MQTT: how often it had news, and each command's result."""
+    """The runner's port (`floord.table.port`), keeping what it is told: how often the
+    record had news, and each command's result."""
 
     def __init__(self) -> None:
         self.notified = 0
         self.results: list[dict[str, Any]] = []
 
-    def notify(self) -> None:
+    def recorded(self) -> None:
         self.notified += 1
 
     def state_changed(self) -> None:
@@ -56,6 +57,7 @@ class FakeLink:
 def make_runner(path: Path) -> tuple[TableRunner, Journal, Clock, FakeLink]:
     table = make_table()
     journal = Journal(path)
+    link = FakeLink()
     runner = TableRunner(
         site="s1",
         table=table.engine.table_id,
@@ -65,9 +67,8 @@ def make_runner(path: Path) -> tuple[TableRunner, Journal, Clock, FakeLink]:
         adapters={},
         operators=KEYS,
         clock=lambda: table.clock.now,
+        committed=link,
     )
-    link = FakeLink()
-    runner.link = link
     return runner, journal, table.clock, link
 
 
@@ -104,8 +105,8 @@ async def command(runner: TableRunner, clock: Clock, name: str, by: str, args: d
     body = build_command(name, by, args, KEYS[by][1], now)
     await runner.on_command(json.dumps(body).encode())
     await asyncio.gather(*list(runner._tasks))
-    assert runner.link is not None
-    return runner.link.results[-1]
+    assert isinstance(runner.committed, FakeLink)
+    return runner.committed.results[-1]
 
 
 def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: Path) -> None:

@@ -57,6 +57,12 @@ class Received:
 
 Sink = Callable[[Received], None]
 
+
+def device_stream(table: str, device: str) -> str:
+    """The journal stream of a device's own events."""
+    return f"{table}/devices/{device}"
+
+
 # The prefixes drivers give a device's refusal of a command: the SS2's `*  NO` and the
 # card families' `NAK`. A refusal answers the oldest command still waiting.
 REFUSALS = frozenset({"NO", "NAK"})
@@ -97,7 +103,7 @@ class DeviceAdapter:
         self.device = device
         self.port = port
         self.profile = profile
-        self.stream = f"{table}/devices/{device}"
+        self.stream = device_stream(table, device)
         self._driver = load_driver(profile, driver_options)
         self._journal = journal
         self._sink = sink

@@ -25,7 +25,7 @@ from typing import Any
 import structlog
 
 import floord
-from floord.adapters.local import DeviceAdapter, Received, Sink
+from floord.adapters.local import DeviceAdapter, Sink, device_stream
 from floord.adapters.remote import RemoteDevice, TableDevice
 from floord.adapters.supervision import supervise
 from floord.analytics.dice_report import read_rolls
@@ -42,6 +42,7 @@ from floord.profiles import DeviceProfile, load_profile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.dice_surveillance import DiceSurveillance
+from floord.table.port import LinkPort
 from floord.table.runner import TableEngine, TableRunner
 from floord.table.start_check import check_on_start
 from floord.table.surveillance import AlertKeeper, TableSurveillance
@@ -128,24 +129,37 @@ class Daemon:
         topics = Topics(cfg.broker.topic_prefix, cfg.site, table.id)
         bus = TableBus()
         engine = build_engine(table, self.loaded, self.journal.load_snapshot(table.id))
-        units: dict[str, Any] = {}
-
-        def recorded() -> None:
-            link = units.get("link")
-            if link is not None:
-                link.notify()
-                link.state_changed()
-
-        def sink(item: Received) -> None:
-            bus.put(item)
-
         adapters: dict[str, TableDevice] = {}
+        # A remote adapter publishes its own stream; the daemon only keeps a copy of it.
+        local = [d.id for d in table.devices if not (d.remote or d.port is None)]
+        streams = {table.id: topics.events}
+        streams.update({device_stream(table.id, d): topics.device_events(d) for d in local})
+
+        async def on_command(payload: bytes, replay_only: bool) -> None:
+            bus.put(CommandArrived(payload, replay_only))
+
+        link = TableLink(
+            url=cfg.broker.nodes,
+            username=cfg.broker.username,
+            password=self.loaded.broker_password(),
+            tls_context=client_tls(cfg.broker, self.loaded.resolve),
+            topics=topics,
+            journal=self.journal,
+            streams=streams,
+            state=lambda: runner.state(),
+            devices=lambda: {d: a.availability() for d, a in adapters.items()},
+            on_command=on_command,
+            keepalive=cfg.broker.keepalive_s,
+            client_id=f"floord-{cfg.site}-{table.id}",
+        )
+        # The one port the table's record reaches MQTT through (`floord.table.port`).
+        port = LinkPort(link)
         for device in table.devices:
             profile = load_profile(device.profile)
             # adapter: remote is a `floord adapter` process; a port it names is its own.
             if device.remote or device.port is None:
                 adapters[device.id] = self._remote(
-                    table.id, device.id, profile, topics, sink, recorded
+                    table.id, device.id, profile, topics, bus.put, port.recorded
                 )
                 continue
             adapters[device.id] = DeviceAdapter(
@@ -156,9 +170,9 @@ class Daemon:
                 profile=profile,
                 driver_options=driver_options(table, profile.family),
                 journal=self.journal,
-                sink=sink,
+                sink=bus.put,
                 clock=self.clock,
-                on_recorded=recorded,
+                on_recorded=port.recorded,
                 # Its rows go in the table's commits: one fsync a frame, not two.
                 in_table_commit=True,
             )
@@ -172,36 +186,8 @@ class Daemon:
             adapters=adapters,
             operators=self.operators,
             clock=self.clock,
+            committed=port,
         )
-        streams = {table.id: topics.events}
-        # A remote adapter publishes its own stream; the daemon only keeps a copy of it.
-        streams.update(
-            {
-                a.stream: topics.device_events(d)
-                for d, a in adapters.items()
-                if isinstance(a, DeviceAdapter)
-            }
-        )
-
-        async def on_command(payload: bytes, replay_only: bool) -> None:
-            bus.put(CommandArrived(payload, replay_only))
-
-        link = TableLink(
-            url=cfg.broker.nodes,
-            username=cfg.broker.username,
-            password=self.loaded.broker_password(),
-            tls_context=client_tls(cfg.broker, self.loaded.resolve),
-            topics=topics,
-            journal=self.journal,
-            streams=streams,
-            state=runner.state,
-            devices=lambda: {d: a.availability() for d, a in adapters.items()},
-            on_command=on_command,
-            keepalive=cfg.broker.keepalive_s,
-            client_id=f"floord-{cfg.site}-{table.id}",
-        )
-        units["link"] = link
-        runner.link = link
         return TableUnit(table, topics, bus, runner, adapters, link, list(streams))
 
     def _remote(

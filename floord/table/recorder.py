@@ -12,8 +12,8 @@ hands each turn. `commit` reads top to bottom:
 3. all of it is ONE transaction, awaited on the journal's thread while the loop goes
    on (`P/state` shows the committed state meanwhile: `in_flight`);
 4. recorded: the live state is the committed one, the halt on the record is lifted from
-   the pending list, the link is told, then each step's effect runs (the engine's device
-   commands are sent), in order;
+   the pending list, the port is told (`floord.table.port`), then each step's effect
+   runs (the engine's device commands are sent), in order;
 5. refused: the engine is put back to the committed state, the inputs are named for
    the halt, and the table halts (fail closed).
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from floord.adapters.local import Received
 from floord.contract import Envelope
@@ -32,18 +32,12 @@ from floord.journal.append import Build
 from floord.journal.store import DISK_FULL, Journal, JournalError
 from floord.table.commit_group import PendingRows
 from floord.table.engine_state import EngineState
+from floord.table.port import Committed
 from floord.table.state_lines import log_recorded
 from floord.table.turn import Turn, builders
 from floord.table.unrecorded import Unrecorded
 
 T = TypeVar("T")
-
-
-class Link(Protocol):
-    def notify(self) -> None: ...
-    def state_changed(self) -> None: ...
-    async def publish_result(self, payload: dict[str, Any]) -> None: ...
-    async def publish_replay(self, payloads: list[str]) -> None: ...
 
 
 class Recorder:
@@ -54,13 +48,14 @@ class Recorder:
         table: str,
         journal: Journal,
         live: EngineState,
+        committed: Committed,
         clock: Callable[[], datetime],
         log: Any,
     ) -> None:
         self.site = site
         self.table = table
         self.live = live
-        self.link: Link | None = None
+        self._committed = committed
         self._journal = journal
         self._clock = clock
         self._log = log
@@ -153,7 +148,7 @@ class Recorder:
             )
             self.failure = None
         log_recorded(self._log, written)
-        self._told()
+        self._committed.recorded()
         for step in turn.steps:
             if step.effect is not None:
                 step.effect()
@@ -198,7 +193,7 @@ class Recorder:
             rows.refused(str(exc))
             return
         rows.written(devices)
-        self._told()
+        self._committed.recorded()
 
     # ----- failing closed ---------------------------------------------------------
 
@@ -219,10 +214,4 @@ class Recorder:
             halted = self.live.engine.halt(code, reason, self._clock())
             self._halt.extend(halted.events)
             self.live.keep()
-        if self.link:
-            self.link.state_changed()
-
-    def _told(self) -> None:
-        if self.link:
-            self.link.notify()
-            self.link.state_changed()
+        self._committed.state_changed()

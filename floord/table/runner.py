@@ -39,7 +39,7 @@ from floord.operator.commands import (
 )
 from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
 from floord.table.engine_state import EngineState
-from floord.table.recorder import Link as Link
+from floord.table.port import Committed
 from floord.table.recorder import Recorder
 from floord.table.replay import replay_range
 from floord.table.stopping import STOPPED_REASON, StopGate
@@ -61,16 +61,26 @@ class TableRunner:
         adapters: dict[str, TableDevice],
         operators: Operators,
         clock: Callable[[], datetime],
+        committed: Committed,
         surveillance: AlertKeeper | None = None,
     ) -> None:
+        """`committed`: the port told of what goes on the record, and of each command's
+        result (the daemon's MQTT link, `floord.table.port`)."""
         self.site = site
         self.table = table
         self.bus = bus
         self.adapters = adapters
         self.live = EngineState(engine, surveillance)
         self._log = structlog.get_logger("floord.runner").bind(table=table)
+        self.committed = committed
         self.recorder = Recorder(
-            site=site, table=table, journal=journal, live=self.live, clock=clock, log=self._log
+            site=site,
+            table=table,
+            journal=journal,
+            live=self.live,
+            committed=committed,
+            clock=clock,
+            log=self._log,
         )
         self._journal = journal
         self._operators = operators
@@ -90,14 +100,6 @@ class TableRunner:
     @property
     def surveillance(self) -> AlertKeeper | None:
         return self.live.surveillance
-
-    @property
-    def link(self) -> Link | None:
-        return self.recorder.link
-
-    @link.setter
-    def link(self, link: Link | None) -> None:
-        self.recorder.link = link
 
     @property
     def record_failure(self) -> str | None:
@@ -436,8 +438,7 @@ class TableRunner:
         await self._commit([Step((event,), ts)], command_id=used)
         payloads = await self._journal.read_range_async(self.table, first, last)
         await self._reply(command.id, True, None)  # the result first: spawned, in order
-        if self.link:
-            self._spawn(self.link.publish_replay(payloads))
+        self._spawn(self.committed.publish_replay(payloads))
 
     def _ack_alert(self, command: VerifiedCommand) -> EngineOutput | None:
         """A supervisor or security closes an open surveillance alert: the closing, or
@@ -449,8 +450,7 @@ class TableRunner:
         return None if closed is None else EngineOutput([closed])
 
     async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
-        if self.link:
-            self._spawn(self.link.publish_result({"id": command_id, "ok": ok, "error": error}))
+        self._spawn(self.committed.publish_result({"id": command_id, "ok": ok, "error": error}))
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         """Publish in the background: a slow or half-dead broker must never hold up the
