@@ -83,6 +83,30 @@ class Recorder:
         engine = self.live.committed[0] if self.in_flight else self.live.engine
         return bool(self.failure) or engine.halted
 
+    def state(self) -> dict[str, Any]:
+        """The retained `P/state` body; a table that cannot record says it is halted.
+        While a commit is under way it shows the committed state: nothing is published
+        before it is durable."""
+        live = self.live
+        engine, surveillance = (
+            live.committed if self.in_flight else (live.engine, live.surveillance)
+        )
+        snap = dict(engine.public_state())
+        if surveillance is not None:
+            snap["alerts"] = surveillance.snapshot()["alerts"]
+        if self.failure:
+            snap["state"] = "halted"
+            reasons = list(snap.get("halt_reasons") or [])
+            # The engine latched the same halt when the failure began: name it once.
+            if all(r.get("code") != self.failure_code for r in reasons):
+                reasons.append({"code": self.failure_code, "detail": self.failure})
+            snap["halt_reasons"] = reasons
+        # The chain head lets a subscriber check the events it saw (docs/journal.md).
+        if self.head is not None:
+            seq, head = self.head
+            snap["chain"] = {"seq": seq, "hash": head}
+        return snap
+
     def number(self, item: T) -> T:
         """A local device's event with its row's seq, the row taken into the next commit
         (numbered here, in the order the runner takes them)."""

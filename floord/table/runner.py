@@ -32,11 +32,9 @@ from floord.journal.store import Journal, JournalError
 from floord.operator.commands import (
     Operators,
     Refusal,
-    Verified,
-    check_command,
     claimed_id,
-    looked_up_id,
 )
+from floord.table import command_check
 from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
 from floord.table.engine_state import EngineState
 from floord.table.port import Committed
@@ -116,29 +114,8 @@ class TableRunner:
         return self.recorder.halted
 
     def state(self) -> dict[str, Any]:
-        """The retained `P/state` body; a table that cannot record says it is halted.
-        While a commit is under way it shows the committed state: nothing is published
-        before it is durable."""
-        recorder = self.recorder
-        live = self.live
-        engine, surveillance = (
-            live.committed if recorder.in_flight else (live.engine, live.surveillance)
-        )
-        snap = dict(engine.public_state())
-        if surveillance is not None:
-            snap["alerts"] = surveillance.snapshot()["alerts"]
-        if recorder.failure:
-            snap["state"] = "halted"
-            reasons = list(snap.get("halt_reasons") or [])
-            # The engine latched the same halt when the failure began: name it once.
-            if all(r.get("code") != recorder.failure_code for r in reasons):
-                reasons.append({"code": recorder.failure_code, "detail": recorder.failure})
-            snap["halt_reasons"] = reasons
-        # The chain head lets a subscriber check the events it saw (docs/journal.md).
-        if recorder.head is not None:
-            seq, head = recorder.head
-            snap["chain"] = {"seq": seq, "hash": head}
-        return snap
+        """The retained `P/state` body (`Recorder.state`)."""
+        return self.recorder.state()
 
     # ----- the loop ---------------------------------------------------------------
 
@@ -314,8 +291,14 @@ class TableRunner:
             # `daemon.stopped` is the table's last event: an answer, but no record.
             await self._reply(claimed_id(payload), False, STOPPED_REASON)
             return
-        verified = await self._verify(payload, now)
-        if verified is None:
+        try:
+            verified = await command_check.verify(
+                payload, journal=self._journal, operators=self._operators, now=now
+            )
+        except JournalError as exc:
+            # The replay guard cannot be read: no command can be taken safely.
+            self.recorder.fail_closed(exc.code, str(exc))
+            await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
             return
         if isinstance(verified, Refusal):
             await self._refuse(verified, ts)
@@ -323,21 +306,14 @@ class TableRunner:
         command = verified.command
         # The id is used from now on: recorded with whatever record the command makes.
         used = (command.id, ts)
-        refusal = self._gate(command, replay_only)
+        refusal = command_check.gate(
+            command, replay_only=replay_only, stop=self.stop, failure=self.record_failure
+        )
         if refusal is not None:
             await self._refuse(refusal, ts, command_id=used)
             return
         source = f"operator:{command.by}"
-        # `key`: which of the operator's keys signed it (current, or previous during a
-        # key rotation), so the record shows when a retired key was still in use.
-        described = {
-            "id": command.id,
-            "name": command.name,
-            "by": command.by,
-            "role": command.role,
-            "key": verified.key,
-            "args": command.args,
-        }
+        described = command_check.described(verified)
         if command.name == "replay":
             await self._replay(command, described, ts)
             return
@@ -370,58 +346,12 @@ class TableRunner:
         else:
             await self._reply(command.id, False, f"not recorded: {self.record_failure}")
 
-    async def _verify(self, payload: bytes, now: datetime) -> Verified | Refusal | None:
-        """The command checked (signature, operator, role, freshness, replay); None when
-        the replay guard cannot be read (the table halts, the command is answered)."""
-        claimed = looked_up_id(payload)
-        try:
-            # Read off the loop before the check, which asks of the id it finds.
-            used = claimed is not None and await self._journal.command_id_used_async(claimed)
-            return check_command(
-                payload,
-                operators=self._operators,
-                now=now,
-                id_used=lambda cid: used if cid == claimed else self._journal.command_id_used(cid),
-            )
-        except JournalError as exc:
-            # The replay guard cannot be read: no command can be taken safely.
-            self.recorder.fail_closed(exc.code, str(exc))
-            await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
-            return None
-
-    def _gate(self, command: VerifiedCommand, replay_only: bool) -> Refusal | None:
-        """Why a verified command is refused before the engine sees it, if it is: the
-        daemon is stopping, the table cannot record (all but `replay`), or it came on the
-        replay request topic and is not a `replay`."""
-        stopping = self.stop.refusal(command.id, command.name, command.by)
-        if stopping is not None:
-            return stopping
-        if self.record_failure and command.name != "replay":
-            reason = f"the table cannot record events ({self.record_failure})"
-            return Refusal("journal_failure", reason, command.id, command.name, command.by)
-        if replay_only and command.name != "replay":
-            reason = f"only replay is taken on the replay request topic, not {command.name!r}"
-            return Refusal("not_a_replay", reason, command.id, command.name, command.by)
-        return None
-
     async def _refuse(
         self, refusal: Refusal, ts: str, *, command_id: tuple[str, str] | None = None
     ) -> None:
         """Record and answer a refusal; `command_id`: a verified command's, used up."""
-        data = {
-            "id": refusal.command_id,
-            "name": refusal.name,
-            "by": refusal.by,
-            "code": refusal.code,
-            "reason": refusal.reason,
-        }
-        known = refusal.by in self._operators and refusal.code not in (
-            "bad_signature",
-            "key_expired",
-        )
-        source = f"operator:{refusal.by}" if known else "daemon"
-        event = Decision(EventType.OPERATOR_COMMAND_REFUSED, data, source=source)
-        named = command_named(refusal.command_id, refusal.name, source, ts)
+        event = command_check.refused(refusal, self._operators)
+        named = command_named(refusal.command_id, refusal.name, event.source, ts)
         await self._commit([Step((event,), ts, named)], command_id=command_id)
         await self._reply(refusal.command_id, False, refusal.reason)
 
