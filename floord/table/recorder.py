@@ -5,39 +5,37 @@ written").
 The runner (`floord.table.runner`) feeds the engine and holds one recorder, to which it
 hands each turn. `commit` reads top to bottom:
 
-1. the local devices' rows of the turn's inputs are taken (numbered on their streams
-   in the order the runner took them: `number`, `floord.adapters.device_rows`);
+1. the local devices' rows of the turn's inputs go first, each on its device's stream
+   in the order the runner took them (`floord.adapters.device_rows`);
 2. a halt decided while nothing could be recorded goes first, naming the inputs the
    journal refused meanwhile; then every step's decisions, then the snapshot;
 3. all of it is ONE transaction, awaited on the journal's thread while the loop goes
    on (`P/state` shows the committed state meanwhile: `in_flight`);
-4. recorded: the live state is the committed one, the halt on the record is lifted from
+4. recorded: each row gets the number the journal gave it, the live state is the
+   committed one, the halt on the record is lifted from
    the pending list, the port is told (`floord.table.port`), then each step's effect
    runs (the engine's device commands are sent), in order;
 5. refused: the engine is put back to the committed state, the inputs are named for
-   the halt, and the table halts (fail closed).
+   the halt (a row that went with the commit is on no stream: `device_seq` 0), and
+   the table halts (fail closed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
-from floord.adapters.local import Received
+from floord.adapters.device_rows import DeviceRows, Row
 from floord.contract import Envelope
 from floord.engine.core.types import Decision
 from floord.journal.append import Build
 from floord.journal.store import DISK_FULL, Journal, JournalError
-from floord.table.commit_group import PendingRows
 from floord.table.engine_state import EngineState
 from floord.table.port import Committed
 from floord.table.state_lines import log_recorded
 from floord.table.turn import Turn, builders
 from floord.table.unrecorded import Unrecorded
-
-T = TypeVar("T")
 
 
 class Recorder:
@@ -66,8 +64,6 @@ class Recorder:
         # The halt decided while the journal could not record, and the inputs it refused.
         self._halt: list[Decision] = []
         self._unrecorded = Unrecorded()
-        # The local devices' rows numbered for the next commit.
-        self._rows = PendingRows()
         # A commit is under way on the journal's thread.
         self.in_flight = False
         # The table stream's chain head, as of the last commit (for `P/state`).
@@ -107,33 +103,26 @@ class Recorder:
             snap["chain"] = {"seq": seq, "hash": head}
         return snap
 
-    def number(self, item: T) -> T:
-        """A local device's event with its row's seq, the row taken into the next commit
-        (numbered here, in the order the runner takes them)."""
-        if isinstance(item, Received) and item.row is not None:
-            return replace(item, device_seq=self._rows.add(item.device, item.row))
-        return item
-
     # ----- the commit -------------------------------------------------------------
 
     async def commit(self, turn: Turn) -> list[Envelope]:
         """Record `turn` in ONE transaction; its envelopes, or [] if the journal refused."""
-        rows = self._take_rows()
+        streams = _by_stream(turn.rows)
         builds = self._builds(turn)
         self.in_flight = True
         try:
             # A commit handed to the journal ends as the journal decides, not half-way,
             # even if this task is cancelled meanwhile (the appends run `whole`).
-            if rows:
+            if streams:
                 # The local devices' rows of these inputs first, in the same transaction.
                 written, devices = await self._journal.append_group_async(
                     self.table,
                     builds,
-                    before=rows.before(),
+                    before=[(s, [row.build for row in rows]) for s, (_, rows) in streams.items()],
                     snapshot=(self.table, turn.snapshot),
                     command_id=turn.command_id,
                 )
-                rows.written(devices)
+                _written(streams, devices)
             else:
                 written = await self._journal.append_many_async(
                     self.table,
@@ -142,7 +131,8 @@ class Recorder:
                     command_id=turn.command_id,
                 )
         except JournalError as exc:
-            self._not_recorded(turn, exc, rows)
+            _refused(streams, exc)
+            self._not_recorded(turn, exc)
             return []
         finally:
             self.in_flight = False
@@ -178,45 +168,32 @@ class Recorder:
                 step.effect()
         return written
 
-    def _not_recorded(self, turn: Turn, exc: JournalError, rows: PendingRows | None) -> None:
+    def _not_recorded(self, turn: Turn, exc: JournalError) -> None:
         """The journal refused the turn: the engine forgets it, the table halts."""
         self.live.roll_back()
         if exc.code != DISK_FULL:
             # A journal that fails for anything but space cannot vouch for its head.
             self.head = None
-        lost = set() if rows is None else rows.refused(str(exc))
         for step in turn.steps:
             if step.named is not None:
-                # A device event whose row went with them is on no stream: seq 0.
-                named = step.named
-                if (named.get("source"), named.get("device_seq")) in lost:
-                    named = {**named, "device_seq": 0}
-                self._unrecorded.note(named)
+                self._unrecorded.note(step.named, step.row)
         self.fail_closed(exc.code, str(exc))
 
     # ----- device rows alone ------------------------------------------------------
 
-    def _take_rows(self) -> PendingRows | None:
-        """The local devices' rows numbered since the last commit, for this one."""
-        if not self._rows.rows:
-            return None
-        rows, self._rows = self._rows, PendingRows()
-        return rows
-
-    async def commit_rows(self) -> None:
+    async def commit_rows(self, rows: Sequence[Row]) -> None:
         """Device rows whose inputs left nothing on the table's record (the table's
         record is closed, or no round may start): on their streams, on their own."""
-        rows = self._take_rows()
-        if rows is None:
+        streams = _by_stream(rows)
+        if not streams:
             return
+        before = [(s, [row.build for row in rows]) for s, (_, rows) in streams.items()]
         try:
-            _, devices = await self._journal.append_group_async(
-                self.table, [], before=rows.before()
-            )
+            _, devices = await self._journal.append_group_async(self.table, [], before=before)
         except JournalError as exc:
-            rows.refused(str(exc))
+            _refused(streams, exc)
             return
-        rows.written(devices)
+        _written(streams, devices)
         self._committed.recorded()
 
     # ----- failing closed ---------------------------------------------------------
@@ -239,3 +216,30 @@ class Recorder:
             self._halt.extend(halted.events)
             self.live.keep()
         self._committed.state_changed()
+
+
+# ----- device rows ----------------------------------------------------------------
+
+Streams = dict[str, tuple[DeviceRows, list[Row]]]
+
+
+def _by_stream(rows: Sequence[Row]) -> Streams:
+    """`rows` by device stream, each stream's in the order the runner took them."""
+    streams: Streams = {}
+    for row in rows:
+        streams.setdefault(row.rows.stream, (row.rows, []))[1].append(row)
+    return streams
+
+
+def _written(streams: Streams, devices: list[list[Envelope]]) -> None:
+    """The rows are on the record: each gets the number the journal gave it."""
+    for (rows, taken), envelopes in zip(streams.values(), devices, strict=True):
+        for row, envelope in zip(taken, envelopes, strict=True):
+            row.seq = envelope.seq
+        rows.written(len(taken))
+
+
+def _refused(streams: Streams, exc: JournalError) -> None:
+    """The commit that held the rows failed: they are on no stream."""
+    for rows, taken in streams.values():
+        rows.refused(len(taken), str(exc))

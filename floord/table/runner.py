@@ -24,6 +24,7 @@ from typing import Any
 
 import structlog
 
+from floord.adapters.device_rows import Row
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
 from floord.contract import Envelope, EventType, format_ts
@@ -84,6 +85,8 @@ class TableRunner:
         self._operators = operators
         self._clock = clock
         self._tasks: set[asyncio.Task[Any]] = set()
+        # The local devices' rows of the inputs being taken, for the next commit.
+        self._rows: list[Row] = []
         # One turn (or a stop's record) at a time, across the awaits of its commit.
         self._turn = asyncio.Lock()
         # Where the table is in the daemon's stop (`floord.table.stopping`).
@@ -155,10 +158,13 @@ class TableRunner:
 
     async def _take_group(self, gathered: list[Received | Tick]) -> None:
         """`gathered` through the engine and committed in ONE turn, with the rows of the
-        local devices' events among them on their streams (numbered now, in order:
-        `floord.adapters.device_rows`), written whatever the engine makes of them."""
-        await self._run_group([self.recorder.number(item) for item in gathered])
-        await self.recorder.commit_rows()  # rows of inputs that left nothing on the record
+        local devices' events among them on their streams (numbered by the journal in
+        that transaction: `floord.adapters.device_rows`), written whatever the engine
+        makes of them: the first commit takes them, or they go on their own."""
+        self._rows = [i.row for i in gathered if isinstance(i, Received) and i.row is not None]
+        await self._run_group(gathered)
+        rows, self._rows = self._rows, []
+        await self.recorder.commit_rows(rows)  # rows of inputs that left nothing on the record
 
     async def _run_group(self, gathered: list[Received | Tick]) -> None:
         """Should the engine fail on one of `gathered` (a bug), the ones before it are
@@ -192,12 +198,15 @@ class TableRunner:
         inputs: Sequence[BusItem] = (),
         command_id: tuple[str, str] | None = None,
     ) -> list[Envelope]:
-        """`steps` as one turn, with the table's snapshot now; its envelopes once on the
-        record, [] if the journal refused it (or there was nothing to record)."""
+        """`steps` as one turn, with the device rows waiting and the table's snapshot now;
+        its envelopes once on the record, [] if the journal refused it (or there was
+        nothing to record)."""
+        rows, self._rows = self._rows, []
         if not steps:
-            await self.recorder.commit_rows()
+            await self.recorder.commit_rows(rows)
             return []
-        turn = Turn(tuple(inputs), tuple(steps), self.live.snapshot(), command_id)
+        snapshot = self.live.snapshot()
+        turn = Turn(tuple(inputs), tuple(steps), snapshot, tuple(rows), command_id)
         return await self.recorder.commit(turn)
 
     def _input_failed(self) -> None:
@@ -225,12 +234,12 @@ class TableRunner:
             "device_seq": item.device_seq,
         }
         if self._held_back(output, before):
-            self.stop.held_back(named)  # the daemon is stopping: no round starts
+            self.stop.held_back(named, item.row)  # the daemon is stopping: no round starts
             return []
         if self.surveillance is not None:
             output.events.extend(self.surveillance.on_decisions(output.events))
         decisions = (device_decision(item, round_at_receipt), *output.events)
-        return [Step(decisions, ts, named, self._sender(output))]
+        return [Step(decisions, ts, named, self._sender(output), item.row)]
 
     def _tick_steps(self, now: datetime) -> list[Step]:
         if self.stop.finished.is_set():

@@ -2,10 +2,11 @@
 
 The runner (`floord.table.runner`) takes the inputs waiting on its bus through the pure
 engine and hands the outcome to its recorder (`floord.table.recorder`) as ONE `Turn`,
-which the recorder commits in ONE transaction. A turn holds the inputs, one `Step` per
-input that leaves something on the record (the engine's decisions as the engine made
-them, each input's instant formatted once), the table's snapshot as of the end of the
-turn, and an operator command's id to mark used in the same transaction.
+which the recorder commits in ONE transaction. A turn holds the inputs, the rows their
+local devices' events take on their own streams, one `Step` per input that leaves
+something on the record (the engine's decisions as the engine made them, each input's
+instant formatted once), the table's snapshot as of the end of the turn, and an
+operator command's id to mark used in the same transaction.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from floord.adapters.device_rows import Row
 from floord.adapters.local import Received
 from floord.contract import Envelope
 from floord.engine.core.types import Decision
@@ -32,16 +34,21 @@ class Step:
     # What follows once the input is on the record (never if it is not): the engine's
     # device commands are sent.
     effect: Callable[[], None] | None = None
+    # A local device's event: its row on the device's stream, whose number the journal
+    # reports back (what `named` gives as its `device_seq`).
+    row: Row | None = None
 
 
 @dataclass(frozen=True)
 class Turn:
-    """What one transaction records for a table: every step's decisions, in order, then
-    the snapshot; `command_id` (id, ts) marks an operator command's id used."""
+    """What one transaction records for a table: the local devices' rows of its inputs
+    on their streams first, then every step's decisions, in order, then the snapshot;
+    `command_id` (id, ts) marks an operator command's id used."""
 
     inputs: tuple[BusItem, ...]
     steps: tuple[Step, ...]
     snapshot: dict[str, Any]
+    rows: tuple[Row, ...] = ()
     command_id: tuple[str, str] | None = None
 
 
