@@ -30,11 +30,7 @@ from floord.adapters.remote import TableDevice
 from floord.contract import Envelope, EventType, format_ts
 from floord.engine.core.types import Decision, EngineOutput, VerifiedCommand
 from floord.journal.store import Journal, JournalError
-from floord.operator.commands import (
-    Operators,
-    Refusal,
-    claimed_id,
-)
+from floord.operator.commands import Operators, Refusal, Verified, claimed_id
 from floord.table import command_check
 from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
 from floord.table.engine_state import EngineState
@@ -320,36 +316,42 @@ class TableRunner:
         )
         if refusal is not None:
             await self._refuse(refusal, ts, command_id=used)
-            return
+        elif command.name == "replay":
+            await self._replay(command, command_check.described(verified), ts)
+        else:
+            await self._take_command(verified, now, ts)
+
+    async def _take_command(self, verified: Verified, now: datetime, ts: str) -> None:
+        """A command through the engine (`ack_alert`: through the watcher), recorded with
+        what it decided in one turn, then answered."""
+        command = verified.command
+        used = (command.id, ts)
         source = f"operator:{command.by}"
         described = command_check.described(verified)
-        if command.name == "replay":
-            await self._replay(command, described, ts)
-            return
         named = command_named(command.id, command.name, source, ts)
         if command.name == "ack_alert":
-            output = self._ack_alert(command)
-            if output is None:
+            closed = self._ack_alert(command)
+            if closed is None:
                 problem = f"no open surveillance alert {command.args.get('alert')!r} on this table"
                 refused = Refusal("bad_args", problem, command.id, command.name, command.by)
                 await self._refuse(refused, ts, command_id=used)
                 return
-            effect = None
+            accepted = Decision(EventType.OPERATOR_COMMAND, described, source=source)
+            step = Step((accepted, closed), ts, named)
         else:
             outcome = self.engine.on_command(command, now)
             if not outcome.ok:
                 data = {**described, "code": "refused", "reason": outcome.error}
-                refusal_event = Decision(
+                refused_event = Decision(
                     EventType.OPERATOR_COMMAND_REFUSED, data, outcome.rule, source=source
                 )
-                await self._commit([Step((refusal_event,), ts, named)], command_id=used)
+                await self._commit([Step((refused_event,), ts, named)], command_id=used)
                 await self._reply(command.id, False, outcome.error)
                 return
+            rnd = self.engine.current_round
+            accepted = Decision(EventType.OPERATOR_COMMAND, described, round=rnd, source=source)
             output = outcome.output
-            effect = self._sender(output)
-        rnd = None if command.name == "ack_alert" else self.engine.current_round
-        accepted = Decision(EventType.OPERATOR_COMMAND, described, round=rnd, source=source)
-        step = Step((accepted, *output.events), ts, named, effect)
+            step = Step((accepted, *output.events), ts, named, self._sender(output))
         if await self._commit([step], command_id=used):
             await self._reply(command.id, True, None)
         else:
@@ -379,14 +381,13 @@ class TableRunner:
         await self._reply(command.id, True, None)  # the result first: spawned, in order
         self._spawn(self.committed.publish_replay(payloads))
 
-    def _ack_alert(self, command: VerifiedCommand) -> EngineOutput | None:
+    def _ack_alert(self, command: VerifiedCommand) -> Decision | None:
         """A supervisor or security closes an open surveillance alert: the closing, or
         None when there is no such alert open."""
         note = command.args.get("note", "")
         alert_id = command.args.get("alert")
         watcher = self.surveillance
-        closed = watcher.acknowledge(alert_id, command.by, str(note)) if watcher else None
-        return None if closed is None else EngineOutput([closed])
+        return watcher.acknowledge(alert_id, command.by, str(note)) if watcher else None
 
     async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
         self._spawn(self.committed.publish_result({"id": command_id, "ok": ok, "error": error}))
