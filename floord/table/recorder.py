@@ -118,7 +118,7 @@ class Recorder:
                 written, devices = await self._journal.append_group_async(
                     self.table,
                     builds,
-                    before=[(s, [row.build for row in rows]) for s, (_, rows) in streams.items()],
+                    before=_before(streams),
                     snapshot=(self.table, turn.snapshot),
                     command_id=turn.command_id,
                 )
@@ -187,9 +187,10 @@ class Recorder:
         streams = _by_stream(rows)
         if not streams:
             return
-        before = [(s, [row.build for row in rows]) for s, (_, rows) in streams.items()]
         try:
-            _, devices = await self._journal.append_group_async(self.table, [], before=before)
+            _, devices = await self._journal.append_group_async(
+                self.table, [], before=_before(streams)
+            )
         except JournalError as exc:
             _refused(streams, exc)
             return
@@ -229,6 +230,11 @@ def _by_stream(rows: Sequence[Row]) -> Streams:
     for row in rows:
         streams.setdefault(row.rows.stream, (row.rows, []))[1].append(row)
     return streams
+
+
+def _before(streams: Streams) -> list[tuple[str, list[Build]]]:
+    """(stream, builds) for `Journal.append_group`."""
+    return [(stream, [row.build for row in rows]) for stream, (_, rows) in streams.items()]
 
 
 def _written(streams: Streams, devices: list[list[Envelope]]) -> None:
