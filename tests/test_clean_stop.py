@@ -174,7 +174,7 @@ def test_the_daemon_refuses_commands_during_its_stop_and_records_nothing_after_i
             await until("the wheel identified", lambda: EventType.DEVICE_IDENTIFIED in
                         _types(record()))  # fmt: skip
             await open_table(broker.url)
-            unit.tasks.append(asyncio.create_task(while_the_adapters_end()))
+            unit.device_tasks.append(asyncio.create_task(while_the_adapters_end()))
             unit.link.stop = after_the_record_closed  # type: ignore[method-assign]
         finally:
             daemon.request_stop()

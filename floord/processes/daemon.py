@@ -87,7 +87,9 @@ class TableUnit:
     adapters: dict[str, TableDevice]
     link: TableLink
     streams: list[str]
+    # Its runner's and its link's tasks, and its devices' (stopped first on a stop).
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    device_tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
 
 def status_text(units: Collection[TableUnit]) -> str:
@@ -273,7 +275,7 @@ class Daemon:
             await self.restore(unit)
             unit.tasks.append(asyncio.create_task(unit.runner.run()))
             unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
-            unit.tasks.extend(
+            unit.device_tasks.extend(
                 asyncio.create_task(
                     supervise(a, sink=unit.bus.put, clock=self.clock, stopping=self._stop.is_set),
                     name=f"device {unit.config.id}/{d}",
@@ -406,7 +408,7 @@ class Daemon:
                 adapter.stop()
         # Stop the adapters first so nothing new arrives, then record the stop.
         for unit in self._serving:
-            adapter_tasks = unit.tasks[2:]
+            adapter_tasks = unit.device_tasks
             for task in adapter_tasks:
                 task.cancel()
             if not adapter_tasks:
@@ -424,9 +426,9 @@ class Daemon:
             await asyncio.sleep(0.05)
         await asyncio.gather(*(u.link.stop() for u in self._serving), return_exceptions=True)
         for unit in self._serving:
-            for task in unit.tasks[:2]:
+            for task in unit.tasks:
                 task.cancel()
-            await asyncio.gather(*unit.tasks[:2], return_exceptions=True)
+            await asyncio.gather(*unit.tasks, return_exceptions=True)
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
