@@ -45,11 +45,12 @@ class CountingJournal:
 
 
 async def drive(runner: TableRunner) -> None:
-    """Run the runner until its bus is empty and its commit settled, then stop it."""
+    """Run the runner until its bus is empty and it is idle (its turn lock free: every
+    input it took is committed, not only the one in flight), then stop it."""
     task = asyncio.create_task(runner.run())
     for _ in range(200):
         await asyncio.sleep(0.01)
-        if runner.bus.pending() == 0 and not runner.recorder.in_flight:
+        if runner.bus.pending() == 0 and not runner._turn.locked():
             break
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
