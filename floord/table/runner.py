@@ -33,7 +33,7 @@ from floord.journal.store import Journal, JournalError
 from floord.operator.commands import Operators, Refusal, Verified, claimed_id
 from floord.table import command_check
 from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
-from floord.table.engine_state import EngineState
+from floord.table.engine_state import EngineState, Pair
 from floord.table.port import Committed
 from floord.table.recorder import Recorder
 from floord.table.replay import replay_range
@@ -260,7 +260,7 @@ class TableRunner:
         self._dispatch(output)
         return []
 
-    def _held_back(self, output: EngineOutput, before: Any) -> bool:
+    def _held_back(self, output: EngineOutput, before: Pair | None) -> bool:
         """While the daemon stops, an input whose answer would start a round is not acted
         on: the engine is put back to `before` it (the state the inputs gathered ahead of
         it in the same turn left, not the committed one), and True is returned."""
