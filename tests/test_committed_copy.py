@@ -1,4 +1,4 @@
-"""The committed state the runner keeps (`floord.table.recording`) is copied by
+"""The committed state the runner keeps (`floord.table.engine_state`) is copied by
 `floord.engine.core.copies.deep_copy`, not `copy.deepcopy` (issue 15): the copy must be
 what `copy.deepcopy` gives for every game, or a refused commit would put back a state
 that is not the committed one.

@@ -145,7 +145,7 @@ def test_the_loop_goes_on_while_a_table_restores_and_the_table_waits(
 def test_a_broken_record_still_halts_the_table_on_the_loops_start(
     broker: Broker, tmp_path: Path
 ) -> None:
-    """The start check awaited off the loop fails closed as the one run in place did."""
+    """The start check, awaited off the loop, fails closed: a broken record halts."""
     master, slave = os.openpty()
     try:
         config = _config(tmp_path, broker.url, os.ttyname(slave))
