@@ -1,11 +1,11 @@
 """What one commit spends keeping the committed state, in microseconds.
 
 After every commit the table's runner keeps a copy of the engine and its watcher, to
-put back should the journal refuse the next commit (`floord.table.recording`). This
+put back should the journal refuse the next commit (`floord.table.engine_state`). This
 builds the daemon's own roulette table (an SS2 wheel, the live surveillance on), plays
 `--spins` spins through its runner, then times the runner's copy of the committed state
-(`_copy_state`) and, where the runner has it, what a commit does (`_keep_committed`:
-the watcher's copy kept again while the watcher has not changed, as on most commits):
+(`live.copy`) and what a commit does (`live.keep`: the watcher's copy kept again while
+the watcher has not changed, as on most commits):
 process time, the best of 20 runs of 1,000. Prints one JSON line.
 
 Run: `python -m bench.state_copy` (from another checkout: `cd <it> && .venv/bin/python
@@ -79,12 +79,13 @@ def main(spins: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         daemon = Daemon(load_config(_config(Path(tmp))))
         try:
-            daemon.restore()
+            for unit in daemon.tables.values():
+                asyncio.run(daemon.restore(unit))
             runner = daemon.tables["RL-01"].runner
 
             def device(etype: str, data: dict[str, Any]) -> None:
                 event = DeviceEvent(EventType(etype), data)
-                runner.on_device(Received("wheel", event, utc_now(), 0))
+                asyncio.run(runner.take([Received("wheel", event, utc_now(), 0)]))
 
             def command(name: str, by: str, args: dict[str, Any]) -> None:
                 body = build_command(name, by, args, KEYS[by][1], utc_now())
@@ -103,11 +104,9 @@ def main(spins: int) -> dict[str, Any]:
                 device(EventType.WHEEL_NUMBER, number)
             assert runner.engine.public_state()["state"] == "open"
             result: dict[str, Any] = {"bench": "state_copy", "spins": spins}
-            result["copy_state_us"] = _best_us(runner._copy_state)
-            keep = getattr(runner, "_keep_committed", None)
-            if keep is not None:
-                keep()
-                result["keep_committed_unchanged_watcher_us"] = _best_us(keep)
+            result["copy_state_us"] = _best_us(runner.live.copy)
+            runner.live.keep()
+            result["keep_committed_unchanged_watcher_us"] = _best_us(runner.live.keep)
             return result
         finally:
             daemon.journal.close()

@@ -7,12 +7,11 @@ runs a representative part of the suite under it and compares the result with th
 payload tables of `docs/contract.md`; the lead may also run the whole suite under it.
 
 Where the shapes come from:
-- every `DeviceEvent` and engine `Decision` built by floord's own code (`floord.*`,
+- every `DeviceEvent` and `Decision` built by floord's own code (`floord.*`,
   `drivers.*`), in this process: the drivers fed golden frames and simulator bytes, the
-  engines driven through their scenarios. One a test builds itself (a made-up
-  `device.online {}` fed to an engine) is not the code's word and is left out;
-- every `operator.command` and `operator.command_refused` a table runner records (the
-  runner builds those itself);
+  engines driven through their scenarios, the runner's `operator.command` and
+  `operator.command_refused`. One a test builds itself (a made-up `device.online {}` fed
+  to an engine) is not the code's word and is left out;
 - every event in the journals that daemons run as subprocesses (the end-to-end tests)
   wrote under the session's temporary directory: their events are all real.
 """
@@ -32,8 +31,6 @@ import pytest
 ENV = "FLOORD_CONTRACT_EVENTS"
 # Modules whose events are floord's own word (not a test's made-up input).
 OWN_CODE = ("floord.", "drivers.")
-# The runner's own records, built from a tuple rather than a Decision.
-RUNNER_TYPES = ("operator.command", "operator.command_refused")
 
 
 class Shapes:
@@ -73,20 +70,6 @@ def _called_from_own_code() -> bool:
     return caller.startswith(OWN_CODE)
 
 
-def _wrap_runner_record() -> None:
-    from floord.table.runner import TableRunner
-
-    original = TableRunner._record
-
-    def record(self: Any, items: list[Any], now: Any, *args: Any, **kwargs: Any) -> Any:
-        for _source, etype, data, _rule, _round in items:
-            if etype in RUNNER_TYPES:
-                SHAPES.add(etype, data)
-        return original(self, items, now, *args, **kwargs)
-
-    TableRunner._record = record  # type: ignore[method-assign]
-
-
 def _wrap_unrecorded_halt() -> None:
     """A halt decided while the journal could not record gains the refused inputs in the
     runner (`floord.table.unrecorded`), after the engine built it: record its final shape."""
@@ -96,9 +79,9 @@ def _wrap_unrecorded_halt() -> None:
 
     def into_halt(self: Any, pending: list[Any]) -> Any:
         out = original(self, pending)
-        for _source, etype, data, _rule, _round in out:
-            if etype == "table.halted":
-                SHAPES.add(etype, data)
+        for decision in out:
+            if decision.type == "table.halted":
+                SHAPES.add(str(decision.type), decision.data)
         return out
 
     Unrecorded.into_halt = into_halt  # type: ignore[method-assign]
@@ -131,7 +114,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
     _wrap_init(DeviceEvent, _called_from_own_code)
     _wrap_init(Decision, _called_from_own_code)
-    _wrap_runner_record()
     _wrap_unrecorded_halt()
 
 

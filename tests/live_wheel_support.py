@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from e2e_support import CHECKLIST, DEALER, DEALER_KEY, FP, FP_KEY
+from table_turns import finish, restore, take
 
 from floord.adapters.local import Received
 from floord.config.load import load_config
@@ -31,13 +32,13 @@ IDENTITY = {"maker": "Cammegh", "model": "SS2", "firmware": "V2.50",
 class LiveWheel:
     def __init__(self, config: Path, table: str = "RL-01") -> None:
         self.daemon = Daemon(load_config(config))
-        self.daemon.restore()
+        restore(self.daemon)
         self.runner: TableRunner = self.daemon.tables[table].runner
         self.spins = 0
 
     def device(self, etype: str, data: dict[str, Any]) -> None:
         event = DeviceEvent(EventType(etype), data)
-        self.runner.on_device(Received("wheel", event, utc_now(), 0))
+        take(self.runner, Received("wheel", event, utc_now(), 0))
 
     def command(self, name: str, args: dict[str, Any], by: str = FP, key: bytes = FP_KEY) -> None:
         body = build_command(name, by, args, key, utc_now())
@@ -68,6 +69,6 @@ class LiveWheel:
     def stop(self) -> None:
         """Record `daemon.stopped` and close the journal, as a clean stop does."""
         try:
-            self.runner.finish(utc_now())
+            finish(self.runner, utc_now())
         finally:
             self.daemon.journal.close()

@@ -117,7 +117,7 @@ def test_a_required_device_on_a_malformed_port_halts_its_table(tmp_path: Path) -
         run = asyncio.create_task(daemon.run())
         try:
             await until("table.halted", lambda: any(e["type"] == "table.halted" for e in record()))
-            device_tasks = unit.tasks[2:]
+            device_tasks = unit.device_tasks
             assert device_tasks and not any(t.done() for t in device_tasks)
         finally:
             daemon.request_stop()

@@ -5,6 +5,7 @@ refuse, each through `floord check` as a process, are in `test_check_refuses_sys
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from table_turns import restore
 
 from floord.cli.main import main
 from floord.config.load import load_config
@@ -57,10 +59,11 @@ def _write(tmp: Path, body: dict[str, Any]) -> Path:
 def _played(tmp: Path, halted: bool = False) -> None:
     """A journal as `run` leaves it: the table restored and snapshotted (and halted)."""
     daemon = Daemon(load_config(_write(tmp, _body(tmp))), clock=lambda: NOW)
-    daemon.restore()
+    restore(daemon)
     if halted:
         runner = daemon.tables["RL-01"].runner
-        runner.record_output(runner.engine.halt("operator_test", "a test halt", NOW), NOW)
+        halt = runner.engine.halt("operator_test", "a test halt", NOW)
+        asyncio.run(runner.record_output(halt, NOW))
     daemon.journal.close()
 
 
@@ -131,7 +134,7 @@ def test_retire_sets_a_stale_state_aside_on_the_record(
 
     # The retire lifted nothing: the table was halted, so it starts halted again.
     daemon = Daemon(load_config(path), clock=lambda: NOW)
-    daemon.restore()
+    restore(daemon)
     state = daemon.tables["RL-01"].runner.state()
     daemon.journal.close()
     assert state["state"] == "halted"

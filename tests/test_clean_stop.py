@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from e2e_support import DEALER, DEALER_KEY, FP, FP_KEY, command, open_table, start_sim, write_config
+from table_turns import take
 from test_engine_support import WHEEL
 from test_journal_disk_full import make_runner, table_events
 from test_journal_full_round import open_table as open_runner_table
@@ -56,9 +57,9 @@ def test_a_stopping_runner_refuses_commands_starts_no_round_and_ends_the_record(
     try:
         open_runner_table(runner, clock)
         for etype, data in wheel_cycle(1, "7"):  # a whole round before the stop
-            runner.on_device(Received(WHEEL, DeviceEvent(EventType(etype), data), clock.step(), 0))
+            take(runner, Received(WHEEL, DeviceEvent(EventType(etype), data), clock.step(), 0))
         spin2 = wheel_cycle(2, "17")
-        runner.on_device(Received(WHEEL, DeviceEvent(EventType(spin2[0][0]), spin2[0][1]),
+        take(runner, Received(WHEEL, DeviceEvent(EventType(spin2[0][0]), spin2[0][1]),
                                   clock.step(), 0))  # fmt: skip
         assert runner.engine.current_round is not None, "spin 2's round is in play"
         before = len(table_events(path, runner.table))
@@ -173,7 +174,7 @@ def test_the_daemon_refuses_commands_during_its_stop_and_records_nothing_after_i
             await until("the wheel identified", lambda: EventType.DEVICE_IDENTIFIED in
                         _types(record()))  # fmt: skip
             await open_table(broker.url)
-            unit.tasks.append(asyncio.create_task(while_the_adapters_end()))
+            unit.device_tasks.append(asyncio.create_task(while_the_adapters_end()))
             unit.link.stop = after_the_record_closed  # type: ignore[method-assign]
         finally:
             daemon.request_stop()

@@ -1,4 +1,4 @@
-"""The committed state the runner keeps (`floord.table.recording`) is copied by
+"""The committed state the runner keeps (`floord.table.engine_state`) is copied by
 `floord.engine.core.copies.deep_copy`, not `copy.deepcopy` (issue 15): the copy must be
 what `copy.deepcopy` gives for every game, or a refused commit would put back a state
 that is not the committed one.
@@ -13,6 +13,7 @@ state alike the live one after every commit of a wheel and a dice table at play.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import importlib
 import inspect
@@ -30,21 +31,23 @@ import yaml
 from craps_support import Table as CrapsTable
 from e2e_support import write_config
 from live_wheel_support import ROTOR, LiveWheel
+from table_turns import take
 from test_engine_baccarat_support import make_table as make_baccarat
-from test_journal_disk_full import KEYS
+from test_journal_disk_full import KEYS, FakeLink
 from test_surveillance_dice_live import SEC, LiveCraps
 from test_surveillance_dice_live import _play as play_dice
 from test_surveillance_dice_live import write_config as write_dice_config
 
-from floord.contract import EventType
+from floord.contract import EventType, format_ts
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.copies import deep_copy
 from floord.engine.core.types import CommandOutcome, EngineOutput
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.journal.store import FAILURE, Journal, JournalError
-from floord.table.bus import TableBus
-from floord.table.recording import TableRecord
+from floord.table.bus import TableBus, Tick
+from floord.table.recorder import Recorder
 from floord.table.runner import TableRunner
+from floord.table.turn import Step, Turn
 
 pytestmark = pytest.mark.unit
 
@@ -173,11 +176,11 @@ def test_every_game_is_among_the_engines_compared(compared: list[str]) -> None:
 
 
 def _refuse_commits(journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused(*args: Any, **kwargs: Any) -> Any:
+    async def refused(*args: Any, **kwargs: Any) -> Any:
         raise JournalError("disk I/O error (simulated)", FAILURE)
 
-    monkeypatch.setattr(journal, "append_many", refused)
-    monkeypatch.setattr(journal, "append_group", refused)
+    monkeypatch.setattr(journal, "append_many_async", refused)
+    monkeypatch.setattr(journal, "append_group_async", refused)
 
 
 def _expected_after_refusal(
@@ -218,6 +221,7 @@ def test_a_refused_commit_puts_back_a_roulette_tables_committed_state_and_its_wa
             runner = wheel.runner
             at = runner._clock()
             monkeypatch.setattr(runner, "_clock", lambda: at)
+            monkeypatch.setattr(runner.recorder, "_clock", lambda: at)
             expected = _expected_after_refusal((runner.engine, runner.surveillance), at)
             _refuse_commits(runner._journal, monkeypatch)
             # The number: the engine's result and the watch's counts, refused and put back.
@@ -239,14 +243,17 @@ def _runner(engine: Any, journal: Journal, clock: Callable[[], datetime]) -> Tab
         adapters={},
         operators=KEYS,
         clock=clock,
+        committed=FakeLink(),
     )
 
 
 def _record(runner: TableRunner, done: EngineOutput | CommandOutcome, at: datetime) -> None:
-    """An input's decisions committed by the runner, as its `on_device` commits them."""
+    """An input's decisions committed by the runner as one turn, as a device event's are."""
     output = done.output if isinstance(done, CommandOutcome) else done
     named = {"source": "test", "type": "test.input", "ts": "", "device_seq": 0}
-    runner._record(runner._decisions(output), at, named)
+    step = Step(tuple(output.events), format_ts(at), named)
+    turn = Turn((), (step,), runner.live.snapshot())
+    asyncio.run(runner.recorder.commit(turn))
 
 
 def test_a_refused_commit_puts_back_a_baccarat_and_a_craps_tables_committed_state(
@@ -269,7 +276,7 @@ def test_a_refused_commit_puts_back_a_baccarat_and_a_craps_tables_committed_stat
             expected = _expected_after_refusal((runner.engine, None), at)
             with monkeypatch.context() as refusing:
                 _refuse_commits(journal, refusing)
-                refusing.setattr(runner, "_clock", lambda at=at: at)
+                refusing.setattr(runner.recorder, "_clock", lambda at=at: at)
                 _record(runner, last(), at)
             _check_put_back(runner, expected)
         finally:
@@ -302,19 +309,20 @@ def kept_alike(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     again: list[bool] = []
 
     def checked(method: Callable[..., Any]) -> Callable[..., Any]:
-        def run(self: TableRunner, *args: Any, **kwargs: Any) -> Any:
-            before = self._committed[1]
+        def run(self: Recorder, *args: Any, **kwargs: Any) -> Any:
+            live = self.live
+            before = live.committed[1]
             out = method(self, *args, **kwargs)
-            assert_same_copy(self._committed[0], self.engine)
-            assert_same_copy(self._committed[1], self.surveillance)
-            assert self._committed[1] is not self.surveillance
-            again.append(before is self._committed[1])
+            assert_same_copy(live.committed[0], live.engine)
+            assert_same_copy(live.committed[1], live.surveillance)
+            assert live.committed[1] is not live.surveillance
+            again.append(before is live.committed[1])
             return out
 
         return run
 
-    for name in ("_recorded", "_fail_closed"):
-        monkeypatch.setattr(TableRecord, name, checked(getattr(TableRecord, name)))
+    for name in ("_recorded", "fail_closed"):
+        monkeypatch.setattr(Recorder, name, checked(getattr(Recorder, name)))
     yield again
 
 
@@ -338,7 +346,7 @@ def test_a_roulette_watchers_copy_is_kept_again_only_while_it_does_not_change(
                 with monkeypatch.context() as refusing:
                     _refuse_commits(wheel.runner._journal, refusing)
                     wheel.spin("5", release="0")
-                wheel.runner.on_tick(wheel.runner._clock())  # the halt on the record
+                take(wheel.runner, Tick(wheel.runner._clock()))  # the halt on the record
                 wheel.command("resume", {"reason": "disk replaced"})
         assert wheel.runner.state()["alerts"], "the hot 17 raised alerts"
         watcher = wheel.runner.surveillance

@@ -1,7 +1,8 @@
 """A local device's rows in its table's commit (`floord.adapters.device_rows`): one
 transaction for a frame's row on the device's stream and the table's record of it, the
-rows numbered in the order the runner takes them; written even when the table records
-nothing of them; on no stream when the commit fails (named with `device_seq` 0)."""
+rows numbered by the journal in that transaction, in the order the runner takes them;
+written even when the table records nothing of them; on no stream when the commit fails
+(named with `device_seq` 0)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 import structlog
+from table_turns import finish, take
 from test_engine_support import WHEEL
 from test_group_commit import drive
 from test_journal_disk_full import connect, make_runner, table_events
@@ -24,6 +26,7 @@ from floord.contract import Envelope, EventType, format_ts
 from floord.events import DeviceEvent
 from floord.journal.store import DISK_FULL, Journal
 from floord.profiles import load_profile
+from floord.table.bus import Tick
 from floord.table.runner import TableRunner
 
 pytestmark = pytest.mark.unit
@@ -71,12 +74,15 @@ def test_a_frame_is_one_commit_for_its_row_and_the_tables_record(tmp_path: Path)
     stream = f"{runner.table}/devices/{WHEEL}"
     try:
         connect(runner, clock)
-        rows = DeviceRows(journal, stream, structlog.get_logger())
+        rows = DeviceRows(stream, structlog.get_logger())
         commits = counted(journal)
-        for n in range(1, 4):
-            runner.bus.put(frame(runner, rows, clock, n))
+        frames = [frame(runner, rows, clock, n) for n in range(1, 4)]
+        for item in frames:
+            runner.bus.put(item)
         asyncio.run(drive(runner))
         assert commits == ["group"]
+        # The journal numbered them in the commit, and the numbers were reported back.
+        assert [item.row.seq for item in frames if item.row is not None] == [1, 2, 3]
         device = stream_events(path, stream)
         assert [(e["seq"], e["data"]["reason"]) for e in device] == [
             (1, "bad 1"), (2, "bad 2"), (3, "bad 3")
@@ -100,8 +106,8 @@ def test_rows_the_table_records_nothing_of_are_written_on_their_own(tmp_path: Pa
     stream = f"{runner.table}/devices/{WHEEL}"
     try:
         connect(runner, clock)
-        rows = DeviceRows(journal, stream, structlog.get_logger())
-        runner.finish(clock.step())  # `daemon.stopped`: the table's record is closed
+        rows = DeviceRows(stream, structlog.get_logger())
+        finish(runner, clock.step())  # `daemon.stopped`: the table's record is closed
         last = table_events(path, runner.table)[-1]
         runner.bus.put(frame(runner, rows, clock, 1))
         asyncio.run(drive(runner))
@@ -118,7 +124,7 @@ def test_a_failed_commit_leaves_no_row_and_names_it_with_seq_0(tmp_path: Path) -
     stream = f"{runner.table}/devices/{WHEEL}"
     try:
         connect(runner, clock)
-        rows = DeviceRows(journal, stream, structlog.get_logger())
+        rows = DeviceRows(stream, structlog.get_logger())
         journal._db.execute("PRAGMA max_page_count = 1")  # full: no new page
         for n in range(1, 4):
             runner.bus.put(frame(runner, rows, clock, n, pad=3000))
@@ -126,7 +132,7 @@ def test_a_failed_commit_leaves_no_row_and_names_it_with_seq_0(tmp_path: Path) -
         assert runner.record_failure_code == DISK_FULL
         assert stream_events(path, stream) == []
         journal._db.execute("PRAGMA max_page_count = 1000000")
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure is None
         [halt] = [e for e in table_events(path, runner.table) if e["type"] == "table.halted"]
         assert [i["device_seq"] for i in halt["data"]["unrecorded_inputs"]] == [0, 0, 0]
@@ -195,9 +201,8 @@ def test_an_adapter_in_its_tables_commit_hands_on_the_row_and_writes_nothing(
         waiting = asyncio.create_task(adapter._settled())
         await asyncio.sleep(0.01)
         assert not waiting.done()  # not on the record yet
-        seq = item.row.rows.number()
         _, [rows] = journal.append_group("BJ-01", [], before=[(stream, [item.row.build])])
-        item.row.rows.written([e.seq for e in rows], [seq])
+        item.row.rows.written(len(rows))
         await asyncio.wait_for(waiting, 1)
 
     try:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from table_turns import restore
 
 from floord.cli.command_args import COMMAND_ARGS
 from floord.cli.main import _parser, main
@@ -68,7 +69,7 @@ def box(tmp_path: Path) -> dict[str, str]:
     config = tmp_path / "floord.yaml"
     config.write_text(yaml.safe_dump(body))
     daemon = Daemon(load_config(config))
-    daemon.restore()
+    restore(daemon)
     daemon.journal.close()
     # The backup the restore steps name, as floord-backup.timer would have taken it.
     take_backup(

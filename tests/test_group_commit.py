@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 import structlog
+from table_turns import take
 from test_engine_support import WHEEL
-from test_journal_disk_full import KEYS, command, connect, make_runner, table_events
+from test_journal_disk_full import KEYS, FakeLink, command, connect, make_runner, table_events
 
 from floord.adapters.local import Received
 from floord.adapters.stream_appends import StreamAppends
@@ -44,11 +45,12 @@ class CountingJournal:
 
 
 async def drive(runner: TableRunner) -> None:
-    """Run the runner until its bus is empty and its commit settled, then stop it."""
+    """Run the runner until its bus is empty and it is idle (its turn lock free: every
+    input it took is committed, not only the one in flight), then stop it."""
     task = asyncio.create_task(runner.run())
     for _ in range(200):
         await asyncio.sleep(0.01)
-        if runner.bus.pending() == 0 and not runner._in_flight:
+        if runner.bus.pending() == 0 and not runner._turn.locked():
             break
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
@@ -112,8 +114,8 @@ def test_a_command_commits_on_its_own_with_its_id(tmp_path: Path) -> None:
 async def command_again(runner: TableRunner, body: dict[str, Any]) -> dict[str, Any]:
     await runner.on_command(json.dumps(body).encode())
     await asyncio.gather(*list(runner._tasks))
-    assert runner.link is not None
-    return runner.link.results[-1]  # type: ignore[attr-defined, no-any-return]
+    assert isinstance(runner.committed, FakeLink)
+    return runner.committed.results[-1]
 
 
 def test_a_failed_group_commit_rolls_back_and_names_every_input(tmp_path: Path) -> None:
@@ -134,7 +136,7 @@ def test_a_failed_group_commit_rolls_back_and_names_every_input(tmp_path: Path) 
         assert runner.engine.snapshot() == {**committed, **halted}
         assert [r["code"] for r in halted["halt_reasons"]] == [DISK_FULL]
         journal._db.execute("PRAGMA max_page_count = 1000000")
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure is None
         [halt] = [e for e in table_events(path, runner.table) if e["type"] == "table.halted"]
         named = halt["data"]["unrecorded_inputs"]

@@ -89,8 +89,8 @@ class Open:
             adapters={},
             operators=KEYS,
             clock=lambda: table.clock.now,
+            committed=self.link,
         )
-        self.runner.link = self.link
         self.loop = asyncio.new_event_loop()
         connect(self.runner, self.clock)
         for name, args in (
@@ -286,14 +286,19 @@ class Remote:
             password=None,
         )
         self.delivered: list[Received] = []
+        self._taken: list[Received] = []
 
     def _deliver(self, item: Received) -> None:
         self.delivered.append(item)
-        self.opened.runner.on_device(item)
+        self._taken.append(item)
 
     def message(self, topic: str, raw: bytes, retain: bool = False) -> None:
         async def handle() -> None:
             self.device._on_message(aiomqtt.Message(topic, raw, 1, retain, 1, None))
+            # What the device handed on, taken by the runner as its loop takes its bus.
+            taken, self._taken = self._taken, []
+            for item in taken:
+                await self.opened.runner.take([item])
 
         self.opened.loop.run_until_complete(handle())
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_turns import take
 from test_engine_support import POCKETS, WHEEL, Clock, make_table
 
 from floord.adapters.local import Received
@@ -24,7 +25,7 @@ from floord.events import DeviceEvent
 from floord.journal.audit import verify_journal
 from floord.journal.store import DISK_FULL, FAILURE, Journal, JournalError, failure_code
 from floord.operator.commands import build_command
-from floord.table.bus import TableBus
+from floord.table.bus import TableBus, Tick
 from floord.table.runner import TableRunner
 
 pytestmark = pytest.mark.unit
@@ -33,13 +34,14 @@ KEYS = {"fp1": ("floorperson", b"fp1-secret"), "dl1": ("dealer", b"dl1-secret")}
 
 
 class FakeLink:
-    """What the runner tells MQTT: how often it had news, and each command's result."""
+    """The runner's port (`floord.table.port`), keeping what it is told: how often the
+    record had news, and each command's result."""
 
     def __init__(self) -> None:
         self.notified = 0
         self.results: list[dict[str, Any]] = []
 
-    def notify(self) -> None:
+    def recorded(self) -> None:
         self.notified += 1
 
     def state_changed(self) -> None:
@@ -55,6 +57,7 @@ class FakeLink:
 def make_runner(path: Path) -> tuple[TableRunner, Journal, Clock, FakeLink]:
     table = make_table()
     journal = Journal(path)
+    link = FakeLink()
     runner = TableRunner(
         site="s1",
         table=table.engine.table_id,
@@ -64,14 +67,13 @@ def make_runner(path: Path) -> tuple[TableRunner, Journal, Clock, FakeLink]:
         adapters={},
         operators=KEYS,
         clock=lambda: table.clock.now,
+        committed=link,
     )
-    link = FakeLink()
-    runner.link = link
     return runner, journal, table.clock, link
 
 
 def device(runner: TableRunner, clock: Clock, etype: str, data: dict[str, Any]) -> None:
-    runner.on_device(Received(WHEEL, DeviceEvent(EventType(etype), data), clock.step(), 0))
+    take(runner, Received(WHEEL, DeviceEvent(EventType(etype), data), clock.step(), 0))
 
 
 def connect(runner: TableRunner, clock: Clock) -> None:
@@ -103,8 +105,8 @@ async def command(runner: TableRunner, clock: Clock, name: str, by: str, args: d
     body = build_command(name, by, args, KEYS[by][1], now)
     await runner.on_command(json.dumps(body).encode())
     await asyncio.gather(*list(runner._tasks))
-    assert runner.link is not None
-    return runner.link.results[-1]
+    assert isinstance(runner.committed, FakeLink)
+    return runner.committed.results[-1]
 
 
 def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: Path) -> None:
@@ -132,7 +134,7 @@ def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: 
 
         # Still full: a tick tries again, records nothing, and the table stays halted.
         full_rows = len(table_events(path, table))
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure and len(table_events(path, table)) == full_rows
         assert full_rows > recorded
 
@@ -140,7 +142,7 @@ def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: 
         # event needed.
         journal._db.execute("PRAGMA max_page_count = 1000000")
         notified = link.notified
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure is None
         assert link.notified > notified
         events = table_events(path, table)
@@ -152,7 +154,7 @@ def test_disk_full_halts_then_the_halt_is_recorded_when_space_returns(tmp_path: 
 
         # Latched: device events and ticks do not lift it; a dealer may not resume.
         connect(runner, clock)
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.engine.public_state()["state"] == "halted"
         refused = asyncio.run(command(runner, clock, "resume", "dl1", {"reason": "space"}))
         assert refused["ok"] is False
@@ -175,7 +177,7 @@ def test_another_write_error_halts_with_journal_failure(tmp_path: Path) -> None:
     assert runner.record_failure_code == FAILURE
     assert runner.state()["halt_reasons"][-1]["code"] == FAILURE
     assert "chain" not in runner.state()  # the head cannot be read either
-    runner.on_tick(clock.step())
+    take(runner, Tick(clock.step()))
     assert runner.record_failure is not None
 
 

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_turns import take
 from test_engine_support import PASSING, make_table
 from test_journal_disk_full import command, connect, device, make_runner, table_events
 
 from floord.contract import EventType
 from floord.journal.audit import verify_journal
 from floord.journal.store import DISK_FULL, Journal
+from floord.table.bus import Tick
 from floord.table.runner import TableRunner
 
 pytestmark = pytest.mark.unit
@@ -112,11 +114,11 @@ def refuse_more_then_recover(runner: TableRunner, clock: Any, free: Callable[[],
     """One more input while full (refused too) and a tick, then room again: the halt goes
     on the record at the next tick, naming the refused inputs."""
     device(runner, clock, EventType.WHEEL_NO_MORE_BETS, {"spin": 9})
-    runner.on_tick(clock.step())
+    take(runner, Tick(clock.step()))
     assert runner.state()["state"] == "halted"
     assert [r["code"] for r in runner.state()["halt_reasons"]] == [DISK_FULL]
     free()
-    runner.on_tick(clock.step())
+    take(runner, Tick(clock.step()))
     assert runner.record_failure is None
 
 
@@ -188,9 +190,9 @@ def test_a_halt_names_twenty_refused_inputs_and_counts_the_rest(tmp_path: Path) 
         play_into_a_full_disk(runner, clock, limit_after(runner, clock, 0))
         for spin in range(10, 35):
             device(runner, clock, EventType.WHEEL_NO_MORE_BETS, {"spin": spin})
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         unlimit(journal)
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
         assert runner.record_failure is None
         [halt] = [e for e in table_events(path, runner.table) if e["type"] == "table.halted"]
         assert len(halt["data"]["unrecorded_inputs"]) == 20

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from table_turns import restore, take
 from test_engine_support import T0
 
 from floord.adapters.local import Received
@@ -29,6 +30,7 @@ from floord.journal.chain import event_hash
 from floord.journal.integrity import snapshot_hash, tail_breaks
 from floord.journal.store import DISK_FULL, Journal
 from floord.processes.daemon import Daemon
+from floord.table.bus import Tick
 
 pytestmark = pytest.mark.unit
 
@@ -59,7 +61,7 @@ def config(tmp: Path) -> Path:
 def start(tmp: Path, minutes: int) -> Daemon:
     """A daemon started on the journal (restored, as `run` does before anything else)."""
     daemon = Daemon(load_config(config(tmp)), clock=lambda: T0 + timedelta(minutes=minutes))
-    daemon.restore()
+    restore(daemon)
     return daemon
 
 
@@ -84,12 +86,12 @@ def halted_by_a_full_disk(tmp: Path) -> Path:
         for i in range(500):
             noise = {"reason": "bad", "raw": repr(f"garbled frame {i:04d} " + "x" * 60)}
             event = DeviceEvent(EventType.DEVICE_PROTOCOL_ERROR, noise)
-            runner.on_device(Received("wheel", event, T0 + timedelta(seconds=i), 0))
+            take(runner, Received("wheel", event, T0 + timedelta(seconds=i), 0))
             if runner.record_failure:
                 break
         assert runner.record_failure_code == DISK_FULL
         daemon.journal._db.execute("PRAGMA max_page_count = 1000000")
-        runner.on_tick(T0 + timedelta(minutes=1))
+        take(runner, Tick(T0 + timedelta(minutes=1)))
         assert runner.record_failure is None
         assert runner.state()["state"] == "halted"
     finally:

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 import structlog
+from table_turns import take
 from test_journal_disk_full import KEYS, command, connect, device, make_runner
 
 from floord.contract import Envelope, EventType
 from floord.journal.store import DISK_FULL, FAILURE
+from floord.table.bus import Tick
 from floord.table.state_lines import state_line
 
 pytestmark = pytest.mark.unit
@@ -38,9 +40,9 @@ def test_disk_full_then_space_then_resume_logs_one_line_each(tmp_path: Path) -> 
                 if runner.record_failure:
                     break
             for _ in range(3):
-                runner.on_tick(clock.step())  # still full: retried, not logged again
+                take(runner, Tick(clock.step()))  # still full: retried, not logged again
             journal._db.execute("PRAGMA max_page_count = 1000000")
-            runner.on_tick(clock.step())
+            take(runner, Tick(clock.step()))
             refused = asyncio.run(command(runner, clock, "resume", "dl1", {"reason": "space"}))
             accepted = asyncio.run(command(runner, clock, "resume", "fp1", {"reason": "freed"}))
         assert not refused["ok"] and accepted["ok"]
@@ -73,7 +75,7 @@ def test_a_journal_failure_is_one_critical_line(tmp_path: Path) -> None:
     journal.close()
     with structlog.testing.capture_logs() as logs:
         device(runner, clock, EventType.DEVICE_PROTOCOL_ERROR, {"reason": "bad", "raw": "'x'"})
-        runner.on_tick(clock.step())
+        take(runner, Tick(clock.step()))
     [line] = _runner_lines(logs)
     assert line["event"] == "journal failure: table halted" and line["code"] == FAILURE
     assert line["log_level"] == "critical"

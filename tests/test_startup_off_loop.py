@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from support import Broker
+from table_turns import restore
 
 from floord.adapters.link import AdapterLink
 from floord.config.load import load_config
@@ -144,12 +145,12 @@ def test_the_loop_goes_on_while_a_table_restores_and_the_table_waits(
 def test_a_broken_record_still_halts_the_table_on_the_loops_start(
     broker: Broker, tmp_path: Path
 ) -> None:
-    """The start check awaited off the loop fails closed as the one run in place did."""
+    """The start check, awaited off the loop, fails closed: a broken record halts."""
     master, slave = os.openpty()
     try:
         config = _config(tmp_path, broker.url, os.ttyname(slave))
         first = Daemon(load_config(config))
-        first.restore()
+        restore(first)
         first.journal.close()
         path = tmp_path / "journal.db"
         db = sqlite3.connect(path)

@@ -1,4 +1,4 @@
-"""The runner's copy of the committed state (`floord.table.recording`) shares only what
+"""The runner's copy of the committed state (`floord.table.engine_state`) shares only what
 never changes (`floord.engine.core.copies`): a copy and its original go their own ways."""
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def test_the_status_line_text_without_building_any_state(
         assert status_text(units) == "2 tables, 2/3 devices online"
         first.engine.halt("test_halt", "halted for the test", first_clock.step())
         assert status_text(units) == "2 tables, 2/3 devices online, 1 halted"
-        second.record_failure = "disk I/O error"
+        second.recorder.failure = "disk I/O error"
         assert status_text(units) == "2 tables, 2/3 devices online, 2 halted"
         assert status_text([]) == "0 tables, 0/0 devices online"
     finally:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from table_turns import finish, restore, take
 from test_journal_disk_full import table_events
 
 from floord.adapters.local import Received
@@ -62,12 +63,12 @@ class LiveCraps:
 
     def __init__(self, config: Path) -> None:
         self.daemon = Daemon(load_config(config))
-        self.daemon.restore()
+        restore(self.daemon)
         self.runner = self.daemon.tables[TABLE].runner
         self.throws = 0
 
     def device(self, etype: str, **data: Any) -> None:
-        self.runner.on_device(Received("dice", DeviceEvent(EventType(etype), data), utc_now(), 0))
+        take(self.runner, Received("dice", DeviceEvent(EventType(etype), data), utc_now(), 0))
 
     def command(self, who: str, name: str, **args: Any) -> None:
         body = build_command(name, who, args, KEYS[who][0], utc_now())
@@ -93,7 +94,7 @@ class LiveCraps:
 
     def stop(self) -> None:
         try:
-            self.runner.finish(utc_now())
+            finish(self.runner, utc_now())
         finally:
             self.daemon.journal.close()
 

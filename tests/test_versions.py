@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from table_turns import restore
 
 import floord
 from floord.config.load import load_config
@@ -82,7 +83,7 @@ def test_daemon_started_records_the_package_version(tmp_path: Path) -> None:
     config = tmp_path / "floord.yaml"
     config.write_text(yaml.safe_dump(body))
     daemon = Daemon(load_config(config))
-    daemon.restore()
+    restore(daemon)
     daemon.journal.close()
     db = sqlite3.connect(tmp_path / "journal.db")
     try:

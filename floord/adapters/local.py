@@ -44,9 +44,9 @@ Clock = Callable[[], datetime]
 
 @dataclass(frozen=True)
 class Received:
-    """A device event as the adapter recorded it on the device's own stream; or, with
-    its `row`, to be recorded there in the table's commit (`floord.adapters.device_rows`),
-    numbered by the runner then."""
+    """A device event as the adapter recorded it on the device's own stream (its
+    `device_seq` there); or, with its `row`, to be recorded there in the table's commit
+    (`floord.adapters.device_rows`), numbered by the journal then (`device_seq` 0)."""
 
     device: str
     event: DeviceEvent
@@ -56,6 +56,12 @@ class Received:
 
 
 Sink = Callable[[Received], None]
+
+
+def device_stream(table: str, device: str) -> str:
+    """The journal stream of a device's own events."""
+    return f"{table}/devices/{device}"
+
 
 # The prefixes drivers give a device's refusal of a command: the SS2's `*  NO` and the
 # card families' `NAK`. A refusal answers the oldest command still waiting.
@@ -98,7 +104,7 @@ class DeviceAdapter:
         self.device = device
         self.port = port
         self.profile = profile
-        self.stream = f"{table}/devices/{device}"
+        self.stream = device_stream(table, device)
         self._driver = load_driver(profile, driver_options)
         self._journal = journal
         self._sink = sink
@@ -108,7 +114,7 @@ class DeviceAdapter:
         self._limiter_timer: asyncio.TimerHandle | None = None
         self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
         self._appends = StreamAppends(journal, self.stream, self._log)
-        self._rows = DeviceRows(journal, self.stream, self._log) if in_table_commit else None
+        self._rows = DeviceRows(self.stream, self._log) if in_table_commit else None
         self._transport: Transport | None = None
         self._write_lock = asyncio.Lock()
         self._pending: list[tuple[Request, asyncio.Future[DeviceReply]]] = []

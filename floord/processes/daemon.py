@@ -25,7 +25,7 @@ from typing import Any
 import structlog
 
 import floord
-from floord.adapters.local import DeviceAdapter, Received, Sink
+from floord.adapters.local import DeviceAdapter, Received, Sink, device_stream
 from floord.adapters.remote import RemoteDevice, TableDevice
 from floord.adapters.supervision import supervise
 from floord.analytics.dice_report import read_rolls
@@ -42,8 +42,9 @@ from floord.profiles import DeviceProfile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
 from floord.table.dice_surveillance import DiceSurveillance
+from floord.table.port import LinkPort
 from floord.table.runner import TableEngine, TableRunner
-from floord.table.start_check import check_on_start, check_on_start_async
+from floord.table.start_check import check_on_start
 from floord.table.surveillance import AlertKeeper, TableSurveillance
 
 TICK_S = 0.5
@@ -88,7 +89,9 @@ class TableUnit:
     streams: list[str]
     # Each device's profile as `daemon.started` records it: name, origin, path, hash.
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Its runner's and its link's tasks, and its devices' (stopped first on a stop).
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    device_tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
 
 def status_text(units: Collection[TableUnit]) -> str:
@@ -132,28 +135,45 @@ class Daemon:
         topics = Topics(cfg.broker.topic_prefix, cfg.site, table.id)
         bus = TableBus()
         engine = build_engine(table, self.loaded, self.journal.load_snapshot(table.id))
-        units: dict[str, Any] = {}
-
-        def recorded() -> None:
-            link = units.get("link")
-            if link is not None:
-                link.notify()
-                link.state_changed()
+        adapters: dict[str, TableDevice] = {}
+        shelf, profiles = self.loaded.profiles, {}
 
         def sink(item: Received) -> None:
             bus.put(item)
             if self.heard is not None:
                 self.heard(table.id, item)
 
-        adapters: dict[str, TableDevice] = {}
-        shelf, profiles = self.loaded.profiles, {}
+        # A remote adapter publishes its own stream; the daemon only keeps a copy of it.
+        local = [d.id for d in table.devices if not (d.remote or d.port is None)]
+        streams = {table.id: topics.events}
+        streams.update({device_stream(table.id, d): topics.device_events(d) for d in local})
+
+        async def on_command(payload: bytes, replay_only: bool) -> None:
+            bus.put(CommandArrived(payload, replay_only))
+
+        link = TableLink(
+            url=cfg.broker.nodes,
+            username=cfg.broker.username,
+            password=self.loaded.broker_password(),
+            tls_context=client_tls(cfg.broker, self.loaded.resolve),
+            topics=topics,
+            journal=self.journal,
+            streams=streams,
+            state=lambda: runner.state(),
+            devices=lambda: {d: a.availability() for d, a in adapters.items()},
+            on_command=on_command,
+            keepalive=cfg.broker.keepalive_s,
+            client_id=f"floord-{cfg.site}-{table.id}",
+        )
+        # The one port the table's record reaches MQTT through (`floord.table.port`).
+        port = LinkPort(link)
         for device in table.devices:
             sourced = shelf.open(device.profile)
             profile, profiles[device.id] = sourced.profile, sourced.record()
             # adapter: remote is a `floord adapter` process; a port it names is its own.
             if device.remote or device.port is None:
                 adapters[device.id] = self._remote(
-                    table.id, device.id, profile, topics, sink, recorded
+                    table.id, device.id, profile, topics, sink, port.recorded
                 )
                 continue
             adapters[device.id] = DeviceAdapter(
@@ -166,7 +186,7 @@ class Daemon:
                 journal=self.journal,
                 sink=sink,
                 clock=self.clock,
-                on_recorded=recorded,
+                on_recorded=port.recorded,
                 # Its rows go in the table's commits: one fsync a frame, not two.
                 in_table_commit=True,
             )
@@ -180,36 +200,8 @@ class Daemon:
             adapters=adapters,
             operators=self.operators,
             clock=self.clock,
+            committed=port,
         )
-        streams = {table.id: topics.events}
-        # A remote adapter publishes its own stream; the daemon only keeps a copy of it.
-        streams.update(
-            {
-                a.stream: topics.device_events(d)
-                for d, a in adapters.items()
-                if isinstance(a, DeviceAdapter)
-            }
-        )
-
-        async def on_command(payload: bytes, replay_only: bool) -> None:
-            bus.put(CommandArrived(payload, replay_only))
-
-        link = TableLink(
-            url=cfg.broker.nodes,
-            username=cfg.broker.username,
-            password=self.loaded.broker_password(),
-            tls_context=client_tls(cfg.broker, self.loaded.resolve),
-            topics=topics,
-            journal=self.journal,
-            streams=streams,
-            state=runner.state,
-            devices=lambda: {d: a.availability() for d, a in adapters.items()},
-            on_command=on_command,
-            keepalive=cfg.broker.keepalive_s,
-            client_id=f"floord-{cfg.site}-{table.id}",
-        )
-        units["link"] = link
-        runner.link = link
         return TableUnit(table, topics, bus, runner, adapters, link, list(streams), profiles)
 
     def _remote(
@@ -264,26 +256,17 @@ class Daemon:
             watcher.warm_up(read_results(journal, table.id, None))
         return watcher
 
-    def restore(self) -> None:
-        """Record the start and resolve what a previous run left open, table by table,
-        waiting for the journal (a test, a tool: off the loop; `run` awaits each)."""
-        now = self.clock()
-        for unit in self.tables.values():
-            started = self._started(unit, now)
-            # The chain's tail and the snapshot: a break halts the table (fail closed).
-            engine = unit.runner.engine
-            started.extend(check_on_start(self.journal, unit.config.id, unit.streams, engine, now))
-            unit.runner.record_output(started, now)
-
-    async def _restore(self, unit: TableUnit) -> None:
-        """`restore` of one table, its check and its commit awaited on the journal's
-        thread while the loop serves the tables already started."""
+    async def restore(self, unit: TableUnit) -> None:
+        """Record the table's start and resolve what a previous run left open, its
+        check and its commit awaited on the journal's thread while the loop serves the
+        tables already started."""
         now = self.clock()
         started = self._started(unit, now)
+        # The chain's tail and the snapshot: a break halts the table (fail closed).
         engine = unit.runner.engine
         table, streams = unit.config.id, unit.streams
-        started.extend(await check_on_start_async(self.journal, table, streams, engine, now))
-        await unit.runner.record_output_async(started, now)
+        started.extend(await check_on_start(self.journal, table, streams, engine, now))
+        await unit.runner.record_output(started, now)
 
     def _started(self, unit: TableUnit, now: datetime) -> EngineOutput:
         """`daemon.started` and what the engine resolves of the previous run."""
@@ -305,10 +288,10 @@ class Daemon:
         """Each table restored, then served (its runner, link and devices), in turn: a
         table serves nothing before its start check and start record are done."""
         for unit in self.tables.values():
-            await self._restore(unit)
+            await self.restore(unit)
             unit.tasks.append(asyncio.create_task(unit.runner.run()))
             unit.tasks.append(asyncio.create_task(self._keep_linked(unit)))
-            unit.tasks.extend(
+            unit.device_tasks.extend(
                 asyncio.create_task(
                     supervise(a, sink=unit.bus.put, clock=self.clock, stopping=self._stop.is_set),
                     name=f"device {unit.config.id}/{d}",
@@ -441,7 +424,7 @@ class Daemon:
                 adapter.stop()
         # Stop the adapters first so nothing new arrives, then record the stop.
         for unit in self._serving:
-            adapter_tasks = unit.tasks[2:]
+            adapter_tasks = unit.device_tasks
             for task in adapter_tasks:
                 task.cancel()
             if not adapter_tasks:
@@ -459,9 +442,9 @@ class Daemon:
             await asyncio.sleep(0.05)
         await asyncio.gather(*(u.link.stop() for u in self._serving), return_exceptions=True)
         for unit in self._serving:
-            for task in unit.tasks[:2]:
+            for task in unit.tasks:
                 task.cancel()
-            await asyncio.gather(*unit.tasks[:2], return_exceptions=True)
+            await asyncio.gather(*unit.tasks, return_exceptions=True)
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
@@ -480,7 +463,7 @@ class Daemon:
             except TimeoutError:
                 self.log.error("table runner did not finish its stop", table=unit.config.id)
                 try:
-                    await asyncio.wait_for(unit.runner.finish_async(self.clock()), RUNNER_FINISH_S)
+                    await asyncio.wait_for(unit.runner.finish(self.clock()), RUNNER_FINISH_S)
                 except TimeoutError:
                     # Its commit is stuck on the journal's thread: the stop goes on.
                     self.log.error("table runner could not record its stop", table=unit.config.id)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from floord.adapters.local import Received
+from floord.journal.batches import INPUTS_PER_COMMIT
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,9 @@ BusItem = Received | CommandArrived | Tick | Finish
 # whole pty buffer: thousands of frames) would otherwise be one commit of several thousand
 # rows: nothing of it is published until that commit ends, and its rows overflow the
 # journal's feed (`floord.journal.feed.FEED_LIMIT`), so the link re-reads them from disk.
-# A few hundred inputs keep the fsyncs per input small and every commit's rows in the feed.
-GROUP_LIMIT = 400
+# A few hundred inputs keep the fsyncs per input small and every commit's rows in the feed:
+# `INPUTS_PER_COMMIT` is derived from the feed's size there.
+GROUP_LIMIT = INPUTS_PER_COMMIT
 
 
 class TableBus:

@@ -1,17 +1,15 @@
-"""A table's runner: the one task that feeds the engine and records what it decides.
+"""A table's runner: the one task that feeds the engine and hands what it decides to
+its recorder.
 
-For each input taken from the table's bus (a device event, an operator command, a
-clock tick) the runner asks the pure engine what follows, then journals the input and
-every decision in ONE transaction together with the table's new snapshot, and only
-then lets the MQTT link publish them. If the journal cannot record, the table is
-halted (fail closed): nothing is decided that is not on the record.
-
-The engine acts only on inputs the journal holds. The runner keeps two states: the
-committed one (what the journal's last snapshot holds, plus a halt not yet recorded)
-and the candidate the engine becomes by acting on an input. A failed append puts the
-committed state back, so an input the journal refused leaves no trace in the engine
-(no round started that the record does not show), and the halt, once recorded, names
-those inputs (`unrecorded_inputs`). The daemon's stop goes through the runner too
+The runner takes the inputs waiting on the table's bus (device events, operator
+commands, clock ticks) through the pure engine in order, and makes of them turns
+(`floord.table.turn`): the device events and ticks taken together are one turn, an
+operator command is one on its own, in its place in the order. Its recorder
+(`floord.table.recorder`) commits each turn in ONE transaction with the table's new
+snapshot; only then does the link publish them, and the engine's device commands go
+out. If the journal cannot record, the table is halted (fail closed): nothing is
+decided that is not on the record, and a refused turn leaves no trace in the engine
+(`floord.table.engine_state`). The daemon's stop goes through the runner too
 (`floord.table.stopping`): from its start no command is taken and no round starts, and
 `daemon.stopped` is the table's last event.
 """
@@ -20,36 +18,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
 from typing import Any
 
 import structlog
 
+from floord.adapters.device_rows import Row
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
-from floord.contract import EventType, format_ts
-from floord.engine.core.types import EngineOutput, VerifiedCommand
+from floord.contract import Envelope, EventType, format_ts
+from floord.engine.core.types import Decision, EngineOutput, VerifiedCommand
 from floord.journal.store import Journal, JournalError
-from floord.operator.commands import (
-    Operators,
-    Refusal,
-    check_command,
-    claimed_id,
-    looked_up_id,
-)
+from floord.operator.commands import Operators, Refusal, Verified, claimed_id
+from floord.table import command_check
 from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
-from floord.table.commit_group import Entry, PendingRows
-from floord.table.recording import Link as Link
-from floord.table.recording import TableEngine as TableEngine
-from floord.table.recording import TableRecord
+from floord.table.engine_state import EngineState, Pair
+from floord.table.port import Committed
+from floord.table.recorder import Recorder
 from floord.table.replay import replay_range
 from floord.table.stopping import STOPPED_REASON, StopGate
 from floord.table.surveillance import AlertKeeper
-from floord.table.unrecorded import Pending, Unrecorded, command_named
+from floord.table.turn import Step, Turn, device_decision
+from floord.table.unrecorded import command_named
+from floord.table.vocabulary import TableEngine as TableEngine
 
 
-class TableRunner(TableRecord):
+class TableRunner:
     def __init__(
         self,
         *,
@@ -61,371 +56,65 @@ class TableRunner(TableRecord):
         adapters: dict[str, TableDevice],
         operators: Operators,
         clock: Callable[[], datetime],
+        committed: Committed,
         surveillance: AlertKeeper | None = None,
     ) -> None:
+        """`committed`: the port told of what goes on the record, and of each command's
+        result (the daemon's MQTT link, `floord.table.port`)."""
         self.site = site
-        self.surveillance = surveillance
         self.table = table
-        self.engine = engine
         self.bus = bus
         self.adapters = adapters
-        self.link: Link | None = None
+        self.live = EngineState(engine, surveillance)
+        self._log = structlog.get_logger("floord.runner").bind(table=table)
+        self.committed = committed
+        self.recorder = Recorder(
+            site=site,
+            table=table,
+            journal=journal,
+            live=self.live,
+            committed=committed,
+            clock=clock,
+            log=self._log,
+        )
         self._journal = journal
         self._operators = operators
         self._clock = clock
-        self._log = structlog.get_logger("floord.runner").bind(table=table)
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.record_failure: str | None = None
-        self._unrecorded_halt: list[Pending] = []
-        # The inputs the journal refused (named in the halt when it goes on the record).
-        self._unrecorded = Unrecorded()
-        # Why the table cannot record: `journal_disk_full`, `journal_failure`, ...
-        self.record_failure_code = "journal_failure"
-        # The committed state, put back when an append fails (see the module docstring).
-        self._committed = self._copy_state()
-        # The entries of the commit being gathered (None: each `_record` commits at once).
-        self._group: list[Entry] | None = None
-        self._rows = PendingRows()
-        # A commit is under way on the journal's thread: `state()` shows the committed
-        # state meanwhile, so nothing is published before it is durable.
-        self._in_flight = False
-        # One input (or a stop's record) at a time, across the awaits of its commit.
+        # The local devices' rows of the inputs being taken, for the next commit.
+        self._rows: list[Row] = []
+        # One turn (or a stop's record) at a time, across the awaits of its commit.
         self._turn = asyncio.Lock()
-        # The table stream's chain head, as of the last commit (for `P/state`).
-        self._head: tuple[int, str] | None = None
-        with contextlib.suppress(JournalError):
-            self._head = journal.chain_head(table)
         # Where the table is in the daemon's stop (`floord.table.stopping`).
         self.stop = StopGate()
 
-    # ----- the record -------------------------------------------------------------
+    # ----- what others read -------------------------------------------------------
+
+    @property
+    def engine(self) -> TableEngine:
+        return self.live.engine
+
+    @property
+    def surveillance(self) -> AlertKeeper | None:
+        return self.live.surveillance
+
+    @property
+    def record_failure(self) -> str | None:
+        return self.recorder.failure
+
+    @property
+    def record_failure_code(self) -> str:
+        return self.recorder.failure_code
+
+    @property
+    def halted(self) -> bool:
+        """Whether `state()` says `halted`, read without building it (the daemon's
+        status line asks of every table each second)."""
+        return self.recorder.halted
 
     def state(self) -> dict[str, Any]:
-        """The retained `P/state` body; a table that cannot record says it is halted."""
-        engine, surveillance = (
-            self._committed if self._in_flight else (self.engine, self.surveillance)
-        )
-        snap = dict(engine.public_state())
-        if surveillance is not None:
-            snap["alerts"] = surveillance.snapshot()["alerts"]
-        if self.record_failure:
-            snap["state"] = "halted"
-            reasons = list(snap.get("halt_reasons") or [])
-            # The engine latched the same halt when the failure began: name it once.
-            if all(r.get("code") != self.record_failure_code for r in reasons):
-                reasons.append({"code": self.record_failure_code, "detail": self.record_failure})
-            snap["halt_reasons"] = reasons
-        # The chain head lets a subscriber check the events it saw (docs/journal.md).
-        if self._head is not None:
-            seq, head = self._head
-            snap["chain"] = {"seq": seq, "hash": head}
-        return snap
-
-    def _dispatch(self, output: EngineOutput) -> None:
-        for command in output.device_commands:
-            adapter = self.adapters.get(command.device)
-            if adapter is None:
-                self._log.error("engine asked for an unknown device", device=command.device)
-                continue
-            self._spawn(adapter.send(command))
-
-    def record_output(self, output: EngineOutput, now: datetime) -> None:
-        """Record engine decisions that no input carries (restart, ticks); what the engine
-        asks of a device is sent once they are on the record (never if they are not)."""
-        if output.events:
-            self._record(self._decisions(output), now, then=lambda: self._dispatch(output))
-        else:
-            self._dispatch(output)
-
-    async def record_output_async(self, output: EngineOutput, now: datetime) -> None:
-        """`record_output`, its commit awaited while the loop goes on (the daemon's start)."""
-        if output.events:
-            await self._record_async(
-                self._decisions(output), now, then=lambda: self._dispatch(output)
-            )
-        else:
-            self._dispatch(output)
-
-    def _held_back(
-        self, output: EngineOutput, before: tuple[TableEngine, AlertKeeper | None] | None
-    ) -> bool:
-        """While the daemon stops, an input whose answer would start a round is not acted
-        on: the engine is put back to `before` it (the state the inputs gathered ahead of
-        it in the same commit left, not the committed one), and True is returned."""
-        if before is None or not self.stop.holds_back(output):
-            return False
-        self.engine, self.surveillance = before
-        return True
-
-    # ----- inputs -----------------------------------------------------------------
-
-    def on_device(self, item: Received) -> None:
-        if self.stop.finished.is_set():
-            return  # the record is closed; the event stays on its device's stream
-        before = self._copy_state() if self.stop.stopping else None
-        round_at_receipt = self.engine.current_round
-        output = self.engine.on_device_event(
-            item.device, str(item.event.type), item.event.data, item.ts
-        )
-        own = (item.device, str(item.event.type), item.event.data, None, round_at_receipt)
-        named = {
-            "source": item.device,
-            "type": str(item.event.type),
-            "ts": format_ts(item.ts),
-            "device_seq": item.device_seq,
-        }
-        if self._held_back(output, before):
-            self.stop.held_back(named)  # the daemon is stopping: no round starts
-            return
-        if self.surveillance is not None:
-            output.events.extend(self.surveillance.on_decisions(output.events))
-        self._record(
-            [own, *self._decisions(output)], item.ts, named, then=lambda: self._dispatch(output)
-        )
-
-    async def on_command(self, payload: bytes, *, replay_only: bool = False) -> None:
-        """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
-        nothing but a `replay` is taken (whoever may publish there can command nothing)."""
-        now = self._clock()
-        if self.stop.finished.is_set():
-            # `daemon.stopped` is the table's last event: an answer, but no record.
-            await self._reply(claimed_id(payload), False, STOPPED_REASON)
-            return
-        claimed = looked_up_id(payload)
-        try:
-            # Read off the loop before the check, which asks of the id it finds.
-            used = claimed is not None and await self._journal.command_id_used_async(claimed)
-            verified = check_command(
-                payload,
-                operators=self._operators,
-                now=now,
-                id_used=lambda cid: used if cid == claimed else self._journal.command_id_used(cid),
-            )
-        except JournalError as exc:
-            # The replay guard cannot be read: no command can be taken safely.
-            self._fail_closed(exc.code, str(exc))
-            await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
-            return
-        if isinstance(verified, Refusal):
-            await self._refuse(verified, now)
-            return
-        result = verified.command
-        # The id is used from now on: recorded with whatever record the command makes.
-        spent = result.id
-        source = f"operator:{result.by}"
-        # `key`: which of the operator's keys signed it (current, or previous during a
-        # key rotation), so the record shows when a retired key was still in use.
-        described = {
-            "id": result.id,
-            "name": result.name,
-            "by": result.by,
-            "role": result.role,
-            "key": verified.key,
-        }
-        stopping = self.stop.refusal(result.id, result.name, result.by)
-        if stopping is not None:
-            await self._refuse(stopping, now, command_id=spent)
-            return
-        if self.record_failure and result.name != "replay":
-            await self._refuse(
-                Refusal(
-                    "journal_failure",
-                    f"the table cannot record events ({self.record_failure})",
-                    result.id,
-                    result.name,
-                    result.by,
-                ),
-                now,
-                command_id=spent,
-            )
-            return
-        if replay_only and result.name != "replay":
-            await self._refuse(
-                Refusal(
-                    "not_a_replay",
-                    f"only replay is taken on the replay request topic, not {result.name!r}",
-                    result.id,
-                    result.name,
-                    result.by,
-                ),
-                now,
-                command_id=spent,
-            )
-            return
-        if result.name == "replay":
-            await self._replay(result, described, now)
-            return
-        if result.name == "ack_alert":
-            await self._ack_alert(result, described, now)
-            return
-        outcome = self.engine.on_command(result, now)
-        if not outcome.ok:
-            refused = {**described, "args": result.args, "code": "refused", "reason": outcome.error}
-            await self._record_async(
-                [(source, EventType.OPERATOR_COMMAND_REFUSED, refused, outcome.rule, None)],
-                now,
-                command_named(result.id, result.name, source, now),
-                command_id=spent,
-            )
-            await self._reply(result.id, False, outcome.error)
-            return
-        accepted = {**described, "args": result.args}
-        rnd = self.engine.current_round
-        written = await self._record_async(
-            [
-                (source, EventType.OPERATOR_COMMAND, accepted, None, rnd),
-                *self._decisions(outcome.output),
-            ],
-            now,
-            command_named(result.id, result.name, source, now),
-            command_id=spent,
-        )
-        if written:
-            self._dispatch(outcome.output)
-            await self._reply(result.id, True, None)
-        else:
-            await self._reply(result.id, False, f"not recorded: {self.record_failure}")
-
-    async def _refuse(
-        self, refusal: Refusal, now: datetime, *, command_id: str | None = None
-    ) -> None:
-        """Record and answer a refusal; `command_id`: a verified command's, used up."""
-        data = {
-            "id": refusal.command_id,
-            "name": refusal.name,
-            "by": refusal.by,
-            "code": refusal.code,
-            "reason": refusal.reason,
-        }
-        known = refusal.by in self._operators and refusal.code not in (
-            "bad_signature",
-            "key_expired",
-        )
-        source = f"operator:{refusal.by}" if known else "daemon"
-        await self._record_async(
-            [(source, EventType.OPERATOR_COMMAND_REFUSED, data, None, None)],
-            now,
-            command_named(refusal.command_id, refusal.name, source, now),
-            command_id=command_id,
-        )
-        await self._reply(refusal.command_id, False, refusal.reason)
-
-    async def _replay(
-        self, command: VerifiedCommand, described: dict[str, Any], now: datetime
-    ) -> None:
-        args = command.args
-        asked = replay_range(args)
-        if isinstance(asked, str):
-            await self._refuse(
-                Refusal("bad_args", asked, command.id, command.name, command.by),
-                now,
-                command_id=command.id,
-            )
-            return
-        first, last = asked
-        await self._record_async(
-            [
-                (
-                    f"operator:{command.by}",
-                    EventType.OPERATOR_COMMAND,
-                    {**described, "args": args},
-                    None,
-                    None,
-                )
-            ],
-            now,
-            command_id=command.id,
-        )
-        payloads = await self._journal.read_range_async(self.table, first, last)
-        await self._reply(command.id, True, None)  # the result first: spawned, in order
-        if self.link:
-            self._spawn(self.link.publish_replay(payloads))
-
-    async def _ack_alert(
-        self, command: VerifiedCommand, described: dict[str, Any], now: datetime
-    ) -> None:
-        """A supervisor or security closes an open surveillance alert."""
-        alert_id = command.args.get("alert")
-        note = command.args.get("note", "")
-        closed = (
-            self.surveillance.acknowledge(alert_id, command.by, str(note))
-            if self.surveillance is not None
-            else None
-        )
-        if closed is None:
-            problem = f"no open surveillance alert {alert_id!r} on this table"
-            await self._refuse(
-                Refusal("bad_args", problem, command.id, command.name, command.by),
-                now,
-                command_id=command.id,
-            )
-            return
-        source = f"operator:{command.by}"
-        accepted = {**described, "args": command.args}
-        written = await self._record_async(
-            [
-                (source, EventType.OPERATOR_COMMAND, accepted, None, None),
-                *self._decisions(EngineOutput([closed])),
-            ],
-            now,
-            command_named(command.id, command.name, source, now),
-            command_id=command.id,
-        )
-        if written:
-            await self._reply(command.id, True, None)
-        else:
-            await self._reply(command.id, False, f"not recorded: {self.record_failure}")
-
-    async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
-        if self.link:
-            self._spawn(self.link.publish_result({"id": command_id, "ok": ok, "error": error}))
-
-    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Publish in the background: a slow or half-dead broker must never hold up the
-        engine, which has to halt a table even while MQTT is unreachable."""
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def on_tick(self, now: datetime) -> None:
-        if self.stop.finished.is_set():
-            return
-        if self.record_failure:
-            # Try the journal again (the disk may have room now): the pending halt goes
-            # on the record and out over MQTT without waiting for a device event.
-            self._record([], now)
-        before = self._copy_state() if self.stop.stopping else None
-        output = self.engine.tick(now)
-        if self._held_back(output, before):
-            return
-        self.record_output(output, now)
-
-    def finish(self, now: datetime, reason: str = "clean stop") -> None:
-        """Record `daemon.stopped`, the table's last event (once), the caller waiting
-        for its commit (a tool, a test: off the loop)."""
-        if self.stop.finished.is_set():
-            return
-        self.stop.begin()
-        self.record_output(EngineOutput(events=[self.stop.stopped(reason)]), now)
-        self.stop.finished.set()
-
-    async def finish_async(self, now: datetime, reason: str = "clean stop") -> None:
-        """`finish` between two of the run loop's inputs, its commit awaited (the
-        daemon's stop, should the runner not reach its `Finish` in time)."""
-        async with self._turn:
-            await self._finish(now, reason)
-
-    async def _finish(self, now: datetime, reason: str) -> None:
-        if self.stop.finished.is_set():
-            return
-        self.stop.begin()
-        try:
-            await self._record_async(
-                self._decisions(EngineOutput([self.stop.stopped(reason)])), now
-            )
-        finally:
-            # Recorded or refused by the journal, the table takes nothing more.
-            self.stop.finished.set()
+        """The retained `P/state` body (`Recorder.state`)."""
+        return self.recorder.state()
 
     # ----- the loop ---------------------------------------------------------------
 
@@ -434,7 +123,7 @@ class TableRunner(TableRecord):
             while True:
                 first = await self.bus.get()
                 async with self._turn:
-                    await self._take(self.bus.take_group(first))
+                    await self.take(self.bus.take_group(first))
         finally:
             for task in list(self._tasks):
                 task.cancel()
@@ -442,7 +131,7 @@ class TableRunner(TableRecord):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
-    async def _take(self, items: list[BusItem]) -> None:
+    async def take(self, items: Sequence[BusItem]) -> None:
         """Every input that was waiting, through the engine in order: the device events
         and ticks among them are committed together, once (group commit); an operator
         command is committed on its own, in its place in the order, and so is the
@@ -450,7 +139,7 @@ class TableRunner(TableRecord):
         gathered: list[Received | Tick] = []
         for item in items:
             if isinstance(item, CommandArrived | Finish):
-                await self._settle(gathered)
+                await self._take_group(gathered)
                 gathered = []
                 try:
                     if isinstance(item, Finish):
@@ -461,40 +150,270 @@ class TableRunner(TableRecord):
                     self._input_failed()
             else:
                 gathered.append(item)
-        await self._settle(gathered)
+        await self._take_group(gathered)
+
+    async def _take_group(self, gathered: list[Received | Tick]) -> None:
+        """`gathered` through the engine and committed in ONE turn, with the rows of the
+        local devices' events among them on their streams (numbered by the journal in
+        that transaction: `floord.adapters.device_rows`), written whatever the engine
+        makes of them: the first commit takes them, or they go on their own."""
+        self._rows = [i.row for i in gathered if isinstance(i, Received) and i.row is not None]
+        await self._run_group(gathered)
+        rows, self._rows = self._rows, []
+        await self.recorder.commit_rows(rows)  # rows of inputs that left nothing on the record
 
     async def _run_group(self, gathered: list[Received | Tick]) -> None:
-        """`gathered` through the engine, committed in ONE transaction (`_settle`). Should
-        the engine fail on one of them (a bug), the ones before it are taken again from
-        the committed state (the engine is pure: they decide the same) and committed, the
-        table halts for that one, and the rest go on."""
+        """Should the engine fail on one of `gathered` (a bug), the ones before it are
+        taken again from the committed state (the engine is pure: they decide the same)
+        and committed, the table halts for that one, and the rest go on."""
         if not gathered:
             return
-        self._group = []
+        steps: list[Step] = []
         mark = self.stop.held_back_mark()
         for n, item in enumerate(gathered):
             try:
                 if isinstance(item, Received):
-                    self.on_device(item)
+                    steps.extend(self._device_steps(item))
                 else:
-                    self.on_tick(item.now)
+                    steps.extend(self._tick_steps(item.now))
             except Exception:
-                self._group = None
-                self._roll_back()  # the half-done input is not on the record, nor its group
+                self.live.roll_back()  # the half-done input is not on the record, nor its group
                 self.stop.forget_held_back(mark)
                 await self._run_group(gathered[:n])
                 self._input_failed()
                 await self._run_group(gathered[n + 1 :])
                 return
-        entries, self._group = self._group, None
         try:
-            await self._commit(entries)
+            await self._commit(steps, gathered)
         except Exception:
             self._input_failed()
+
+    async def _commit(
+        self,
+        steps: list[Step],
+        inputs: Sequence[BusItem] = (),
+        command_id: tuple[str, str] | None = None,
+    ) -> list[Envelope]:
+        """`steps` as one turn, with the device rows waiting and the table's snapshot now;
+        its envelopes once on the record, [] if the journal refused it (or there was
+        nothing to record)."""
+        rows, self._rows = self._rows, []
+        if not steps:
+            await self.recorder.commit_rows(rows)
+            return []
+        snapshot = self.live.snapshot()
+        turn = Turn(tuple(inputs), tuple(steps), snapshot, tuple(rows), command_id)
+        return await self.recorder.commit(turn)
 
     def _input_failed(self) -> None:
         """A bug must not stop the table's record; it is logged loudly and the table is
         halted so a person looks at it."""
         self._log.exception("engine input failed; halting the table")
-        self._roll_back()  # whatever the input half-did is not on the record
-        self._fail_closed("internal_error", "internal error while processing an input")
+        self.live.roll_back()  # whatever the input half-did is not on the record
+        self.recorder.fail_closed("internal_error", "internal error while processing an input")
+
+    # ----- device events and ticks ------------------------------------------------
+
+    def _device_steps(self, item: Received) -> list[Step]:
+        if self.stop.finished.is_set():
+            return []  # the record is closed; the event stays on its device's stream
+        before = self.live.copy() if self.stop.stopping else None
+        round_at_receipt = self.engine.current_round
+        output = self.engine.on_device_event(
+            item.device, str(item.event.type), item.event.data, item.ts
+        )
+        ts = format_ts(item.ts)
+        named = {
+            "source": item.device,
+            "type": str(item.event.type),
+            "ts": ts,
+            "device_seq": item.device_seq,
+        }
+        if self._held_back(output, before):
+            self.stop.held_back(named, item.row)  # the daemon is stopping: no round starts
+            return []
+        if self.surveillance is not None:
+            output.events.extend(self.surveillance.on_decisions(output.events))
+        decisions = (device_decision(item, round_at_receipt), *output.events)
+        return [Step(decisions, ts, named, self._sender(output), item.row)]
+
+    def _tick_steps(self, now: datetime) -> list[Step]:
+        if self.stop.finished.is_set():
+            return []
+        ts = format_ts(now)
+        # While the table cannot record, every tick tries the journal again (the disk
+        # may have room now): the pending halt goes on the record and out over MQTT
+        # without waiting for a device event.
+        retry = [Step((), ts)] if self.record_failure else []
+        before = self.live.copy() if self.stop.stopping else None
+        output = self.engine.tick(now)
+        if self._held_back(output, before):
+            return retry
+        return retry + self._output_steps(output, ts)
+
+    def _output_steps(self, output: EngineOutput, ts: str) -> list[Step]:
+        """Engine decisions that no input carries (ticks, the start); what the engine
+        asks of a device is sent once they are on the record (never if they are not), or
+        now when there is nothing to record."""
+        if output.events:
+            return [Step(tuple(output.events), ts, effect=self._sender(output))]
+        self._dispatch(output)
+        return []
+
+    def _held_back(self, output: EngineOutput, before: Pair | None) -> bool:
+        """While the daemon stops, an input whose answer would start a round is not acted
+        on: the engine is put back to `before` it (the state the inputs gathered ahead of
+        it in the same turn left, not the committed one), and True is returned."""
+        if before is None or not self.stop.holds_back(output):
+            return False
+        self.live.put_back(before)
+        return True
+
+    def _sender(self, output: EngineOutput) -> Callable[[], None]:
+        return lambda: self._dispatch(output)
+
+    def _dispatch(self, output: EngineOutput) -> None:
+        for command in output.device_commands:
+            adapter = self.adapters.get(command.device)
+            if adapter is None:
+                self._log.error("engine asked for an unknown device", device=command.device)
+                continue
+            self._spawn(adapter.send(command))
+
+    async def record_output(self, output: EngineOutput, now: datetime) -> None:
+        """Record engine decisions that no input carries (the daemon's start), as one
+        turn, its commit awaited while the loop goes on."""
+        await self._commit(self._output_steps(output, format_ts(now)))
+
+    # ----- operator commands ------------------------------------------------------
+
+    async def on_command(self, payload: bytes, *, replay_only: bool = False) -> None:
+        """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
+        nothing but a `replay` is taken (whoever may publish there can command nothing)."""
+        now = self._clock()
+        ts = format_ts(now)
+        if self.stop.finished.is_set():
+            # `daemon.stopped` is the table's last event: an answer, but no record.
+            await self._reply(claimed_id(payload), False, STOPPED_REASON)
+            return
+        try:
+            verified = await command_check.verify(
+                payload, journal=self._journal, operators=self._operators, now=now
+            )
+        except JournalError as exc:
+            # The replay guard cannot be read: no command can be taken safely.
+            self.recorder.fail_closed(exc.code, str(exc))
+            await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
+            return
+        if isinstance(verified, Refusal):
+            await self._refuse(verified, ts)
+            return
+        command = verified.command
+        # The id is used from now on: recorded with whatever record the command makes.
+        used = (command.id, ts)
+        refusal = command_check.gate(
+            command, replay_only=replay_only, stop=self.stop, failure=self.record_failure
+        )
+        if refusal is not None:
+            await self._refuse(refusal, ts, command_id=used)
+        elif command.name == "replay":
+            await self._replay(command, command_check.described(verified), ts)
+        else:
+            await self._take_command(verified, now, ts)
+
+    async def _take_command(self, verified: Verified, now: datetime, ts: str) -> None:
+        """A command through the engine (`ack_alert`: through the watcher), recorded with
+        what it decided in one turn, then answered."""
+        command = verified.command
+        used = (command.id, ts)
+        source = f"operator:{command.by}"
+        described = command_check.described(verified)
+        named = command_named(command.id, command.name, source, ts)
+        if command.name == "ack_alert":
+            closed = self._ack_alert(command)
+            if closed is None:
+                problem = f"no open surveillance alert {command.args.get('alert')!r} on this table"
+                refused = Refusal("bad_args", problem, command.id, command.name, command.by)
+                await self._refuse(refused, ts, command_id=used)
+                return
+            accepted = Decision(EventType.OPERATOR_COMMAND, described, source=source)
+            step = Step((accepted, closed), ts, named)
+        else:
+            outcome = self.engine.on_command(command, now)
+            if not outcome.ok:
+                data = {**described, "code": "refused", "reason": outcome.error}
+                refused_event = Decision(
+                    EventType.OPERATOR_COMMAND_REFUSED, data, outcome.rule, source=source
+                )
+                await self._commit([Step((refused_event,), ts, named)], command_id=used)
+                await self._reply(command.id, False, outcome.error)
+                return
+            rnd = self.engine.current_round
+            accepted = Decision(EventType.OPERATOR_COMMAND, described, round=rnd, source=source)
+            output = outcome.output
+            step = Step((accepted, *output.events), ts, named, self._sender(output))
+        if await self._commit([step], command_id=used):
+            await self._reply(command.id, True, None)
+        else:
+            await self._reply(command.id, False, f"not recorded: {self.record_failure}")
+
+    async def _refuse(
+        self, refusal: Refusal, ts: str, *, command_id: tuple[str, str] | None = None
+    ) -> None:
+        """Record and answer a refusal; `command_id`: a verified command's, used up."""
+        event = command_check.refused(refusal, self._operators)
+        named = command_named(refusal.command_id, refusal.name, event.source, ts)
+        await self._commit([Step((event,), ts, named)], command_id=command_id)
+        await self._reply(refusal.command_id, False, refusal.reason)
+
+    async def _replay(self, command: VerifiedCommand, described: dict[str, Any], ts: str) -> None:
+        """Events of the table's stream published again, on `P/replay`."""
+        asked = replay_range(command.args)
+        used = (command.id, ts)
+        if isinstance(asked, str):
+            refusal = Refusal("bad_args", asked, command.id, command.name, command.by)
+            await self._refuse(refusal, ts, command_id=used)
+            return
+        first, last = asked
+        event = Decision(EventType.OPERATOR_COMMAND, described, source=f"operator:{command.by}")
+        await self._commit([Step((event,), ts)], command_id=used)
+        payloads = await self._journal.read_range_async(self.table, first, last)
+        await self._reply(command.id, True, None)  # the result first: spawned, in order
+        self._spawn(self.committed.publish_replay(payloads))
+
+    def _ack_alert(self, command: VerifiedCommand) -> Decision | None:
+        """A supervisor or security closes an open surveillance alert: the closing, or
+        None when there is no such alert open."""
+        note = command.args.get("note", "")
+        alert_id = command.args.get("alert")
+        watcher = self.surveillance
+        return watcher.acknowledge(alert_id, command.by, str(note)) if watcher else None
+
+    async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
+        self._spawn(self.committed.publish_result({"id": command_id, "ok": ok, "error": error}))
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Publish in the background: a slow or half-dead broker must never hold up the
+        engine, which has to halt a table even while MQTT is unreachable."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ----- the stop ---------------------------------------------------------------
+
+    async def finish(self, now: datetime, reason: str = "clean stop") -> None:
+        """Record `daemon.stopped`, the table's last event (once), between two of the run
+        loop's turns (the daemon's stop, should the runner not reach its `Finish` in
+        time; a test, a tool)."""
+        async with self._turn:
+            await self._finish(now, reason)
+
+    async def _finish(self, now: datetime, reason: str) -> None:
+        if self.stop.finished.is_set():
+            return
+        self.stop.begin()
+        try:
+            await self._commit([Step((self.stop.stopped(reason),), format_ts(now))])
+        finally:
+            # Recorded or refused by the journal, the table takes nothing more.
+            self.stop.finished.set()

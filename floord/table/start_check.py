@@ -37,20 +37,12 @@ class Halting(Protocol):
     def halt(self, code: str, detail: str, now: datetime) -> EngineOutput: ...
 
 
-def check_on_start(
+async def check_on_start(
     journal: Journal, table: str, streams: list[str], engine: Halting, now: datetime
 ) -> EngineOutput:
     """The decisions that record a broken record and halt the table (none when whole),
-    the caller waiting for the journal (a test, a tool: off the loop)."""
-    found, known = journal.run(lambda: _read(journal, table, streams))
-    return _decide(found, known, table, streams, engine, now)
-
-
-async def check_on_start_async(
-    journal: Journal, table: str, streams: list[str], engine: Halting, now: datetime
-) -> EngineOutput:
-    """`check_on_start`, its reads one job on the journal's thread, awaited: the loop
-    goes on (other tables, devices, the broker) while this table's record is walked."""
+    its reads one job on the journal's thread, awaited: the loop goes on (other tables,
+    devices, the broker) while this table's record is walked."""
     found, known = await journal.call(lambda: _read(journal, table, streams))
     return _decide(found, known, table, streams, engine, now)
 

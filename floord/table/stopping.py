@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from floord.adapters.device_rows import Row
 from floord.contract import EventType
 from floord.engine.core.types import Decision, EngineOutput
 from floord.operator.commands import Refusal
@@ -53,25 +54,26 @@ class StopGate:
         """True when stopping and the engine's answer to an input would start a round."""
         return self.stopping and any(d.type == EventType.ROUND_STARTED for d in output.events)
 
-    def held_back(self, described: dict[str, Any]) -> None:
-        """Note an input that was not acted on, for `daemon.stopped` to name."""
-        self._held_back.note(described)
+    def held_back(self, described: dict[str, Any], row: Row | None = None) -> None:
+        """Note an input that was not acted on, for `daemon.stopped` to name (`row`: a
+        local device's event's, on its stream all the same)."""
+        self._held_back.note(described, row)
 
     def held_back_mark(self) -> tuple[int, int]:
         """Where the list of inputs not acted on stands, for `forget_held_back`."""
-        return len(self._held_back.named), self._held_back.more
+        return self._held_back.mark()
 
     def forget_held_back(self, mark: tuple[int, int]) -> None:
         """Forget the inputs noted since `mark`: the runner takes them again (a group
         commit an engine failure cut short is taken again from its start)."""
-        self._held_back.named = self._held_back.named[: mark[0]]
-        self._held_back.more = mark[1]
+        self._held_back.forget_since(mark)
 
     def stopped(self, reason: str) -> Decision:
         """The `daemon.stopped` decision, naming the inputs not acted on, if any."""
         data: dict[str, Any] = {"reason": reason}
-        if self._held_back.named:
-            data["not_acted_on"] = list(self._held_back.named)
+        named = self._held_back.named
+        if named:
+            data["not_acted_on"] = named
         if self._held_back.more:
             data["not_acted_on_more"] = self._held_back.more
         return Decision(type=EventType.DAEMON_STOPPED, data=data, source="daemon")

@@ -31,7 +31,7 @@ class AlertKeeper(ABC):
         self.raised = int(saved.get("raised") or 0)
         # Counted up by whatever changes the watcher (a result or a roll fed to its tests,
         # an alert raised or closed), so the runner keeps its copy of an unchanged watcher
-        # as the committed one instead of copying it again (`floord.table.recording`).
+        # as the committed one instead of copying it again (`floord.table.engine_state`).
         self.changes = 0
 
     @abstractmethod

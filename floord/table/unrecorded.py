@@ -2,56 +2,72 @@
 
 While the journal cannot record, the runner puts the engine back after each refused
 input (docs/journal.md); this keeps who and what was refused, bounded, so the
-`table.halted` that finally goes on the record says what the table missed.
+`table.halted` that finally goes on the record says what the table missed. A local
+device's event is named with its number on its device's stream as the journal reported
+it back (`floord.adapters.device_rows`): 0 when its row went with the refused commit.
+The daemon's stop names the inputs it did not act on the same way
+(`floord.table.stopping`).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import replace
 from typing import Any
 
-from floord.contract import EventType, format_ts
+from floord.adapters.device_rows import Row
+from floord.contract import EventType
+from floord.engine.core.types import Decision
 
 # How many refused inputs a recorded halt names one by one; the rest are counted.
 NAMED = 20
 
-# (source, type, data, rule, round) of one event to record, as the runner keeps it.
-Pending = tuple[str, str, dict[str, Any], str | None, str | None]
-
 
 class Unrecorded:
     def __init__(self) -> None:
-        self.named: list[dict[str, Any]] = []
+        self._noted: list[tuple[dict[str, Any], Row | None]] = []
         self.more = 0
 
-    def note(self, described: dict[str, Any]) -> None:
-        if len(self.named) < NAMED:
-            self.named.append(described)
+    def note(self, described: dict[str, Any], row: Row | None = None) -> None:
+        """Note an input; `row`, a local device's event's, gives its `device_seq`."""
+        if len(self._noted) < NAMED:
+            self._noted.append((described, row))
         else:
             self.more += 1
 
-    def clear(self) -> None:
-        self.named, self.more = [], 0
+    @property
+    def named(self) -> list[dict[str, Any]]:
+        """The inputs noted one by one, each with its `device_seq` as it stands now."""
+        return [d if row is None else {**d, "device_seq": row.seq} for d, row in self._noted]
 
-    def into_halt(self, pending: list[Pending]) -> list[Pending]:
+    def mark(self) -> tuple[int, int]:
+        """Where the list stands, for `forget_since`."""
+        return len(self._noted), self.more
+
+    def forget_since(self, mark: tuple[int, int]) -> None:
+        """Forget the inputs noted since `mark`."""
+        self._noted = self._noted[: mark[0]]
+        self.more = mark[1]
+
+    def clear(self) -> None:
+        self._noted, self.more = [], 0
+
+    def into_halt(self, pending: list[Decision]) -> tuple[Decision, ...]:
         """`pending` with its `table.halted` naming the refused inputs."""
-        extra: dict[str, Any] = {"unrecorded_inputs": list(self.named)}
+        extra: dict[str, Any] = {"unrecorded_inputs": self.named}
         if self.more:
             extra["unrecorded_more"] = self.more
-        return [
-            (src, etype, {**data, **extra} if etype == EventType.TABLE_HALTED else data, rule, rnd)
-            for src, etype, data, rule, rnd in pending
-        ]
+        return tuple(
+            replace(d, data={**d.data, **extra}) if d.type == EventType.TABLE_HALTED else d
+            for d in pending
+        )
 
 
-def command_named(
-    command_id: str | None, name: str | None, source: str, now: datetime
-) -> dict[str, Any]:
+def command_named(command_id: str | None, name: str | None, source: str, ts: str) -> dict[str, Any]:
     """How a halt names an operator command the journal could not record."""
     return {
         "source": source,
         "type": "operator.command",
         "id": command_id,
         "name": name,
-        "ts": format_ts(now),
+        "ts": ts,
     }

@@ -1,7 +1,7 @@
 """Deep copies of a table's live state that share what never changes once built.
 
 The table's runner keeps a deep copy of the committed state after every commit, to put
-back should the journal refuse the next one (`floord.table.recording`). Much of what an
+back should the journal refuse the next one (`floord.table.engine_state`). Much of what an
 engine or a watcher holds is built once and never changed: a wheel's pocket order, a
 test's cells, a game's checklist, the gaming day's time zone. Copying those on every
 commit would be most of the copy's cost, so they are shared instead:
