@@ -1,0 +1,264 @@
+"""The archive's writer: its own thread, the one that talks to the database.
+
+The MQTT side hands over each event it took (`put`) and goes on reading; this thread
+gathers them into batches (up to `batch_events`, or what came within `batch_ms` of the
+first), judges each against the ledger and commits the batch in one transaction. A
+database that fails (down, restarting, a full disk) keeps the batch in hand: the writer
+logs it once, reconnects with back-off and commits the same batch again, so nothing
+taken is dropped and nothing is written twice. What stays unfillable is only what a
+crash took from memory: the next start asks the tables for it again.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+
+from floord.archive.arrivals import Arrival
+from floord.archive.batch import Batch, Gap
+from floord.archive.ledger import Ledger, Link
+from floord.archive.store import ArchiveDatabaseError, Store
+from floord.mqtt.backoff import Backoff
+
+log = structlog.get_logger("floord.archive")
+
+# How many of the latest events' lags (received to committed) the writer keeps.
+LAG_WINDOW = 10_000
+
+
+@dataclass(frozen=True)
+class Tail:
+    """A table's retained state named its record's head: `seq`, `hash`."""
+
+    site: str
+    table: str
+    seq: int
+    hash: str
+
+
+_STOP = object()
+
+
+class ArchiveWriter:
+    """Owns the store and the ledger; `start()`, `put()` from any thread, `stop()`."""
+
+    def __init__(
+        self,
+        open_store: Callable[[], Store],
+        *,
+        batch_events: int = 100,
+        batch_ms: float = 200.0,
+        backoff: Backoff | None = None,
+        on_commit: Callable[[], None] | None = None,
+    ) -> None:
+        self._open_store = open_store
+        self._batch_events = batch_events
+        self._batch_s = batch_ms / 1000.0
+        self._backoff = backoff if backoff is not None else Backoff(0.5, 10.0)
+        self._on_commit = on_commit
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._store: Store | None = None
+        self._ledger: Ledger | None = None
+        self._stopped = threading.Event()
+        self.failure: BaseException | None = None
+        # Read by the MQTT side and the metrics: replaced whole, never changed in place.
+        self.wanted: dict[tuple[str, str], list[Gap]] = {}
+        self.held = 0
+        self.duplicates = 0
+        self.breaks = 0
+        self.missing = 0
+        self.streams = 0
+        self.lags: deque[float] = deque(maxlen=LAG_WINDOW)
+        self.down_since: float | None = None
+
+    def open(self) -> Store:
+        """Open the database, migrate it and load the ledger (blocking: call before the
+        loop starts, or from a thread)."""
+        store = self._open_store()
+        try:
+            store.migrate()
+            self._ledger = Ledger(store.heads(), store.gaps(), store.epochs(), _now)
+            self.held = store.count()
+        except BaseException:
+            store.close()
+            raise
+        self._store = store
+        self._publish()
+        return store
+
+    def start(self) -> None:
+        if self._store is None:
+            self.open()
+        self._thread = threading.Thread(target=self._run, name="archive writer", daemon=True)
+        self._thread.start()
+
+    def put(self, item: Arrival | Tail) -> None:
+        self._queue.put(item)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Commit what was handed over, then close the database."""
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join(timeout)
+            self._thread = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def lag_p99(self) -> float | None:
+        lags = sorted(self.lags)
+        return lags[min(len(lags) - 1, int(len(lags) * 0.99))] if lags else None
+
+    def _run(self) -> None:
+        try:
+            stopping = False
+            while not stopping:
+                items, stopping = self._gather()
+                if items:
+                    self._commit(self._judge(items))
+        except BaseException as exc:
+            self.failure = exc
+            log.error("archive writer failed", error=str(exc) or type(exc).__name__)
+
+    def _gather(self) -> tuple[list[Arrival | Tail], bool]:
+        first = self._queue.get()
+        if first is _STOP:
+            return [], True
+        items = [first]
+        deadline = time.monotonic() + self._batch_s
+        while len(items) < self._batch_events:
+            wait = deadline - time.monotonic()
+            try:
+                item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is _STOP:
+                return items, True
+            items.append(item)
+        return items, False
+
+    def _judge(self, items: list[Arrival | Tail]) -> Batch:
+        assert self._ledger is not None
+        batch = Batch()
+        for item in items:
+            if isinstance(item, Tail):
+                self._ledger.tail(item.site, item.table, item.seq, item.hash, batch)
+            else:
+                self._ledger.take(item, batch, self._lookup)
+        return batch
+
+    def _lookup(self, key: tuple[str, str, int], seq: int) -> Link | None:
+        while True:
+            store = self._store or self._reconnect()
+            try:
+                return store.link_at(key, seq)
+            except ArchiveDatabaseError as exc:
+                self._lost(exc)
+
+    def _commit(self, batch: Batch) -> None:
+        assert self._ledger is not None
+        if batch.writes:
+            while True:
+                store = self._store or self._reconnect()
+                try:
+                    store.write(batch, _now())
+                    break
+                except ArchiveDatabaseError as exc:
+                    self._lost(exc)
+            if self.down_since is not None:
+                log.info(
+                    "archive database back",
+                    database=store.where,
+                    down_s=round(time.monotonic() - self.down_since, 1),
+                )
+                self.down_since = None
+                self._backoff.reset()
+        self._ledger.committed()
+        done = time.monotonic()
+        self.lags.extend(done - a.received for _, a in batch.events)
+        self.held += len(batch.events)
+        self.duplicates += batch.duplicates
+        self.breaks += len(batch.breaks)
+        self._say(batch)
+        self._publish()
+        if self._on_commit is not None:
+            self._on_commit()
+
+    def _say(self, batch: Batch) -> None:
+        """One line per gap opened, epoch started and break found."""
+        assert self._ledger is not None
+        for gap in self._ledger.notices:
+            log.warning(
+                "archive gap",
+                site=gap.site,
+                stream=gap.stream,
+                epoch=gap.epoch,
+                from_seq=gap.first,
+                to_seq=gap.last,
+                fill="replay"
+                if gap.fillable
+                else "none: a device stream has no replay for the archive's login",
+            )
+        self._ledger.notices.clear()
+        for epoch in batch.epochs:
+            log.warning(
+                "archive stream restored",
+                site=epoch.site,
+                stream=epoch.stream,
+                epoch=epoch.epoch,
+                after_seq=epoch.after_seq,
+            )
+        for found in batch.breaks:
+            log.error(
+                "archive chain break",
+                site=found.site,
+                stream=found.stream,
+                epoch=found.epoch,
+                seq=found.seq,
+                kind=found.kind,
+                detail=found.detail,
+            )
+
+    def _publish(self) -> None:
+        assert self._ledger is not None
+        self.wanted = self._ledger.wanted()
+        self.missing = self._ledger.missing()
+        self.streams = self._ledger.streams()
+
+    def _lost(self, exc: ArchiveDatabaseError) -> None:
+        """The database failed: drop the connection, say so once, wait the back-off."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        delay = self._backoff.next()
+        if self.down_since is None:
+            self.down_since = time.monotonic()
+            log.error("archive database unreachable", error=str(exc), retry_in_s=delay)
+        else:
+            log.debug("archive database still unreachable", error=str(exc), retry_in_s=delay)
+        time.sleep(delay)
+
+    def _reconnect(self) -> Store:
+        while True:
+            try:
+                self._store = self._open_store()
+                return self._store
+            except ArchiveDatabaseError as exc:
+                self._lost(exc)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
