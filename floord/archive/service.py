@@ -29,7 +29,7 @@ from floord.archive.store import ArchiveDatabaseError, SchemaTooNew, Store
 from floord.archive.writer import ArchiveWriter
 from floord.mqtt.client import Broker
 from floord.mqtt.tls import client_tls
-from floord.system.sdnotify import notify
+from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 
 log = structlog.get_logger("floord.archive")
 
@@ -134,6 +134,10 @@ class Archive:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
         feed = asyncio.create_task(self.feed.run())
+        every = watchdog_interval_s()
+        watchdog = (
+            asyncio.create_task(keep_watchdog(every, self._ping)) if every is not None else None
+        )
         notify("READY=1")
         try:
             while not stop.is_set() and not feed.done() and self.writer.alive:
@@ -142,6 +146,8 @@ class Archive:
                 self._status()
         finally:
             notify("STOPPING=1")
+            if watchdog is not None:
+                watchdog.cancel()
             self.feed.stop()
             with contextlib.suppress(asyncio.CancelledError):
                 await feed
@@ -150,6 +156,12 @@ class Archive:
             return 1
         log.info("archive stopped", events=self.writer.held)
         return 0
+
+    def _ping(self, message: str) -> None:
+        """The watchdog's ping, only while the writer thread is alive: a writer that
+        died leaves the service to systemd's restart."""
+        if self.writer.alive:
+            notify(message)
 
     def _status(self) -> None:
         lag = self.writer.lag_p99()
