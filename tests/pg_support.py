@@ -1,129 +1,15 @@
-"""Test support: a real PostgreSQL server (Debian's `postgresql`) in a temporary folder.
-
-The server refuses to run as root, so as root it runs as the `postgres` user the
-package makes (through `runuser`), in a folder of its own, on a free loopback port with
-trust authentication and fsync off (a test's data need not survive a power cut; a
-restart of the server, which a test does, keeps it). Where PostgreSQL is not installed
-the tests that need it are skipped, saying so (scripts/ensure-test-tools.sh installs it
-with apt-get when run as root, as CI does).
+"""Test support: a real PostgreSQL server in a temporary folder (bench/local_postgres.py,
+shared with the load bench), and the mark of the tests that need one: skipped, saying
+why, where PostgreSQL or psycopg is not installed (scripts/ensure-test-tools.sh installs
+Debian's postgresql with apt-get when run as root, as CI does).
 """
 
 from __future__ import annotations
 
-import contextlib
-import glob
-import os
-import pwd
-import shutil
-import subprocess
-import tempfile
-import uuid
-from pathlib import Path
-
 import pytest
-from support import free_port, wait_port
 
+from bench.local_postgres import Postgres, why_not
 
-def pg_bin() -> Path | None:
-    """The newest installed PostgreSQL's bin folder (initdb, pg_ctl), or None."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=_major)
-    return Path(found[-1]).parent if found else None
+__all__ = ["Postgres", "requires_postgres"]
 
-
-def _major(path: str) -> int:
-    part = Path(path).parent.parent.name
-    return int(part) if part.isdigit() else 0
-
-
-def _psycopg() -> bool:
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _why_not() -> str | None:
-    if pg_bin() is None:
-        return (
-            "PostgreSQL is not installed (scripts/ensure-test-tools.sh installs Debian's "
-            "postgresql with apt-get when run as root)"
-        )
-    if not _psycopg():
-        return "psycopg is not installed (pip install -e '.[test]' brings the archive extra)"
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam("postgres")
-        except KeyError:
-            return "running as root and there is no `postgres` user to run the server as"
-    return None
-
-
-requires_postgres = pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
-
-
-class Postgres:
-    """One PostgreSQL server on a free loopback port; `restart()` keeps its data."""
-
-    def __init__(self) -> None:
-        binary = pg_bin()
-        assert binary is not None
-        self._bin = binary
-        self.port = free_port()
-        self._dir = Path(tempfile.mkdtemp(prefix="floord-pg-"))
-        self._as: list[str] = []
-        if os.geteuid() == 0:
-            user = pwd.getpwnam("postgres")
-            os.chown(self._dir, user.pw_uid, user.pw_gid)
-            self._as = ["runuser", "-u", "postgres", "--"]
-        self.data = self._dir / "data"
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
-        self.start()
-
-    def _run(self, tool: str, *args: str) -> None:
-        subprocess.run(
-            [*self._as, str(self._bin / tool), *args],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=self._dir,
-        )
-
-    def start(self) -> None:
-        options = (
-            f"-p {self.port} -k {self._dir} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c full_page_writes=off"
-        )
-        self._run(
-            "pg_ctl",
-            "start",
-            "-D",
-            str(self.data),
-            "-w",
-            "-l",
-            str(self._dir / "log"),
-            "-o",
-            options,
-        )
-        wait_port(self.port, up=True)
-
-    def stop(self) -> None:
-        self._run("pg_ctl", "stop", "-D", str(self.data), "-m", "fast", "-w")
-        wait_port(self.port, up=False)
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
-
-    def new_database(self) -> str:
-        """A fresh database for one test; its URL."""
-        import psycopg
-
-        name = f"t_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(self.url(), autocommit=True) as db:
-            db.execute(f"CREATE DATABASE {name}")
-        return self.url(name)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._run("pg_ctl", "stop", "-D", str(self.data), "-m", "immediate", "-w")
-        shutil.rmtree(self._dir, ignore_errors=True)
+requires_postgres = pytest.mark.skipif(why_not() is not None, reason=why_not() or "")

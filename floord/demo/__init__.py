@@ -68,6 +68,7 @@ import yaml
 
 from floord.config.load import load_config
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
+from floord.demo.archive import DemoArchive
 from floord.demo.big_six_table import TABLE as BIG_SIX_TABLE
 from floord.demo.big_six_table import BigSixHand, big_six_wheel
 from floord.demo.big_six_table import table_config as big_six_config
@@ -267,6 +268,7 @@ async def run_demo(
             runner: asyncio.Task[Any] | None = None
             operators: list[SignedOperator] = []
             daemon: Daemon | None = None
+            archive: DemoArchive | None = None
             try:
                 ports, links, ss2 = await open_wheels(speed, seed)
                 await cards.open()
@@ -278,6 +280,9 @@ async def run_demo(
                     Path(tmp), url, ports, cards.ports, wheel_ports, journal, crew_ports
                 )
                 loaded = load_config(config)
+                # The archive first: it takes the floor's records from their first event.
+                archive = DemoArchive(Path(tmp), url, SITE)
+                archive.start()
                 daemon = await Daemon.open(loaded)
                 view.header = header_lines(url=url, what=what, config=config)
                 view.intro = intro_lines(site=SITE, seed=seed, url=url, tables=tables)
@@ -336,6 +341,7 @@ async def run_demo(
                 for device in devices:
                     device.start()
                 while seconds is None or time.monotonic() - started < seconds:
+                    view.archive_line = archive.line()
                     view.render(time.monotonic() - started)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(signals.requested.wait(), 0.5)
@@ -357,6 +363,8 @@ async def run_demo(
                     await operator.leave(CLOSE_S)
                 await _stop_daemon(daemon, runner)
                 await _heard_stop(view, tables, HEAR_STOP_S)
+                if archive is not None:
+                    await within(archive.stop(), STOP_S)
                 await _bounded(tasks, CLOSE_S)
                 await within(cards.close(), CLOSE_S)
                 await _close_devices(devices, links)
@@ -365,4 +373,6 @@ async def run_demo(
         f"floord demo: stopped after {time.monotonic() - started:.1f} s "
         f"(stopping took {stop_s:.1f} s), {view.events_seen} table events seen\n"
     )
+    if archive is not None:
+        view.write(f"floord demo: the archive held {archive.held} events\n")
     return 0
