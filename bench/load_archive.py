@@ -92,9 +92,16 @@ class BenchArchive:
             return db.execute(sql).fetchall()
 
     def size_bytes(self) -> int:
+        """The events' table with its indexes (PostgreSQL), or the SQLite file's pages
+        in use after a checkpoint: what the events cost, not a database's fixed part."""
         if self.database is not None:
-            return int(self._rows("SELECT pg_database_size(current_database())")[0][0])
-        return sum(p.stat().st_size for p in self.dir.glob("archive.db*") if p.is_file())
+            return int(self._rows("SELECT pg_total_relation_size('archive_events')")[0][0])
+        with contextlib.closing(sqlite3.connect(self.sqlite, timeout=30)) as db:
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            free = db.execute("PRAGMA freelist_count").fetchone()[0]
+            size = db.execute("PRAGMA page_size").fetchone()[0]
+        return int((pages - free) * size)
 
     def count(self) -> int:
         return int(self._rows("SELECT count(*) FROM archive_events")[0][0])
@@ -131,7 +138,7 @@ class BenchArchive:
                 "max": _ms(max(lags, default=None)),
             },
             "cpu_percent_of_one_core": {k: round(100.0 * v / elapsed, 1) for k, v in cpu.items()},
-            "database_bytes": size,
+            "events_table_bytes": size,
             "bytes_per_event": round(size / max(len(rows), 1)),
             "mib_per_table_day": round(
                 size / 1048576 / max(table_days, 1e-9) * (len(lags) / max(len(rows), 1)), 2
