@@ -1,12 +1,13 @@
 """The archive's writer: its own thread, the one that talks to the database.
 
 The MQTT side hands over each event it took (`put`) and goes on reading; this thread
-gathers them into batches (up to `batch_events`, or what came within `batch_ms` of the
-first), judges each against the ledger and commits the batch in one transaction. A
-database that fails (down, restarting, a full disk) keeps the batch in hand: the writer
-logs it once, reconnects with back-off and commits the same batch again, so nothing
-taken is dropped and nothing is written twice. What stays unfillable is only what a
-crash took from memory: the next start asks the tables for it again.
+gathers them into batches (`batch_events`, or what came within `batch_ms` of the
+first, and then whatever is already waiting, up to `MAX_BATCH`), judges each against
+the ledger and commits the batch in one transaction. A database that fails (down,
+restarting, a full disk) keeps the batch in hand: the writer logs it once, reconnects
+with back-off and commits the same batch again, so nothing taken is dropped and nothing
+is written twice. What stays unfillable is only what a crash took from memory: the next
+start asks the tables for it again.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ log = structlog.get_logger("floord.archive")
 
 # How many of the latest events' lags (received to committed) the writer keeps.
 LAG_WINDOW = 10_000
+# The most one commit takes: what is already waiting when a batch closes goes with it,
+# so a backlog (a slow disk, a database back after a restart) is taken in big commits
+# instead of growing behind small ones.
+MAX_BATCH = 10_000
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,14 @@ class ArchiveWriter:
             wait = deadline - time.monotonic()
             try:
                 item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is _STOP:
+                return items, True
+            items.append(item)
+        while len(items) < MAX_BATCH:
+            try:
+                item = self._queue.get_nowait()
             except queue.Empty:
                 break
             if item is _STOP:
