@@ -137,7 +137,10 @@ def test_the_state_head_is_owed_and_must_match(tmp_path: Path) -> None:
     record = chained(SITE, "RL-01", "RL-01", 4)
     a.feed(TABLE, record[0])
     batch = Batch()
-    a.ledger.tail(SITE, "RL-01", 4, record[3]["hash"], batch)
+    a.ledger.tail(SITE, "RL-01", 4, record[3]["hash"], 10.0)
+    a.ledger.settle(batch, 10.5, 1.0)
+    assert not batch.writes  # within the grace: its events may be on their way
+    a.ledger.settle(batch, 11.0, 1.0)
     a.store.write(batch, datetime.now(UTC))
     assert [(g.first, g.last) for g in a.ledger.wanted()[(SITE, "RL-01")]] == [(2, 4)]
     assert not a.feed(TABLE, *record[1:]).breaks

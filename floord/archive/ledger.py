@@ -84,6 +84,8 @@ class Ledger:
         for (site, stream, epoch), held in gaps.items():
             self._epoch_state(site, stream, epoch).gaps = list(held)
         self._pending: dict[tuple[StreamKey, int], Link] = {}
+        # Heads the tables' states named, not yet held: (seq, hash, when seen).
+        self._owed: dict[tuple[str, str], tuple[int, str, float]] = {}
         self.notices: list[GapNotice] = []
 
     def _epochs(self, site: str, stream: str) -> list[EpochState]:
@@ -156,7 +158,7 @@ class Ledger:
                     f"the table's state named {state.head_hash} as the hash of its head",
                 )
             self._link_before(a, batch, key, state, lookup)
-            after = self._link(key, a.seq + 1, lookup)
+            after = self._link(key, a.seq + 1, lookup) if a.seq < state.high else None
             if after is not None and after[1] != a.hash:
                 self._break(
                     batch,
@@ -183,15 +185,26 @@ class Ledger:
                     "before it: an edit or a fork",
                 )
 
-    def tail(self, site: str, table: str, seq: int, hash_: str, batch: Batch) -> None:
-        """The table's retained state says its record's head is `seq`, hash `hash_`: what
-        the archive lacks up to it is a gap (the events may yet arrive; the replay waits
-        a little), and the next event must link to that head."""
+    def tail(self, site: str, table: str, seq: int, hash_: str, at: float) -> None:
+        """The table's retained state says its record's head is `seq`, hash `hash_` (at
+        `at`, time.monotonic): owed until `settle` finds it still ahead of what the
+        archive holds. The state is often ahead of the event it names by a moment."""
+        self._owed[(site, table)] = (seq, hash_, at)
+
+    def settle(self, batch: Batch, now: float, grace_s: float) -> None:
+        """Heads named by a state `grace_s` ago and still not reached become gaps."""
+        for (site, table), (seq, hash_, at) in list(self._owed.items()):
+            if now - at >= grace_s:
+                del self._owed[(site, table)]
+                self._owe(site, table, seq, hash_, batch)
+
+    def _owe(self, site: str, table: str, seq: int, hash_: str, batch: Batch) -> None:
+        """What the archive lacks up to a table's head is a gap, and the next event must
+        link to that head."""
         states = self._epochs(site, table)
         state = states[-1]
         if seq > state.high:
-            # Not a notice: the state is often ahead of the event it names by a moment;
-            # a gap still open when the replay is asked is logged then.
+            # Not a notice line: a gap still open when the replay is asked is logged then.
             key = (site, table, state.epoch)
             state.gaps.append(Gap(state.high + 1, seq, True, self._clock()))
             batch.gaps[key] = list(state.gaps)

@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +33,11 @@ log = structlog.get_logger("floord.archive")
 
 # How many of the latest events' lags (received to committed) the writer keeps.
 LAG_WINDOW = 10_000
+# How long a head a table's state names may stay ahead of the events held before it is
+# a gap: its events are usually on their way.
+TAIL_GRACE_S = 1.0
+# The longest the writer waits for an event before it looks at the owed heads again.
+IDLE_S = 0.5
 # The most one commit takes: what is already waiting when a batch closes goes with it,
 # so a backlog (a slow disk, a database back after a restart) is taken in big commits
 # instead of growing behind small ones.
@@ -47,6 +52,7 @@ class Tail:
     table: str
     seq: int
     hash: str
+    at: float = field(default_factory=time.monotonic)
 
 
 _STOP = object()
@@ -132,14 +138,18 @@ class ArchiveWriter:
             stopping = False
             while not stopping:
                 items, stopping = self._gather()
-                if items:
-                    self._commit(self._judge(items))
+                batch = self._judge(items)
+                if items or batch.writes:
+                    self._commit(batch)
         except BaseException as exc:
             self.failure = exc
             log.error("archive writer failed", error=str(exc) or type(exc).__name__)
 
     def _gather(self) -> tuple[list[Arrival | Tail], bool]:
-        first = self._queue.get()
+        try:
+            first = self._queue.get(timeout=IDLE_S)
+        except queue.Empty:
+            return [], False
         if first is _STOP:
             return [], True
         items = [first]
@@ -168,9 +178,10 @@ class ArchiveWriter:
         batch = Batch()
         for item in items:
             if isinstance(item, Tail):
-                self._ledger.tail(item.site, item.table, item.seq, item.hash, batch)
+                self._ledger.tail(item.site, item.table, item.seq, item.hash, item.at)
             else:
                 self._ledger.take(item, batch, self._lookup)
+        self._ledger.settle(batch, time.monotonic(), TAIL_GRACE_S)
         return batch
 
     def _lookup(self, key: tuple[str, str, int], seq: int) -> Link | None:
