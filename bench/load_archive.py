@@ -106,25 +106,25 @@ class BenchArchive:
     def count(self) -> int:
         return int(self._rows("SELECT count(*) FROM archive_events")[0][0])
 
-    def settle(self, expected: int, timeout: float = 60.0) -> int:
-        """Wait until the archive holds `expected` events (or `timeout`); what it holds."""
+    def settle(self, quiet_s: float = 3.0, timeout: float = 120.0) -> int:
+        """Wait until the archive's count has not moved for `quiet_s` (it has caught up
+        with the floor, whose daemons are stopped), at most `timeout`; what it holds."""
         deadline = time.monotonic() + timeout
-        held = self.count()
-        while held < expected and time.monotonic() < deadline:
+        held, since = self.count(), time.monotonic()
+        while time.monotonic() - since < quiet_s and time.monotonic() < deadline:
             time.sleep(0.5)
-            held = self.count()
+            now = self.count()
+            if now != held:
+                held, since = now, time.monotonic()
         return held
 
     def figures(
         self, *, since: float, until: float, tables: int, speed: float, cpu: dict[str, float]
     ) -> dict[str, Any]:
-        """The window's figures: lag ts -> stored_at, CPU, database size."""
+        """The figures of the events made in the window (by their `ts`): their lag to
+        their row, the CPU spent meanwhile, the database's size."""
         rows = self._rows("SELECT ts, stored_at FROM archive_events")
-        lags = [
-            _when(stored) - _when(ts)
-            for ts, stored in rows
-            if since <= _when(stored) <= until + 5.0
-        ]
+        lags = [_when(stored) - _when(ts) for ts, stored in rows if since <= _when(ts) <= until]
         size = self.size_bytes()
         elapsed = until - since
         table_days = tables * elapsed * speed / 86400.0

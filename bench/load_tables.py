@@ -310,21 +310,25 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             elapsed = time.monotonic() - started
             after = {key: _cpu(pids) for key, pids in groups.items()}
             window_to = time.time()
-            archived = None
+            spent = {k: cpu_seconds(archive.pids()[k]) - v for k, v in archive_cpu.items()}
+            alive = sum(1 for p in floor.daemons if p.poll() is None)
+            window = console.window
+            assert window is not None
+            figures = report(ns, floor, opened, alive, elapsed, window, before, after)
+            figures["archive"] = None
             if archive is not None:
-                spent = {k: cpu_seconds(archive.pids()[k]) - v for k, v in archive_cpu.items()}
-                archived = archive.figures(
+                # The daemons stop; the archive catches up with what they published.
+                for proc in floor.daemons:
+                    _stop(proc, 20)
+                held = archive.settle()
+                figures["archive"] = archive.figures(
                     since=window_from,
                     until=window_to,
                     tables=ns.tables,
                     speed=ns.speed,
                     cpu=spent,
                 )
-            alive = sum(1 for p in floor.daemons if p.poll() is None)
-            window = console.window
-            assert window is not None
-            figures = report(ns, floor, opened, alive, elapsed, window, before, after)
-            figures["archive"] = archived
+                figures["archive"]["held_at_end"] = held
             return figures
         finally:
             if console_task is not None:
