@@ -70,7 +70,7 @@ class BenchArchive:
         log = (self.dir / "archive.log").open("wb")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "floord", "--log-level", "warning", "archive", "-c", str(path)],
+            [sys.executable, "-m", "floord", "--log-level", "info", "archive", "-c", str(path)],
             stdout=log,
             stderr=log,
             env=env,
@@ -144,6 +144,20 @@ class BenchArchive:
                 size / 1048576 / max(table_days, 1e-9) * (len(lags) / max(len(rows), 1)), 2
             ),
         }
+
+    def own_word(self) -> dict[str, Any]:
+        """The archive's last `archive status` line (its receipt-to-commit lag and commit
+        time, p99), read from its log once it stopped."""
+        import json
+
+        found: dict[str, Any] = {}
+        with contextlib.suppress(OSError):
+            for line in (self.dir / "archive.log").read_text().splitlines():
+                with contextlib.suppress(ValueError):
+                    body = json.loads(line)
+                    if isinstance(body, dict) and body.get("event") == "archive status":
+                        found = body
+        return {k: found.get(k) for k in ("lag_p99_s", "commit_p99_s", "duplicates", "breaks")}
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

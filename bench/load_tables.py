@@ -253,6 +253,7 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
         floor = Floor(Path(tmp))
         console_task: asyncio.Task[None] | None = None
         archive: BenchArchive | None = None
+        figures: dict[str, Any] = {}
         try:
             if ns.nats_cluster:
                 await floor.start_cluster()
@@ -337,6 +338,8 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             floor.stop()
             if archive is not None:
                 archive.stop()
+                if figures.get("archive"):
+                    figures["archive"]["own_word"] = archive.own_word()
 
 
 def report(

@@ -35,6 +35,8 @@ log = structlog.get_logger("floord.archive")
 
 # How often the archive says where it stands (events held, gaps, lag) in the log.
 STATUS_EVERY_S = 60.0
+# How often the service looks whether its writer and its feed are still running.
+CHECK_EVERY_S = 1.0
 
 
 def store_opener(loaded: LoadedArchive, *, read_only: bool = False) -> Callable[[], Store]:
@@ -140,18 +142,25 @@ class Archive:
         )
         notify("READY=1")
         try:
+            said = loop.time()
             while not stop.is_set() and not feed.done() and self.writer.alive:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), STATUS_EVERY_S)
-                self._status()
+                    await asyncio.wait_for(stop.wait(), CHECK_EVERY_S)
+                if loop.time() - said >= STATUS_EVERY_S:
+                    said = loop.time()
+                    self._status()
         finally:
             notify("STOPPING=1")
             if watchdog is not None:
                 watchdog.cancel()
             self.feed.stop()
-            with contextlib.suppress(asyncio.CancelledError):
-                await feed
+            await asyncio.wait({feed})
             await asyncio.to_thread(self.writer.stop)
+        self._status()
+        if not feed.cancelled() and feed.exception() is not None:
+            error = feed.exception()
+            log.error("archive feed failed", error=str(error) or type(error).__name__)
+            return 1
         if self.writer.failure is not None:
             return 1
         log.info("archive stopped", events=self.writer.held)
@@ -164,7 +173,7 @@ class Archive:
             notify(message)
 
     def _status(self) -> None:
-        lag = self.writer.lag_p99()
+        lag, commit = self.writer.lag_p99(), self.writer.commit_p99()
         log.info(
             "archive status",
             events=self.writer.held,
@@ -175,4 +184,5 @@ class Archive:
             dropped=self.feed.dropped,
             replays=self.feed.replays_sent,
             lag_p99_s=round(lag, 3) if lag is not None else None,
+            commit_p99_s=round(commit, 3) if commit is not None else None,
         )

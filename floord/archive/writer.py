@@ -89,6 +89,8 @@ class ArchiveWriter:
         self.missing = 0
         self.streams = 0
         self.lags: deque[float] = deque(maxlen=LAG_WINDOW)
+        # How long each of the latest commits took (the database's side of the lag).
+        self.commits: deque[float] = deque(maxlen=1000)
         self.down_since: float | None = None
 
     def open(self) -> Store:
@@ -130,8 +132,12 @@ class ArchiveWriter:
         return self._thread is not None and self._thread.is_alive()
 
     def lag_p99(self) -> float | None:
-        lags = sorted(self.lags)
-        return lags[min(len(lags) - 1, int(len(lags) * 0.99))] if lags else None
+        """The 99th percentile of the latest events' time from receipt to commit."""
+        return _p99(self.lags)
+
+    def commit_p99(self) -> float | None:
+        """The 99th percentile of the latest commits' time."""
+        return _p99(self.commits)
 
     def _run(self) -> None:
         try:
@@ -198,7 +204,9 @@ class ArchiveWriter:
             while True:
                 store = self._store or self._reconnect()
                 try:
+                    began = time.monotonic()
                     store.write(batch, _now())
+                    self.commits.append(time.monotonic() - began)
                     break
                 except ArchiveDatabaseError as exc:
                     self._lost(exc)
@@ -282,6 +290,11 @@ class ArchiveWriter:
                 return self._store
             except ArchiveDatabaseError as exc:
                 self._lost(exc)
+
+
+def _p99(values: deque[float]) -> float | None:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else None
 
 
 def _now() -> datetime:
