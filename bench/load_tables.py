@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -234,6 +235,15 @@ async def open_tables(port: int, console: Console, tables: list[str], timeout: f
     return sum(all(console.results[i].get("ok") is True for i in ids) for ids in sent.values())
 
 
+def journaled(folder: Path) -> int:
+    """How many events the daemons' journals hold, every stream (the archive's due)."""
+    total = 0
+    for journal in folder.glob("daemon-*/journal.db"):
+        with contextlib.closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+            total += db.execute("SELECT count(*) FROM events").fetchone()[0]
+    return total
+
+
 def _cpu(pids: list[int]) -> tuple[float, float, float]:
     """CPU seconds, RSS MiB and peak RSS MiB summed over the running `pids`."""
     samples = [s for s in (sample(pid) for pid in pids) if s is not None]
@@ -330,6 +340,7 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
                     cpu=spent,
                 )
                 figures["archive"]["held_at_end"] = held
+                figures["archive"]["journaled"] = journaled(Path(tmp))
             return figures
         finally:
             if console_task is not None:
@@ -435,6 +446,12 @@ def print_report(figures: dict[str, Any]) -> None:
             f"CPU % archive {acpu.get('archive')}, database {acpu.get('database')}; "
             f"{archived['bytes_per_event']} B an event, {archived['mib_per_table_day']} MiB "
             "a table-day"
+        )
+        own = archived.get("own_word") or {}
+        lines.append(
+            f"  archive's own word: receipt -> commit p99 {own.get('lag_p99_s')} s, a commit "
+            f"p99 {own.get('commit_p99_s')} s; {archived.get('held_at_end')} events held, "
+            f"{archived.get('journaled')} journaled"
         )
     print("\n".join(lines), flush=True)
 
