@@ -34,6 +34,7 @@ EXTENSIONS: dict[str, str] = {
     "status": "floord.cli.status",
     "capture": "floord.cli.capture",
     "profiles": "floord.cli.profiles",
+    "web": "floord.cli.web",
 }
 
 
