@@ -31,7 +31,6 @@ OPEN = frozenset({"/login", "/static/login.js", "/static/style.css"})
 COMMAND_TIMEOUT_S = 12.0
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
 ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
-VIEWER = "floord_viewer"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -83,7 +82,6 @@ async def viewers(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path in PAGES:
             raise web.HTTPSeeOther("/login")
         raise web.HTTPUnauthorized(text="sign in first")
-    request[VIEWER] = user or ""
     return await handler(request)
 
 
@@ -99,6 +97,11 @@ def viewer_of(request: web.Request, access: Access) -> str | None:
     if cert_user is not None:
         return cert_user
     return "anonymous" if access.anonymous else None
+
+
+def viewer_name(request: web.Request) -> str:
+    """The viewer the middleware let in (it refused the request otherwise)."""
+    return viewer_of(request, request.app[ACCESS]) or ""
 
 
 async def page(request: web.Request) -> web.Response:
@@ -166,7 +169,7 @@ async def live(request: web.Request) -> web.StreamResponse:
     async def send(body: dict[str, Any]) -> None:
         await ws.send_str(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
 
-    viewer = Viewer(send=send, page=page_name, key=key, user=request[VIEWER])
+    viewer = Viewer(send=send, page=page_name, key=key, user=viewer_name(request))
     hub.join(viewer)
     pump = asyncio.create_task(hub.pump(viewer))
     try:
@@ -202,14 +205,14 @@ async def command(request: web.Request) -> web.Response:
     if problem is not None:
         return web.json_response({"ok": False, "error": problem}, status=400)
     ok, error = await hub.forward(
-        request[VIEWER], body["site"], body["table"], body["command"], COMMAND_TIMEOUT_S
+        viewer_name(request), body["site"], body["table"], body["command"], COMMAND_TIMEOUT_S
     )
     return web.json_response({"ok": ok, "error": error, "id": body["command"]["id"]})
 
 
 async def whoami(request: web.Request) -> web.Response:
     access = request.app[ACCESS]
-    return web.json_response({"viewer": request[VIEWER], "login": access.needs_login})
+    return web.json_response({"viewer": viewer_name(request), "login": access.needs_login})
 
 
 def build_app(hub: Hub, access: Access) -> web.Application:

@@ -36,7 +36,7 @@ ACKS_KEPT = 500
 Key = tuple[str, str]
 
 
-@dataclass
+@dataclass(eq=False)
 class Viewer:
     """One browser's live connection: the page it shows and how to send to it."""
 

@@ -61,11 +61,13 @@ for (const name of filters) {
   };
 }
 
+// Changes coming fast are drawn together, at most every 100 ms (a timer, not an animation
+// frame: a wall screen's tab that is not in front still keeps up).
 let pending = false;
 function later() {
   if (pending) return;
   pending = true;
-  requestAnimationFrame(() => { pending = false; render(); });
+  setTimeout(() => { pending = false; render(); }, 100);
 }
 
 live({ page: "floor" }, (body) => {
