@@ -59,6 +59,7 @@ class Hub:
         self._acked: set[tuple[str, str, str]] = set()
         self._alerts_mark: tuple[frozenset[tuple[str, str, str]], int] = (frozenset(), 0)
         self._connection_changed = False
+        self._was_connected: bool | None = None
         self._log = structlog.get_logger("floord.web")
 
     # ----- what the feed tells ------------------------------------------------------
@@ -67,6 +68,9 @@ class Hub:
         for notice in notices:
             if notice.kind == "connection":
                 self._connection_changed = True
+                if notice.data.get("connected") == self._was_connected:
+                    continue  # a retry that failed again: said once, when it went
+                self._was_connected = notice.data.get("connected") is True
                 self._log.info(
                     "web.broker",
                     connected=notice.data.get("connected"),
