@@ -3,7 +3,8 @@ VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
 # The demo's own environment: floord with the extras the demo uses, `console` (the
-# `floord watch` its first lines offer) and `demo` (the embedded broker), not the tests'.
+# `floord watch` its first lines offer), `demo` (the embedded broker) and `web` (the
+# browser console it starts), not the tests'.
 DEMO_VENV ?= .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed
 # `make deb`'s build environment: pip alone (the wheel is built in isolation). Under
@@ -24,7 +25,7 @@ $(STAMP): pyproject.toml scripts/bootstrap-venv.sh
 	touch $(STAMP)
 
 $(DEMO_STAMP): pyproject.toml scripts/bootstrap-venv.sh
-	PYTHON=$(PYTHON) VENV=$(DEMO_VENV) EXTRAS=console,demo bash scripts/bootstrap-venv.sh
+	PYTHON=$(PYTHON) VENV=$(DEMO_VENV) EXTRAS=console,demo,web bash scripts/bootstrap-venv.sh
 	touch $(DEMO_STAMP)
 
 $(BUILD_STAMP): scripts/bootstrap-venv.sh

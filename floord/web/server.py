@@ -146,6 +146,12 @@ class WebConsole:
         await site.start()
         self._log.info("web.listening", url=self.url)
 
+    async def close(self) -> None:
+        """Stop listening, for a console started and never run."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
     def stop(self) -> None:
         self._stopped.set()
         self.built.hub.feed.stop()
@@ -167,8 +173,7 @@ class WebConsole:
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-            if self._runner is not None:
-                await self._runner.cleanup()
+            await self.close()
             self._log.info("web.stopped")
 
 
