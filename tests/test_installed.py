@@ -481,3 +481,18 @@ def test_the_deb_ships_the_backup_timer_and_its_settings(debs: tuple[Path, Path]
     assert "/etc/default/floord-backup" in conffiles.stdout.split()
     tmpfiles = (ROOT / "systemd" / "floord.tmpfiles.conf").read_text()
     assert "d /var/backups/floord 0700 floord floord -" in tmpfiles
+
+
+@pytest.mark.skipif(_cannot_build_deb() is not None, reason=str(_cannot_build_deb()))
+def test_the_deb_ships_the_web_console(debs: tuple[Path, Path]) -> None:
+    """`floord web`'s unit (not enabled), its config as a conffile, and aiohttp (the web
+    extra) in the package's environment."""
+    deb, _ = debs
+    listing = _run("dpkg-deb", "-c", str(deb))
+    names = {line.split()[-1] for line in listing.stdout.splitlines()}
+    assert "./usr/lib/systemd/system/floord-web.service" in names
+    assert "./etc/floord/web.yaml" in names
+    assert any("/site-packages/aiohttp/" in name for name in names)
+    assert any(name.endswith("/floord/web/static/floor.js") for name in names)
+    conffiles = _run("dpkg-deb", "--info", str(deb), "conffiles")
+    assert "/etc/floord/web.yaml" in conffiles.stdout.split()
