@@ -1,7 +1,7 @@
 """The browser console in a real headless Chromium, against a real daemon and Mosquitto.
 
 A simulated SS2 wheel lands on 17 until the table's live pocket test raises an alert.
-Chromium, driven over the DevTools protocol (`cdp_support`), shows the floor with the
+Chromium, driven over the DevTools protocol (`bench/cdp.py`), shows the floor with the
 table's tile; signs in the page, with Web Crypto, exactly what Python signs; holds a
 security officer's key and acknowledges the alert from the table page, with a note that
 is markup: the daemon records the acknowledgement by that officer, the alerts page shows
@@ -21,7 +21,6 @@ from pathlib import Path
 import aiomqtt
 import pytest
 import yaml
-from cdp_support import Page, chromium, chromium_path
 from e2e_support import (
     SITE,
     collecting,
@@ -31,6 +30,7 @@ from e2e_support import (
     write_config,
 )
 
+from bench.cdp import Page, chromium, chromium_path
 from floord.contract import Envelope, Topics
 from floord.operator.commands import sign_command
 from floord.web.server import WebConsole, build

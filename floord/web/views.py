@@ -56,6 +56,8 @@ def tile(view: TableView) -> dict[str, Any]:
         "devices": f"{online} of {len(view.devices)} devices online",
         "devices_down": len(view.devices) - online,
         "alerts": len(view.alerts),
+        # When the table's record last moved (the latest event's own `ts`).
+        "last_ts": view.last_event["ts"] if view.last_event else None,
     }
 
 

@@ -8,8 +8,9 @@ const filters = ["site", "game", "state"];
 const chosen = new URLSearchParams(location.search);
 
 function tileNode(t) {
+  const last = t.last_ts ? `last event ${t.last_ts.slice(11, 19)} UTC` : "no event heard yet";
   return el("a", { href: tableHref(t.site, t.table), class: `tile ${t.colour}`,
-      "data-key": t.key, "data-colour": t.colour },
+      "data-key": t.key, "data-colour": t.colour, "data-ts": t.last_ts || "" },
     el("div", { class: "tile-head" },
       el("span", { class: "table-id" }, t.table),
       el("span", { class: "site" }, t.site)),
@@ -18,7 +19,8 @@ function tileNode(t) {
     el("div", { class: "round" }, t.round),
     el("div", { class: "devices" + (t.devices_down ? " warn" : "") }, t.devices),
     el("div", { class: "alert-count" + (t.alerts ? " has" : "") },
-      t.alerts === 1 ? "1 open alert" : `${t.alerts} open alerts`));
+      t.alerts === 1 ? "1 open alert" : `${t.alerts} open alerts`),
+    el("div", { class: "last muted" }, last));
 }
 
 function shown(t) {

@@ -15,8 +15,7 @@ let last = null;
 function line(e) {
   return el("li", { class: `event ${e.family}`, "data-type": e.type },
     el("span", { class: "ts" }, e.ts), " ",
-    el("span", { class: "text" }, e.text),
-    e.rule ? el("span", { class: "rule" }, ` [${e.rule}]`) : null);
+    el("span", { class: "text" }, e.text));  // the sentence ends in its citation
 }
 
 function renderAlerts(t) {
@@ -48,9 +47,10 @@ function render() {
     return;
   }
   state.className = `state ${t.colour}`;
-  state.append(el("div", { class: "game" }, t.game), el("div", { class: "words" }, t.words),
-    el("div", {}, t.devices), t.command ? el("div", { class: "command" }, `last command: ${t.command}`) : null,
-    ...t.notes.map((n) => el("div", { class: "note muted" }, n)));
+  const parts = [el("div", { class: "game" }, t.game), el("div", { class: "words" }, t.words),
+    el("div", {}, t.devices), ...t.notes.map((n) => el("div", { class: "note muted" }, n))];
+  if (t.command) parts.push(el("div", { class: "command" }, `last command: ${t.command}`));
+  state.append(...parts);
   const round = document.getElementById("round");
   clear(round);
   round.append(el("p", {}, t.round));

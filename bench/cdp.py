@@ -1,4 +1,4 @@
-"""A headless Chromium driven over the DevTools protocol, for the web console's tests.
+"""A headless Chromium driven over the DevTools protocol: the web console's tests and bench.
 
 No Selenium or Playwright: Debian's `chromium` is started with remote debugging on a free
 port (read from `DevToolsActivePort` in its profile directory) and spoken to over a
@@ -33,6 +33,13 @@ FLAGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
     "--remote-debugging-port=0",
+]
+
+
+BACKGROUND = [
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
 ]
 
 
@@ -188,15 +195,22 @@ class Page:
 
 
 @contextlib.asynccontextmanager
-async def chromium(tmp: Path) -> AsyncIterator[Browser]:
-    """A headless Chromium with its own profile under `tmp`, closed at the end."""
+async def chromium(tmp: Path, *, background: bool = False) -> AsyncIterator[Browser]:
+    """A headless Chromium with its own profile under `tmp`, closed at the end;
+    `background`: pages not in front keep their timers' pace (a wall of screens)."""
     path = chromium_path()
     if path is None:
         raise RuntimeError("chromium is not installed")
     profile = tmp / "chromium-profile"
     profile.mkdir()
     proc = subprocess.Popen(
-        [path, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+        [
+            path,
+            *FLAGS,
+            *(BACKGROUND if background else []),
+            f"--user-data-dir={profile}",
+            "about:blank",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
