@@ -64,6 +64,13 @@ bench-load: $(STAMP)
 	bash scripts/ensure-test-tools.sh
 	$(VENV)/bin/python -m bench.load_tables $(LOAD_ARGS)
 
+# The browser console under 200 tables at 4x real time with 5 headless Chromium pages open
+# (docs/benchmarks.md; WEB_ARGS="--seconds 20" for a short run).
+.PHONY: bench-web
+bench-web: $(STAMP)
+	bash scripts/ensure-test-tools.sh
+	$(VENV)/bin/python -m bench.web_console $(WEB_ARGS)
+
 # A box of 8 roulette tables from start to every wheel online, and its peak memory, beside
 # an interpreter's start (docs/benchmarks.md, "Start-up").
 .PHONY: bench-startup
