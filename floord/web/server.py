@@ -12,6 +12,7 @@ import contextlib
 import signal
 import socket
 import ssl
+import sys
 from dataclasses import dataclass
 
 import structlog
@@ -186,7 +187,10 @@ async def serve(loaded: LoadedWebConfig, announce: bool = True) -> int:
     try:
         await console.start()
     except OSError as exc:
-        print(f"floord web: cannot listen on {loaded.config.listen}: {exc.strerror or exc}")
+        print(
+            f"floord web: cannot listen on {loaded.config.listen}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 1
     if announce:
         print(f"floord web: the console is at {console.url}", flush=True)
