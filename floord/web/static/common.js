@@ -47,6 +47,10 @@ export function live(params, onMessage, onState) {
     };
     ws.onclose = () => {
       onState(false);
+      // A session that ended (signed out elsewhere, expired, the server restarted) goes
+      // back to the sign-in page rather than retrying for ever.
+      fetch("/api/whoami").then((r) => { if (r.status === 401) location.href = "/login"; })
+        .catch(() => {});
       setTimeout(open, delay);
       delay = Math.min(delay * 2, 5000);
     };
