@@ -192,3 +192,13 @@ def test_a_forwarded_command_waits_for_the_tables_answer() -> None:
 
     ok, error = asyncio.run(run())
     assert not ok and error is not None and error.startswith("not connected to the broker")
+
+
+def test_an_acknowledged_alert_keeps_its_words_after_its_event_left_the_recent_list() -> None:
+    model, hub = floor()
+    alert_at(model, "RL-03", 1, "2026-11-29T19:00:00.000000Z")
+    for seq in range(2, 260):  # a time-lapse wheel: the alert's event scrolls out
+        publish(model, "RL-03", seq, "roulette.result", {"number": "5"})
+    publish(model, "RL-03", 260, "surveillance.alert_acknowledged", {"id": "A00001", "by": "SV-1"})
+    [acked] = hub.acknowledged
+    assert acked["text"].startswith("alert A00001: pocket test p = "), acked

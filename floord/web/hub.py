@@ -57,6 +57,8 @@ class Hub:
         self.viewers: set[Viewer] = set()
         self.acknowledged: deque[dict[str, Any]] = deque(maxlen=ACKS_KEPT)
         self._acked: set[tuple[str, str, str]] = set()
+        # An open alert's sentence and when it was raised, kept while it is open.
+        self._alert_texts: dict[tuple[str, str, str], tuple[str, str]] = {}
         self._alerts_mark: tuple[frozenset[tuple[str, str, str]], int] = (frozenset(), 0)
         self._connection_changed = False
         self._was_connected: bool | None = None
@@ -80,6 +82,20 @@ class Hub:
                 EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED
             ):
                 self._remember_ack(notice)
+            elif notice.kind in ("event", "state") and notice.site and notice.table:
+                self._remember_alerts((notice.site, notice.table))
+
+    def _remember_alerts(self, key: Key) -> None:
+        """Each open alert's sentence while it is open: by the time it is acknowledged
+        the table has dropped it, and its event may have left the recent list."""
+        view = self.model.tables.get(key)
+        if view is None:
+            return
+        for alert in view.alerts:
+            mark = (key[0], key[1], alert)
+            if mark not in self._alert_texts:
+                raised = alert_raised(view, alert) or ""
+                self._alert_texts[mark] = (alert_text(view, alert), raised)
 
     def _remember_ack(self, notice: Notice) -> None:
         data = notice.data.get("data")
@@ -91,6 +107,11 @@ class Hub:
             return
         self._acked.add(mark)
         view = self.model.tables.get((notice.site, notice.table))
+        known = self._alert_texts.pop(mark, None)
+        if known is not None:
+            text = known[0]
+        else:
+            text = alert_text(view, alert) if view is not None else f"alert {alert}"
         self.acknowledged.appendleft(
             {
                 "site": notice.site,
@@ -99,7 +120,7 @@ class Hub:
                 "by": str(data.get("by", "?")),
                 "ts": str(notice.data.get("ts", "")),
                 "note": str(data.get("note", "")),
-                "text": alert_text(view, alert) if view is not None else f"alert {alert}",
+                "text": text,
             }
         )
         self.acknowledged = deque(
@@ -123,13 +144,15 @@ class Hub:
             if not self.shown(key):
                 continue
             for alert in view.alerts:
+                known = self._alert_texts.get((key[0], key[1], alert))
+                text, raised = known if known else (alert_text(view, alert), "")
                 found.append(
                     {
                         "site": key[0],
                         "table": key[1],
                         "id": alert,
-                        "text": alert_text(view, alert),
-                        "raised": alert_raised(view, alert) or "",
+                        "text": text,
+                        "raised": raised or alert_raised(view, alert) or "",
                     }
                 )
         found.sort(key=lambda a: (a["raised"], a["id"]), reverse=True)
