@@ -28,6 +28,7 @@ import structlog
 from floord.contract import EventType
 from floord.watch.feed import WatchFeed
 from floord.watch.model import FloorModel, Notice
+from floord.web.forward import CommandLogin, forward_signed
 from floord.web.views import alert_raised, alert_text, table_detail, tile
 
 FLUSH_S = 0.1
@@ -49,9 +50,16 @@ class Viewer:
 
 
 class Hub:
-    def __init__(self, model: FloorModel, feed: WatchFeed, sites: list[str] | None) -> None:
+    def __init__(
+        self,
+        model: FloorModel,
+        feed: WatchFeed,
+        sites: list[str] | None,
+        command_login: CommandLogin | None = None,
+    ) -> None:
         self.model = model
         self.feed = feed
+        self.command_login = command_login
         self.sites = frozenset(sites) if sites else None
         self.epoch = secrets.token_hex(8)
         self.viewers: set[Viewer] = set()
@@ -253,7 +261,25 @@ class Hub:
             if not answer.done():
                 answer.set_result((ok, error))
 
+        if self.command_login is not None:
+            self._log_forward(viewer, site, table, command, None)
+            name, args = command["name"], command["args"]
+            self.on_notices(self.model.command_sent(site, table, name, args))
+            ok, error = await forward_signed(self.command_login, site, table, command, timeout_s)
+            self.on_notices(self.model.command_answered(site, table, ok, error))
+            return ok, error
         why = self.feed.forward(site, table, command, answered)
+        self._log_forward(viewer, site, table, command, why)
+        if why is not None:
+            return False, why
+        started = time.monotonic()
+        with contextlib.suppress(TimeoutError):
+            return await asyncio.wait_for(answer, timeout_s)
+        return False, f"no answer within {time.monotonic() - started:.0f} s"
+
+    def _log_forward(
+        self, viewer: str, site: str, table: str, command: dict[str, Any], why: str | None
+    ) -> None:
         self._log.info(
             "web.command_forwarded",
             viewer=viewer,
@@ -263,10 +289,5 @@ class Hub:
             table=table,
             id=command.get("id"),
             sent=why is None,
+            login=self.command_login.username if self.command_login else "broker",
         )
-        if why is not None:
-            return False, why
-        started = time.monotonic()
-        with contextlib.suppress(TimeoutError):
-            return await asyncio.wait_for(answer, timeout_s)
-        return False, f"no answer within {time.monotonic() - started:.0f} s"

@@ -25,6 +25,7 @@ from floord.watch.feed import ReplaySigner, WatchFeed
 from floord.watch.model import FloorModel
 from floord.web.app import build_app
 from floord.web.auth import Access
+from floord.web.forward import CommandLogin
 from floord.web.hub import Hub
 from floord.web.settings import LoadedWebConfig
 
@@ -98,7 +99,14 @@ def build(loaded: LoadedWebConfig) -> Built:
         on_notices=lambda notices: hub_ref[0].on_notices(notices),
         tls_context=client_tls(broker, loaded.resolve),
     )
-    hub = Hub(model, feed, sites)
+    tls_context = client_tls(broker, loaded.resolve)
+    command_login = None
+    if config.command_login is not None:
+        secret = read_secret(loaded.resolve(config.command_login.password_file)).decode()
+        command_login = CommandLogin(
+            broker.nodes, config.command_login.username, secret, broker.topic_prefix, tls_context
+        )
+    hub = Hub(model, feed, sites, command_login)
     hub_ref.append(hub)
     tls = server_tls(loaded)
     access = Access(

@@ -49,6 +49,15 @@ class ReplayAs(StrictModel):
     key_file: Path
 
 
+class CommandLoginConfig(StrictModel):
+    """`command_login`: the broker login that forwards the browsers' signed commands
+    (`floord acl`'s operator-client login: publishes `P/cmd`, reads `P/cmd/result`), on
+    the same nodes and TLS as `broker`. Without it commands go over `broker`'s login."""
+
+    username: str = Field(min_length=1)
+    password_file: Path
+
+
 class WebConfig(StrictModel):
     listen: str = DEFAULT_LISTEN
     broker: BrokerConfig
@@ -57,6 +66,7 @@ class WebConfig(StrictModel):
     passwords: Path | None = None
     anonymous: bool = False
     replay_as: ReplayAs | None = None
+    command_login: CommandLoginConfig | None = None
     # How long a signed-in browser stays signed in.
     session_hours: float = Field(default=12.0, gt=0, le=168)
 
@@ -175,6 +185,8 @@ def _files(config: WebConfig) -> list[tuple[str, Path]]:
             files.append(("tls.client_ca_file", config.tls.client_ca_file))
     if config.replay_as is not None:
         files.append(("replay_as.key_file", config.replay_as.key_file))
+    if config.command_login is not None:
+        files.append(("command_login.password_file", config.command_login.password_file))
     if config.broker.password_file is not None:
         files.append(("broker.password_file", config.broker.password_file))
     return files
