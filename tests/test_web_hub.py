@@ -202,3 +202,13 @@ def test_an_acknowledged_alert_keeps_its_words_after_its_event_left_the_recent_l
     publish(model, "RL-03", 260, "surveillance.alert_acknowledged", {"id": "A00001", "by": "SV-1"})
     [acked] = hub.acknowledged
     assert acked["text"].startswith("alert A00001: pocket test p = "), acked
+
+
+def test_a_console_of_some_sites_shows_only_theirs() -> None:
+    model = FloorModel("floor/v1")
+    hub = Hub(model, WatchFeed(model, url="mqtt://127.0.0.1:1"), ["north", "east"])
+    for site in ("north", "south", "east"):
+        body = b'{"game": "roulette", "state": "open"}'
+        model.on_message(Topics("floor/v1", site, "RL-01").state, body)
+    assert [t["key"] for t in hub.tiles()] == ["east/RL-01", "north/RL-01"]
+    assert not hub.shown(("south", "RL-01"))
