@@ -46,6 +46,7 @@ SPEED = 400.0
 XSS = '<img src=x onerror="window.__xss=1">'
 # Where the docs' screenshots go when FLOORD_SCREENSHOTS names a directory.
 SHOTS = os.environ.get("FLOORD_SCREENSHOTS")
+STOP_S = 12.0
 
 
 def alerting_config(tmp_path: Path, url: str, pty: str) -> Path:
@@ -207,7 +208,8 @@ def test_the_browser_console_end_to_end(broker, tmp_path: Path) -> None:
                 await shot(floor, "floor")
                 # The console restarts: not current meanwhile, then up to date.
                 web.stop()
-                await serving
+                # Within floord-web.service's TimeoutStopSec (15 s), browsers connected.
+                await asyncio.wait_for(serving, STOP_S)
                 await floor.wait_for("document.body.classList.contains('not-current')")
                 web = console(tmp_path, broker.url, web.port)
                 await web.start()

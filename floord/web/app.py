@@ -169,7 +169,7 @@ async def live(request: web.Request) -> web.StreamResponse:
     async def send(body: dict[str, Any]) -> None:
         await ws.send_str(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
 
-    viewer = Viewer(send=send, page=page_name, key=key, user=viewer_name(request))
+    viewer = Viewer(send=send, close=ws.close, page=page_name, key=key, user=viewer_name(request))
     hub.join(viewer)
     pump = asyncio.create_task(hub.pump(viewer))
     try:
@@ -215,8 +215,19 @@ async def whoami(request: web.Request) -> web.Response:
     return web.json_response({"viewer": viewer_name(request), "login": access.needs_login})
 
 
+async def close_viewers(app: web.Application) -> None:
+    """The server is stopping: end every live socket now (its handler returns), rather
+    than wait out aiohttp's grace period; each page says it is not current and
+    reconnects."""
+    for viewer in list(app[HUB].viewers):
+        if viewer.close is not None:
+            with contextlib.suppress(Exception):
+                await viewer.close()
+
+
 def build_app(hub: Hub, access: Access) -> web.Application:
     app = web.Application(middlewares=[headers, viewers], client_max_size=MAX_BODY)
+    app.on_shutdown.append(close_viewers)
     app[HUB] = hub
     app[ACCESS] = access
     for path in PAGES:

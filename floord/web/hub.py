@@ -42,6 +42,8 @@ class Viewer:
     """One browser's live connection: the page it shows and how to send to it."""
 
     send: Callable[[dict[str, Any]], Any]
+    # Ends the connection (the server stopping: the browser reconnects to the next one).
+    close: Callable[[], Any] | None = None
     page: str = "floor"
     key: Key | None = None
     user: str = ""
