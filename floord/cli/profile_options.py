@@ -12,6 +12,7 @@ directory: from a config (`-c`), given outright, or the default.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ class ProfileOptionError(ValueError):
 
 def add_site_options(parser: argparse.ArgumentParser, flag: str) -> None:
     """`-c/--config CONFIG` or `flag DIR` (`--site`, `--profiles`), one or neither."""
+    parser.set_defaults(site_flag=flag)
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "-c",
@@ -47,13 +49,17 @@ def site_of(ns: argparse.Namespace) -> Path | None:
     alone, relative to the config, so that a config a broken profile spoils can still be
     used to list or fix it), or the default. A `ProfileOptionError` for a config that
     cannot be read or a directory that is not one."""
-    from floord.profile_sources import site_directory
+    from floord.profile_sources import DEFAULT_SITE_DIR, site_directory
     from floord.yaml_files import YamlFileError, read_yaml
 
     if ns.site is not None:
         site = site_directory(ns.site)
     elif getattr(ns, "config", None) is None:
-        site = site_directory(None)
+        try:
+            site = site_directory(None)
+        except OSError as exc:  # /etc/floord closed to this user: it may hold a profile
+            why = _unreadable(DEFAULT_SITE_DIR, exc.strerror, ns.site_flag)
+            raise ProfileOptionError(why) from exc
     else:
         try:
             raw = read_yaml(ns.config)
@@ -65,9 +71,25 @@ def site_of(ns: argparse.Namespace) -> Path | None:
                 f"{ns.config}: site_profiles: a directory expected, found {value!r}"
             )
         site = site_directory(None if value is None else ns.config.parent / value)
-    if site is not None and not site.is_dir():
-        raise ProfileOptionError(f"{site}: a directory of profiles expected")
+    if site is None:
+        return None
+    try:
+        if not site.is_dir():
+            raise ProfileOptionError(f"{site}: a directory of profiles expected")
+    except OSError as exc:
+        raise ProfileOptionError(_unreadable(site, exc.strerror, ns.site_flag)) from exc
+    # Every lookup reads it: a directory this user cannot search would be a traceback
+    # there, or worse, a site profile passed over for the shipped one.
+    if not os.access(site, os.R_OK | os.X_OK):
+        raise ProfileOptionError(_unreadable(site, None, ns.site_flag))
     return site
+
+
+def _unreadable(site: Path, why: str | None, flag: str) -> str:
+    return (
+        f"{site}: the site's profiles cannot be read ({why or 'Permission denied'}); run as "
+        f"a user who may read them (sudo -u floord), or give -c CONFIG or {flag} DIR"
+    )
 
 
 def shelf_of(ns: argparse.Namespace) -> ProfileShelf:
