@@ -38,6 +38,7 @@ from floord.games import registry
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
+from floord.processes.driver_record import driver_record
 from floord.profiles import DeviceProfile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
@@ -89,6 +90,8 @@ class TableUnit:
     streams: list[str]
     # Each device's profile as `daemon.started` records it: name, origin, path, hash.
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Each in-process device's driver and the package of its family (`driver_record`).
+    drivers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Its runner's and its link's tasks, and its devices' (stopped first on a stop).
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     device_tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -136,7 +139,7 @@ class Daemon:
         bus = TableBus()
         engine = build_engine(table, self.loaded, self.journal.load_snapshot(table.id))
         adapters: dict[str, TableDevice] = {}
-        shelf, profiles = self.loaded.profiles, {}
+        shelf, profiles, drivers = self.loaded.profiles, {}, {}
 
         def sink(item: Received) -> None:
             bus.put(item)
@@ -176,6 +179,7 @@ class Daemon:
                     table.id, device.id, profile, topics, sink, port.recorded
                 )
                 continue
+            drivers[device.id] = driver_record(profile)
             adapters[device.id] = DeviceAdapter(
                 site=cfg.site,
                 table=table.id,
@@ -202,7 +206,9 @@ class Daemon:
             clock=self.clock,
             committed=port,
         )
-        return TableUnit(table, topics, bus, runner, adapters, link, list(streams), profiles)
+        return TableUnit(
+            table, topics, bus, runner, adapters, link, list(streams), profiles, drivers
+        )
 
     def _remote(
         self,
@@ -279,6 +285,7 @@ class Daemon:
                     "version": floord.__version__,
                     "devices": list(unit.adapters),
                     "profiles": unit.profiles,
+                    "drivers": unit.drivers,
                 },
             ),
         )
