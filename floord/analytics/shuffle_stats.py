@@ -43,25 +43,39 @@ def normal_upper(z: float) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
+def _binomial_log_pmf(i: int, n: int, log_p: float, log_q: float) -> float:
+    return (math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p
+            + (n - i) * log_q)  # fmt: skip
+
+
+def _tail_from(i: int, n: int, p: float, step: int) -> float:
+    """The sum of the pmf from i away from the mean (step +1 up, -1 down): each term a
+    ratio of the last, stopped once the terms no longer count."""
+    term = math.exp(_binomial_log_pmf(i, n, math.log(p), math.log1p(-p)))
+    total = 0.0
+    odds = p / (1.0 - p)
+    while 0 <= i <= n and term > 0.0:
+        total += term
+        if term < total * 1e-17:
+            break
+        term *= (n - i) / (i + 1) * odds if step > 0 else i / (n - i + 1) / odds
+        i += step
+    return total
+
+
 def binomial_upper(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p), summed exactly (in logs) from k up."""
+    """P(X >= k) for X ~ Binomial(n, p): above the mean the upper tail summed, else one
+    less the lower tail (each summed from its end nearest the mean, where its terms
+    are largest)."""
     if k <= 0:
         return 1.0
     if k > n or p <= 0.0:
         return 0.0
     if p >= 1.0:
         return 1.0
-    log_p, log_q = math.log(p), math.log1p(-p)
-    terms = [
-        math.lgamma(n + 1)
-        - math.lgamma(i + 1)
-        - math.lgamma(n - i + 1)
-        + i * log_p
-        + (n - i) * log_q
-        for i in range(k, n + 1)
-    ]
-    top = max(terms)
-    return min(1.0, math.exp(top) * math.fsum(math.exp(t - top) for t in terms))
+    if k > n * p:
+        return min(1.0, _tail_from(k, n, p, +1))
+    return max(0.0, 1.0 - _tail_from(k - 1, n, p, -1))
 
 
 def matched_binomial_upper(k: int, mean: float, variance: float) -> float:
