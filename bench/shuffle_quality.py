@@ -39,8 +39,9 @@ def _deal(watch: ShuffleWatch, stack: list[str], dealt: int) -> list[dict[str, A
     return alerts
 
 
-def false_alarms(shoes: int, decks: int, dealt: int, setup: ShuffleSetup,
-                 seed: int) -> dict[str, Any]:  # fmt: skip
+def false_alarms(
+    shoes: int, decks: int, dealt: int, setup: ShuffleSetup, seed: int
+) -> dict[str, Any]:
     """The share of fair shoes on which each test alerted (each shoe's end tests run
     when the next is loaded, so the last shoe is dealt and closed with `empty`)."""
     rng = random.Random(seed)
@@ -54,12 +55,16 @@ def false_alarms(shoes: int, decks: int, dealt: int, setup: ShuffleSetup,
     for alert in watch.empty(None):
         alerted[alert["test"]].add(alert["shoe"])
     any_test = set().union(*alerted.values())
-    return {"shoes": shoes, **{t: len(s) / shoes for t, s in alerted.items()},
-            "any": len(any_test) / shoes}  # fmt: skip
+    return {
+        "shoes": shoes,
+        **{t: len(s) / shoes for t, s in alerted.items()},
+        "any": len(any_test) / shoes,
+    }
 
 
-def power(scenario: Scenario, trials: int, decks: int, dealt: int, setup: ShuffleSetup,
-          seed: int) -> dict[str, Any]:  # fmt: skip
+def power(
+    scenario: Scenario, trials: int, decks: int, dealt: int, setup: ShuffleSetup, seed: int
+) -> dict[str, Any]:
     """The share of `trials` bad shoes each test (and any) caught, fair shoes between."""
     rng = random.Random(seed)
     watch = ShuffleWatch(setup)
@@ -81,8 +86,11 @@ def power(scenario: Scenario, trials: int, decks: int, dealt: int, setup: Shuffl
         if alert["shoe"] in bad:
             caught[alert["test"]].add(alert["shoe"])
     any_test = set().union(*caught.values())
-    return {"trials": trials, **{t: len(s) / trials for t, s in caught.items()},
-            "any": len(any_test) / trials}  # fmt: skip
+    return {
+        "trials": trials,
+        **{t: len(s) / trials for t, s in caught.items()},
+        "any": len(any_test) / trials,
+    }
 
 
 def from_new_decks(decks: int, shuffle: Shuffle) -> Scenario:
@@ -100,10 +108,22 @@ def scenarios(decks: int, dealt: int) -> dict[str, Scenario]:
     return found
 
 
-def measure(shoes: int, trials: int, decks: int, dealt: int, setup: ShuffleSetup, seed: int,
-            only: tuple[str, ...] | None = None) -> dict[str, Any]:  # fmt: skip
-    found: dict[str, Any] = {"decks": decks, "dealt": dealt, "setup": vars(setup), "seed": seed,
-                             "fair": false_alarms(shoes, decks, dealt, setup, seed)}  # fmt: skip
+def measure(
+    shoes: int,
+    trials: int,
+    decks: int,
+    dealt: int,
+    setup: ShuffleSetup,
+    seed: int,
+    only: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "decks": decks,
+        "dealt": dealt,
+        "setup": vars(setup),
+        "seed": seed,
+        "fair": false_alarms(shoes, decks, dealt, setup, seed),
+    }
     for n, (name, scenario) in enumerate(scenarios(decks, dealt).items()):
         if only is None or name in only:
             found[name] = power(scenario, trials, decks, dealt, setup, seed + 1 + n)
@@ -119,10 +139,12 @@ def main() -> None:
     parser.add_argument("--level", type=float, default=0.001, help="every test's level")
     parser.add_argument("--seed", type=int, default=1)
     ns = parser.parse_args()
-    setup = ShuffleSetup(level_slug=ns.level, level_correlation=ns.level,
-                         level_clumping=ns.level)  # fmt: skip
-    print(json.dumps(measure(ns.shoes, ns.trials, ns.decks, ns.dealt, setup, ns.seed),
-                     indent=1, default=str))  # fmt: skip
+    setup = ShuffleSetup(level_slug=ns.level, level_correlation=ns.level, level_clumping=ns.level)
+    print(
+        json.dumps(
+            measure(ns.shoes, ns.trials, ns.decks, ns.dealt, setup, ns.seed), indent=1, default=str
+        )
+    )
 
 
 def counted(alerts: list[dict[str, Any]]) -> Counter[str]:

@@ -26,8 +26,9 @@ pytestmark = pytest.mark.unit
 SETUP = ShuffleSetup()
 
 
-def deal(watch: ShuffleWatch, stack: list[str], dealt: int, side: str | None = None
-         ) -> list[dict[str, Any]]:  # fmt: skip
+def deal(
+    watch: ShuffleWatch, stack: list[str], dealt: int, side: str | None = None
+) -> list[dict[str, Any]]:
     alerts = watch.on_event("shoe.loaded", {"side": side, "cards": len(stack)})
     for card in stack[:dealt]:
         alerts += watch.on_event("shoe.card_drawn", {"card": card, "side": side, "count": 1})

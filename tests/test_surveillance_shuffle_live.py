@@ -35,22 +35,44 @@ TABLE = "BA-01"
 SEC, SEC_KEY = "SEC-5001", b"security-5001-secret"
 DEALT = 120
 # The live alert's own fields; the report adds where the event is (`seq`, `ts`).
-COMPARED = ("test", "statistic", "p_value", "level", "shoe", "side", "cards", "compared",
-            "run", "pairs", "against", "suits", "ranks", "expected_runs")  # fmt: skip
+COMPARED = (
+    "test",
+    "statistic",
+    "p_value",
+    "level",
+    "shoe",
+    "side",
+    "cards",
+    "compared",
+    "run",
+    "pairs",
+    "against",
+    "suits",
+    "ranks",
+    "expected_runs",
+)
 
 
-def write_config(tmp: Path, profile: str = "ref-shoe-recognition",
-                 shuffle: dict[str, Any] | None = None) -> Path:  # fmt: skip
+def write_config(
+    tmp: Path, profile: str = "ref-shoe-recognition", shuffle: dict[str, Any] | None = None
+) -> Path:
     (tmp / "sec.key").write_bytes(SEC_KEY + b"\n")
     shoe = {"id": "shoe", "profile": profile, "port": "/dev/null"}
-    table: dict[str, Any] = {"id": TABLE, "game": "baccarat", "rules": {"decks": 8},
-                             "devices": [shoe]}  # fmt: skip
+    table: dict[str, Any] = {
+        "id": TABLE,
+        "game": "baccarat",
+        "rules": {"decks": 8},
+        "devices": [shoe],
+    }
     if shuffle is not None:
         table["shuffle_quality"] = shuffle
-    config = {"site": "s", "broker": {"url": "mqtt://127.0.0.1:1"},
-              "journal": str(tmp / "journal.db"),
-              "operators": [{"id": SEC, "role": "security", "key_file": "sec.key"}],
-              "tables": [table]}  # fmt: skip
+    config = {
+        "site": "s",
+        "broker": {"url": "mqtt://127.0.0.1:1"},
+        "journal": str(tmp / "journal.db"),
+        "operators": [{"id": SEC, "role": "security", "key_file": "sec.key"}],
+        "tables": [table],
+    }
     path = tmp / "floord.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -75,8 +97,9 @@ class LiveBaccarat:
         self.shoe(EventType.SHOE_LOADED, side=None, cards=len(stack))
 
     def ack(self, alert: str) -> None:
-        body = build_command("ack_alert", SEC, {"alert": alert, "note": "reviewed on video"},
-                             SEC_KEY, utc_now())  # fmt: skip
+        body = build_command(
+            "ack_alert", SEC, {"alert": alert, "note": "reviewed on video"}, SEC_KEY, utc_now()
+        )
         asyncio.run(self.runner.on_command(json.dumps(body).encode()))
 
     def stop(self) -> None:

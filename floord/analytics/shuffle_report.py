@@ -23,8 +23,9 @@ from floord.contract import EventType, parse_ts
 from floord.journal.errors import JournalError
 from floord.journal.readers import stream_rows
 
-SHOE_TYPES = frozenset({EventType.SHOE_LOADED.value, EventType.SHOE_CARD_DRAWN.value,
-                        EventType.SHOE_EMPTY.value})  # fmt: skip
+SHOE_TYPES = frozenset(
+    {EventType.SHOE_LOADED.value, EventType.SHOE_CARD_DRAWN.value, EventType.SHOE_EMPTY.value}
+)
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,9 @@ def read_shoe_events(journal: Path, table: str) -> list[ShoeEvent]:
             if event["type"] in SHOE_TYPES:
                 data = event.get("data")
                 data = data if isinstance(data, dict) else {}
-                found.append(ShoeEvent(seq, str(event["ts"]), event.get("source"),
-                                       event["type"], data))  # fmt: skip
+                found.append(
+                    ShoeEvent(seq, str(event["ts"]), event.get("source"), event["type"], data)
+                )
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable") from exc
     return found
@@ -79,8 +81,12 @@ def replay(
     return alerts
 
 
-def shuffle_report(setup: ShuffleSetup, shoes: Sequence[str], events: Sequence[ShoeEvent],
-                   since: datetime | None = None) -> dict[str, Any]:  # fmt: skip
+def shuffle_report(
+    setup: ShuffleSetup,
+    shoes: Sequence[str],
+    events: Sequence[ShoeEvent],
+    since: datetime | None = None,
+) -> dict[str, Any]:
     """Every shoe's findings and the replayed alerts (those from `since`, if given)."""
     watch = ShuffleWatch(setup, summaries=True)
     alerts = replay(watch, shoes, events)
@@ -108,16 +114,22 @@ def _finding(t: dict[str, Any]) -> str:
     verdict = "ALERT" if t["p_value"] < t["level"] else "ok"
     if t["test"] == SLUG:
         run = t["run"]
-        return (f"longest run {t['statistic']} card(s) as in shoe {run['shoe']} "
-                f"p {t['p_value']:.4g} ({verdict})")  # fmt: skip
+        return (
+            f"longest run {t['statistic']} card(s) as in shoe {run['shoe']} "
+            f"p {t['p_value']:.4g} ({verdict})"
+        )
     if t["test"] == CORRELATION:
         pairs = t["pairs"]
-        return (f"successor pairs {pairs['observed']} vs {pairs['expected']:.1f} expected "
-                f"({t['against'].replace('_', ' ')}) p {t['p_value']:.4g} ({verdict})")  # fmt: skip
+        return (
+            f"successor pairs {pairs['observed']} vs {pairs['expected']:.1f} expected "
+            f"({t['against'].replace('_', ' ')}) p {t['p_value']:.4g} ({verdict})"
+        )
     suits, ranks = t["suits"], t["ranks"]
-    return (f"same-suit neighbours {suits['observed']} vs {suits['expected']:.1f}, same-rank "
-            f"{ranks['observed']} vs {ranks['expected']:.1f}, p {t['p_value']:.4g} "
-            f"({verdict})")  # fmt: skip
+    return (
+        f"same-suit neighbours {suits['observed']} vs {suits['expected']:.1f}, same-rank "
+        f"{ranks['observed']} vs {ranks['expected']:.1f}, p {t['p_value']:.4g} "
+        f"({verdict})"
+    )
 
 
 def _side(side: str | None) -> str:
@@ -127,11 +139,14 @@ def _side(side: str | None) -> str:
 def format_shuffle_report(table: str, report: dict[str, Any]) -> str:
     """The report as text for a person at a console."""
     span = f" from {report['first']} to {report['last']}" if report["first"] else ""
-    lines = [f"table {table}: {report['shoes']} shoe(s), {report['cards']} card(s) read by "
-             f"{', '.join(report['shoe_devices'])}{span}"]  # fmt: skip
+    lines = [
+        f"table {table}: {report['shoes']} shoe(s), {report['cards']} card(s) read by "
+        f"{', '.join(report['shoe_devices'])}{span}"
+    ]
     if "settings" in report:
-        used = ", ".join(f"{name} {s['value']} (from {s['from']})"
-                         for name, s in report["settings"].items())  # fmt: skip
+        used = ", ".join(
+            f"{name} {s['value']} (from {s['from']})" for name, s in report["settings"].items()
+        )
         lines.append(f"settings: {used}")
     if report.get("live") is False:
         lines.append("the shuffle tests are off in the config: the table raised no live alerts")
@@ -139,10 +154,13 @@ def format_shuffle_report(table: str, report: dict[str, Any]) -> str:
         tests = "; ".join(_finding(t) for t in shoe["tests"]) or "too few cards to test"
         lines.append(f"shoe {shoe['shoe']}{_side(shoe['side'])}, {shoe['cards']} cards: {tests}")
     for shoe in report["open"]:
-        lines.append(f"shoe {shoe['shoe']}{_side(shoe['side'])}: being dealt, "
-                     f"{shoe['cards']} cards so far")  # fmt: skip
+        lines.append(
+            f"shoe {shoe['shoe']}{_side(shoe['side'])}: being dealt, {shoe['cards']} cards so far"
+        )
     lines.append(f"alerts: {len(report['alerts'])}")
     for a in report["alerts"]:
-        lines.append(f"  {a['ts']} seq {a['seq']}: {a['test']} shoe {a['shoe']}"
-                     f"{_side(a['side'])}: {_finding(a)}")  # fmt: skip
+        lines.append(
+            f"  {a['ts']} seq {a['seq']}: {a['test']} shoe {a['shoe']}"
+            f"{_side(a['side'])}: {_finding(a)}"
+        )
     return "\n".join(lines)

@@ -44,8 +44,13 @@ def normal_upper(z: float) -> float:
 
 
 def _binomial_log_pmf(i: int, n: int, log_p: float, log_q: float) -> float:
-    return (math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p
-            + (n - i) * log_q)  # fmt: skip
+    return (
+        math.lgamma(n + 1)
+        - math.lgamma(i + 1)
+        - math.lgamma(n - i + 1)
+        + i * log_p
+        + (n - i) * log_q
+    )
 
 
 def _tail_from(i: int, n: int, p: float, step: int) -> float:
@@ -197,8 +202,9 @@ def successor_test(pairs: frozenset[tuple[str, str]], current: Sequence[str]) ->
     counts = Counter(current)
     p0 = math.fsum(counts[x] * (counts[y] - (x == y)) for x, y in pairs) / (n * (n - 1))
     observed = sum(1 for pair in itertools.pairwise(current) if pair in pairs)
-    return CountTest(observed, slots * p0, float(observed), binomial_upper(observed, slots, p0),
-                     slots)  # fmt: skip
+    return CountTest(
+        observed, slots * p0, float(observed), binomial_upper(observed, slots, p0), slots
+    )
 
 
 def adjacency_test(categories: Sequence[str]) -> CountTest:

@@ -61,8 +61,7 @@ class ShuffleSetup(Fixed):
         for name in ("level_slug", "level_correlation", "level_clumping"):
             level = getattr(self, name)
             if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
-                raise ValueError(f"{name} must be a number strictly between 0 and 1, "
-                                 f"not {level!r}")  # fmt: skip
+                raise ValueError(f"{name} must be a number strictly between 0 and 1, not {level!r}")
         for name, least in (("min_slug", 2), ("history", 1), ("min_cards", 10)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -180,8 +179,14 @@ class ShuffleWatch:
         found = self._end_tests(shoe, dealt)
         if self.summaries is not None:
             slug = self._slug(shoe) if shoe.best[0] else None
-            self.summaries.append({"shoe": shoe.number, "side": side, "cards": len(dealt.cards),
-                                   "tests": ([slug] if slug else []) + found})  # fmt: skip
+            self.summaries.append(
+                {
+                    "shoe": shoe.number,
+                    "side": side,
+                    "cards": len(dealt.cards),
+                    "tests": ([slug] if slug else []) + found,
+                }
+            )
         if dealt.cards:
             self.history.append(dealt)
             del self.history[: max(0, len(self.history) - self.setup.history)]
@@ -211,11 +216,21 @@ class ShuffleWatch:
         self.open[side] = shoe
         return shoe
 
-    def _body(self, test: str, shoe: OpenShoe, level: float, compared: list[int],
-              **found: Any) -> dict[str, Any]:  # fmt: skip
-        return {"test": test, "dof": None, "level": level, "window": len(compared),
-                "over_represented": [], "shoe": shoe.number, "side": shoe.side,
-                "cards": len(shoe.cards), "compared": compared, **found}  # fmt: skip
+    def _body(
+        self, test: str, shoe: OpenShoe, level: float, compared: list[int], **found: Any
+    ) -> dict[str, Any]:
+        return {
+            "test": test,
+            "dof": None,
+            "level": level,
+            "window": len(compared),
+            "over_represented": [],
+            "shoe": shoe.number,
+            "side": shoe.side,
+            "cards": len(shoe.cards),
+            "compared": compared,
+            **found,
+        }
 
     def _slug(self, shoe: OpenShoe) -> dict[str, Any]:
         """The slug test of the shoe's longest run so far."""
@@ -224,12 +239,22 @@ class ShuffleWatch:
             slug_expected_runs(e.cards, length, max(len(shoe.cards), len(e.cards)))
             for e in shoe.earlier.shoes
         )
-        run = {"cards": shoe.cards[at : at + length], "at": at + 1, "shoe": number,
-               "at_earlier": at_earlier + 1}  # fmt: skip
-        return self._body(SLUG, shoe, self.setup.level_slug,
-                          [e.number for e in shoe.earlier.shoes], statistic=length,
-                          p_value=slug_p_value(expected), expected_runs=expected,
-                          run=run)  # fmt: skip
+        run = {
+            "cards": shoe.cards[at : at + length],
+            "at": at + 1,
+            "shoe": number,
+            "at_earlier": at_earlier + 1,
+        }
+        return self._body(
+            SLUG,
+            shoe,
+            self.setup.level_slug,
+            [e.number for e in shoe.earlier.shoes],
+            statistic=length,
+            p_value=slug_p_value(expected),
+            expected_runs=expected,
+            run=run,
+        )
 
     def _end_tests(self, shoe: OpenShoe, dealt: DealtShoe) -> list[dict[str, Any]]:
         """The correlation and clumping tests of a shoe that ended, alerting or not."""
@@ -242,20 +267,32 @@ class ShuffleWatch:
             ("new_deck_order", NEW_DECK_PAIRS, [])
         ]
         if previous is not None and len(previous.cards) >= self.setup.min_cards:
-            against.insert(0, ("previous_shoe", successor_pairs(previous.cards),
-                               [previous.number]))  # fmt: skip
-        tests = [(successor_test(pairs, dealt.cards), name, numbers)
-                 for name, pairs, numbers in against]  # fmt: skip
+            against.insert(0, ("previous_shoe", successor_pairs(previous.cards), [previous.number]))
+        tests = [
+            (successor_test(pairs, dealt.cards), name, numbers) for name, pairs, numbers in against
+        ]
         pairs, name, numbers = min(tests, key=lambda t: t[0].p_value)
-        correlation = self._body(CORRELATION, shoe, self.setup.level_correlation, numbers,
-                                 statistic=pairs.observed,
-                                 p_value=min(1.0, len(tests) * pairs.p_value), against=name,
-                                 pairs=pairs.as_dict())  # fmt: skip
+        correlation = self._body(
+            CORRELATION,
+            shoe,
+            self.setup.level_correlation,
+            numbers,
+            statistic=pairs.observed,
+            p_value=min(1.0, len(tests) * pairs.p_value),
+            against=name,
+            pairs=pairs.as_dict(),
+        )
         suits = adjacency_test([face[1] for face in dealt.cards])
         ranks = adjacency_test([face[0] for face in dealt.cards])
         smaller = min(suits, ranks, key=lambda t: t.p_value)
-        clumping = self._body(CLUMPING, shoe, self.setup.level_clumping, [],
-                              statistic=round(smaller.statistic, 4),
-                              p_value=min(1.0, 2 * smaller.p_value), suits=suits.as_dict(),
-                              ranks=ranks.as_dict())  # fmt: skip
+        clumping = self._body(
+            CLUMPING,
+            shoe,
+            self.setup.level_clumping,
+            [],
+            statistic=round(smaller.statistic, 4),
+            p_value=min(1.0, 2 * smaller.p_value),
+            suits=suits.as_dict(),
+            ranks=ranks.as_dict(),
+        )
         return [correlation, clumping]

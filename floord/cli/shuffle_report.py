@@ -19,8 +19,9 @@ from floord.contract import parse_ts
 from floord.games.shuffle import reading_shoes, setup_of
 
 
-def table_shuffle_reports(config_path: Path, table: str | None,
-                          since: str | None) -> dict[str, dict[str, Any]]:  # fmt: skip
+def table_shuffle_reports(
+    config_path: Path, table: str | None, since: str | None
+) -> dict[str, dict[str, Any]]:
     """The `shuffle_report` of each table asked for, by table id, with `settings` (each
     setting and where it came from) and `live` (whether the table runs the tests). A
     table asked for by name whose shoe reads no cards is a ValueError."""
@@ -32,17 +33,25 @@ def table_shuffle_reports(config_path: Path, table: str | None,
         shoes = reading_shoes(configured, loaded.profiles)
         if not shoes:
             if table is not None:
-                raise ValueError(f"table {table!r} ({configured.game}) has no shoe that reads "
-                                 "the cards: no shuffle to report on")  # fmt: skip
+                raise ValueError(
+                    f"table {table!r} ({configured.game}) has no shoe that reads "
+                    "the cards: no shuffle to report on"
+                )
             continue
         settings = configured.shuffle_quality
         setup = setup_of(settings)
         events = read_shoe_events(loaded.journal_path, configured.id)
         report = shuffle_report(setup, shoes, events, start)
         fields = {name: getattr(settings, name) for name in vars(setup)}
-        report["settings"] = {name: {"value": value, "from": f"shuffle_quality.{name}"
-                                     if name in settings.model_fields_set else "default"}
-                              for name, value in fields.items()}  # fmt: skip
+        report["settings"] = {
+            name: {
+                "value": value,
+                "from": f"shuffle_quality.{name}"
+                if name in settings.model_fields_set
+                else "default",
+            }
+            for name, value in fields.items()
+        }
         report["live"] = settings.enabled and loaded.config.surveillance.enabled
         reports[configured.id] = report
     if not reports:
@@ -50,8 +59,9 @@ def table_shuffle_reports(config_path: Path, table: str | None,
     return reports
 
 
-def run_shuffle_report(config_path: Path, table: str | None, since: str | None,
-                       as_json: bool = False) -> str:  # fmt: skip
+def run_shuffle_report(
+    config_path: Path, table: str | None, since: str | None, as_json: bool = False
+) -> str:
     """Everything `floord report shuffle` does; returns the text to print. Bad input is a
     ValueError, KeyError or ConfigError for the command line to print."""
     reports = table_shuffle_reports(config_path, table, since)

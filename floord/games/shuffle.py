@@ -30,8 +30,9 @@ class ShuffleTable:
 def reading_shoes(table: GameTable, profiles: ProfileShelf) -> tuple[str, ...]:
     """The ids of the table's dealing shoes that read each card's rank and suit."""
     families = devices_by_family(table, profiles, skip_unloadable=True)
-    return tuple(device for device, profile in families.get(SHOE_FAMILY, [])
-                 if profile.reports_cards)  # fmt: skip
+    return tuple(
+        device for device, profile in families.get(SHOE_FAMILY, []) if profile.reports_cards
+    )
 
 
 def shuffle_table(table: GameTable, profiles: ProfileShelf) -> ShuffleTable | None:

@@ -18,8 +18,9 @@ from floord.profile_sources import ProfileShelf
 from floord.table.shuffle_surveillance import ShuffleSurveillance
 
 
-def shuffle_watcher(table: TableConfig, profiles: ProfileShelf, journal: Path,
-                    saved: dict[str, Any] | None) -> ShuffleSurveillance | None:  # fmt: skip
+def shuffle_watcher(
+    table: TableConfig, profiles: ProfileShelf, journal: Path, saved: dict[str, Any] | None
+) -> ShuffleSurveillance | None:
     """The table's shuffle watcher, warmed up; None when the table runs no shuffle tests
     (no shoe reads the cards, or its `shuffle_quality` is off)."""
     found = shuffle_table(table, profiles)

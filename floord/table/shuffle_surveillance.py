@@ -45,8 +45,10 @@ class ShuffleSurveillance(AlertKeeper):
         if decision.source not in self.shoes or decision.type not in SHOE_EVENTS:
             return []
         self.changes += 1
-        return [self._raise(alert, decision.round)
-                for alert in self.watch.on_event(str(decision.type), decision.data)]  # fmt: skip
+        return [
+            self._raise(alert, decision.round)
+            for alert in self.watch.on_event(str(decision.type), decision.data)
+        ]
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         return []
