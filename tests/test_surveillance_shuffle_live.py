@@ -22,6 +22,7 @@ from bench.shuffle_models import fair, new_decks
 from floord.adapters.local import Received
 from floord.cli.main import main
 from floord.cli.shuffle_report import table_shuffle_reports
+from floord.cli.status import describe_alert
 from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
@@ -163,6 +164,11 @@ def test_a_false_shuffle_alerts_live_kept_until_acknowledged_and_after_a_restart
         assert correlation["test"] == "shuffle_correlation"
         assert correlation["shoe"] == 4 and correlation["compared"] == [3]
         assert correlation["against"] == "previous_shoe"
+        assert describe_alert(correlation) == (
+            f"alert {correlation['id']} OPEN: shuffle correlation in shoe 4 after 120 cards: "
+            f"105 neighbours as in the previous shoe vs 7.09 expected; p = 1.26e-111 below "
+            f"0.001; close with ack_alert alert={correlation['id']}"
+        )
         again.deal(stack, 10)
     finally:
         again.stop()
