@@ -15,6 +15,7 @@ from floord.analytics.shuffle_stats import longest_common_run
 from floord.analytics.shuffle_watch import (
     CLUMPING,
     CORRELATION,
+    LONGEST_SHOE,
     SLUG,
     ShuffleSetup,
     ShuffleWatch,
@@ -149,3 +150,17 @@ def test_a_copy_shares_the_shoes_that_ended_and_copies_the_one_being_dealt() -> 
     assert copy.open[None].earlier is watch.open[None].earlier
     copy.on_event("shoe.card_drawn", {"card": "KD"})
     assert watch.open[None].cards == ["AS"] and copy.open[None].cards == ["AS", "KD"]
+
+
+def test_a_shoe_never_loaded_again_ends_at_the_most_cards_one_stack_holds() -> None:
+    """A continuous shuffler (or a lost `shoe.loaded`): the reads are cut into shoes."""
+    rng = random.Random(16)
+    watch = ShuffleWatch(SETUP)
+    cards = fair(new_decks(8), rng) + fair(new_decks(8), rng)
+    watch.on_event("shoe.loaded", {})
+    for card in cards[:LONGEST_SHOE]:
+        watch.on_event("shoe.card_drawn", {"card": card})
+    assert watch.shoes == 1 and len(watch.open[None].cards) == LONGEST_SHOE
+    watch.on_event("shoe.card_drawn", {"card": cards[LONGEST_SHOE]})
+    assert watch.shoes == 2 and [s.number for s in watch.history] == [1]
+    assert watch.open[None].cards == [cards[LONGEST_SHOE]]

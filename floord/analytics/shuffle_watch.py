@@ -15,10 +15,11 @@ dealt and returns the alerts three tests raise (`floord.analytics.shuffle_stats`
 - `shuffle_clumping`, when the shoe ends: neighbours of the same suit and of the same
   rank, the smaller p-value doubled (Bonferroni), so the test keeps `level_clumping`.
 
-A shoe ends when the next stack is loaded on the same side or the shoe reports itself
-empty; the end tests need `min_cards` cards read. On a double shoe each side's stacks
-are shoes of their own (numbered in one sequence); the slug test looks at the earlier
-shoes of both sides, the correlation test at the same side's last.
+A shoe ends when the next stack is loaded on the same side, the shoe reports itself
+empty, or it has read `LONGEST_SHOE` cards; the end tests need `min_cards` cards read.
+On a double shoe each side's stacks are shoes of their own (numbered in one sequence);
+the slug test looks at the earlier shoes of both sides, the correlation test at the
+same side's last.
 
 Statistics, not regulations: no rule requires these tests, so an alert cites nothing.
 """
@@ -43,6 +44,10 @@ from floord.engine.cards.card import CardError, parse_card
 from floord.engine.core.copies import Fixed
 
 SLUG, CORRELATION, CLUMPING = "shuffle_slug", "shuffle_correlation", "shuffle_clumping"
+# The most cards one stack holds (eight decks, the most any game's rules allow): a shoe
+# that reads more without a new stack loaded (a continuous shuffler, a lost `shoe.loaded`)
+# is not one stack, so it ends there and a new shoe begins.
+LONGEST_SHOE = 8 * 52
 LOADED, DRAWN, EMPTY = EventType.SHOE_LOADED, EventType.SHOE_CARD_DRAWN, EventType.SHOE_EMPTY
 
 
@@ -194,19 +199,24 @@ class ShuffleWatch:
 
     def drawn(self, side: str | None, card: Any) -> list[dict[str, Any]]:
         """A card read as dealt (None, or text that is no card: not counted, the engine
-        reports it). Returns the slug alert it raises, if any."""
+        reports it). Returns the slug alert it raises, if any, after the end tests of
+        a shoe that reached `LONGEST_SHOE` cards without a new stack."""
         try:
             face = parse_card(card)
         except CardError:
             return []
+        alerts: list[dict[str, Any]] = []
         shoe = self.open.get(side) or self._begin(side)
+        if len(shoe.cards) >= LONGEST_SHOE:
+            alerts = self.empty(side)
+            shoe = self._begin(side)
         if not shoe.add(face) or shoe.slug_raised or shoe.best[0] < self.setup.min_slug:
-            return []
+            return alerts
         found = self._slug(shoe)
         if found["p_value"] >= found["level"]:
-            return []
+            return alerts
         shoe.slug_raised = True
-        return [found]
+        return [*alerts, found]
 
     # ----- the tests --------------------------------------------------------------
 
