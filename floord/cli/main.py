@@ -142,6 +142,11 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
                       help="rolls per shooter" + live % "shooter_window")  # fmt: skip
     dice.add_argument("--shooter-bins", type=int,
                       help="runs of totals, 0: off" + live % "shooter_bins")  # fmt: skip
+    shuffle = what.add_parser("shuffle", help="shuffle quality from the card-recognition shoe")
+    shuffle.add_argument("-c", "--config", required=True, type=Path)
+    shuffle.add_argument("--table", help="one table (default: every table whose shoe reads)")
+    shuffle.add_argument("--since", help="only shoes and alerts at or after this ISO 8601 time")
+    shuffle.add_argument("--json", action="store_true", help="the report as JSON")
     if verb in sub.choices:
         modules: list[str] = []
     elif verb in EXTENSIONS:
@@ -300,10 +305,13 @@ def _demo(ns: argparse.Namespace) -> int:
 def _report(ns: argparse.Namespace) -> int:
     from floord.cli.dice_report import run_dice_report
     from floord.cli.report import run_wheel_report
+    from floord.cli.shuffle_report import run_shuffle_report
     from floord.config.load import ConfigError
 
     try:
-        if ns.report == "dice":
+        if ns.report == "shuffle":
+            text = run_shuffle_report(ns.config, ns.table, ns.since, ns.json)
+        elif ns.report == "dice":
             text = run_dice_report(ns.config, ns.table, ns.since,
                                    {"window": ns.window, "level": ns.level,
                                     "shooter_window": ns.shooter_window,

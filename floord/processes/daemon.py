@@ -39,6 +39,7 @@ from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
 from floord.processes.driver_record import driver_record
+from floord.processes.shuffle_start import shuffle_watcher
 from floord.profiles import DeviceProfile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
@@ -240,7 +241,7 @@ class Daemon:
         )
 
     def _surveillance(self, table: TableConfig) -> AlertKeeper | None:
-        """The live wheel- or dice-integrity tests of a wheel or Craps table, their
+        """The live wheel-, dice-integrity or shuffle tests of a table, their
         windows refilled from the journal and their open alerts restored from the last
         snapshot."""
         settings = self.loaded.config.surveillance
@@ -248,6 +249,9 @@ class Daemon:
             return None
         saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
         journal = self.loaded.journal_path
+        shuffle = shuffle_watcher(table, self.loaded.profiles, journal, saved)
+        if shuffle is not None:
+            return shuffle
         dice = registry.dice_setup(table, settings)
         if dice is not None:
             dice_watcher = DiceSurveillance(dice, saved)
