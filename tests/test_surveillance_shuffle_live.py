@@ -189,6 +189,23 @@ def test_a_false_shuffle_alerts_live_kept_until_acknowledged_and_after_a_restart
     assert json.loads(capsys.readouterr().out)[TABLE]["alerts"][0]["test"] == "shuffle_slug"
 
 
+def test_new_decks_dealt_in_box_order_alert_clumping_live(tmp_path: Path) -> None:
+    # Decks straight from the box, barely touched: suits and ranks sit together, so the
+    # shoe's end raises the clumping test beside the correlation with the box order.
+    table = LiveBaccarat(write_config(tmp_path))
+    try:
+        stack = new_decks(8)
+        table.load(stack)
+        table.deal(stack, DEALT)
+        table.load(fair(stack, random.Random(7)))
+        tests = {alert["test"]: alert for alert in table.runner.state()["alerts"]}
+        clumping = tests["shuffle_clumping"]
+        assert clumping["shoe"] == 1 and clumping["p_value"] < 0.001
+        assert set(clumping["suits"]) == set(clumping["ranks"]) and clumping["suits"]
+    finally:
+        table.stop()
+
+
 def test_a_shoe_that_only_counts_runs_no_shuffle_tests(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
