@@ -25,6 +25,7 @@ UNITS = [
     "floord.service",
     "floord-adapter@.service",
     "floord-sim@.service",
+    "floord-web.service",
     "floord-archive.service",
 ]
 DEVICE_UNITS = ["floord.service", "floord-adapter@.service"]
