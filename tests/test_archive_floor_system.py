@@ -152,3 +152,32 @@ async def _tampering(url: str, tmp_path: Path, database: str | Path) -> None:
     rows = {seq: h for seq, h, _ in read_archive(database)[(site, "RL-01", 0)]}
     assert rows[2] == record[1]["hash"] and rows[4] == record[3]["hash"]
     assert read_gaps(database) == [(site, "RL-01/devices/wheel", 3, 4, False)]
+
+
+@requires_postgres
+def test_check_on_postgresql_reads_and_writes_nothing(
+    postgres: Postgres, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from floord.archive.postgres import PostgresStore
+    from floord.cli.main import main
+
+    url = postgres.new_database()
+    config = write_archive_config(tmp_path, "mqtt://127.0.0.1:1", database=url)
+    assert main(["archive", "-c", str(config), "--check"]) == 0
+    assert "at schema version 0 (this floord's: 1), 0 events held" in capsys.readouterr().out
+    assert read_archive(url) == {} and _tables(url) == []
+    PostgresStore(url).migrate()
+    assert main(["archive", "-c", str(config), "--check"]) == 0
+    assert "at schema version 1" in capsys.readouterr().out
+    down = write_archive_config(tmp_path, "mqtt://127.0.0.1:1", database=url + "_gone")
+    assert main(["archive", "-c", str(down), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be reached" in err, err
+
+
+def _tables(url: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(url) as db:
+        rows = db.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+    return [r[0] for r in rows]

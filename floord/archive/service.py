@@ -58,7 +58,7 @@ def check(loaded: LoadedArchive) -> str:
         return f"archive config ok: a new SQLite archive {loaded.sqlite_path} will be made"
     store = store_opener(loaded, read_only=loaded.config.database is None)()
     try:
-        version = store.version() if loaded.config.database is not None else _sqlite_version(store)
+        version = store.read_version()
         if version > VERSION:
             raise SchemaTooNew(
                 f"the archive database {store.where} is at schema version {version}, newer "
@@ -70,14 +70,6 @@ def check(loaded: LoadedArchive) -> str:
         )
     finally:
         store.close()
-
-
-def _sqlite_version(store: Store) -> int:
-    """A read-only SQLite file's version, without creating the version table."""
-    try:
-        return store.version()
-    except ArchiveDatabaseError:
-        return 0
 
 
 @dataclass

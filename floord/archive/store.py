@@ -90,6 +90,18 @@ class Store(ABC):
         found = rows[0][0] if rows else None
         return int(found) if found is not None else 0
 
+    def read_version(self) -> int:
+        """The schema version without creating anything (0: no archive tables yet), for
+        `--check`, which writes nothing."""
+        try:
+            rows = self._execute("SELECT max(version) FROM archive_schema")
+        except ArchiveDatabaseError:
+            self._rollback()
+            return 0
+        self._rollback()
+        found = rows[0][0] if rows else None
+        return int(found) if found is not None else 0
+
     def migrate(self) -> int:
         """Bring the schema up to `VERSION`, each step in one transaction; the version
         it was at. A database of a newer archive is refused."""
