@@ -114,3 +114,47 @@ def test_archive_on_postgresql_survives_sigkill_a_database_restart_and_a_broker_
         _archive_through_faults(tmp_path, broker, pg.new_database(), pg)
     finally:
         pg.close()
+
+
+def test_a_device_stream_is_whole_after_a_sigkill_mid_stream(broker, tmp_path: Path) -> None:
+    """The archive acknowledges an event only once it is stored: what it had taken and
+    not committed when it was killed, the broker sends again to its persistent session,
+    so even a device stream (no replay for the archive) loses nothing."""
+    from archive_support import FakeBox, chained
+
+    wheel = chained(SITE, "RL-01/devices/wheel", "RL-01", 600)
+    database = tmp_path / "archive.db"
+    config = write_archive_config(tmp_path, broker.url, batch={"events": 100, "ms": 500})
+    archive = start_archive(config)
+
+    def held() -> list[int]:
+        rows = read_archive(database).get((SITE, "RL-01/devices/wheel", 0), [])
+        return [s for s, _, _ in rows]
+
+    async def run() -> None:
+        nonlocal archive
+        await wait_until(lambda: read_archive(database) is not None and database.exists(), 20, "db")
+        async with FakeBox(broker.url, SITE, "RL-01", []) as box:
+            topic = box.topics.device_events("wheel")
+            await asyncio.sleep(1.0)  # the archive's session is subscribed
+
+            async def publish() -> None:
+                for body in wheel:
+                    await box.send_raw(topic, body)
+                    await asyncio.sleep(0.003)
+
+            publishing = asyncio.create_task(publish())
+            await wait_until(lambda: len(held()) >= 150, 20, "the first events stored")
+            archive.kill()  # SIGKILL mid-stream: some taken, not yet committed
+            lost_then = held()
+            await publishing
+            archive = start_archive(config)
+            await wait_until(lambda: held() == list(range(1, 601)), 30, "the stream whole")
+            assert lost_then[-1] < 600
+
+    try:
+        asyncio.run(run())
+    finally:
+        code = archive.terminate()
+    assert code == 0, archive.stderr_tail()
+    assert read_gaps(database) == [] and read_breaks(database) == []

@@ -64,6 +64,8 @@ class Arrival:
     body: dict[str, Any] = field(repr=False, compare=False)
     # When it was read from the socket (time.monotonic): the lag to its row is measured.
     received: float = field(default_factory=time.monotonic, compare=False)
+    # (connection, mid) of a QoS 1 message acknowledged only once it is stored.
+    ack: tuple[int, int] | None = field(default=None, compare=False)
 
 
 def where(prefix: str, topic: str) -> Where | None:
@@ -91,7 +93,7 @@ def _text_or_null(body: dict[str, Any], key: str) -> str | None:
     return value
 
 
-def read_arrival(at: Where, raw: bytes) -> Arrival:
+def read_arrival(at: Where, raw: bytes, ack: tuple[int, int] | None = None) -> Arrival:
     """The envelope `raw` as an `Arrival` of the stream `at` names; ValueError says why not."""
     body = parse_json(raw, max_bytes=MAX_EVENT_BYTES)
     if not isinstance(body, dict):
@@ -134,4 +136,5 @@ def read_arrival(at: Where, raw: bytes) -> Arrival:
         prev=prev,
         body_text=raw.decode("utf-8"),
         body=body,
+        ack=ack,
     )

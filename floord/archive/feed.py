@@ -16,6 +16,7 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +30,7 @@ from floord.contract import Topics
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
+from floord.mqtt.paho_hooks import manual_acks
 from floord.mqtt.session import SessionLoop
 from floord.operator.commands import build_command
 from floord.untrusted import parse_json
@@ -64,6 +66,11 @@ class ArchiveFeed:
         self.dropped = 0
         self.replays_sent = 0
         self.connected = False
+        # The connection's number and its acknowledgement of a stored message.
+        self._connection = 0
+        self._ack: Callable[[int], object] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        writer.on_stored = self._stored
         self._session = SessionLoop(
             make_client=self._client,
             serve=self._serve,
@@ -102,6 +109,11 @@ class ArchiveFeed:
         self._session.stop()
 
     async def _serve(self, client: aiomqtt.Client) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._connection += 1
+        # Each event is acknowledged once committed: one the archive had not stored when
+        # it stopped (or was killed) the broker sends again to its persistent session.
+        self._ack = manual_acks(client)
         await subscribe_checked(client, self._topics, timeout=SUBSCRIBE_TIMEOUT_S)
         self.connected = True
         await run_session(
@@ -117,22 +129,42 @@ class ArchiveFeed:
             topic = str(message.topic)
             payload = message.payload
             raw = payload if isinstance(payload, bytes) else str(payload or "").encode()
-            self.take(topic, raw)
+            ack = self._ack if message.qos == 1 else None
+            token = (self._connection, message.mid) if ack is not None else None
+            if not self.take(topic, raw, token) and ack is not None:
+                ack(message.mid)  # not an event: nothing to store first
         raise aiomqtt.MqttError("the broker ended the message stream")
 
-    def take(self, topic: str, raw: bytes) -> None:
-        """One message of the floor: an event to the writer, a state's head, an answer."""
+    def take(self, topic: str, raw: bytes, ack: tuple[int, int] | None = None) -> bool:
+        """One message of the floor: an event to the writer (True: the writer will
+        acknowledge it once stored), a state's head, an answer."""
         at = where(self._prefix, topic)
         if at is not None:
             try:
-                self._writer.put(read_arrival(at, raw))
+                self._writer.put(read_arrival(at, raw, ack))
             except ValueError as exc:
                 self._drop(topic, str(exc))
-            return
+                return False
+            return ack is not None
         if topic.endswith("/state"):
             self._state(topic, raw)
         elif topic.endswith("/cmd/result"):
             self._answer(topic, raw)
+        return False
+
+    def _stored(self, tokens: list[tuple[int, int]]) -> None:
+        """From the writer's thread: these messages are stored; acknowledge them on the
+        loop (those of a connection since lost the broker sends again: duplicates)."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._acknowledge, tokens)
+
+    def _acknowledge(self, tokens: list[tuple[int, int]]) -> None:
+        ack = self._ack
+        if ack is None:
+            return
+        for connection, mid in tokens:
+            if connection == self._connection:
+                ack(mid)
 
     def _state(self, topic: str, raw: bytes) -> None:
         parts = topic[len(self._prefix) + 1 :].split("/")

@@ -38,6 +38,9 @@ LAG_WINDOW = 10_000
 TAIL_GRACE_S = 1.0
 # The longest the writer waits for an event before it looks at the owed heads again.
 IDLE_S = 0.5
+# A batch closes when no event came for this long: under a broker's bound on the messages
+# in flight to the archive (each acknowledged once stored) the next ones wait for it.
+IDLE_CLOSE_S = 0.02
 # The most one commit takes: what is already waiting when a batch closes goes with it,
 # so a backlog (a slow disk, a database back after a restart) is taken in big commits
 # instead of growing behind small ones.
@@ -92,6 +95,8 @@ class ArchiveWriter:
         # How long each of the latest commits took (the database's side of the lag).
         self.commits: deque[float] = deque(maxlen=1000)
         self.down_since: float | None = None
+        # Told (from this thread) the acknowledgements of the messages a commit stored.
+        self.on_stored: Callable[[list[tuple[int, int]]], None] | None = None
 
     def open(self) -> Store:
         """Open the database, migrate it and load the ledger (blocking: call before the
@@ -147,6 +152,7 @@ class ArchiveWriter:
                 batch = self._judge(items)
                 if items or batch.writes:
                     self._commit(batch)
+                    self._stored(items)
         except BaseException as exc:
             self.failure = exc
             log.error("archive writer failed", error=str(exc) or type(exc).__name__)
@@ -163,7 +169,11 @@ class ArchiveWriter:
         while len(items) < self._batch_events:
             wait = deadline - time.monotonic()
             try:
-                item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
+                item = (
+                    self._queue.get(timeout=min(wait, IDLE_CLOSE_S))
+                    if wait > 0
+                    else self._queue.get_nowait()
+                )
             except queue.Empty:
                 break
             if item is _STOP:
@@ -228,6 +238,13 @@ class ArchiveWriter:
         self._publish()
         if self._on_commit is not None:
             self._on_commit()
+
+    def _stored(self, items: list[Arrival | Tail]) -> None:
+        """The messages of a committed batch may be acknowledged now: stored, dropped as
+        held, or recorded as a break."""
+        tokens = [i.ack for i in items if isinstance(i, Arrival) and i.ack is not None]
+        if tokens and self.on_stored is not None:
+            self.on_stored(tokens)
 
     def _say(self, batch: Batch) -> None:
         """One line per gap opened, epoch started and break found."""
