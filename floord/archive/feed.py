@@ -55,6 +55,7 @@ class ArchiveFeed:
         topics: list[str],
         planner: ReplayPlanner,
         signer: tuple[str, bytes] | None,
+        ack_when_stored: bool = True,
     ) -> None:
         self._writer = writer
         self._broker = broker
@@ -69,6 +70,7 @@ class ArchiveFeed:
         # The connection's number and its acknowledgement of a stored message.
         self._connection = 0
         self._ack: Callable[[int], object] | None = None
+        self._ack_when_stored = ack_when_stored
         self._loop: asyncio.AbstractEventLoop | None = None
         writer.on_stored = self._stored
         self._session = SessionLoop(
@@ -113,7 +115,7 @@ class ArchiveFeed:
         self._connection += 1
         # Each event is acknowledged once committed: one the archive had not stored when
         # it stopped (or was killed) the broker sends again to its persistent session.
-        self._ack = manual_acks(client)
+        self._ack = manual_acks(client) if self._ack_when_stored else None
         await subscribe_checked(client, self._topics, timeout=SUBSCRIBE_TIMEOUT_S)
         self.connected = True
         await run_session(

@@ -105,6 +105,7 @@ class Archive:
                 max_outstanding=cfg.replay.max_outstanding,
             ),
             signer=(cfg.operator.id, key) if key is not None else None,
+            ack_when_stored=cfg.acknowledge == "stored",
         )
         return cls(writer, feed)
 

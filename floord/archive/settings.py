@@ -7,6 +7,7 @@
     sqlite: archive.db           # the file when no `database` is given
     operator: {id: ARCHIVE-1, key_file: archive.key}   # signs the replay requests
     client_id: floord-archive    # the persistent MQTT session the broker keeps
+    acknowledge: stored          # PUBACK once committed (or `received`)
     batch: {events: 100, ms: 200}
     replay: {grace_s: 1.0, retry_s: 10.0, max_outstanding: 16}
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator
@@ -70,6 +71,10 @@ class ArchiveConfig(StrictModel):
     sqlite: Path = Path("archive.db")
     operator: SignerConfig
     client_id: str = "floord-archive"
+    # `stored`: each event acknowledged to the broker once committed (nothing taken is
+    # lost to a crash); `received`: at receipt, for a broker that holds its other
+    # clients back while one acknowledges (the demo's embedded amqtt).
+    acknowledge: Literal["stored", "received"] = "stored"
     batch: BatchConfig = BatchConfig()
     replay: ReplayConfig = ReplayConfig()
 

@@ -287,7 +287,7 @@ async def run_demo(
                 )
                 loaded = load_config(config)
                 # The archive first: it takes the floor's records from their first event.
-                archive = DemoArchive(Path(tmp), url, SITE)
+                archive = DemoArchive(Path(tmp), url, SITE, embedded="embedded" in what)
                 archive.start()
                 daemon = await Daemon.open(loaded)
                 web_text = unavailable()
