@@ -99,8 +99,17 @@ def test_a_constant_measurement_gets_the_narrowest_envelope_not_none() -> None:
     test = Envelope("rotor_speed", 20, 6.0, 0.1)
     for _ in range(20):
         test.add(17.2)
-    assert test.add(18.0) == []  # within 10 % of the median
     assert test.add(19.5)[0]["z"] is None  # no spread at all: no z, the alert all the same
+    assert test.add(17.2) == [] and test.add(18.0) == []  # within 10 % of the median
+
+
+def test_a_count_mostly_the_same_falls_back_to_the_mean_absolute_deviation() -> None:
+    test = Envelope("ball_revolutions", 20, 6.0, 0.1)
+    for v in [12] * 11 + [11, 13] * 4 + [14]:  # the median deviation is 0
+        test.add(v)
+    assert test.bounds() is not None and test.bounds()[1] > 0
+    assert test.add(15) == [] and test.add(9) == []  # a lap or three off: inside
+    assert test.add(24) != []
 
 
 def test_the_drop_zone_test_alerts_on_a_wheel_that_drops_in_one_zone() -> None:

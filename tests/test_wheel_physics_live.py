@@ -52,12 +52,12 @@ class ClockedWheel(LiveWheel):
         super().__init__(config)
         self.now = now
 
-    def device(self, etype: str, data: dict[str, Any]) -> None:
-        self.now += timedelta(seconds=0.5)
+    def device(self, etype: str, data: dict[str, Any], after: float = 0.5) -> None:
+        self.now += timedelta(seconds=after)
         take(self.runner, Received("wheel", DeviceEvent(EventType(etype), data), self.now, 0))
 
     def play(self, spin: int, s: dict[str, Any]) -> None:
-        self.now += timedelta(seconds=s["interval"] - 0.5 * (5 + s["revolutions"]))
+        self.now += timedelta(seconds=max(0.0, s["interval"] - 2.5 - s["lap_s"] * s["revolutions"]))
         rotor = s["rotor"]
         ball = "ccw" if rotor == "cw" else "cw"
         self.device(
@@ -75,7 +75,8 @@ class ClockedWheel(LiveWheel):
             },
         )
         for n in range(1, s["revolutions"] + 1):
-            self.device(EventType.WHEEL_BALL_REVOLUTIONS, {"spin": spin, "count": n})
+            laps = {"spin": spin, "count": n}
+            self.device(EventType.WHEEL_BALL_REVOLUTIONS, laps, after=s["lap_s"])
         self.device(EventType.WHEEL_NO_MORE_BETS, {"spin": spin})
         self.device(
             EventType.WHEEL_NUMBER, {"spin": spin, "number": s["number"], "origin": "sensor"}
@@ -93,6 +94,8 @@ def _spins(rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
         ("fair", 20),
         ("slow rotor", 1),
         ("fair", 10),
+        ("fast ball", 1),
+        ("fair", 5),
         ("drop zone", 90),
     ]
     spins, n = [], 0
@@ -106,6 +109,7 @@ def _spins(rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
                 "rotor": "cw" if n % 2 or phase == "one way" else "ccw",
                 "rpm": 9.0 if phase == "slow rotor" else round(rng.gauss(17.2, 0.4), 1),
                 "revolutions": 30 if phase == "hard ball" else max(4, round(rng.gauss(12, 1))),
+                "lap_s": 0.4 if phase == "fast ball" else rng.gauss(0.8, 0.03),
                 "release": ORDER[release],
                 "number": ORDER[(release + distance) % 37],
             }
@@ -150,13 +154,14 @@ def test_pace_and_spin_physics_alerts_fire_live_and_the_report_replays_them(
     live = _live(tmp_path / "journal.db")
     # One alert per crafted stretch, in order, and none in the fair ones: the fast
     # dealer's pace (the table's and the dealer's), the rotor turning cw twice, the hard
-    # ball, the slow rotor, then the drop zone.
+    # ball, the slow rotor, the fast ball, then the drop zone.
     assert [(a["test"], a["dealer"]) for a in live] == [
         ("pace", None),
         ("pace", DEALER),
         ("rotor_direction", None),
         ("ball_revolutions", None),
         ("rotor_speed", None),
+        ("ball_speed", None),
         ("drop_zone", None),
     ]
     report = table_report(config, "RL-01", None)

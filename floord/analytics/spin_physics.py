@@ -13,11 +13,16 @@ carry its measurement:
   is floord's policy (a table setting, off for a wheel that turns one way by design).
   Only results of consecutive games are compared (spin numbers one apart): a void or
   a gap in between may have turned the rotor in either direction.
-- `rotor_speed` and `ball_revolutions`: the spin's measurement against an envelope
+- `rotor_speed`, `ball_revolutions` and `ball_speed` (a kit's laps over the time
+  between the first and the last, `floord.engine.roulette.ball_speed`; off with
+  `ball_speed: false` for a kit whose link delays its frames): the spin's measurement
+  against an envelope
   learned on the wheel itself, the median of its last `envelope_spins` spins plus or
   minus `envelope_k` robust standard deviations (1.4826 times the median absolute
-  deviation), never narrower than `envelope_min` of the median. A ball spun much too hard
-  laps the track many more times; a rotor far off its usual speed is a wheel to look at.
+  deviation; 1.2533 times the mean absolute deviation when over half the spins measured
+  the same, as a lap count often does), never narrower than `envelope_min` of the
+  median. A ball spun much too hard laps the track many more times, and faster; a
+  rotor far off its usual speed is a wheel to look at.
 - `drop_zone`: the clockwise distance in pockets from the release pocket to the result,
   over the wheel's last `drop_zone_window` spins (all dealers together), in
   `drop_zone_bins` arcs, against uniform (Pearson chi-square, as the dealer signature
@@ -41,6 +46,7 @@ from floord.engine.core.copies import Fixed
 
 SS2_LAST = 256  # an SS2's game counter runs 1 to 256, then wraps
 MAD_TO_SD = 1.4826  # the median absolute deviation of a normal sample, times this, is its sd
+MEAN_AD_TO_SD = 1.2533  # and its mean absolute deviation, times this
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class SpinSettings(Fixed):
     envelope_min: float = 0.1  # the narrowest half-width, a fraction of the median
     drop_zone_window: int = 300
     drop_zone_bins: int = 8  # 0: off
+    ball_speed: bool = True  # the envelope of the ball's speed (a kit's lap times)
 
     def __post_init__(self) -> None:
         if self.rotor_run == 1 or not 0 <= self.rotor_run <= 100:
@@ -118,7 +125,10 @@ class Envelope:
         if len(self._recent) < self.spins:
             return None
         mid = median(self._sorted)
-        scale = MAD_TO_SD * median(abs(v - mid) for v in self._sorted)
+        deviations = [abs(v - mid) for v in self._sorted]
+        scale = MAD_TO_SD * median(deviations)
+        if scale == 0:  # over half the spins measured the same (a count, a rounded speed)
+            scale = MEAN_AD_TO_SD * sum(deviations) / len(deviations)
         half = max(self.k * scale, self.least * abs(mid))
         return mid, scale, mid - half, mid + half
 

@@ -37,6 +37,7 @@ class SpinRecord(Fixed):
     rotor_rpm: float | None = None
     ball_revolutions: int | None = None
     release: str | None = None
+    ball_rps: float | None = None
 
 
 def _text(value: Any) -> str | None:
@@ -64,6 +65,7 @@ def spin_record(data: dict[str, Any], ts: str) -> SpinRecord:
         rotor_rpm=_number(data.get("rotor_rpm")),
         ball_revolutions=_count(data.get("ball_revolutions")),
         release=_text(data.get("release_pocket")),
+        ball_rps=_number(data.get("ball_rps")),
     )
 
 
@@ -87,10 +89,10 @@ class WheelPhysics:
             if spin.rotor_run:
                 self.rotor = RotorAlternation(spin.rotor_run)
             if spin.envelope_spins:
-                for field, test in (
-                    ("rotor_rpm", "rotor_speed"),
-                    ("ball_revolutions", "ball_revolutions"),
-                ):
+                measured = [("rotor_rpm", "rotor_speed"), ("ball_revolutions", "ball_revolutions")]
+                if spin.ball_speed:
+                    measured.append(("ball_rps", "ball_speed"))
+                for field, test in measured:
                     envelope = Envelope(
                         test, spin.envelope_spins, spin.envelope_k, spin.envelope_min
                     )

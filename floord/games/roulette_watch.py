@@ -44,6 +44,7 @@ class SpinPhysicsConfig(StrictModel):
     envelope_min: float = Field(default=SpinSettings.envelope_min, ge=0, lt=1)
     drop_zone_window: int = Field(default=SpinSettings.drop_zone_window, ge=40, le=100_000)
     drop_zone_bins: int = Field(default=SpinSettings.drop_zone_bins, ge=0, le=37)
+    ball_speed: bool = SpinSettings.ball_speed
 
     @model_validator(mode="after")
     def _sizes(self) -> SpinPhysicsConfig:
@@ -74,4 +75,5 @@ class SpinPhysicsConfig(StrictModel):
             self.envelope_min,
             self.drop_zone_window,
             self.drop_zone_bins,
+            self.ball_speed,
         )
