@@ -117,6 +117,11 @@ def _table_lines(table: TableStatus, box: BoxStatus) -> list[str]:
 def describe_alert(alert: dict[str, Any]) -> str:
     """One open surveillance alert, and what closes it (`ack_alert`, from a supervisor or
     security); numbers to three significant digits."""
+    if isinstance(alert.get("summary"), str):  # pace and spin physics: no p-value
+        return (
+            f"alert {alert.get('id')} OPEN: {alert.get('test')} test: {alert['summary']}; "
+            f"close with ack_alert alert={alert.get('id')}"
+        )
     who = f" for dealer {alert['dealer']}" if alert.get("dealer") else ""
     at = f", at result {alert['spins']}" if alert.get("spins") else ""
     cells = alert.get("over_represented")
