@@ -25,6 +25,7 @@ from test_journal_disk_full import table_events
 from floord.adapters.local import Received
 from floord.cli.main import main
 from floord.cli.report import table_report
+from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.events import DeviceEvent
@@ -173,4 +174,17 @@ def test_pace_and_spin_physics_alerts_fire_live_and_the_report_replays_them(
     assert main(["report", "wheel", "-c", str(config), "--table", "RL-01"]) == 0
     out = capsys.readouterr().out
     assert f"pace and spin physics: {len(live)} alert(s)" in out
+    assert "pace: low 45.0, high 110.0, window 10, break_s 300.0" in out
     assert "rotor_direction: the rotor turned cw in 2 consecutive games" in out
+
+
+def test_a_bad_band_or_run_is_refused_naming_the_file_and_the_key(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "mqtt://127.0.0.1:1", "/dev/null")
+    raw = yaml.safe_load(config.read_text())
+    raw["tables"][0] |= {"pace": {"low": 100, "high": 50}, "spin_physics": {"rotor_run": 1}}
+    config.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    text = str(refused.value)
+    assert f"{config}: tables.0.pace: low (100) must be below high (50)" in text
+    assert f"{config}: tables.0.spin_physics: rotor_run: 0 (off) or 2 or more" in text

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -151,6 +151,10 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         "dealer_signature": dealer_report(setup.kind, setup.order, setup.dealer_window,
                                           setup.level, setup.dealer_bins, results)
         if setup.kind != BIG_SIX else None,
+        "physics_settings": {
+            "pace": None if setup.pace is None else asdict(setup.pace),
+            "spin_physics": None if setup.spin is None else asdict(setup.spin),
+        },
         "physics_alerts": physics_report(physics, results),
     }  # fmt: skip
 
@@ -192,6 +196,9 @@ def format_report(table: str, report: dict[str, Any]) -> str:
     if report.get("dealer_signature") is not None:
         lines.extend(format_dealer_report(report["dealer_signature"]))
     physics = report.get("physics_alerts") or []
+    for name, tuned in (report.get("physics_settings") or {}).items():
+        used = "off" if tuned is None else ", ".join(f"{k} {v}" for k, v in tuned.items())
+        lines.append(f"{name}: {used}")
     lines.append(f"pace and spin physics: {len(physics)} alert(s)")
     lines.extend(f"  {a['ts']} seq {a['seq']}: {a['test']}: {a['summary']}" for a in physics)
     return "\n".join(lines)
