@@ -24,6 +24,16 @@ from floord.analytics.spin_physics import (
 from floord.contract import parse_ts
 from floord.engine.core.copies import Fixed
 
+# Every surveillance alert has the chi-square tests' fields (`docs/contract.md`); a test
+# that is not one has them null, not made up.
+CHI_SQUARE_KEYS: dict[str, Any] = {
+    "dof": None,
+    "p_value": None,
+    "level": None,
+    "window": None,
+    "over_represented": [],
+}
+
 
 @dataclass(frozen=True)
 class SpinRecord(Fixed):
@@ -113,7 +123,9 @@ class WheelPhysics:
             alerts += envelope.add(getattr(record, field))
         if self.drop_zone is not None:
             alerts += self.drop_zone.add(record.release, record.result)
-        return [{**alert, "wheel": self.kind, "at": record.at} for alert in alerts]
+        return [
+            {**CHI_SQUARE_KEYS, **alert, "wheel": self.kind, "at": record.at} for alert in alerts
+        ]
 
 
 def physics_report(physics: WheelPhysics, results: Sequence[Any]) -> list[dict[str, Any]]:
