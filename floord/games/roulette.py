@@ -62,12 +62,19 @@ def _wheel_setup(
     dealer_bins: int,
 ) -> WheelSetup:
     kind = table.rules.wheel
-    return WheelSetup(kind, tuple(roulette_order(kind)), window, level,
-                      8 if sectors is None else sectors,
-                      dealer_window=dealer_window, dealer_bins=dealer_bins,
-                      pace=table.pace.settings() if table.pace is not None else None,
-                      spin=table.spin_physics.settings()
-                      if table.spin_physics is not None else None)  # fmt: skip
+    pace = table.pace.settings() if table.pace is not None else None
+    spin = table.spin_physics.settings() if table.spin_physics is not None else None
+    return WheelSetup(
+        kind,
+        tuple(roulette_order(kind)),
+        window,
+        level,
+        8 if sectors is None else sectors,
+        dealer_window=dealer_window,
+        dealer_bins=dealer_bins,
+        pace=pace,
+        spin=spin,
+    )
 
 
 DEFINITION = GameDefinition(
