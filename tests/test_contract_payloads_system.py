@@ -42,6 +42,8 @@ SCENARIOS = [
     "test_commands.py",
     "test_surveillance_live.py",
     "test_surveillance_dice_live.py",
+    # A card-recognition shoe's shuffle tests: the shuffle alerts' fields.
+    "test_surveillance_shuffle_live.py",
     # Pace and spin physics alerts, every kind: their own fields.
     "test_wheel_physics_live.py",
     "test_adapter_events.py",
