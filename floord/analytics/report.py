@@ -12,13 +12,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from floord.analytics.dealer_report import dealer_report, format_dealer_report
+from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
+from floord.analytics.spin_physics import SpinSettings
+from floord.analytics.wheel_physics import SpinRecord, WheelPhysics, physics_report, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
 from floord.engine.core.copies import Fixed
@@ -38,6 +41,7 @@ class WheelResult:
     position: int | None
     dealer: str | None = None  # Roulette: the dealer signed in (`dealer_in`), if any
     release: str | None = None  # Roulette: the release pocket, from a kit with an encoder
+    spin: SpinRecord | None = None  # Roulette: what the pace and spin physics tests read
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,9 @@ class WheelSetup(Fixed):
     # The dealer signature test (Roulette only; 0 bins: off).
     dealer_window: int = 300
     dealer_bins: int = 0
+    # The pace and spin physics tests of a Roulette wheel (None: off).
+    pace: PaceSettings | None = None
+    spin: SpinSettings | None = None
 
 
 def read_results(journal: Path, table: str, since: datetime | None) -> list[WheelResult]:
@@ -83,6 +90,7 @@ def read_results(journal: Path, table: str, since: datetime | None) -> list[Whee
                         None,
                         dealer if isinstance(dealer, str) else None,
                         release if isinstance(release, str) else None,
+                        spin_record(data, ts),
                     )
                 )
             else:
@@ -124,6 +132,7 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         position = r.position if setup.kind == BIG_SIX and setup.sectors else None
         for alert in watch.add(r.result, position=position):
             alerts.append({**alert, "seq": r.seq, "ts": r.ts})
+    physics = WheelPhysics(setup.kind, setup.order, setup.level, setup.pace, setup.spin)
     return {
         "kind": setup.kind,
         "results": n,
@@ -142,6 +151,11 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         "dealer_signature": dealer_report(setup.kind, setup.order, setup.dealer_window,
                                           setup.level, setup.dealer_bins, results)
         if setup.kind != BIG_SIX else None,
+        "physics_settings": {
+            "pace": None if setup.pace is None else asdict(setup.pace),
+            "spin_physics": None if setup.spin is None else asdict(setup.spin),
+        },
+        "physics_alerts": physics_report(physics, results),
     }  # fmt: skip
 
 
@@ -181,4 +195,10 @@ def format_report(table: str, report: dict[str, Any]) -> str:
                      f"over-represented {[c['label'] for c in a['over_represented']]}")  # fmt: skip
     if report.get("dealer_signature") is not None:
         lines.extend(format_dealer_report(report["dealer_signature"]))
+    physics = report.get("physics_alerts") or []
+    for name, tuned in (report.get("physics_settings") or {}).items():
+        used = "off" if tuned is None else ", ".join(f"{k} {v}" for k, v in tuned.items())
+        lines.append(f"{name}: {used}")
+    lines.append(f"pace and spin physics: {len(physics)} alert(s)")
+    lines.extend(f"  {a['ts']} seq {a['seq']}: {a['test']}: {a['summary']}" for a in physics)
     return "\n".join(lines)

@@ -124,6 +124,11 @@ def describe_alert(alert: dict[str, Any]) -> str:
             f"alert {alert.get('id')}:", f"alert {alert.get('id')} OPEN:", 1
         )
         return f"{text}; close with ack_alert alert={alert.get('id')}"
+    if isinstance(alert.get("summary"), str):  # pace and spin physics: no p-value
+        return (
+            f"alert {alert.get('id')} OPEN: {alert.get('test')} test: {alert['summary']}; "
+            f"close with ack_alert alert={alert.get('id')}"
+        )
     who = f" for dealer {alert['dealer']}" if alert.get("dealer") else ""
     at = f", at result {alert['spins']}" if alert.get("spins") else ""
     cells = alert.get("over_represented")

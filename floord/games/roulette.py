@@ -10,6 +10,7 @@ from floord.analytics.report import WheelSetup
 from floord.analytics.wheel_watch import roulette_order
 from floord.engine.roulette.layout import wheel_spec
 from floord.games.definition import Families, GameDefinition, Wheel
+from floord.games.roulette_watch import PaceConfig, SpinPhysicsConfig
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
@@ -26,6 +27,9 @@ class RouletteTableConfig(GameTable):
     game: Literal["roulette"]
     rules: RouletteRules
     devices: list[DeviceConfig] = Field(min_length=1)
+    # The pace and spin physics tests (`floord.games.roulette_watch`); absent: off.
+    pace: PaceConfig | None = None
+    spin_physics: SpinPhysicsConfig | None = None
 
 
 def _check(table: RouletteTableConfig, where: str, families: Families) -> list[str]:
@@ -58,9 +62,19 @@ def _wheel_setup(
     dealer_bins: int,
 ) -> WheelSetup:
     kind = table.rules.wheel
-    return WheelSetup(kind, tuple(roulette_order(kind)), window, level,
-                      8 if sectors is None else sectors,
-                      dealer_window=dealer_window, dealer_bins=dealer_bins)  # fmt: skip
+    pace = table.pace.settings() if table.pace is not None else None
+    spin = table.spin_physics.settings() if table.spin_physics is not None else None
+    return WheelSetup(
+        kind,
+        tuple(roulette_order(kind)),
+        window,
+        level,
+        8 if sectors is None else sectors,
+        dealer_window=dealer_window,
+        dealer_bins=dealer_bins,
+        pace=pace,
+        spin=spin,
+    )
 
 
 DEFINITION = GameDefinition(

@@ -14,6 +14,7 @@ from typing import Any
 
 from floord.analytics.dealer_signature import DealerSignature
 from floord.analytics.report import WheelResult, WheelSetup
+from floord.analytics.wheel_physics import WheelPhysics, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType
 from floord.engine.core.types import Decision
@@ -88,6 +89,9 @@ class TableSurveillance(AlertKeeper):
                 setup.kind, setup.order, setup.dealer_window, setup.level, setup.dealer_bins
             )
 
+        # Pace and spin physics (`floord.analytics.wheel_physics`), when the table sets them.
+        self.physics = WheelPhysics(setup.kind, setup.order, setup.level, setup.pace, setup.spin)
+
     def warm_up(self, history: list[WheelResult]) -> None:
         """Replay the journal's last results so the window is full again after a restart;
         alerts those would raise were already recorded the first time round."""
@@ -98,6 +102,9 @@ class TableSurveillance(AlertKeeper):
             for past in history:
                 if past.dealer and past.release:
                     self.dealers.add(past.dealer, past.release, past.result)
+        for past in history:
+            if past.spin is not None:
+                self.physics.add(past.spin)
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         raised: list[Decision] = []
@@ -106,6 +113,7 @@ class TableSurveillance(AlertKeeper):
                 self.changes += 1
                 result, position = str(decision.data.get("number")), None
                 found = self._dealer_alerts(decision.data, result)
+                found += self.physics.add(spin_record(decision.data, ""))
             elif decision.type == EventType.BIGSIX_RESULT:
                 self.changes += 1
                 result, position = str(decision.data.get("symbol")), decision.data.get("section")

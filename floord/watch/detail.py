@@ -91,6 +91,8 @@ def _wheel_lines(view: TableView) -> list[str]:
 
 
 def _alert_line(alert_id: str, alert: dict[str, object]) -> str:
+    if isinstance(alert.get("summary"), str):  # pace and spin physics
+        return f"alert {alert_id}: {value_text(alert.get('test'))} test: {alert['summary']}"
     text = f"alert {alert_id}: {value_text(alert.get('test'))} test p = "
     text += f"{p_text(alert.get('p_value'))} (level {p_text(alert.get('level'))}"
     window = alert.get("window")

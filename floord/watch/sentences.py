@@ -177,6 +177,8 @@ def _voided(d: dict[str, Any], e: Envelope) -> str:
 def _alert(d: dict[str, Any], e: Envelope) -> str:
     if "shoe" in d:
         return shuffle_alert(d)
+    if isinstance(d.get("summary"), str):  # pace and spin physics: no p-value of their own
+        return f"alert {get(d, 'id')}: {words(d.get('test'))} test: {d['summary']}"
     text = f"alert {get(d, 'id')}: {words(d.get('test'))} test p = {p_text(d.get('p_value'))}"
     text += f" below {p_text(d.get('level'))} over {get(d, 'window')} results"
     text += optional(d, "die", ", die {}") + optional(d, "shooter", ", shooter at seat {}")

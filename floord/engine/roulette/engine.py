@@ -458,6 +458,7 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             "wheel": self.wheel.kind,
             "dealer": rnd.get("dealer"),
             "release_pocket": rnd.get("release_pocket"),
+            **self._measurements(rnd, now),
             "winning_wagers": [w.to_dict() for w in winning],
             "losing_even_money": lost,
             "even_money_wagers_lost": list(EVEN_MONEY_WAGERS) if lost else [],
