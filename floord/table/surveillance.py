@@ -17,6 +17,7 @@ from floord.analytics.report import WheelResult, WheelSetup
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType
 from floord.engine.core.types import Decision
+from floord.table.result_alerts import held_results
 
 POLICY = "surveillance analytics (floord, not a regulation): a statistical flag to review"
 
@@ -38,6 +39,12 @@ class AlertKeeper(ABC):
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         """The alerts the engine's decisions raise, as decisions to record with them."""
 
+    def alerts_on(self, decisions: list[Decision]) -> list[Decision]:
+        """Every alert the decisions raise: the watcher's tests', and one for each result
+        held for a floorperson's ruling (`floord.table.result_alerts`)."""
+        held = [self._raise(alert, d.round) for d, alert in held_results(decisions)]
+        return [*self.on_decisions(decisions), *held]
+
     def _raise(self, alert: dict[str, Any], round_id: str | None) -> Decision:
         """Number and keep one alert; the decision that records it."""
         self.changes += 1
@@ -58,6 +65,14 @@ class AlertKeeper(ABC):
 
     def snapshot(self) -> dict[str, Any]:
         return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}
+
+
+class ResultAlerts(AlertKeeper):
+    """The open alerts of a table with a second source and no live tests: only held
+    results raise them."""
+
+    def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
+        return []
 
 
 class TableSurveillance(AlertKeeper):
