@@ -213,7 +213,7 @@ def test_a_device_as_second_source() -> None:
     assert types(disputed) == ["result.disputed"]
     assert types(t.device(EventType.WHEEL_NUMBER, {"number": "5"}, device=CAMERA)) == []
     bad = t.device(EventType.WHEEL_NUMBER, {"number": "99"}, device=CAMERA)
-    assert only(bad, EventType.PROCEDURE_VIOLATION).data["what"] == "impossible_number"
+    assert only(bad, EventType.PROCEDURE_VIOLATION).data["what"] == "impossible_result"
     assert t.engine.current_round != round_id
 
 

@@ -41,7 +41,7 @@ from floord.engine.roulette.layout import (
     wheel_spec,
     winning_wagers,
 )
-from floord.engine.roulette.result_check import RESULT_COMMANDS, CheckedResults, SecondSource
+from floord.engine.roulette.result_check import RESULT_COMMANDS, CheckedNumbers, SecondSource
 from floord.engine.roulette.sensor import SENSOR_EVENTS, SensorJudgements, short_spin
 from floord.engine.roulette.wheel_service import SERVICE_COMMANDS, replaced_wheel, service_command
 from floord.events import DeviceCommand
@@ -74,7 +74,7 @@ VOIDED_SPIN_POLICY = (
 )
 
 
-class RouletteEngine(CheckedResults, SensorJudgements, TableEngineBase):
+class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
     """One Roulette table: see the module docstring and `docs/rules.md`."""
 
     RESTART_POLICY = RESTART_POLICY
@@ -94,7 +94,7 @@ class RouletteEngine(CheckedResults, SensorJudgements, TableEngineBase):
     ) -> None:
         self.wheel = wheel_spec(wheel)
         self.wheel_device = wheel_device
-        self._init_check(second_source, snapshot)
+        self._init_check(second_source, wheel_device, snapshot)
         super().__init__(
             table_id,
             inspection=roulette_inspection(wheel),
