@@ -56,3 +56,17 @@ def test_the_device_must_be_a_wheel_of_the_table(tmp_path: Path) -> None:
     assert "second_source.device: a device of this table expected, found 'camera'" in missing
     problems = check(tmp_path, {"device": "wheel"})
     assert any("exactly one roulette wheel device besides the second source" in p for p in problems)
+
+
+def test_a_big_six_table_takes_one_too(tmp_path: Path) -> None:
+    wheel = {"id": "bigsix", "profile": "ref-big-six", "port": "/dev/ttyUSB4"}
+    camera = {"id": "camera", "profile": "ref-big-six", "port": "/dev/ttyUSB5"}
+    table = {"id": "B6", "game": "big_six", "devices": [wheel, camera]}
+    source = {"device": "camera", "on_silence": "warn"}
+    assert config_problems(tmp_path, [{**table, "second_source": source}]) == []
+    [problem] = config_problems(tmp_path, [table])
+    assert "exactly one big six wheel device expected, found 2" in problem
+    wrong = config_problems(
+        tmp_path, [{**table, "devices": [wheel, KIT], "second_source": {"device": "kit"}}]
+    )
+    assert any("second_source.device: a big six wheel device expected" in p for p in wrong)
