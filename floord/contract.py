@@ -250,8 +250,10 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     # A second source for every result: the dealer's call of the result (58 Pa. Code
     # § 531.6(c): the dealer announces the number), and a floorperson's ruling on a
     # result held because the sources disagreed or the second was silent.
-    "call_result": frozenset({Role.DEALER}),
-    "rule_result": FLOORPERSON_OR_ABOVE,
+    # Craps: the stickperson calls (§ 537.10(a)), the boxperson decides a dispute
+    # (§ 537.10(c)(1)); each engine checks its own game's persons.
+    "call_result": frozenset({Role.DEALER, Role.STICKPERSON}),
+    "rule_result": FLOORPERSON_OR_ABOVE | {Role.BOXPERSON},
     # Surveillance: a supervisor acknowledges a wheel-integrity alert.
     "ack_alert": frozenset({Role.SUPERVISOR, Role.SECURITY}),
 }

@@ -70,3 +70,10 @@ def test_a_big_six_table_takes_one_too(tmp_path: Path) -> None:
         tmp_path, [{**table, "devices": [wheel, KIT], "second_source": {"device": "kit"}}]
     )
     assert any("second_source.device: a big six wheel device expected" in p for p in wrong)
+
+
+def test_a_craps_table_takes_one_too(tmp_path: Path) -> None:
+    tracker = {"id": "dice", "profile": "ref-dice-tracker", "port": "/dev/ttyUSB6"}
+    table = {"id": "CR", "game": "craps", "devices": [tracker]}
+    source = {"command": "dealer_call", "on_silence": "hold"}
+    assert config_problems(tmp_path, [{**table, "second_source": source}]) == []

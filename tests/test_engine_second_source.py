@@ -269,3 +269,15 @@ def test_the_setting_is_checked_as_it_is_made() -> None:
         SecondSource(None, 0, "warn")
     with pytest.raises(ValueError, match="on_silence"):
         SecondSource(None, 5, "ignore")
+
+
+def test_only_the_dealer_calls_and_a_floorperson_rules_at_roulette() -> None:
+    t = make()
+    t.open()
+    round_id = t.spin("17", spin=1).events[0].round
+    assert not t.command("call_result", {"value": "17"}, role="stickperson").ok
+    call(t, "7")
+    boxperson = t.command(
+        "rule_result", {"round": round_id, "value": "7", "note": "n"}, role="boxperson"
+    )
+    assert not boxperson.ok and "floorperson or supervisor" in (boxperson.error or "")

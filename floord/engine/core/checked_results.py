@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from floord.engine.core.table_state import TableState
 
 RESULT_COMMANDS = ("call_result", "rule_result")
+CALLERS = frozenset({"dealer"})
+RULERS = frozenset({"floorperson", "supervisor"})
 HELD_POLICY = (
     "floord policy, not a regulation: while a result awaits its second source or a "
     "ruling, the round is not settled and no other round starts"
@@ -136,6 +138,8 @@ class CheckedResults:
         check = self._synced()
         if check is None:
             return CommandOutcome(False, "this table has no second source for its results")
+        if (refused := self._role_refusal(command)) is not None:
+            return refused
         extra: dict[str, Any] = {}
         if command.name == "call_result":
             if check.source.device is not None:
@@ -157,6 +161,7 @@ class CheckedResults:
             if isinstance(ruled, Invalid):
                 return CommandOutcome(False, str(ruled))
             args, extra = ruled
+            extra = {"ruled_by": command.by, **extra}
             try:
                 verdict = check.rule(args, command.by, command.role, self._result_values())
             except Refused as exc:
@@ -193,6 +198,16 @@ class CheckedResults:
         return check
 
     # ----- what the game supplies -------------------------------------------------
+
+    def _role_refusal(self, command: VerifiedCommand) -> CommandOutcome | None:
+        """Who may call a result and who may rule at this game: the dealer calls, a
+        floorperson or supervisor rules (`COMMAND_ROLES` lets the other games' persons
+        through: the Craps stickperson and boxperson)."""
+        allowed = CALLERS if command.name == "call_result" else RULERS
+        if command.role in allowed:
+            return None
+        who = " or ".join(sorted(allowed))
+        return CommandOutcome(False, f"only the {who} may send {command.name} at this table")
 
     def _result_values(self) -> set[str]:
         """Every value a result of the game may have."""
