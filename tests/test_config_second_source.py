@@ -77,3 +77,12 @@ def test_a_craps_table_takes_one_too(tmp_path: Path) -> None:
     table = {"id": "CR", "game": "craps", "devices": [tracker]}
     source = {"command": "dealer_call", "on_silence": "hold"}
     assert config_problems(tmp_path, [{**table, "second_source": source}]) == []
+
+
+def test_a_baccarat_table_takes_the_dealers_call_only(tmp_path: Path) -> None:
+    shoe = {"id": "shoe", "profile": "ref-shoe-recognition", "port": "/dev/ttyUSB7"}
+    table = {"id": "BA", "game": "baccarat", "devices": [shoe]}
+    call = {"command": "dealer_call"}
+    assert config_problems(tmp_path, [{**table, "second_source": call}]) == []
+    [refused] = config_problems(tmp_path, [{**table, "second_source": {"device": "shoe"}}])
+    assert "second_source.device: command: dealer_call expected at a Baccarat table" in refused

@@ -42,6 +42,9 @@ class CheckedResults:
     # The primary device's events that would begin or decide another round: while a
     # result is held each is a `result_held` violation, and is not acted on.
     HELD_EVENTS: ClassVar[frozenset[str]] = frozenset()
+    # Whether the primary's other events are set aside while a result is held (a wheel's
+    # telemetry), or go to the game as usual (a shoe's bookkeeping).
+    SET_ASIDE_WHILE_HELD: ClassVar[bool] = True
 
     table: TableState
     rounds: RoundBook
@@ -61,9 +64,14 @@ class CheckedResults:
     def tick(self, now: datetime) -> EngineOutput:
         """The window of an awaited result closes on the clock's ticks."""
         out: EngineOutput = super().tick(now)  # type: ignore[misc]
-        if (check := self._synced()) is not None:
-            out.extend(self._apply(check.tick(require_utc(now)), now))
+        out.extend(self._check_tick(now))
         return out
+
+    def _check_tick(self, now: datetime) -> EngineOutput:
+        """The check's part of a tick, for a game whose own `tick` does not call super."""
+        if (check := self._synced()) is None:
+            return EngineOutput()
+        return self._apply(check.tick(require_utc(now)), now)
 
     def after_restart(self, now: datetime) -> EngineOutput:
         """A result held across a restart still waits for its ruling: the round was seen
@@ -107,7 +115,8 @@ class CheckedResults:
         if not check.holding or device != check.primary_device:
             return None
         if type not in self.HELD_EVENTS:
-            return EngineOutput()  # the held round's device events decide nothing now
+            # The held round's device events decide nothing now, or are the game's.
+            return EngineOutput() if self.SET_ASIDE_WHILE_HELD else None
         return self._held_violation(event=str(type))
 
     def _held_refusal(self) -> CommandOutcome | None:
