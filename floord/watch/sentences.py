@@ -20,6 +20,7 @@ from floord.watch.craps_sentences import CRAPS_SENTENCES
 from floord.watch.device_sentences import DEVICE_SENTENCES, Sentence
 from floord.watch.game_sentences import GAME_SENTENCES
 from floord.watch.result_sentences import RESULT_SENTENCES
+from floord.watch.shuffle_sentences import shuffle_alert
 from floord.watch.table_view import halt_text
 from floord.watch.wording import (
     cite,
@@ -181,6 +182,8 @@ def _alert(d: dict[str, Any], e: Envelope) -> str:
         return f"alert {get(d, 'id')}: {words(d.get('test'))}, {_round_of(e)}" + optional(
             d, "detail", " ({})"
         )
+    if "shoe" in d:
+        return shuffle_alert(d)
     text = f"alert {get(d, 'id')}: {words(d.get('test'))} test p = {p_text(d.get('p_value'))}"
     text += f" below {p_text(d.get('level'))} over {get(d, 'window')} results"
     text += optional(d, "die", ", die {}") + optional(d, "shooter", ", shooter at seat {}")
