@@ -1,5 +1,5 @@
-"""A held result's alert on the console and in `floord status`: an open alert to
-acknowledge, said by its round, never taken for a wheel's statistical test."""
+"""A held result on the console, in `floord status` and in the daemon's log: an open
+alert to acknowledge, said by its round, never taken for a wheel's statistical test."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 from test_watch_model import PREFIX, SITE, envelope, topics
 
 from floord.cli.status import describe_alert
+from floord.contract import Envelope, EventType
+from floord.table.state_lines import state_line
 from floord.watch.detail import detail_text
 from floord.watch.model import FloorModel
 from floord.watch.render import row_values
@@ -54,3 +56,21 @@ def test_floord_status_says_what_closes_it() -> None:
         "dealer_call 6: the round is held until a floorperson rules); "
         "close with ack_alert alert=A00003"
     )
+
+
+def test_a_held_result_and_its_ruling_are_one_log_line_each() -> None:
+    def line(kind: str, data: dict[str, object]) -> tuple[str, str, dict[str, object]] | None:
+        rid = "RL-01-2026-12-05-0002"
+        env = Envelope(SITE, "RL-01", 9, "2026-12-05T08:00:00Z", kind, "engine", data, None, rid)
+        return state_line(env)
+
+    disputed = line(EventType.RESULT_DISPUTED, {"detail": "wheel 5, dealer_call 6", "held": True})
+    assert disputed is not None and disputed[:2] == ("warning", "result disputed")
+    assert disputed[2]["round"] == "RL-01-2026-12-05-0002"
+    silent = line(EventType.RESULT_SILENT, {"on_silence": "warn", "detail": "d"})
+    assert silent is not None and silent[1] == "second source silent"
+    body = {"by": "FP-1", "role": "floorperson", "value": "5", "void": False, "note": "video"}
+    ruled = line(EventType.RESULT_RULED, body)
+    assert ruled is not None and ruled[:2] == ("info", "result ruled")
+    assert ruled[2]["by"] == "FP-1" and ruled[2]["value"] == "5"
+    assert line(EventType.RESULT_CONFIRMED, {"value": "5"}) is None, "steady play: no line"
