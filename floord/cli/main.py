@@ -35,6 +35,7 @@ EXTENSIONS: dict[str, str] = {
     "capture": "floord.cli.capture",
     "profiles": "floord.cli.profiles",
     "sim": "floord.cli.sim",
+    "web": "floord.cli.web",
 }
 
 
