@@ -18,6 +18,7 @@ from test_engine_support import TABLE, WHEEL, Clock, Table, only, types
 from floord.contract import EventType
 from floord.engine import RouletteEngine
 from floord.engine.core.second_source import SecondSource
+from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.types import Decision
 from floord.table.result_alerts import held_results
 from floord.table.surveillance import ResultAlerts
@@ -281,3 +282,18 @@ def test_only_the_dealer_calls_and_a_floorperson_rules_at_roulette() -> None:
         "rule_result", {"round": round_id, "value": "7", "note": "n"}, role="boxperson"
     )
     assert not boxperson.ok and "floorperson or supervisor" in (boxperson.error or "")
+
+
+def test_a_malformed_held_result_in_a_snapshot_is_refused() -> None:
+    t = make()
+    t.open()
+    t.spin("17", spin=1)
+    call(t, "7")
+    snapshot = t.engine.snapshot()
+    snapshot["result_check"]["pending"]["primary"]["at"] = "yesterday"
+    with pytest.raises(SnapshotError, match=r"result_check\.pending"):
+        make(snapshot=snapshot)
+    snapshot["result_check"]["pending"] = None
+    snapshot["result_check"]["early"] = {"round": "x", "value": "7"}
+    with pytest.raises(SnapshotError, match=r"result_check\.early"):
+        make(snapshot=snapshot)

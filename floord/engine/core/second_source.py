@@ -25,6 +25,7 @@ from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.core.rulings import policy_decision
+from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.types import Decision
 
 ON_SILENCE = ("warn", "hold")
@@ -203,9 +204,14 @@ class ResultCheck:
         return {"pending": self.pending, "early": self.early}
 
     def restore(self, body: dict[str, Any]) -> None:
+        """What the snapshot held; a body of another shape is a `SnapshotError`."""
         pending, early = body.get("pending"), body.get("early")
-        self.pending = dict(pending) if isinstance(pending, dict) else None
-        self.early = dict(early) if isinstance(early, dict) else None
+        if pending is not None and not _pending_shape(pending):
+            raise SnapshotError(f"snapshot: result_check.pending is malformed: {pending!r}")
+        if early is not None and not (isinstance(early, dict) and _report_shape(early)):
+            raise SnapshotError(f"snapshot: result_check.early is malformed: {early!r}")
+        self.pending = dict(pending) if pending is not None else None
+        self.early = dict(early) if early is not None else None
 
     def public(self) -> dict[str, Any] | None:
         """What `P/state` shows of a result awaited or held (None: none)."""
@@ -267,3 +273,29 @@ class ResultCheck:
             return Verdict([silent])
         self.pending = None
         return Verdict([silent], settle=pending["primary"]["value"], carried=pending["carried"])
+
+
+def _report_shape(report: Any) -> bool:
+    """`{source, value, at}` with `at` a timestamp, as a report is kept."""
+    if not isinstance(report, dict):
+        return False
+    fields = (report.get("source"), report.get("value"), report.get("at"))
+    if not all(isinstance(f, str) for f in fields):
+        return False
+    try:
+        parse_ts(report["at"])
+    except ValueError:
+        return False
+    return True
+
+
+def _pending_shape(pending: Any) -> bool:
+    """A result awaited or held, as `primary` keeps it."""
+    return (
+        isinstance(pending, dict)
+        and isinstance(pending.get("round"), str)
+        and pending.get("state") in ("awaiting", "disputed", "silent")
+        and _report_shape(pending.get("primary"))
+        and (pending.get("second") is None or _report_shape(pending.get("second")))
+        and isinstance(pending.get("carried"), dict)
+    )
