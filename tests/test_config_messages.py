@@ -86,7 +86,7 @@ CATALOGUE = [
         "tables.0.rules: a mapping (its keys indented under it) expected, found nothing "
         "(an empty value)",
         "tables.0.wheel: unknown key (allowed keys: id, game, rules, devices, shuffle_quality, "
-        "pace, spin_physics)",
+        "pace, spin_physics, second_source)",
     ),
     _m(
         "role_typo",

@@ -18,6 +18,7 @@ from floord.analytics.wheel_physics import WheelPhysics, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType
 from floord.engine.core.types import Decision
+from floord.table.result_alerts import held_results
 
 POLICY = "surveillance analytics (floord, not a regulation): a statistical flag to review"
 
@@ -38,6 +39,12 @@ class AlertKeeper(ABC):
     @abstractmethod
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         """The alerts the engine's decisions raise, as decisions to record with them."""
+
+    def alerts_on(self, decisions: list[Decision]) -> list[Decision]:
+        """Every alert the decisions raise: the watcher's tests', and one for each result
+        held for a floorperson's ruling (`floord.table.result_alerts`)."""
+        held = [self._raise(alert, d.round) for d, alert in held_results(decisions)]
+        return [*self.on_decisions(decisions), *held]
 
     def on_device(self, decision: Decision) -> list[Decision]:
         """The alerts a device's own event raises (recorded as `decision`), before the
@@ -65,6 +72,14 @@ class AlertKeeper(ABC):
 
     def snapshot(self) -> dict[str, Any]:
         return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}
+
+
+class ResultAlerts(AlertKeeper):
+    """The open alerts of a table with a second source and no live tests: only held
+    results raise them."""
+
+    def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
+        return []
 
 
 class TableSurveillance(AlertKeeper):
