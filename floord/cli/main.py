@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from floord import __version__
 from floord.cli.command_args import commands_help
+from floord.cli.report_args import add_floor_parser
 from floord.system.failures import broker_errors, broker_problem, expected_failures
 from floord.system.logs import FORMATS, configure_logging
 
@@ -141,7 +142,9 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
     cmd.add_argument("name", help="the command (listed below)")
     cmd.add_argument("args", nargs="*", help="key=value (JSON values; dotted keys nest)")
 
-    report = sub.add_parser("report", help="surveillance reports read from the journal")
+    report = sub.add_parser(
+        "report", help="surveillance and floor reports, from journals or the archive"
+    )
     what = report.add_subparsers(dest="report", required=True, metavar="REPORT")
     wheel = what.add_parser("wheel", help="a wheel's fairness statistics (chi-square tests)")
     wheel.add_argument("-c", "--config", required=True, type=Path)
@@ -163,6 +166,7 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
                       help="rolls per shooter" + live % "shooter_window")  # fmt: skip
     dice.add_argument("--shooter-bins", type=int,
                       help="runs of totals, 0: off" + live % "shooter_bins")  # fmt: skip
+    add_floor_parser(what)
     if verb in sub.choices:
         modules: list[str] = []
     elif verb in EXTENSIONS:
@@ -354,11 +358,14 @@ def _demo(ns: argparse.Namespace) -> int:
 
 def _report(ns: argparse.Namespace) -> int:
     from floord.cli.dice_report import run_dice_report
+    from floord.cli.floor_report import run_floor_report
     from floord.cli.report import run_wheel_report
     from floord.config.load import ConfigError
 
     try:
-        if ns.report == "dice":
+        if ns.report == "floor":
+            text = run_floor_report(ns)
+        elif ns.report == "dice":
             text = run_dice_report(ns.config, ns.table, ns.since,
                                    {"window": ns.window, "level": ns.level,
                                     "shooter_window": ns.shooter_window,
