@@ -192,9 +192,10 @@ async def play_day(box: Box, day: datetime) -> None:
     if rng.random() < 0.25:
         await box.command("open", "fp-ana")  # before the inspection: refused (§ 531.3(a))
     await box.command("inspect", inspector, {"checklist": PASSING, "note": "daily"})
+    await box.command("dealer_in", rng.choice(box.dealers))
     await box.command("open", rng.choice(("fp-ana", "fp-ben")))
     close_at = box.now + timedelta(hours=rng.uniform(6, 9))
-    shift_end = box.now
+    shift_end = box.now + timedelta(minutes=rng.choice((60, 80, 120)))
     incidents = {
         kind: box.now + timedelta(hours=rng.uniform(0.5, 6))
         for kind in ("offline", "adjust", "ball", "refused")
@@ -259,9 +260,9 @@ async def play_week(folder: Path, seed: int, tables: int) -> list[Path]:
     for i in range(tables):
         bias = ("17", "34", "6") if i == tables - 1 else ()
         box = make_box(folder, f"RL-{i + 1:02d}", seed * 100 + i, bias)
-        # Two dealers of the table's own and one who relieves at every table.
+        # Each table's own two dealers, relieving each other in shifts.
         dealers = [d for d in KEYS if d.startswith("dl-")]
-        box.dealers = [dealers[i % 5], dealers[(i + 3) % 5], dealers[5]]
+        box.dealers = dealers[2 * i : 2 * i + 2]
         boxes.append(box)
     try:
         for box in boxes:

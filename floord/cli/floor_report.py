@@ -18,6 +18,7 @@ from floord.analytics.floor_report.compute import TYPES, floor_report
 from floord.analytics.floor_report.sources import journal_events
 from floord.analytics.floor_report.text import floor_csv, format_floor_report
 from floord.archive.reader import open_archive
+from floord.cli.report import Span
 from floord.contract import parse_ts
 from floord.system.extras import require_extra
 
@@ -38,6 +39,19 @@ def when(text: str | None, flag: str) -> datetime | None:
             "date (2026-11-30, midnight UTC) expected"
         ) from None
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
+
+
+def span_of(ns: argparse.Namespace) -> Span:
+    """A wheel or dice report's --archive, --site, --from and --to (--since and --from
+    are one: both given is an error)."""
+    if ns.since is not None and ns.start is not None:
+        raise ValueError("--since or --from, not both")
+    if ns.archive is None and ns.site is not None:
+        raise ValueError("--site reads the archive: give --archive URL")
+    start, end = when(ns.start, "--from"), when(ns.end, "--to")
+    if start is not None and end is not None and end <= start:
+        raise ValueError(f"--to {ns.end} is not after --from {ns.start}")
+    return Span(ns.archive, ns.site, start, end)
 
 
 def _events(

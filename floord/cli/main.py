@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from floord import __version__
 from floord.cli.command_args import commands_help
-from floord.cli.report_args import add_floor_parser
+from floord.cli.report_args import add_floor_parser, add_source_arguments
 from floord.system.failures import broker_errors, broker_problem, expected_failures
 from floord.system.logs import FORMATS, configure_logging
 
@@ -150,6 +150,7 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
     wheel.add_argument("-c", "--config", required=True, type=Path)
     wheel.add_argument("--table", required=True)
     wheel.add_argument("--since", help="only results at or after this ISO 8601 time")
+    add_source_arguments(wheel, journals=False)
     wheel.add_argument("--png", type=Path, help="write a pocket-frequency chart here")
     live = " (default: the config's surveillance.%s, as the table runs it live)"
     wheel.add_argument("--window", type=int, help="running watch window" + live % "window")
@@ -160,6 +161,7 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
     dice.add_argument("-c", "--config", required=True, type=Path)
     dice.add_argument("--table", required=True)
     dice.add_argument("--since", help="only rolls at or after this ISO 8601 time")
+    add_source_arguments(dice, journals=False)
     dice.add_argument("--window", type=int, help="running watch window" + live % "window")
     dice.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
     dice.add_argument("--shooter-window", type=int,
@@ -358,7 +360,7 @@ def _demo(ns: argparse.Namespace) -> int:
 
 def _report(ns: argparse.Namespace) -> int:
     from floord.cli.dice_report import run_dice_report
-    from floord.cli.floor_report import run_floor_report
+    from floord.cli.floor_report import run_floor_report, span_of
     from floord.cli.report import run_wheel_report
     from floord.config.load import ConfigError
 
@@ -366,13 +368,24 @@ def _report(ns: argparse.Namespace) -> int:
         if ns.report == "floor":
             text = run_floor_report(ns)
         elif ns.report == "dice":
-            text = run_dice_report(ns.config, ns.table, ns.since,
-                                   {"window": ns.window, "level": ns.level,
-                                    "shooter_window": ns.shooter_window,
-                                    "shooter_bins": ns.shooter_bins})  # fmt: skip
+            settings = {
+                "window": ns.window,
+                "level": ns.level,
+                "shooter_window": ns.shooter_window,
+                "shooter_bins": ns.shooter_bins,
+            }
+            text = run_dice_report(ns.config, ns.table, ns.since, settings, span_of(ns))
         else:
-            text = run_wheel_report(ns.config, ns.table, ns.since, ns.png, window=ns.window,
-                                    level=ns.level, sectors=ns.sectors)  # fmt: skip
+            text = run_wheel_report(
+                ns.config,
+                ns.table,
+                ns.since,
+                ns.png,
+                window=ns.window,
+                level=ns.level,
+                sectors=ns.sectors,
+                span=span_of(ns),
+            )
     except ConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
         return 1

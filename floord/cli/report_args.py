@@ -36,7 +36,12 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, journals: bool) -> 
     parser.add_argument(
         "--to", dest="end", metavar="ISO", help="up to this time (or date, midnight UTC), exclusive"
     )
-    parser.add_argument("--site", help="only this site's tables")
+    parser.add_argument(
+        "--site",
+        help="only this site's tables"
+        if journals
+        else "the table's site in the archive (default: the config's site)",
+    )
 
 
 def add_floor_parser(what: Any) -> None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
+from floord.contract import format_ts
+
 if TYPE_CHECKING:
     from floord.analytics.floor_report.compute import FloorTally
 
@@ -43,8 +45,8 @@ def summarise(tally: FloorTally) -> dict[str, Any]:
                     "site": site,
                     "table": table,
                     "cause": spell.cause,
-                    "halted_at": spell.start.isoformat(),
-                    "resumed_at": spell.end.isoformat() if spell.end else None,
+                    "halted_at": format_ts(spell.start),
+                    "resumed_at": format_ts(spell.end) if spell.end else None,
                     "minutes": round(seconds / 60, 2),
                     "also": spell.also,
                     "resumed_by": spell.resumed_by,
@@ -103,11 +105,11 @@ def summarise(tally: FloorTally) -> dict[str, Any]:
                     "count": n,
                 }
             )
-    alerts = sorted(tally.alerts.values(), key=lambda a: (a["ts"], a["site"], a["table"]))
+    alerts = sorted(tally.alerts.values(), key=lambda a: (*_when(a), str(a["id"])))
     waits = [a["minutes_to_ack"] for a in alerts if a["minutes_to_ack"] is not None]
     return {
-        "from": tally.since.isoformat() if tally.since else None,
-        "to": tally.until.isoformat() if tally.until else None,
+        "from": format_ts(tally.since) if tally.since else None,
+        "to": format_ts(tally.until) if tally.until else None,
         "events": tally.events,
         "tables": tables,
         "dealers": dealers,
@@ -147,8 +149,13 @@ def summarise(tally: FloorTally) -> dict[str, Any]:
                 )
             ),
         },
-        "inspections": tally.inspections,
-        "decks": tally.decks,
+        "inspections": sorted(tally.inspections, key=_when),
+        "decks": sorted(tally.decks, key=_when),
         "violations": violations,
         "refused": refused,
     }
+
+
+def _when(row: dict[str, Any]) -> tuple[str, str, str]:
+    """Rows of every table in time order, whatever order their source read the tables."""
+    return (str(row["ts"]), str(row["site"]), str(row["table"]))
