@@ -217,9 +217,10 @@ def test_the_docs_show_this_weeks_report_verbatim(
     week: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = (ROOT / "docs" / "reports.md").read_text(encoding="utf-8")
-    block = re.search(r"```text\n\$ (floord report floor [^\n]*)\n(.*?)```", text, re.S)
-    assert block, "docs/reports.md shows `floord report floor` and its output"
-    argv = block.group(1).split()[1:]
-    argv = [str(week["archive"]) if a == "/srv/floord/week-archive.db" else a for a in argv]
-    assert main(argv) == 0
-    assert capsys.readouterr().out == block.group(2)
+    blocks = re.findall(r"```text\n\$ (floord report floor [^\n]*)\n(.*?)```", text, re.S)
+    assert len(blocks) >= 2, "docs/reports.md shows `floord report floor` and its output"
+    for command, output in blocks:
+        argv = command.split()[1:]
+        argv = [str(week["archive"]) if a == "/srv/floord/week-archive.db" else a for a in argv]
+        assert main(argv) == 0
+        assert capsys.readouterr().out == output, command
