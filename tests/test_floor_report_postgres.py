@@ -59,7 +59,7 @@ def server() -> Iterator[tuple[int, Path]]:
         pytest.skip("no PostgreSQL server to start (Debian's postgresql, run as root)")
     # Not under pytest's own temporary folder: that is root's alone, and the server runs
     # as `postgres`.
-    folder = Path(tempfile.mkdtemp(prefix="floord-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix="floord-report-pg-"))
     os.chmod(folder, 0o777)
     data, port = folder / "data", free_port()
     bin_ = BIN[-1]

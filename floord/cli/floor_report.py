@@ -14,8 +14,9 @@ from contextlib import ExitStack
 from datetime import UTC, date, datetime
 from typing import Any
 
-from floord.analytics.floor_report.compute import TYPES, floor_report
+from floord.analytics.floor_report.compute import TYPES
 from floord.analytics.floor_report.sources import journal_events
+from floord.analytics.floor_report.summary import floor_report
 from floord.analytics.floor_report.text import floor_csv, format_floor_report
 from floord.archive.reader import open_archive
 from floord.cli.report import Span

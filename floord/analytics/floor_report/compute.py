@@ -9,13 +9,11 @@ in `TYPES` only) up to `until`. The definitions are in docs/reports.md.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from floord.analytics.floor_report.rows import deck_row, log_row, subject
-from floord.analytics.floor_report.summary import summarise
 from floord.analytics.floor_report.timeline import NO_DEALER, Timeline
 from floord.contract import EventType, parse_ts
 
@@ -185,16 +183,3 @@ class FloorTally:
             self.inspections.append(log_row(kind, where, event, data))
         elif kind in DECKS:
             self.decks.append(deck_row(kind, where, event, data))
-
-
-def floor_report(
-    events: Iterable[dict[str, Any]], since: datetime | None, until: datetime | None
-) -> dict[str, Any]:
-    """The report of `events` (the tables' own streams, each in its order) over
-    [since, until): a JSON-ready dict, in the shape docs/reports.md gives."""
-    tally = FloorTally(since, until)
-    for event in events:
-        tally.add(event)
-    for t in tally.tables.values():
-        t.clock.close_period()
-    return summarise(tally)

@@ -4,14 +4,14 @@ alerts with their acknowledgements; the JSON-ready shape docs/reports.md gives."
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from statistics import median
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from floord.analytics.floor_report.compute import FloorTally
 from floord.contract import format_ts
-
-if TYPE_CHECKING:
-    from floord.analytics.floor_report.compute import FloorTally
 
 
 @dataclass
@@ -25,6 +25,19 @@ class DealerSum:
 
 def _per_hour(rounds: int, seconds: float) -> float | None:
     return round(rounds / (seconds / 3600), 2) if seconds > 0 else None
+
+
+def floor_report(
+    events: Iterable[dict[str, Any]], since: datetime | None, until: datetime | None
+) -> dict[str, Any]:
+    """The report of `events` (the tables' own streams, each in its order) over
+    [since, until): a JSON-ready dict, in the shape docs/reports.md gives."""
+    tally = FloorTally(since, until)
+    for event in events:
+        tally.add(event)
+    for t in tally.tables.values():
+        t.clock.close_period()
+    return summarise(tally)
 
 
 def summarise(tally: FloorTally) -> dict[str, Any]:
