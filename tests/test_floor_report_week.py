@@ -22,6 +22,7 @@ import pytest
 from archive_fixture import build_archive
 from floor_week import WEEK_START, generate_week
 
+from floord.analytics.floor_report.text import COLUMNS
 from floord.cli.main import main
 from floord.contract import parse_ts
 
@@ -176,6 +177,10 @@ def test_each_tables_figures_agree_with_its_journal(
     assert {c["cause"]: c["halts"] for c in got["halt_causes"]} == dict(halt_codes)
     assert got["alert_summary"]["raised"] == alerts_seen
     assert got["decks"] == []  # a roulette floor receives no decks
+    for section, columns in COLUMNS.items():
+        assert all(tuple(row) == columns for row in got[section]), section
+    assert main(["report", "floor", "--archive", url, "--format", "csv", "--section", "decks"]) == 0
+    assert capsys.readouterr().out == ",".join(COLUMNS["decks"]) + "\n"
 
 
 def test_dealers_rounds_add_up_to_the_tables_and_follow_dealer_in(

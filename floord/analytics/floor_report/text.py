@@ -7,18 +7,80 @@ import csv
 import io
 from typing import Any
 
-SECTIONS = (
-    "tables",
-    "dealers",
-    "dealer_totals",
-    "halt_causes",
-    "halts",
-    "alerts",
-    "inspections",
-    "decks",
-    "violations",
-    "refused",
-)
+# Each section's columns, in order: the CSV's header, written for an empty section too.
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "tables": (
+        "site",
+        "table",
+        "game",
+        "rounds",
+        "rounds_started",
+        "rounds_voided",
+        "hours_open",
+        "rounds_per_hour",
+        "halts",
+        "minutes_halted",
+        "violations",
+        "refused",
+    ),
+    "dealers": ("dealer", "site", "table", "rounds", "hours", "rounds_per_hour"),
+    "dealer_totals": ("dealer", "rounds", "hours", "rounds_per_hour", "tables"),
+    "halt_causes": ("cause", "halts", "minutes"),
+    "halts": (
+        "site",
+        "table",
+        "cause",
+        "halted_at",
+        "resumed_at",
+        "minutes",
+        "also",
+        "resumed_by",
+        "reason",
+    ),
+    "alerts": (
+        "site",
+        "table",
+        "ts",
+        "id",
+        "test",
+        "p_value",
+        "level",
+        "subject",
+        "acknowledged_by",
+        "acknowledged_at",
+        "minutes_to_ack",
+        "note",
+    ),
+    "inspections": (
+        "site",
+        "table",
+        "ts",
+        "what",
+        "by",
+        "role",
+        "licence",
+        "passed",
+        "detail",
+        "rule",
+    ),
+    "decks": (
+        "site",
+        "table",
+        "ts",
+        "what",
+        "by",
+        "role",
+        "decks",
+        "inspection",
+        "defects_found",
+        "cleared",
+        "reason",
+        "rule",
+    ),
+    "violations": ("site", "table", "what", "rule", "count"),
+    "refused": ("site", "table", "code", "command", "rule", "count"),
+}
+SECTIONS = tuple(COLUMNS)
 
 
 def _n(value: Any) -> str:
@@ -173,11 +235,10 @@ def floor_csv(report: dict[str, Any], section: str) -> str:
         raise ValueError(f"no section {section!r}: one of {', '.join(SECTIONS)}")
     rows: list[dict[str, Any]] = report[section]
     out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(
-                {k: ";".join(map(str, v)) if isinstance(v, list) else v for k, v in row.items()}
-            )
+    writer = csv.DictWriter(out, fieldnames=COLUMNS[section], lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(
+            {k: ";".join(map(str, v)) if isinstance(v, list) else v for k, v in row.items()}
+        )
     return out.getvalue().rstrip("\n")
