@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any
 
 from floord.contract import format_ts
+from floord.system.extras import missing_extra_message
 
 TABLE = "archive_events"
 ORDER = "ORDER BY ts, site, stream, epoch, seq"
@@ -110,10 +111,7 @@ class ArchiveReader:
     @staticmethod
     def _open_postgres(url: str) -> Any:
         if importlib.util.find_spec("psycopg") is None:
-            raise ArchiveError(
-                "a PostgreSQL archive needs floord's 'archive' extra (psycopg is not "
-                "installed): pip install 'floord[archive]'"
-            )
+            raise ArchiveError(missing_extra_message("archive", "a PostgreSQL archive"))
         import psycopg
 
         try:
