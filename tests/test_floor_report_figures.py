@@ -9,6 +9,7 @@ times the record was written at.
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -292,3 +293,20 @@ def test_png_draws_the_charts(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     )
     assert f"charts written to {png}" in capsys.readouterr().out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_event_the_report_cannot_read_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "RL-01", [(0, "table.opened", {}), (1, "table.halted", {"code": "x"})])
+    archive = tmp_path / "archive.db"
+    build_archive(archive, [tmp_path / "box.db"])
+    db = sqlite3.connect(archive)
+    db.execute(
+        'UPDATE archive_events SET body = replace(body, \'"ts":"\', \'"ts":"x\') WHERE seq = 2'
+    )
+    db.commit()
+    db.close()
+    assert main(["report", "floor", "--archive", str(archive)]) == 1
+    err = capsys.readouterr().err
+    assert "event s1/RL-01 seq 2 cannot be read" in err and "Traceback" not in err

@@ -40,5 +40,7 @@ def journal_events(
                     event = json.loads(body)
                 except ValueError as exc:
                     raise ValueError(f"journal {path}: {stream!r} seq {seq} is not JSON") from exc
+                if not isinstance(event, dict):
+                    raise ValueError(f"journal {path}: {stream!r} seq {seq} is not an event")
                 if site is None or event.get("site") == site:
                     yield event

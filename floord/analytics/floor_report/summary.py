@@ -34,7 +34,11 @@ def floor_report(
     [since, until): a JSON-ready dict, in the shape docs/reports.md gives."""
     tally = FloorTally(since, until)
     for event in events:
-        tally.add(event)
+        try:
+            tally.add(event)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            where = f"{event.get('site')}/{event.get('table')} seq {event.get('seq')}"
+            raise ValueError(f"event {where} cannot be read: {exc!r}") from exc
     for t in tally.tables.values():
         t.clock.close_period()
     return summarise(tally)
