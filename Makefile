@@ -3,7 +3,8 @@ VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
 # The demo's own environment: floord with the extras the demo uses, `console` (the
-# `floord watch` its first lines offer) and `demo` (the embedded broker), not the tests'.
+# `floord watch` its first lines offer), `demo` (the embedded broker) and `web` (the
+# browser console it starts), not the tests'.
 DEMO_VENV ?= .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed
 # `make deb`'s build environment: pip alone (the wheel is built in isolation). Under
@@ -24,7 +25,7 @@ $(STAMP): pyproject.toml scripts/bootstrap-venv.sh
 	touch $(STAMP)
 
 $(DEMO_STAMP): pyproject.toml scripts/bootstrap-venv.sh
-	PYTHON=$(PYTHON) VENV=$(DEMO_VENV) EXTRAS=console,demo bash scripts/bootstrap-venv.sh
+	PYTHON=$(PYTHON) VENV=$(DEMO_VENV) EXTRAS=console,demo,web bash scripts/bootstrap-venv.sh
 	touch $(DEMO_STAMP)
 
 $(BUILD_STAMP): scripts/bootstrap-venv.sh
@@ -62,6 +63,13 @@ bench-slow: $(STAMP)
 bench-load: $(STAMP)
 	bash scripts/ensure-test-tools.sh
 	$(VENV)/bin/python -m bench.load_tables $(LOAD_ARGS)
+
+# The browser console under 200 tables at 4x real time with 5 headless Chromium pages open
+# (docs/benchmarks.md; WEB_ARGS="--seconds 20" for a short run).
+.PHONY: bench-web
+bench-web: $(STAMP)
+	bash scripts/ensure-test-tools.sh
+	$(VENV)/bin/python -m bench.web_console $(WEB_ARGS)
 
 # A box of 8 roulette tables from start to every wheel online, and its peak memory, beside
 # an interpreter's start (docs/benchmarks.md, "Start-up").

@@ -23,7 +23,7 @@ so the table box, which has no simulators installed, still lists every family.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
@@ -47,7 +47,10 @@ class DriverFamily:
     build the device from (a built-in family's are relative to floord's source tree).
     `golden`: a file of golden frames (docs/plugins.md) the catalogue tests feed each of
     its profiles' drivers; None for floord's own families, whose golden frames live in
-    floord's tests.
+    floord's tests. `scenarios`: the folder of its simulator's scenario files
+    (`<name>.yaml`), which `floord sim --scenario NAME` plays and `floord sim --list`
+    names; None for floord's own families, whose scenarios are the simulators' package
+    data.
     """
 
     name: str
@@ -56,8 +59,13 @@ class DriverFamily:
     profiles: Path | None = None
     protocols: tuple[str, ...] = ()
     golden: Path | None = None
-    # Where the family was found: `<distribution> <version>` (filled in on loading).
+    scenarios: Path | None = None
+    # Where the family was found (filled in on loading): `<distribution> <version>, entry
+    # point ...` for messages, and the distribution's name and version for the record
+    # (None: an entry point no distribution declares).
     origin: str = field(default="", compare=False)
+    distribution: str | None = field(default=None, compare=False)
+    version: str | None = field(default=None, compare=False)
 
     def package(self, side: str) -> str | None:
         """The package of its `drivers` or its `simulators`."""
@@ -90,20 +98,23 @@ def _load(point: EntryPoint) -> DriverFamily:
             f"driver family plugin {point.name!r} ({origin}): the family calls itself "
             f"{family.name!r}; the entry point's name and the family's must be one"
         )
+    if family.scenarios is not None and not isinstance(family.scenarios, Path):
+        raise DriverFamilyError(
+            f"driver family plugin {point.name!r} ({origin}): scenarios: a folder (a "
+            f"pathlib.Path) or None expected, found {family.scenarios!r}"
+        )
     names = [family.drivers] + ([family.simulators] if family.simulators else [])
     if not all(part.isidentifier() for name in names for part in name.split(".")):
         raise DriverFamilyError(
             f"driver family plugin {point.name!r} ({origin}): its drivers and simulators "
             f"must be module paths, found {names}"
         )
-    return DriverFamily(
-        family.name,
-        family.drivers,
-        family.simulators,
-        family.profiles,
-        family.protocols,
-        family.golden,
-        origin,
+    dist = point.dist
+    return replace(
+        family,
+        origin=origin,
+        distribution=None if dist is None else dist.metadata["Name"],
+        version=None if dist is None else dist.version,
     )
 
 
@@ -138,9 +149,30 @@ def family_profile_dirs(exclude: Path | None = None) -> list[Path]:
     return dirs
 
 
+def family_scenario_dirs(exclude: Path | None = None) -> list[tuple[DriverFamily, Path]]:
+    """The installed families' scenario folders with the family declaring each, in family
+    order, each folder once; `exclude` (the simulators' packaged folder) left out."""
+    found: list[tuple[DriverFamily, Path]] = []
+    for family in installed_families().values():
+        folder = family.scenarios
+        if folder is not None and folder != exclude and all(folder != f for _, f in found):
+            found.append((family, folder))
+    return found
+
+
 def module_of(side: str, key: str, name: str) -> str:
     """The module a profile's `driver:` (side `drivers`) or `simulator:` (`simulators`)
     name means: `<family>.<module>` is `<module>` under that family's package."""
+    family = family_of(key, name)
+    package = family.package(side)
+    if package is None:
+        raise ValueError(f"{key}: driver family {family.name!r} ships no {side}, found {name!r}")
+    return ".".join([package, *name.split(".")[1:]])
+
+
+def family_of(key: str, name: str) -> DriverFamily:
+    """The installed family a profile's `driver:` or `simulator:` name (`<family>.<module>`)
+    belongs to; a `ValueError` naming `key` and the installed families otherwise."""
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
         raise ValueError(f"{key}: a module name expected, {name!r}")
@@ -152,7 +184,4 @@ def module_of(side: str, key: str, name: str) -> str:
             f"{key}: <family>.<module> of an installed driver family expected "
             f"(families: {known}), found {name!r}"
         )
-    package = family.package(side)
-    if package is None:
-        raise ValueError(f"{key}: driver family {family.name!r} ships no {side}, found {name!r}")
-    return ".".join([package, *parts[1:]])
+    return family

@@ -3,7 +3,8 @@
 # loopback port (and its mosquitto_passwd, for the ACL tests), the openssl command line
 # (the TLS tests make a CA and certificates), and systemd-analyze (the unit files are
 # verified), and nats-server (the broker-cluster test runs three NATS nodes with JetStream
-# and MQTT, tests/test_e2e_cluster.py). Install what is missing when we are root with
+# and MQTT, tests/test_e2e_cluster.py), and chromium (the web console's pages are driven in
+# a headless Chromium over the DevTools protocol, tests/test_web_browser.py). Install what is missing when we are root with
 # apt-get; otherwise say exactly what to install.
 set -euo pipefail
 missing=()
@@ -23,6 +24,19 @@ if ! have nats-server; then
   else
     echo "nats-server is not installed (sudo apt-get install nats-server):" \
       "the broker-cluster tests will be skipped" >&2
+  fi
+fi
+# chromium is optional too: where it cannot be installed the browser tests are skipped.
+if ! have chromium; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing chromium with apt-get" >&2
+    apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      chromium >/dev/null ||
+      echo "chromium could not be installed: the browser tests will be skipped" >&2
+  else
+    echo "chromium is not installed (sudo apt-get install chromium):" \
+      "the browser tests will be skipped" >&2
   fi
 fi
 if [ ${#missing[@]} -eq 0 ]; then

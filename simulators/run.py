@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from floord.events import Simulator
-from floord.profiles import DeviceProfile, ProfileError, load_profile
+from floord.profile_sources import ProfileShelf
+from floord.profiles import DeviceProfile, ProfileError
 from simulators import module_name
 from simulators.catalogue import find_scenario
 from simulators.control import open_control, parse_control
@@ -58,8 +59,13 @@ async def run_simulator(
     speed: float,
     announce: Callable[[str], None],
     control: str | None = None,
+    profiles: ProfileShelf | None = None,
 ) -> int:
     """Run a profile's simulator on a pty or a TCP port until its scenario ends.
+
+    The profile is looked up on `profiles` (the shelf `floord run` would use: the site's
+    directory, the driver plugins', the packaged ones), by default on the plugins' and
+    the packaged ones only.
 
     Announces where the host should connect on one line (`pty: /dev/pts/5` or
     `tcp: 127.0.0.1:5000`), then, with `control` (`stdin`, `unix:PATH`, `tcp:HOST:PORT`:
@@ -72,7 +78,7 @@ async def run_simulator(
             raise ValueError("exactly one of a pty or a tcp address expected")
         if not speed > 0:
             raise ValueError(f"speed > 0 expected, found {speed}")
-        profile = load_profile(profile_name)
+        profile = (profiles or ProfileShelf.packaged()).load(profile_name)
         simulator_class = load_simulator(profile)
         # Each family reads its own scenario form; the wheel's loader is the default.
         loader = getattr(simulator_class, "load_scenario", load_scenario)

@@ -133,18 +133,23 @@ def start_sim(tmp: Path, scenario: dict[str, Any], speed: float) -> tuple[Proces
 def start_device_sim(
     tmp: Path,
     profile: str,
-    scenario: dict[str, Any],
+    scenario: dict[str, Any] | str,
     speed: float = 1.0,
     control: str | None = None,
     python: str = sys.executable,
 ) -> tuple[Process, str]:
-    """`floord sim PROFILE --pty` with this scenario; returns the process and the pty.
+    """`floord sim PROFILE --pty` with this scenario (a shipped one's name, or the steps
+    written to a file); returns the process and the pty.
 
     With `control` (`unix:PATH`) the simulator also opens its live control channel
     (`docs/rigs.md`), so a test can deal a card when the round is ready for it."""
-    path = tmp / f"{profile}-{time.monotonic_ns()}.yaml"
-    path.write_text(yaml.safe_dump(scenario))
-    args = ["sim", profile, "--pty", "--scenario", str(path), "--speed", str(speed)]
+    if isinstance(scenario, str):
+        named = scenario
+    else:
+        path = tmp / f"{profile}-{time.monotonic_ns()}.yaml"
+        path.write_text(yaml.safe_dump(scenario))
+        named = str(path)
+    args = ["sim", profile, "--pty", "--scenario", named, "--speed", str(speed)]
     sim = Process(args + (["--control", control] if control else []), python=python)
     assert sim.proc.stdout is not None
     line = sim.proc.stdout.readline().decode().strip()

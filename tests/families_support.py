@@ -72,3 +72,14 @@ def plugin_golden(profile: DeviceProfile) -> tuple[dict[str, Any], Golden] | Non
 def protocol_documents(family: DriverFamily) -> list[Path]:
     """Its protocol documents as files: a plugin's as installed, floord's own in its tree."""
     return [Path(doc) if Path(doc).is_absolute() else ROOT / doc for doc in family.protocols]
+
+
+def family_scenarios() -> list[tuple[str, Path]]:
+    """(family, scenario file) for each scenario a family ships (`DriverFamily.scenarios`);
+    floord's own families ship none (the simulators' packaged scenarios are floord's)."""
+    return sorted(
+        (family.name, path)
+        for family in installed_families().values()
+        if family.scenarios is not None
+        for path in family.scenarios.glob("*.yaml")
+    )

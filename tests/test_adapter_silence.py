@@ -34,8 +34,9 @@ async def _reads(delays: list[float], limit: float, *, work: float = 0.0) -> int
 
 
 def test_chatty_reads_never_time_out_however_long_the_session() -> None:
-    # 40 reads of 10 ms: 0.4 s in all, four times the limit, but none waits 0.1 s.
-    assert asyncio.run(_reads([0.01] * 40, 0.1)) == 40
+    # 60 reads of 40 ms: 2.4 s in all, over twice the limit, but none waits 1 s (a limit
+    # wide enough that a loaded machine's late wake-up is not taken for silence).
+    assert asyncio.run(_reads([0.04] * 60, 1.0)) == 60
 
 
 def test_a_read_that_waits_its_limit_ends_the_session() -> None:
@@ -44,8 +45,8 @@ def test_a_read_that_waits_its_limit_ends_the_session() -> None:
 
 
 def test_time_between_reads_is_not_silence() -> None:
-    # 0.15 s of work after each quick read (a slow write, say): longer than the limit.
-    assert asyncio.run(_reads([0.01, 0.01, 0.01], 0.1, work=0.15)) == 3
+    # 0.6 s of work after each quick read (a slow write, say): longer than the limit.
+    assert asyncio.run(_reads([0.01, 0.01, 0.01], 0.5, work=0.6)) == 3
 
 
 def test_a_shorter_limit_takes_effect_at_once() -> None:

@@ -42,6 +42,8 @@ SCENARIOS = [
     "test_commands.py",
     "test_surveillance_live.py",
     "test_surveillance_dice_live.py",
+    # A card-recognition shoe's shuffle tests: the shuffle alerts' fields.
+    "test_surveillance_shuffle_live.py",
     "test_adapter_events.py",
     "test_protocol_limiter.py",
     "test_journal_integrity.py",

@@ -225,7 +225,9 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     command = shlex.split(lines[3].removeprefix(demo_header.COMMAND))
     assert command[:9] == [*program, "cmd", "-c", config, "--table", rl03.TABLE, "--as"]
     assert command[9:12] == ["SEC-DEMO", "ack_alert", "alert=A00001"], command
-    assert any(line.startswith("subscribe: mosquitto_sub ") for line in lines[:14])
+    # The browser console's address (docs/console.md), on loopback.
+    assert lines[4].startswith(f"{demo_header.WEB}http://127.0.0.1:"), lines[:6]
+    assert any(line.startswith("subscribe: mosquitto_sub ") for line in lines[:15])
     assert ("embedded amqtt" in lines[0]) is embedded, lines[0]
     assert any(line.startswith(f"{demo_header.TABLES}RL-01 RL-02 ") for line in lines[:6])
     assert "\x1b[" not in out, "no terminal: plain lines only"

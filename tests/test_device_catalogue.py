@@ -7,7 +7,8 @@ The golden frames of floord's own families are the ones the drivers' own tests u
 (tests/golden/, and the frame lists of the Big Six, wheel sensor and USB shoe driver
 tests); a new profile fails here until it has one. A dice tracker's come from
 tests/golden/dice/, one case per profile. A plugin's come from the golden file its
-family names (docs/plugins.md), and one without is refused.
+family names (docs/plugins.md), and one without is refused. A scenario a plugin ships
+(`floord sim --scenario NAME`) is one a simulator of its family plays.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ import test_driver_wheel_sensor as wheel_sensor
 import yaml
 from cards_golden import GOLDEN_DIR as CARDS_DIR
 from cards_golden import load_cases
-from families_support import plugin_golden, profile_names
+from families_support import (
+    family_of,
+    family_profiles,
+    family_scenarios,
+    plugin_golden,
+    profile_names,
+)
 from test_driver_dice_tracker import CASES as DICE_CASES
 
 import simulators
@@ -32,6 +39,7 @@ from floord.contract import EventType
 from floord.events import DeviceEvent, Driver, Simulator
 from floord.profiles import DeviceProfile, load_profile
 from simulators.run import load_simulator
+from simulators.scenario import load_scenario
 from simulators.usb_shoe.backend import SimulatedShoeBackend, scenario_backend
 
 pytestmark = pytest.mark.unit
@@ -121,3 +129,27 @@ def test_each_profiles_simulator_is_built_as_floord_sim_builds_it(
         return
     simulator = load_simulator(profile)(profile, None, speed=1.0)
     assert isinstance(simulator, Simulator)
+
+
+@pytest.mark.parametrize(
+    ("family", "path"), family_scenarios(), ids=[f"{f}/{p.stem}" for f, p in family_scenarios()]
+)
+def test_each_shipped_scenario_of_a_family_is_played_by_its_simulator(
+    family: str, path: Path
+) -> None:
+    """Read by the scenario loader of one of the family's simulators, as `floord sim`
+    reads it; a scenario no simulator of its family can read is refused here."""
+    own = [load_profile(name) for f, name in family_profiles() if f == family]
+    assert own, f"{family}: no profile to play {path.name}"
+    problems = []
+    for profile in own:
+        simulator = load_simulator(profile)
+        try:
+            scenario = getattr(simulator, "load_scenario", load_scenario)(path)
+        except ValueError as exc:
+            problems.append(f"{profile.model}: {exc}")
+            continue
+        assert isinstance(simulator(profile, scenario, speed=1.0), Simulator)
+        assert family_of(profile).name == family
+        return
+    pytest.fail(f"{path}: no simulator of {family} reads it: {problems}")

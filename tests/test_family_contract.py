@@ -62,6 +62,8 @@ def test_each_family_is_whole(name: str) -> None:
     family = installed_families()[name]
     importlib.import_module(family.drivers)
     assert family.profiles is not None and family.profiles.is_dir(), family.profiles
+    # Declared, its scenarios are installed (package data), or `floord sim` lists nothing.
+    assert family.scenarios is None or family.scenarios.is_dir(), family.scenarios
     documents = protocol_documents(family)
     # floord's SS2 family reads the vendor's published guide, not floord's to ship.
     assert documents or (is_floords_own(family) and name == "cammegh_ss2"), family.origin

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "box.yaml"
-EXTRAS_ONLY = ("numpy", "matplotlib", "textual", "rich", "amqtt", "psycopg")
+EXTRAS_ONLY = ("numpy", "matplotlib", "textual", "rich", "amqtt", "aiohttp", "psycopg")
 CORE = ("aiomqtt", "pyserial", "pyserial-asyncio", "pyusb", "pydantic", "structlog", "PyYAML")
 BUILD_TIMEOUT = 300
 
@@ -156,10 +156,8 @@ def test_make_demo_and_deb_build_their_own_small_environments(tmp_path: Path) ->
     """`make demo` installs the demo's extras only, `make deb` pip alone; `make test`
     keeps the tests' .venv."""
     demo = _make_plan("demo", f"DEMO_VENV={tmp_path}/demo")
-    assert (
-        f"PYTHON=python3 VENV={tmp_path}/demo EXTRAS=console,demo bash scripts/bootstrap-venv.sh"
-        in demo
-    )
+    extras = "EXTRAS=console,demo,web"
+    assert f"PYTHON=python3 VENV={tmp_path}/demo {extras} bash scripts/bootstrap-venv.sh" in demo
     assert demo[-1].startswith(f"{tmp_path}/demo/bin/floord demo"), demo
     deb = _make_plan("deb", f"BUILD_VENV={tmp_path}/build")
     assert f"PYTHON=python3 VENV={tmp_path}/build EXTRAS=none bash scripts/bootstrap-venv.sh" in deb
@@ -183,7 +181,7 @@ def demo_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_demo_runs_on_its_extras_alone(demo_venv: Path, tmp_path: Path) -> None:
     """No test tool, no report extra: the demo floor plays on the embedded broker."""
     installed = _installed(demo_venv)
-    assert {"textual", "amqtt"} <= installed
+    assert {"textual", "amqtt", "aiohttp"} <= installed
     assert not installed & {"pytest", "scipy", "matplotlib", "mypy", "hypothesis"}, installed
     env = {**os.environ, "PYTHONPATH": "", "FLOORD_DEMO_EMBEDDED_BROKER": "1"}
     done = subprocess.run(
@@ -481,3 +479,18 @@ def test_the_deb_ships_the_backup_timer_and_its_settings(debs: tuple[Path, Path]
     assert "/etc/default/floord-backup" in conffiles.stdout.split()
     tmpfiles = (ROOT / "systemd" / "floord.tmpfiles.conf").read_text()
     assert "d /var/backups/floord 0700 floord floord -" in tmpfiles
+
+
+@pytest.mark.skipif(_cannot_build_deb() is not None, reason=str(_cannot_build_deb()))
+def test_the_deb_ships_the_web_console(debs: tuple[Path, Path]) -> None:
+    """`floord web`'s unit (not enabled), its config as a conffile, and aiohttp (the web
+    extra) in the package's environment."""
+    deb, _ = debs
+    listing = _run("dpkg-deb", "-c", str(deb))
+    names = {line.split()[-1] for line in listing.stdout.splitlines()}
+    assert "./usr/lib/systemd/system/floord-web.service" in names
+    assert "./etc/floord/web.yaml" in names
+    assert any("/site-packages/aiohttp/" in name for name in names)
+    assert any(name.endswith("/floord/web/static/floor.js") for name in names)
+    conffiles = _run("dpkg-deb", "--info", str(deb), "conffiles")
+    assert "/etc/floord/web.yaml" in conffiles.stdout.split()

@@ -72,14 +72,25 @@ def normal(value: Any, port: str) -> Any:
 
 
 def record(events: list[dict[str, Any]], port: str) -> list[tuple[Any, ...]]:
-    """Type, source, data, rule and round of each event; a command's random id dropped."""
+    """Type, source, data, rule and round of each event; a command's random id dropped,
+    and `daemon.started`'s `drivers` (the daemon names only the drivers it runs itself:
+    `drivers_started` compares them)."""
     out = []
     for body in events:
         data = dict(body["data"])
         if body["type"].startswith("operator."):
             data.pop("id", None)
+        if body["type"] == "daemon.started":
+            data.pop("drivers")
         out.append((body["type"], body["source"], normal(data, port), body["rule"], body["round"]))
     return out
+
+
+def drivers_started(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `drivers` of the run's `daemon.started`."""
+    [started] = [b for b in events if b["type"] == "daemon.started"]
+    drivers: dict[str, Any] = started["data"]["drivers"]
+    return drivers
 
 
 def device_stream(path: Path) -> list[dict[str, Any]]:
@@ -180,6 +191,9 @@ def test_the_table_runs_the_same_with_the_wheel_adapter_remote(broker, tmp_path:
         sim.kill()
 
     assert record(remote, remote_pty) == record(local, local_pty)
+    # The wheel's driver runs in the daemon only when its adapter is the daemon's own.
+    assert set(drivers_started(local)) == {"wheel"}
+    assert drivers_started(remote) == {}
     assert [b["type"] for b in local].count("roulette.result") == 2
     # The daemon keeps the wheel's stream with the adapter's own seq.
     kept = device_stream(remote_dir / "journal.db")

@@ -43,7 +43,7 @@ def test_a_path_wins_over_a_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_an_unknown_name_lists_the_packaged_ones() -> None:
     with pytest.raises(ScenarioError) as caught:
         find_scenario("flaky-wheel")
-    assert "flaky-wheel: a scenario file or the name of a packaged scenario expected" in str(
+    assert "flaky-wheel: a scenario file or the name of a shipped scenario expected" in str(
         caught.value
     )
     assert "shoe-normal" in str(caught.value)

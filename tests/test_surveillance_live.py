@@ -15,6 +15,7 @@ from floord.config.load import load_config
 from floord.contract import EventType
 from floord.engine.core.types import Decision
 from floord.processes.daemon import Daemon
+from floord.table.shuffle_surveillance import ShuffleSurveillance
 from floord.table.surveillance import TableSurveillance
 
 pytestmark = pytest.mark.unit
@@ -49,7 +50,7 @@ def test_a_wheel_stuck_on_one_pocket_raises_one_alert_kept_until_acknowledged() 
     assert restored.acknowledge(alert.data["id"], "SUP-1", "again") is None
 
 
-def test_the_daemon_watches_wheel_tables_only(tmp_path: Path) -> None:
+def test_the_daemon_watches_the_wheel_and_the_shoe_that_reads_cards(tmp_path: Path) -> None:
     config = {
         "site": "s",
         "broker": {"url": "mqtt://127.0.0.1:1"},
@@ -70,7 +71,9 @@ def test_the_daemon_watches_wheel_tables_only(tmp_path: Path) -> None:
         watcher = daemon.tables["RL"].runner.surveillance
         assert watcher is not None and watcher.setup.window == 500
         assert watcher.setup.kind == "double_zero"
-        assert daemon.tables["BJ"].runner.surveillance is None
+        # A Blackjack table's recognition shoe runs the shuffle tests, no wheel's.
+        shoe = daemon.tables["BJ"].runner.surveillance
+        assert isinstance(shoe, ShuffleSurveillance) and shoe.shoes == {"shoe"}
         assert daemon.tables["RL"].runner.state()["alerts"] == []
     finally:
         daemon.journal.close()

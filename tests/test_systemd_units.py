@@ -21,7 +21,7 @@ from floord.journal.store import Journal
 pytestmark = pytest.mark.unit
 
 SYSTEMD = Path(__file__).resolve().parents[1] / "systemd"
-UNITS = ["floord.service", "floord-adapter@.service", "floord-sim@.service"]
+UNITS = ["floord.service", "floord-adapter@.service", "floord-sim@.service", "floord-web.service"]
 DEVICE_UNITS = ["floord.service", "floord-adapter@.service"]
 BACKUP = "floord-backup.service"
 TIMER = "floord-backup.timer"

@@ -257,6 +257,29 @@ def test_a_craps_tables_dice_alert_is_an_open_alert_not_a_wheel_test() -> None:
     assert "results seen" not in shown  # no wheel lines for a Craps table
 
 
+def test_a_shuffle_alert_is_an_open_alert_of_its_shoe_not_a_wheel_test() -> None:
+    model = FloorModel(PREFIX)
+    t = topics("BA-01")
+    slug = {
+        "id": "A00001",
+        "test": "shuffle_slug",
+        "p_value": 0.0003,
+        "level": 0.001,
+        "window": 3,
+        "shoe": 4,
+        "statistic": 5,
+    }
+    state = {"table": "BA-01", "game": "baccarat", "state": "open", "alerts": [slug]}
+    model.on_message(t.state, json.dumps(state).encode())
+    view = model.tables[(SITE, "BA-01")]
+    clumping = {**slug, "id": "A00002", "test": "shuffle_clumping", "shoe": 5}
+    model.on_message(t.events, envelope("BA-01", 5, "surveillance.alert", data=clumping))
+    assert set(view.alerts) == {"A00001", "A00002"} and not view.wheel.present
+    shown = detail_text(view).plain
+    assert "alert A00001: shuffle_slug test p = 0.0003 (level 0.001, shoe 4)" in shown
+    assert "window" not in shown
+
+
 def test_state_halt_alerts_voids_and_wheel_analytics() -> None:
     model = FloorModel(PREFIX)
     t = topics("RL-01")

@@ -79,6 +79,45 @@ def test_the_sentences_staff_read() -> None:
         "alert A00001: shooter signature test p = 0.000213 below 0.001 over 60 results, "
         "shooter at seat 3"
     )
+    # A shuffle alert says which shoe and what was seen in it.
+    slug = {
+        **alert,
+        "test": "shuffle_slug",
+        "shoe": 4,
+        "side": None,
+        "cards": 7,
+        "statistic": 6,
+        "run": {"at": 2, "shoe": 3, "at_earlier": 16},
+    }
+    assert sentence(env(EventType.SURVEILLANCE_ALERT, slug)) == (
+        "alert A00001: shuffle slug in shoe 4 after 7 cards: a run of 6 cards from card 2 "
+        "as dealt in shoe 3 from its card 16; p = 0.000213 below 0.001"
+    )
+    pairs = {
+        **alert,
+        "test": "shuffle_correlation",
+        "shoe": 4,
+        "side": "left",
+        "cards": 90,
+        "against": "previous_shoe",
+        "pairs": {"observed": 70, "expected": 7.25},
+    }
+    assert sentence(env(EventType.SURVEILLANCE_ALERT, pairs)) == (
+        "alert A00001: shuffle correlation in shoe 4 (left side) after 90 cards: 70 "
+        "neighbours as in the previous shoe vs 7.25 expected; p = 0.000213 below 0.001"
+    )
+    clumps = {
+        **alert,
+        "test": "shuffle_clumping",
+        "shoe": 2,
+        "cards": 234,
+        "suits": {"observed": 90, "expected": 58.1},
+        "ranks": {"observed": 20, "expected": 17.4},
+    }
+    assert sentence(env(EventType.SURVEILLANCE_ALERT, clumps)) == (
+        "alert A00001: shuffle clumping in shoe 2 after 234 cards: same-suit neighbours 90 "
+        "vs 58.1, same-rank 20 vs 17.4 expected; p = 0.000213 below 0.001"
+    )
     acked = {"id": "A00001", "by": "SE-3001", "note": "wheel checked", "alert": alert}
     assert sentence(env(EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED, acked)) == (
         "alert A00001 acknowledged by SE-3001: wheel checked"

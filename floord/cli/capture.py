@@ -2,6 +2,8 @@
 
     floord capture --port /dev/ttyUSB0 --baud 9600 --seconds 60 --out capture.jsonl
     floord capture --port /dev/ttyUSB0 --profile cammegh-ss2 --send '*V\\r\\n' --out ss2.jsonl
+    floord capture --port /dev/ttyUSB0 --profile ref-card-reader -c /etc/floord/floord.yaml \
+        --out reader.jsonl
     floord capture --to-golden ss2.jsonl --case "field_spin pockets=37" >> tests/golden/ss2/x.txt
 
 The formats are in `floord/tools/capture.py`; the workflow is in docs/rigs.md.
@@ -15,7 +17,8 @@ import codecs
 import sys
 from pathlib import Path
 
-from floord.profiles import ProfileError, SerialSettings, load_profile
+from floord.cli.profile_options import ProfileOptionError, add_site_options, shelf_of
+from floord.profiles import ProfileError, SerialSettings
 from floord.tools.capture import CaptureError, capture, golden_case, golden_steps, read_capture
 from floord.transport.stream import TransportError
 
@@ -28,7 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     cap.add_argument("--port", help="a serial device, a pty or socket://HOST:PORT")
     cap.add_argument("--baud", type=int, help="baud rate (default: the profile's, else 9600)")
-    cap.add_argument("--profile", help="take the serial settings from this device profile")
+    cap.add_argument(
+        "--profile",
+        help="take the serial settings from this device profile (looked up as `floord run` "
+        "does: -c's or --profiles' site directory first)",
+    )
+    add_site_options(cap, "--profiles")
     cap.add_argument("--seconds", type=float, default=60.0, help="how long to record (60)")
     cap.add_argument("--out", type=Path, help="where to write (a capture needs one)")
     cap.add_argument(
@@ -62,7 +70,7 @@ def _escaped(text: str) -> bytes:
 
 
 def _settings(ns: argparse.Namespace) -> SerialSettings:
-    base = load_profile(ns.profile).serial if ns.profile else SerialSettings(baudrate=9600)
+    base = shelf_of(ns).load(ns.profile).serial if ns.profile else SerialSettings(baudrate=9600)
     if ns.baud is not None:
         if ns.baud <= 0:
             raise CaptureError(f"--baud: > 0 expected, found {ns.baud}")
@@ -102,7 +110,7 @@ def run(ns: argparse.Namespace) -> int:
     """The handler of `floord capture`: 0 done, 1 a port that failed, 2 bad arguments."""
     try:
         return _to_golden(ns) if ns.to_golden is not None else _capture(ns)
-    except (CaptureError, ProfileError) as exc:
+    except (CaptureError, ProfileError, ProfileOptionError) as exc:
         print(f"floord capture: {exc}", file=sys.stderr)
         return 2
     except (TransportError, OSError) as exc:

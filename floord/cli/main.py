@@ -35,6 +35,8 @@ EXTENSIONS: dict[str, str] = {
     "status": "floord.cli.status",
     "capture": "floord.cli.capture",
     "profiles": "floord.cli.profiles",
+    "sim": "floord.cli.sim",
+    "web": "floord.cli.web",
 }
 
 
@@ -102,28 +104,6 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
         help="seed of the wheels' random spins (default: a new one each run, printed)",
     )
 
-    sim = sub.add_parser("sim", help="run one device simulator for a test rig")
-    sim.add_argument("profile", nargs="?", help="a device profile name, e.g. cammegh-ss2")
-    sim.add_argument(
-        "--list",
-        action="store_true",
-        help="list the packaged scenarios and where the example rig config is, and exit",
-    )
-    where = sim.add_mutually_exclusive_group()
-    where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal")
-    where.add_argument("--tcp", metavar="HOST:PORT", help="serve one TCP client (socket://)")
-    sim.add_argument(
-        "--scenario",
-        metavar="FILE|NAME",
-        help="a scenario YAML file, or a packaged scenario's name (see --list)",
-    )
-    sim.add_argument("--speed", type=float, default=1.0, help="scale the device's clock")
-    sim.add_argument(
-        "--control",
-        metavar="stdin|unix:PATH|tcp:127.0.0.1:PORT|none",
-        help="inject scenario steps live, one per line (`help` lists them); none: no channel",
-    )
-
     check = sub.add_parser("check", help="validate a config and each table's rules")
     check.add_argument("-c", "--config", required=True, type=Path)
 
@@ -168,6 +148,11 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
                       help="rolls per shooter" + live % "shooter_window")  # fmt: skip
     dice.add_argument("--shooter-bins", type=int,
                       help="runs of totals, 0: off" + live % "shooter_bins")  # fmt: skip
+    shuffle = what.add_parser("shuffle", help="shuffle quality from the card-recognition shoe")
+    shuffle.add_argument("-c", "--config", required=True, type=Path)
+    shuffle.add_argument("--table", help="one table (default: every table whose shoe reads)")
+    shuffle.add_argument("--since", help="only shoes and alerts at or after this ISO 8601 time")
+    shuffle.add_argument("--json", action="store_true", help="the report as JSON")
     add_floor_parser(what)
     if verb in sub.choices:
         modules: list[str] = []
@@ -293,40 +278,6 @@ def _cmd(ns: argparse.Namespace) -> int:
     return 0 if result.get("ok") is True else 1
 
 
-def _sim(ns: argparse.Namespace) -> int:
-    from floord.system.extras import require_simulators
-
-    require_simulators("floord sim")
-    if ns.list:
-        catalogue = importlib.import_module("simulators.catalogue")
-        for name in catalogue.scenario_names():
-            path = catalogue.scenarios_folder() / f"{name}.yaml"
-            print(f"{name:22} {catalogue.describe(path)}")
-        print(f"scenarios: {catalogue.scenarios_folder()}")
-        print(f"example rig config: {catalogue.example_rig_config()}")
-        return 0
-    if ns.profile is None or not (ns.pty or ns.tcp):
-        usage = "a device profile and --pty or --tcp expected (or --list)"
-        print(f"floord sim: {usage}", file=sys.stderr)
-        return 2
-    link = importlib.import_module("simulators.run")
-    try:
-        code: int = asyncio.run(
-            link.run_simulator(
-                ns.profile,
-                pty=ns.pty,
-                tcp=ns.tcp,
-                scenario_path=ns.scenario,
-                speed=ns.speed,
-                announce=lambda line: print(line, flush=True),
-                control=None if ns.control in (None, "none") else ns.control,
-            )
-        )
-        return code
-    except KeyboardInterrupt:
-        return 0
-
-
 def _demo(ns: argparse.Namespace) -> int:
     from floord.demo import run_demo
     from floord.journal.store import JournalError
@@ -362,11 +313,14 @@ def _report(ns: argparse.Namespace) -> int:
     from floord.cli.dice_report import run_dice_report
     from floord.cli.floor_report import run_floor_report, span_of
     from floord.cli.report import run_wheel_report
+    from floord.cli.shuffle_report import run_shuffle_report
     from floord.config.load import ConfigError
 
     try:
         if ns.report == "floor":
             text = run_floor_report(ns)
+        elif ns.report == "shuffle":
+            text = run_shuffle_report(ns.config, ns.table, ns.since, ns.json)
         elif ns.report == "dice":
             settings = {
                 "window": ns.window,
@@ -424,8 +378,6 @@ def _dispatch(ns: argparse.Namespace) -> int:
         return _run(ns.config, ns.argv)
     if ns.command == "cmd":
         return _cmd(ns)
-    if ns.command == "sim":
-        return _sim(ns)
     if ns.command == "demo":
         return _demo(ns)
     if ns.command == "report":

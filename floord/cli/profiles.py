@@ -1,7 +1,7 @@
 """`floord profiles list` and `floord profiles check FILE`: the box's device profiles.
 
-`list` names every profile the box can use, the file it is read from, its origin (`site`
-or `packaged`), the packaged profile a site profile replaces, and the SHA-256 the record
+`list` names every profile the box can use, the file it is read from, its origin (`site`,
+`plugin` or `packaged`), the shipped profile a site profile replaces, and the SHA-256 the record
 keeps. `check` holds a file to every check a table would, before it is dropped into the
 site directory (docs/deployment.md, "Site profiles").
 """
@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from floord.cli.profile_options import ProfileOptionError, add_site_options, shelf_of
 
 if TYPE_CHECKING:
     from floord.profile_sources import ProfileShelf
@@ -25,53 +27,16 @@ def register(sub: Any) -> None:
     check = what.add_parser("check", help="check a profile file as the site's, exit 1 if bad")
     check.add_argument("file", type=Path, help="the profile's YAML file (<model>.yaml)")
     for each in (listed, check):
-        where = each.add_mutually_exclusive_group()
-        where.add_argument(
-            "-c", "--config", type=Path, help="use the site directory this config names"
-        )
-        where.add_argument(
-            "--site", type=Path, help="the site directory (default: /etc/floord/profiles)"
-        )
+        add_site_options(each, "--site")
     parser.set_defaults(handler=run_profiles)
 
 
-def _site(ns: argparse.Namespace) -> Path | None:
-    """The site directory asked for: `--site`, the config's `site_profiles` (read alone,
-    so that a config a broken profile spoils can still be listed), or the default."""
-    from floord.config.load import ConfigError
-    from floord.profile_sources import site_directory
-    from floord.yaml_files import read_yaml
-
-    if ns.site is not None:
-        return site_directory(ns.site)
-    if ns.config is None:
-        return site_directory(None)
-    raw = read_yaml(ns.config)
-    value = raw.get("site_profiles") if isinstance(raw, dict) else None
-    if value is None:
-        return site_directory(None)
-    if not isinstance(value, str):
-        raise ConfigError([f"{ns.config}: site_profiles: a directory expected, found {value!r}"])
-    return site_directory(ns.config.parent / value)
-
-
 def run_profiles(ns: argparse.Namespace) -> int:
-    from floord.config.load import ConfigError
-    from floord.profile_sources import ProfileShelf, profile_sources
-    from floord.yaml_files import YamlFileError
-
     try:
-        site = _site(ns)
-    except YamlFileError as exc:
+        shelf = shelf_of(ns)
+    except ProfileOptionError as exc:
         print(f"floord profiles: {exc}", file=sys.stderr)
         return 1
-    except ConfigError as exc:
-        print("\n".join(exc.problems), file=sys.stderr)
-        return 1
-    if site is not None and not site.is_dir():
-        print(f"floord profiles: {site}: a directory of profiles expected", file=sys.stderr)
-        return 1
-    shelf = ProfileShelf(profile_sources(site))
     return _check(ns.file, shelf) if ns.profiles == "check" else _list(shelf)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from floord.tools.status import BoxStatus, TableStatus, open_alerts, table_state
+from floord.watch.shuffle_sentences import shuffle_alert
 
 
 def register(sub: Any) -> None:
@@ -116,7 +117,13 @@ def _table_lines(table: TableStatus, box: BoxStatus) -> list[str]:
 
 def describe_alert(alert: dict[str, Any]) -> str:
     """One open surveillance alert, and what closes it (`ack_alert`, from a supervisor or
-    security); numbers to three significant digits."""
+    security); numbers to three significant digits. A shuffle alert is about a shoe, and
+    says so as the console does."""
+    if "shoe" in alert:
+        text = shuffle_alert(alert).replace(
+            f"alert {alert.get('id')}:", f"alert {alert.get('id')} OPEN:", 1
+        )
+        return f"{text}; close with ack_alert alert={alert.get('id')}"
     who = f" for dealer {alert['dealer']}" if alert.get("dealer") else ""
     at = f", at result {alert['spins']}" if alert.get("spins") else ""
     cells = alert.get("over_represented")

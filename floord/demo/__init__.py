@@ -47,6 +47,9 @@ order: the simulated devices fall silent (their ptys stay open), the daemon gets
 `STOP_S` to stop cleanly (it is cancelled after), then the ptys and the demo's own tasks
 close, each wait bounded, so the demo ends within seconds even mid-spin; the view is
 closed once it has shown each table's `daemon.stopped` (or after `HEAR_STOP_S`).
+
+The browser console (`floord web`, `web_console`) runs in the demo's process on loopback,
+anonymous viewing allowed there; the header prints its address.
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ from floord.demo.dice_tables import (
     pai_gow_config,
 )
 from floord.demo.floorperson import VirtualFloorperson
-from floord.demo.header import command_lines, header_lines, intro_lines
+from floord.demo.header import command_lines, header_lines, intro_lines, web_line
 from floord.demo.operators import CREW, FLOORPERSON, write_operators
 from floord.demo.operators import DEALER as DEALER_OPERATOR
 from floord.demo.pty_device import PtyDevice
@@ -99,6 +102,7 @@ from floord.demo.ss2_wheels import DEMO_TABLES, open_wheels, power_on, wheel_con
 from floord.demo.stop_signals import StopSignals
 from floord.demo.view import LiveView
 from floord.demo.war_table import SHOE_PROFILE, WAR_TABLE, war_config, war_shoe
+from floord.demo.web_console import start_web, unavailable
 from floord.operator.client import client_args
 from floord.processes.daemon import Daemon
 
@@ -267,6 +271,8 @@ async def run_demo(
             runner: asyncio.Task[Any] | None = None
             operators: list[SignedOperator] = []
             daemon: Daemon | None = None
+            web: Any = None
+            web_task: asyncio.Task[Any] | None = None
             try:
                 ports, links, ss2 = await open_wheels(speed, seed)
                 await cards.open()
@@ -279,7 +285,11 @@ async def run_demo(
                 )
                 loaded = load_config(config)
                 daemon = await Daemon.open(loaded)
-                view.header = header_lines(url=url, what=what, config=config)
+                web_text = unavailable()
+                if web_text is None:
+                    web = await start_web(url, config)
+                    web_text = web_line(web.url)
+                view.header = header_lines(url=url, what=what, config=config, web=web_text)
                 view.intro = intro_lines(site=SITE, seed=seed, url=url, tables=tables)
                 view.whole = command_lines([*view.header, *view.intro])
                 if not view.interactive:
@@ -328,6 +338,8 @@ async def run_demo(
                     *(asyncio.create_task(dealer.deal(t)) for t in dealt),
                     *(asyncio.create_task(crew.deal(t)) for t in crew_tables),
                 ]
+                if web is not None:
+                    web_task = asyncio.create_task(web.run())
                 runner = asyncio.create_task(daemon.run())
                 await asyncio.sleep(0.2)  # the drivers open their ports
                 signals.install()  # over the daemon's own: the demo stops it, in order
@@ -357,6 +369,12 @@ async def run_demo(
                     await operator.leave(CLOSE_S)
                 await _stop_daemon(daemon, runner)
                 await _heard_stop(view, tables, HEAR_STOP_S)
+                if web is not None:
+                    web.stop()
+                    if web_task is not None:
+                        await asyncio.wait({web_task}, timeout=CLOSE_S)
+                    else:
+                        await within(web.close(), CLOSE_S)
                 await _bounded(tasks, CLOSE_S)
                 await within(cards.close(), CLOSE_S)
                 await _close_devices(devices, links)

@@ -30,6 +30,7 @@ CONSOLE = "console: "
 COMMAND = "command: "
 SUBSCRIBE = "subscribe: "
 TABLES = "tables: "
+WEB = "web: "
 OR = "  (or: "
 
 
@@ -58,15 +59,24 @@ def ack_command(config: Path, program: list[str]) -> str:
     return shlex.join([*program, *words, "ack_alert", f"alert={FIRST_ALERT}", "note=seen"])
 
 
-def header_lines(*, url: str, what: str, config: Path) -> list[str]:
-    """The dashboard's top lines: the broker, the config, the console, a command."""
+def header_lines(*, url: str, what: str, config: Path, web: str | None = None) -> list[str]:
+    """The dashboard's top lines: the broker, the config, the console, a command, and the
+    browser console's address (or why there is none) when `web` is given."""
     program = floord_program()
-    return [
+    lines = [
         f"{BROKER}{url} ({what})",
         f"{CONFIG}{config}",
         f"{CONSOLE}{console_command(config, program)}",
         f"{COMMAND}{ack_command(config, program)}",
     ]
+    if web is not None:
+        lines.append(f"{WEB}{web}")
+    return lines
+
+
+def web_line(url: str) -> str:
+    """The browser console's address and who may acknowledge there."""
+    return f"{url} (acknowledge as {SECURITY.id}, key {SECURITY.secret})"
 
 
 def _wrapped(text: str) -> list[str]:
@@ -101,5 +111,5 @@ def intro_lines(*, site: str, seed: int, url: str, tables: list[str]) -> list[st
 
 def command_lines(lines: list[str]) -> frozenset[str]:
     """The lines that are command lines to copy: shown whole, never cut."""
-    labels = (CONFIG, CONSOLE, COMMAND, SUBSCRIBE, OR)
+    labels = (CONFIG, CONSOLE, COMMAND, SUBSCRIBE, OR, WEB)
     return frozenset(line for line in lines if line.startswith(labels))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from floord.demo.dice_words import describe_dice
+from floord.watch.shuffle_sentences import shuffle_alert
 
 
 def _cards(cards: Any) -> str:
@@ -126,6 +127,8 @@ def describe(event: dict[str, Any]) -> str:
             text += f", dealer {data['dealer']}, released over {data.get('release_pocket')}"
     elif kind == "bigsix.result":
         text = f"{data.get('symbol')} (section {data.get('section')}), pays {data.get('odds')}"
+    elif kind == "surveillance.alert" and "shoe" in data:  # a shoe's, not a window's
+        text = shuffle_alert(data)
     elif kind == "surveillance.alert":
         over = [c.get("label") for c in data.get("over_represented") or []][:2]
         text = (

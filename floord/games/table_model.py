@@ -51,6 +51,21 @@ class DeviceConfig(StrictModel):
         return self.adapter == "remote"
 
 
+class ShuffleQualityConfig(StrictModel):
+    """The shuffle-quality tests of a table dealt from a card-recognition shoe
+    (`floord.analytics.shuffle_watch`, docs/analytics.md): a level per test, the
+    shortest run of cards that may be called a slug, the earlier shoes compared and
+    the fewest cards a shoe must deal to be tested at its end."""
+
+    enabled: bool = True
+    level_slug: float = Field(default=0.001, gt=0, lt=0.5)
+    level_correlation: float = Field(default=0.001, gt=0, lt=0.5)
+    level_clumping: float = Field(default=0.001, gt=0, lt=0.5)
+    min_slug: int = Field(default=5, ge=3, le=52)
+    history: int = Field(default=8, ge=1, le=50)
+    min_cards: int = Field(default=30, ge=10, le=1000)
+
+
 class GameTable(StrictModel):
     """What every table has, whatever its game; a game's model narrows `game` to its
     names (the config's discriminator) and `rules` to its options."""
@@ -59,3 +74,5 @@ class GameTable(StrictModel):
     game: str
     rules: BaseModel
     devices: list[DeviceConfig]
+    # Run only where a shoe reads each card (`floord.games.shuffle`); ignored elsewhere.
+    shuffle_quality: ShuffleQualityConfig = ShuffleQualityConfig()

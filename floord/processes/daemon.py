@@ -38,6 +38,8 @@ from floord.games import registry
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
+from floord.processes.driver_record import driver_record
+from floord.processes.shuffle_start import shuffle_watcher
 from floord.profiles import DeviceProfile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
@@ -89,6 +91,8 @@ class TableUnit:
     streams: list[str]
     # Each device's profile as `daemon.started` records it: name, origin, path, hash.
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Each in-process device's driver and the package of its family (`driver_record`).
+    drivers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Its runner's and its link's tasks, and its devices' (stopped first on a stop).
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     device_tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -136,7 +140,7 @@ class Daemon:
         bus = TableBus()
         engine = build_engine(table, self.loaded, self.journal.load_snapshot(table.id))
         adapters: dict[str, TableDevice] = {}
-        shelf, profiles = self.loaded.profiles, {}
+        shelf, profiles, drivers = self.loaded.profiles, {}, {}
 
         def sink(item: Received) -> None:
             bus.put(item)
@@ -176,6 +180,7 @@ class Daemon:
                     table.id, device.id, profile, topics, sink, port.recorded
                 )
                 continue
+            drivers[device.id] = driver_record(profile)
             adapters[device.id] = DeviceAdapter(
                 site=cfg.site,
                 table=table.id,
@@ -202,7 +207,9 @@ class Daemon:
             clock=self.clock,
             committed=port,
         )
-        return TableUnit(table, topics, bus, runner, adapters, link, list(streams), profiles)
+        return TableUnit(
+            table, topics, bus, runner, adapters, link, list(streams), profiles, drivers
+        )
 
     def _remote(
         self,
@@ -234,7 +241,7 @@ class Daemon:
         )
 
     def _surveillance(self, table: TableConfig) -> AlertKeeper | None:
-        """The live wheel- or dice-integrity tests of a wheel or Craps table, their
+        """The live wheel-, dice-integrity or shuffle tests of a table, their
         windows refilled from the journal and their open alerts restored from the last
         snapshot."""
         settings = self.loaded.config.surveillance
@@ -242,6 +249,9 @@ class Daemon:
             return None
         saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
         journal = self.loaded.journal_path
+        shuffle = shuffle_watcher(table, self.loaded.profiles, journal, saved)
+        if shuffle is not None:
+            return shuffle
         dice = registry.dice_setup(table, settings)
         if dice is not None:
             dice_watcher = DiceSurveillance(dice, saved)
@@ -279,6 +289,7 @@ class Daemon:
                     "version": floord.__version__,
                     "devices": list(unit.adapters),
                     "profiles": unit.profiles,
+                    "drivers": unit.drivers,
                 },
             ),
         )

@@ -17,6 +17,7 @@ EXTRAS: dict[str, str] = {
     "report": "matplotlib",
     "demo": "amqtt",
     "metrics": "prometheus_client",
+    "web": "aiohttp",
     "archive": "psycopg",
 }
 

@@ -232,9 +232,12 @@ class TableRunner:
         if self._held_back(output, before):
             self.stop.held_back(named, item.row)  # the daemon is stopping: no round starts
             return []
+        received = device_decision(item, round_at_receipt)
         if self.surveillance is not None:
+            raised = self.surveillance.on_device(received)
             output.events.extend(self.surveillance.on_decisions(output.events))
-        decisions = (device_decision(item, round_at_receipt), *output.events)
+            output.events.extend(raised)
+        decisions = (received, *output.events)
         return [Step(decisions, ts, named, self._sender(output), item.row)]
 
     def _tick_steps(self, now: datetime) -> list[Step]:

@@ -38,6 +38,12 @@ class AlertKeeper(ABC):
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         """The alerts the engine's decisions raise, as decisions to record with them."""
 
+    def on_device(self, decision: Decision) -> list[Decision]:
+        """The alerts a device's own event raises (recorded as `decision`), before the
+        engine's decisions on it: what a watcher tests that is no engine decision (a
+        shoe's read order, `floord.table.shuffle_surveillance`); none by default."""
+        return []
+
     def _raise(self, alert: dict[str, Any], round_id: str | None) -> Decision:
         """Number and keep one alert; the decision that records it."""
         self.changes += 1

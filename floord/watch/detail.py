@@ -95,8 +95,9 @@ def _alert_line(alert_id: str, alert: dict[str, object]) -> str:
     text += f"{p_text(alert.get('p_value'))} (level {p_text(alert.get('level'))}"
     window = alert.get("window")
     dealer = alert.get("dealer")
-    text += f", window {value_text(window)}" if window is not None else ""
-    for key, shown in (("die", "die"), ("shooter", "shooter at seat")):
+    # A shuffle alert's window is the earlier shoes compared: its shoe says more.
+    text += f", window {value_text(window)}" if window is not None and "shoe" not in alert else ""
+    for key, shown in (("die", "die"), ("shooter", "shooter at seat"), ("shoe", "shoe")):
         if alert.get(key) is not None:
             text += f", {shown} {value_text(alert.get(key))}"
     return text + (f", dealer {value_text(dealer)})" if dealer else ")")

@@ -63,11 +63,13 @@ SUBSCRIBE_TIMEOUT_S = 30.0
 
 @dataclass(frozen=True)
 class _Sent:
-    """A console command waiting for its table's answer."""
+    """A console command waiting for its table's answer; `on_answer` is told it (a
+    command signed elsewhere and forwarded: the browser console's)."""
 
     site: str
     table: str
     at: float
+    on_answer: Callable[[bool, str | None], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class WatchFeed:
         self._clock = clock
         self._asked: dict[str, tuple[str, str]] = {}
         self._outbox: list[tuple[str, str, str, dict[str, Any]]] = []
+        self._forwards: list[tuple[str, str, dict[str, Any], _Sent]] = []
         self._sent: dict[str, _Sent] = {}
         self.replays_sent = 0
         self.messages = 0
@@ -149,6 +152,26 @@ class WatchFeed:
         if not self.model.connected:
             return f"not connected to the broker ({self.model.connection_detail})"
         self._outbox.append((site, table, name, dict(args)))
+        self._tell(self.model.command_sent(site, table, name, args))
+        return None
+
+    def forward(
+        self,
+        site: str,
+        table: str,
+        command: dict[str, Any],
+        on_answer: Callable[[bool, str | None], None],
+    ) -> str | None:
+        """Send a command someone else signed (its `id` and `sig` as they are) to a table
+        on the next tick; `on_answer` gets the table's answer, or a loss after
+        COMMAND_TIMEOUT_S. Why not, when it cannot be sent."""
+        if not self.model.connected:
+            return f"not connected to the broker ({self.model.connection_detail})"
+        name, args = command.get("name"), command.get("args")
+        if not isinstance(name, str) or not isinstance(args, dict):
+            return "a command with a name and args expected"
+        sent = _Sent(site, table, self._clock(), on_answer)
+        self._forwards.append((site, table, dict(command), sent))
         self._tell(self.model.command_sent(site, table, name, args))
         return None
 
@@ -211,6 +234,8 @@ class WatchFeed:
         error = body.get("error")
         sent = self._sent.pop(body["id"], None)
         if sent is not None:
+            if sent.on_answer is not None:
+                sent.on_answer(body.get("ok") is True, str(error) if error else None)
             return self.model.command_answered(
                 sent.site, sent.table, body.get("ok") is True, str(error) if error else None
             )
@@ -235,7 +260,14 @@ class WatchFeed:
             if now - sent.at > COMMAND_TIMEOUT_S:
                 del self._sent[command_id]
                 lost = f"no answer from {sent.table} within {COMMAND_TIMEOUT_S:g} s"
+                if sent.on_answer is not None:
+                    sent.on_answer(False, lost)
                 self._tell(self.model.command_answered(sent.site, sent.table, False, lost))
+        forwards, self._forwards = self._forwards, []
+        for site, table, command, sent in forwards:
+            self._sent[command["id"]] = sent
+            topics = Topics(self.model.prefix, site, table)
+            await client.publish(topics.cmd, json.dumps(command), qos=1)
         if self._signer is None:
             return
         outbox, self._outbox = self._outbox, []

@@ -19,6 +19,7 @@ from floord.contract import Envelope, EventType
 from floord.watch.craps_sentences import CRAPS_SENTENCES
 from floord.watch.device_sentences import DEVICE_SENTENCES, Sentence
 from floord.watch.game_sentences import GAME_SENTENCES
+from floord.watch.shuffle_sentences import shuffle_alert
 from floord.watch.table_view import halt_text
 from floord.watch.wording import (
     cite,
@@ -174,6 +175,8 @@ def _voided(d: dict[str, Any], e: Envelope) -> str:
 
 
 def _alert(d: dict[str, Any], e: Envelope) -> str:
+    if "shoe" in d:
+        return shuffle_alert(d)
     text = f"alert {get(d, 'id')}: {words(d.get('test'))} test p = {p_text(d.get('p_value'))}"
     text += f" below {p_text(d.get('level'))} over {get(d, 'window')} results"
     text += optional(d, "die", ", die {}") + optional(d, "shooter", ", shooter at seat {}")

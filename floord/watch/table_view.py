@@ -149,7 +149,8 @@ class TableView:
         if kind == EventType.SURVEILLANCE_ALERT and isinstance(data.get("id"), str):
             self.alerts[data["id"]] = dict(data)
             test = data.get("test")
-            if isinstance(test, str) and "dice_set" not in data:  # a dice alert: no wheel's
+            # A dice or a shuffle alert is no wheel's test.
+            if isinstance(test, str) and "dice_set" not in data and "shoe" not in data:
                 self.wheel.tests[test] = {
                     k: data.get(k) for k in ("id", "p_value", "level", "statistic", "window")
                 }
@@ -215,7 +216,7 @@ class TableView:
             self.alerts = {str(a.get("id")): dict(a) for a in body["alerts"] if isinstance(a, dict)}
             for alert in self.alerts.values():
                 test = alert.get("test")
-                if "dice_set" in alert:  # a dice alert is no wheel's test
+                if "dice_set" in alert or "shoe" in alert:  # a dice or shuffle alert
                     continue
                 if isinstance(test, str) and test not in self.wheel.tests:
                     self.wheel.tests[test] = {
