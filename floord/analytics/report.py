@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -62,22 +62,43 @@ class WheelSetup(Fixed):
     spin: SpinSettings | None = None
 
 
-def read_results(journal: Path, table: str, since: datetime | None) -> list[WheelResult]:
-    """The table's `roulette.result` and `bigsix.result` events, in order, from `since`."""
+def read_results(
+    journal: Path, table: str, since: datetime | None, until: datetime | None = None
+) -> list[WheelResult]:
+    """The table's `roulette.result` and `bigsix.result` events, in order, in [since,
+    until), from its journal."""
     if not journal.is_file():
         raise ValueError(f"no journal at {journal}")
     try:
         rows = stream_rows(journal, table)
     except JournalError as exc:
         raise ValueError(str(exc)) from exc
-    found = []
+    events = []
     for seq, body in rows:
         try:
-            event = json.loads(body)
+            events.append(json.loads(body))
+        except ValueError as exc:
+            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable: "
+                             f"{exc!r}") from exc  # fmt: skip
+    return results_of(events, since, until, f"journal {journal}: {table!r}")
+
+
+def results_of(
+    events: Iterable[dict[str, Any]],
+    since: datetime | None,
+    until: datetime | None,
+    where: str,
+) -> list[WheelResult]:
+    """The wheel results among `events` (one table's, in order: a journal's stream or an
+    archive's rows) in [since, until); `where` names the source in an error."""
+    found = []
+    for event in events:
+        try:
             if event["type"] not in RESULT_TYPES:
                 continue
-            ts = event["ts"]
-            if since is not None and parse_ts(ts) < since:
+            seq, ts = int(event["seq"]), event["ts"]
+            when = parse_ts(ts)
+            if (since is not None and when < since) or (until is not None and when >= until):
                 continue
             data = event["data"]
             if event["type"] == EventType.ROULETTE_RESULT:
@@ -96,8 +117,7 @@ def read_results(journal: Path, table: str, since: datetime | None) -> list[Whee
             else:
                 found.append(WheelResult(seq, ts, str(data["symbol"]), int(data["section"])))
         except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable: "
-                             f"{exc!r}") from exc  # fmt: skip
+            raise ValueError(f"{where} seq {event.get('seq')} is unreadable: {exc!r}") from exc
     return found
 
 
