@@ -136,6 +136,13 @@ class EventType(StrEnum):
     CRAPS_SHOOTER = "craps.shooter"
     CRAPS_FIRE_BET = "craps.fire_bet"
     CRAPS_DICE = "craps.dice"
+    # A second source for every result (floord policy): both sources agreed, they
+    # disagreed (the round is held), the second was silent past the window, a
+    # floorperson's ruling decided a held result.
+    RESULT_CONFIRMED = "result.confirmed"
+    RESULT_DISPUTED = "result.disputed"
+    RESULT_SILENT = "result.silent"
+    RESULT_RULED = "result.ruled"
     SURVEILLANCE_ALERT = "surveillance.alert"
     SURVEILLANCE_ALERT_ACKNOWLEDGED = "surveillance.alert_acknowledged"
     # The surveillance department notified of what a rule says it must confirm (the
@@ -240,6 +247,13 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
     "call_roll": frozenset({Role.STICKPERSON, Role.DEALER}),
     "no_roll": frozenset({Role.BOXPERSON, Role.STICKPERSON, Role.DEALER, Role.FLOORPERSON}),
     "face_ruling": frozenset({Role.BOXPERSON, Role.FLOORPERSON}),
+    # A second source for every result: the dealer's call of the result (58 Pa. Code
+    # § 531.6(c): the dealer announces the number), and a floorperson's ruling on a
+    # result held because the sources disagreed or the second was silent.
+    # Craps: the stickperson calls (§ 537.10(a)), the boxperson decides a dispute
+    # (§ 537.10(c)(1)); each engine checks its own game's persons.
+    "call_result": frozenset({Role.DEALER, Role.STICKPERSON}),
+    "rule_result": FLOORPERSON_OR_ABOVE | {Role.BOXPERSON},
     # Surveillance: a supervisor acknowledges a wheel-integrity alert.
     "ack_alert": frozenset({Role.SUPERVISOR, Role.SECURITY}),
 }

@@ -80,6 +80,9 @@ class SpinSpec(_Strict):
 
     number: StrictStr | None = None
     direction: Literal["cw", "ccw"] | None = None
+    # The rotor's speed this game (rpm); null: drawn in the wheel's usual range. A rotor
+    # far off its usual speed is what the spin physics envelope test looks for.
+    rpm: float | None = Field(default=None, ge=0.1, le=99.9, strict=True)
     warn: WarnKind | None = None
     warn_for: float | None = Field(default=None, gt=0, le=MAX_DURATION_S, strict=True)
     respin_number: StrictStr | None = None

@@ -85,7 +85,8 @@ CATALOGUE = [
         "    wheel: single_zero",
         "tables.0.rules: a mapping (its keys indented under it) expected, found nothing "
         "(an empty value)",
-        "tables.0.wheel: unknown key (allowed keys: id, game, rules, devices, shuffle_quality)",
+        "tables.0.wheel: unknown key (allowed keys: id, game, rules, devices, shuffle_quality, "
+        "pace, spin_physics, second_source)",
     ),
     _m(
         "role_typo",

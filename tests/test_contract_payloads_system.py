@@ -44,6 +44,8 @@ SCENARIOS = [
     "test_surveillance_dice_live.py",
     # A card-recognition shoe's shuffle tests: the shuffle alerts' fields.
     "test_surveillance_shuffle_live.py",
+    # Pace and spin physics alerts, every kind: their own fields.
+    "test_wheel_physics_live.py",
     "test_adapter_events.py",
     "test_protocol_limiter.py",
     "test_journal_integrity.py",

@@ -177,7 +177,10 @@ def _run_as_a_newcomer(env: dict[str, str]) -> tuple[str, str, dict[str, object]
             elapsed = time.monotonic() - started
             if elapsed <= CARDS_S:
                 tried["card_lines"] = len(out)
-            settled = acked_at is not None and time.monotonic() - acked_at > 1
+            if f" {rl03.TABLE} " in line and " surveillance.alert " in line:
+                tried.setdefault("rl03 alerts", set()).add(line.split(" test")[0].split()[-1])
+            physics = {"rotor_direction", "pace"} <= set(tried.get("rl03 alerts") or ())
+            settled = acked_at is not None and time.monotonic() - acked_at > 1 and physics
             if elapsed > MOSQUITTO_S and (settled or elapsed > RL03_S):
                 demo.stop()
         demo.proc.wait(timeout=30)
@@ -342,8 +345,15 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     no_spins = [line for kind, line in rl if kind == "roulette.no_spin"]
     assert any("58 Pa. Code § 531.7(" in line for line in no_spins), no_spins
     alerts = [line for kind, line in rl if kind == "surveillance.alert"]
-    assert alerts and all(" sector test " in a for a in alerts), (len(results), alerts)
-    assert "'4..17'" in alerts[0], alerts
+    sector = [a for a in alerts if " sector test " in a]
+    assert sector and "'4..17'" in sector[0] and " sector test " in alerts[0], alerts
+    # Later, once each (`crafted_pace`): the rotor that did not change direction, and the
+    # slow dealer's pace, for the table and for the dealer; nothing else.
+    rotor = [a for a in alerts if " rotor_direction test: " in a]
+    pace = [a for a in alerts if " pace test: " in a]
+    assert len(rotor) == 1 and "the rotor turned" in rotor[0], alerts
+    assert len(pace) == 2 and any("dealer DL-DEMO dealt" in a for a in pace), alerts
+    assert len(alerts) == len(sector) + 3, alerts
     # The console, started as the header printed it, watched the floor.
     (watched, watch_err), watch_code = tried["console"]
     assert watch_code == 0, watch_err

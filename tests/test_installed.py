@@ -29,7 +29,7 @@ pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "box.yaml"
-EXTRAS_ONLY = ("numpy", "matplotlib", "textual", "rich", "amqtt", "aiohttp")
+EXTRAS_ONLY = ("numpy", "matplotlib", "textual", "rich", "amqtt", "aiohttp", "psycopg")
 CORE = ("aiomqtt", "pyserial", "pyserial-asyncio", "pyusb", "pydantic", "structlog", "PyYAML")
 BUILD_TIMEOUT = 300
 

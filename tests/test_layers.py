@@ -18,7 +18,9 @@ pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[1]
 # The shared types, and the bottom layer's readers of outside YAML and its error lines
-# (they import nothing of floord).
+# (they import nothing of floord); the installed driver families (imports nothing of
+# floord) and where profiles come from (the families and the profiles alone): a
+# simulator finds its profile and its family's scenarios as `floord run` finds them.
 SHARED_TYPES = {
     "floord",
     "floord.contract",
@@ -26,6 +28,8 @@ SHARED_TYPES = {
     "floord.profiles",
     "floord.yaml_files",
     "floord.problem_lines",
+    "floord.driver_families",
+    "floord.profile_sources",
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -68,28 +68,48 @@ def rolls_from_events(events: Sequence[tuple[int, dict[str, Any]]]) -> list[Dice
     return found
 
 
-def read_rolls(journal: Path, table: str, since: datetime | None) -> list[DiceRoll]:
-    """The table's rolls called, in order, from `since` (the dice set as it stood)."""
+def read_rolls(
+    journal: Path, table: str, since: datetime | None, until: datetime | None = None
+) -> list[DiceRoll]:
+    """The table's rolls called, in order, in [since, until) (the dice set as it stood),
+    from its journal."""
     if not journal.is_file():
         raise ValueError(f"no journal at {journal}")
     try:
         rows = stream_rows(journal, table)
     except JournalError as exc:
         raise ValueError(str(exc)) from exc
-    wanted = (EventType.CRAPS_DICE.value, EventType.CRAPS_ROLL.value)
     events = []
     for seq, body in rows:
         try:
-            event = json.loads(body)
-            if event["type"] in wanted:
-                events.append((seq, event))
-        except (ValueError, KeyError, TypeError) as exc:
+            events.append(json.loads(body))
+        except ValueError as exc:
             raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable") from exc
+    return rolls_of(events, since, until, f"journal {journal}: {table!r}")
+
+
+ROLL_TYPES = (EventType.CRAPS_DICE.value, EventType.CRAPS_ROLL.value)
+
+
+def rolls_of(
+    events: Iterable[dict[str, Any]],
+    since: datetime | None,
+    until: datetime | None,
+    where: str,
+) -> list[DiceRoll]:
+    """The rolls among `events` (one table's, in order: a journal's stream or an
+    archive's rows) in [since, until), each with the dice set as it stood (a set before
+    `since` still counts); `where` names the source in an error."""
     try:
-        rolls = rolls_from_events(events)
+        wanted = [(int(e["seq"]), e) for e in events if e["type"] in ROLL_TYPES]
+        rolls = rolls_from_events(wanted)
     except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"journal {journal}: {table!r} has an unreadable roll: {exc!r}") from exc
-    return [r for r in rolls if since is None or parse_ts(r.ts) >= since]
+        raise ValueError(f"{where} has an unreadable roll: {exc!r}") from exc
+    return [
+        r
+        for r in rolls
+        if (since is None or parse_ts(r.ts) >= since) and (until is None or parse_ts(r.ts) < until)
+    ]
 
 
 def replay(watch: DiceWatch, rolls: Sequence[DiceRoll]) -> list[dict[str, Any]]:

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from floord.analytics.dealer_report import dealer_report, format_dealer_report
+from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
+from floord.analytics.spin_physics import SpinSettings
+from floord.analytics.wheel_physics import SpinRecord, WheelPhysics, physics_report, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
 from floord.engine.core.copies import Fixed
@@ -38,6 +41,7 @@ class WheelResult:
     position: int | None
     dealer: str | None = None  # Roulette: the dealer signed in (`dealer_in`), if any
     release: str | None = None  # Roulette: the release pocket, from a kit with an encoder
+    spin: SpinRecord | None = None  # Roulette: what the pace and spin physics tests read
 
 
 @dataclass(frozen=True)
@@ -53,24 +57,48 @@ class WheelSetup(Fixed):
     # The dealer signature test (Roulette only; 0 bins: off).
     dealer_window: int = 300
     dealer_bins: int = 0
+    # The pace and spin physics tests of a Roulette wheel (None: off).
+    pace: PaceSettings | None = None
+    spin: SpinSettings | None = None
 
 
-def read_results(journal: Path, table: str, since: datetime | None) -> list[WheelResult]:
-    """The table's `roulette.result` and `bigsix.result` events, in order, from `since`."""
+def read_results(
+    journal: Path, table: str, since: datetime | None, until: datetime | None = None
+) -> list[WheelResult]:
+    """The table's `roulette.result` and `bigsix.result` events, in order, in [since,
+    until), from its journal."""
     if not journal.is_file():
         raise ValueError(f"no journal at {journal}")
     try:
         rows = stream_rows(journal, table)
     except JournalError as exc:
         raise ValueError(str(exc)) from exc
-    found = []
+    events = []
     for seq, body in rows:
         try:
-            event = json.loads(body)
+            events.append(json.loads(body))
+        except ValueError as exc:
+            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable: "
+                             f"{exc!r}") from exc  # fmt: skip
+    return results_of(events, since, until, f"journal {journal}: {table!r}")
+
+
+def results_of(
+    events: Iterable[dict[str, Any]],
+    since: datetime | None,
+    until: datetime | None,
+    where: str,
+) -> list[WheelResult]:
+    """The wheel results among `events` (one table's, in order: a journal's stream or an
+    archive's rows) in [since, until); `where` names the source in an error."""
+    found = []
+    for event in events:
+        try:
             if event["type"] not in RESULT_TYPES:
                 continue
-            ts = event["ts"]
-            if since is not None and parse_ts(ts) < since:
+            seq, ts = int(event["seq"]), event["ts"]
+            when = parse_ts(ts)
+            if (since is not None and when < since) or (until is not None and when >= until):
                 continue
             data = event["data"]
             if event["type"] == EventType.ROULETTE_RESULT:
@@ -83,13 +111,13 @@ def read_results(journal: Path, table: str, since: datetime | None) -> list[Whee
                         None,
                         dealer if isinstance(dealer, str) else None,
                         release if isinstance(release, str) else None,
+                        spin_record(data, ts),
                     )
                 )
             else:
                 found.append(WheelResult(seq, ts, str(data["symbol"]), int(data["section"])))
         except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable: "
-                             f"{exc!r}") from exc  # fmt: skip
+            raise ValueError(f"{where} seq {event.get('seq')} is unreadable: {exc!r}") from exc
     return found
 
 
@@ -124,6 +152,7 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         position = r.position if setup.kind == BIG_SIX and setup.sectors else None
         for alert in watch.add(r.result, position=position):
             alerts.append({**alert, "seq": r.seq, "ts": r.ts})
+    physics = WheelPhysics(setup.kind, setup.order, setup.level, setup.pace, setup.spin)
     return {
         "kind": setup.kind,
         "results": n,
@@ -142,6 +171,11 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         "dealer_signature": dealer_report(setup.kind, setup.order, setup.dealer_window,
                                           setup.level, setup.dealer_bins, results)
         if setup.kind != BIG_SIX else None,
+        "physics_settings": {
+            "pace": None if setup.pace is None else asdict(setup.pace),
+            "spin_physics": None if setup.spin is None else asdict(setup.spin),
+        },
+        "physics_alerts": physics_report(physics, results),
     }  # fmt: skip
 
 
@@ -181,4 +215,10 @@ def format_report(table: str, report: dict[str, Any]) -> str:
                      f"over-represented {[c['label'] for c in a['over_represented']]}")  # fmt: skip
     if report.get("dealer_signature") is not None:
         lines.extend(format_dealer_report(report["dealer_signature"]))
+    physics = report.get("physics_alerts") or []
+    for name, tuned in (report.get("physics_settings") or {}).items():
+        used = "off" if tuned is None else ", ".join(f"{k} {v}" for k, v in tuned.items())
+        lines.append(f"{name}: {used}")
+    lines.append(f"pace and spin physics: {len(physics)} alert(s)")
+    lines.extend(f"  {a['ts']} seq {a['seq']}: {a['test']}: {a['summary']}" for a in physics)
     return "\n".join(lines)

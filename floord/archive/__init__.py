@@ -1,7 +1,8 @@
-"""`floord archive`: the floor's archive, every event of every stream stored once.
+"""The floor's archive: every event of every table box, kept once in one database
+(PostgreSQL, or a SQLite file), and read back by the floor's reports (`reader.py`).
 
-A subscriber of the floor's `events` and device `events` topics (one site or many) that
-stores each envelope as received in PostgreSQL (or, for one box or the demo, a SQLite
-file), checks each stream's hash chain as it stores, drops what it already holds and
-fills what it missed with signed `replay` requests (docs/archive.md).
+`floord archive` (`service.py`) subscribes to the floor's `events` and device `events`
+topics (one site or many), stores each envelope as received, checks each stream's hash
+chain as it stores, drops what it already holds and fills what it missed with signed
+`replay` requests (docs/archive.md).
 """

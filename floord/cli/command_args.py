@@ -46,6 +46,10 @@ COMMAND_ARGS: dict[str, str] = {
     "spin": "",
     "deal": "from=1..6|dealer|dead_hand (Pai Gow)",
     "ack_alert": "alert=ID [note=TEXT]",
+    "call_result": "value=RESULT",
+    "rule_result": (
+        "round=ID (value=RESULT | section=N (Big Six) | faces=[A,B] (Craps) | void=true) note=TEXT"
+    ),
     "shooter": "seat=N",
     "pass_dice": "reason=voluntary|ordered [detail=TEXT]",
     "fire_bet": "seat=N amount=DOLLARS",

@@ -12,7 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from floord.analytics.dice_report import DiceSetup, dice_report, format_dice_report, read_rolls
+from floord.analytics.dice_report import (
+    ROLL_TYPES,
+    DiceSetup,
+    dice_report,
+    format_dice_report,
+    read_rolls,
+    rolls_of,
+)
+from floord.cli.report import Span, archive_events
 from floord.config.load import load_config
 from floord.contract import parse_ts
 from floord.games.registry import dice_setup
@@ -21,7 +29,11 @@ SETTINGS = ("window", "level", "shooter_window", "shooter_bins")
 
 
 def table_dice_report(
-    config_path: Path, table: str, since: str | None, overrides: dict[str, Any] | None = None
+    config_path: Path,
+    table: str,
+    since: str | None,
+    overrides: dict[str, Any] | None = None,
+    span: Span | None = None,
 ) -> dict[str, Any]:
     """The `dice_report` of a configured table, with `settings`: each setting and where
     it came from. `overrides` maps a setting to a value given on the command line (None:
@@ -39,8 +51,15 @@ def table_dice_report(
         for name in SETTINGS
     }  # fmt: skip
     setup = DiceSetup(**{name: value for name, (value, _) in chosen.items()})
-    start = parse_ts(since) if since is not None else None
-    report = dice_report(setup, read_rolls(loaded.journal_path, table, start))
+    span = span or Span()
+    start = parse_ts(since) if since is not None else span.start
+    if span.archive is None:
+        rolls = read_rolls(loaded.journal_path, table, start, span.end)
+    else:
+        site = span.site or loaded.config.site
+        events = archive_events(span.archive, site, table, ROLL_TYPES, span.end)
+        rolls = rolls_of(events, start, span.end, f"archive: {site}/{table}")
+    report = dice_report(setup, rolls)
     report["settings"] = {name: {"value": value, "from": source}
                           for name, (value, source) in chosen.items()}  # fmt: skip
     report["live"] = settings.enabled
@@ -48,8 +67,13 @@ def table_dice_report(
 
 
 def run_dice_report(
-    config_path: Path, table: str, since: str | None, overrides: dict[str, Any] | None = None
+    config_path: Path,
+    table: str,
+    since: str | None,
+    overrides: dict[str, Any] | None = None,
+    span: Span | None = None,
 ) -> str:
     """Everything `floord report dice` does; returns the text to print. Bad input is a
     ValueError, KeyError or ConfigError for the command line to print."""
-    return format_dice_report(table, table_dice_report(config_path, table, since, overrides))
+    report = table_dice_report(config_path, table, since, overrides, span)
+    return format_dice_report(table, report)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from floord import __version__
 from floord.cli.command_args import commands_help
+from floord.cli.report_args import add_floor_parser, add_source_arguments
 from floord.system.failures import broker_errors, broker_problem, expected_failures
 from floord.system.logs import FORMATS, configure_logging
 
@@ -122,12 +123,15 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
     cmd.add_argument("name", help="the command (listed below)")
     cmd.add_argument("args", nargs="*", help="key=value (JSON values; dotted keys nest)")
 
-    report = sub.add_parser("report", help="surveillance reports read from the journal")
+    report = sub.add_parser(
+        "report", help="surveillance and floor reports, from journals or the archive"
+    )
     what = report.add_subparsers(dest="report", required=True, metavar="REPORT")
     wheel = what.add_parser("wheel", help="a wheel's fairness statistics (chi-square tests)")
     wheel.add_argument("-c", "--config", required=True, type=Path)
     wheel.add_argument("--table", required=True)
     wheel.add_argument("--since", help="only results at or after this ISO 8601 time")
+    add_source_arguments(wheel, journals=False)
     wheel.add_argument("--png", type=Path, help="write a pocket-frequency chart here")
     live = " (default: the config's surveillance.%s, as the table runs it live)"
     wheel.add_argument("--window", type=int, help="running watch window" + live % "window")
@@ -138,6 +142,7 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
     dice.add_argument("-c", "--config", required=True, type=Path)
     dice.add_argument("--table", required=True)
     dice.add_argument("--since", help="only rolls at or after this ISO 8601 time")
+    add_source_arguments(dice, journals=False)
     dice.add_argument("--window", type=int, help="running watch window" + live % "window")
     dice.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
     dice.add_argument("--shooter-window", type=int,
@@ -149,6 +154,7 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
     shuffle.add_argument("--table", help="one table (default: every table whose shoe reads)")
     shuffle.add_argument("--since", help="only shoes and alerts at or after this ISO 8601 time")
     shuffle.add_argument("--json", action="store_true", help="the report as JSON")
+    add_floor_parser(what)
     if verb in sub.choices:
         modules: list[str] = []
     elif verb in EXTENSIONS:
@@ -306,21 +312,35 @@ def _demo(ns: argparse.Namespace) -> int:
 
 def _report(ns: argparse.Namespace) -> int:
     from floord.cli.dice_report import run_dice_report
+    from floord.cli.floor_report import run_floor_report, span_of
     from floord.cli.report import run_wheel_report
     from floord.cli.shuffle_report import run_shuffle_report
     from floord.config.load import ConfigError
 
     try:
-        if ns.report == "shuffle":
+        if ns.report == "floor":
+            text = run_floor_report(ns)
+        elif ns.report == "shuffle":
             text = run_shuffle_report(ns.config, ns.table, ns.since, ns.json)
         elif ns.report == "dice":
-            text = run_dice_report(ns.config, ns.table, ns.since,
-                                   {"window": ns.window, "level": ns.level,
-                                    "shooter_window": ns.shooter_window,
-                                    "shooter_bins": ns.shooter_bins})  # fmt: skip
+            settings = {
+                "window": ns.window,
+                "level": ns.level,
+                "shooter_window": ns.shooter_window,
+                "shooter_bins": ns.shooter_bins,
+            }
+            text = run_dice_report(ns.config, ns.table, ns.since, settings, span_of(ns))
         else:
-            text = run_wheel_report(ns.config, ns.table, ns.since, ns.png, window=ns.window,
-                                    level=ns.level, sectors=ns.sectors)  # fmt: skip
+            text = run_wheel_report(
+                ns.config,
+                ns.table,
+                ns.since,
+                ns.png,
+                window=ns.window,
+                level=ns.level,
+                sectors=ns.sectors,
+                span=span_of(ns),
+            )
     except ConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
         return 1

@@ -12,11 +12,21 @@ report says where each setting came from.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from floord.analytics.report import format_report, read_results, wheel_report
-from floord.config.load import load_config
+from floord.analytics.report import (
+    RESULT_TYPES,
+    WheelResult,
+    format_report,
+    read_results,
+    results_of,
+    wheel_report,
+)
+from floord.archive.reader import open_archive
+from floord.config.load import LoadedConfig, load_config
 from floord.contract import parse_ts
 from floord.games.registry import definition_of, setup_for_table
 from floord.system.extras import require_extra
@@ -31,6 +41,7 @@ def run_wheel_report(
     window: int | None = None,
     level: float | None = None,
     sectors: int | None = None,
+    span: Span | None = None,
 ) -> str:
     """Everything `floord report wheel` does; returns the text to print.
 
@@ -41,7 +52,7 @@ def run_wheel_report(
     if png is not None:
         require_extra("report", "floord report wheel --png (the text report needs nothing more)")
     report = table_report(config_path, table, since, window=window, level=level,
-                          sectors=sectors)  # fmt: skip
+                          sectors=sectors, span=span)  # fmt: skip
     text = format_report(table, report)
     if png is not None:
         from floord.analytics.report_chart import write_chart
@@ -49,6 +60,37 @@ def run_wheel_report(
         write_chart(table, report, png)
         text += f"\nchart written to {png}"
     return text
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where the results come from and up to when: the box's journal (no `archive`), or
+    the floor's archive, of `site` (None: the config's site); `start` is --from."""
+
+    archive: str | None = None
+    site: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+def archive_events(
+    url: str, site: str, table: str, types: tuple[str, ...], end: datetime | None
+) -> list[dict[str, Any]]:
+    """One table's events of `types` from the archive, from its start up to `end`: every
+    box and day the archive holds of it."""
+    with open_archive(url) as reader:
+        rows = reader.events(until=end, site=site, table=table, types=types, tables_only=True)
+        return list(rows)
+
+
+def wheel_results(
+    loaded: LoadedConfig, table: str, start: datetime | None, span: Span
+) -> list[WheelResult]:
+    if span.archive is None:
+        return read_results(loaded.journal_path, table, start, span.end)
+    site = span.site or loaded.config.site
+    events = archive_events(span.archive, site, table, RESULT_TYPES, span.end)
+    return results_of(events, start, span.end, f"archive: {site}/{table}")
 
 
 def table_report(
@@ -59,6 +101,7 @@ def table_report(
     window: int | None = None,
     level: float | None = None,
     sectors: int | None = None,
+    span: Span | None = None,
 ) -> dict[str, Any]:
     """The `wheel_report` of a configured table, with `settings`: each of window, level
     and sectors and where it came from (None: the table's live setting)."""
@@ -81,8 +124,9 @@ def table_report(
     setup = setup_for_table(configured, chosen["window"][0], chosen["level"][0],
                             chosen["sectors"][0], settings.dealer_window,
                             settings.dealer_bins)  # fmt: skip
-    start = parse_ts(since) if since is not None else None
-    report = wheel_report(setup, read_results(loaded.journal_path, table, start))
+    span = span or Span()
+    start = parse_ts(since) if since is not None else span.start
+    report = wheel_report(setup, wheel_results(loaded, table, start, span))
     report["settings"] = {name: {"value": getattr(setup, name), "from": source}
                           for name, (_, source) in chosen.items()}  # fmt: skip
     report["live"] = settings.enabled

@@ -119,11 +119,22 @@ def describe_alert(alert: dict[str, Any]) -> str:
     """One open surveillance alert, and what closes it (`ack_alert`, from a supervisor or
     security); numbers to three significant digits. A shuffle alert is about a shoe, and
     says so as the console does."""
+    if alert.get("test") in ("result_disputed", "result_silent"):
+        detail = f" ({alert['detail']})" if alert.get("detail") else ""
+        return (
+            f"alert {alert.get('id')} OPEN: {str(alert.get('test')).replace('_', ' ')}, round "
+            f"{alert.get('round')}{detail}; close with ack_alert alert={alert.get('id')}"
+        )
     if "shoe" in alert:
         text = shuffle_alert(alert).replace(
             f"alert {alert.get('id')}:", f"alert {alert.get('id')} OPEN:", 1
         )
         return f"{text}; close with ack_alert alert={alert.get('id')}"
+    if isinstance(alert.get("summary"), str):  # pace and spin physics: no p-value
+        return (
+            f"alert {alert.get('id')} OPEN: {alert.get('test')} test: {alert['summary']}; "
+            f"close with ack_alert alert={alert.get('id')}"
+        )
     who = f" for dealer {alert['dealer']}" if alert.get("dealer") else ""
     at = f", at result {alert['spins']}" if alert.get("spins") else ""
     cells = alert.get("over_represented")

@@ -22,7 +22,10 @@ and the release pocket; now and then a spin is no spin (§ 531.7(a), (b)); and i
 biased towards one arc of pockets and spins in time-lapse (a dozen or so spins a second,
 each only eight frames), so that the live wheel-integrity surveillance
 (`sensor_wheel.SURVEILLANCE`) fills its window and raises a `surveillance.alert` within
-half a minute. Its spins, and the SS2 wheels' numbers, are drawn fresh in every run from
+half a minute; a little later its rotor once fails to change direction and its dealer
+slows down for a few spins (`crafted_pace`), and the spin physics and pace tests
+(`docs/analytics.md`) raise one alert each (the pace test's for the table and for the
+dealer). Its spins, and the SS2 wheels' numbers, are drawn fresh in every run from
 the run's seed (`--seed N` repeats a run's; `ss2_wheels`, `sensor_wheel`).
 
 A Craps table CR-01 (a camera dice tracker) and a Pai Gow table PG-01 (a shaker) have a

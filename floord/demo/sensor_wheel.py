@@ -31,6 +31,9 @@ over a few minutes the same distances came round again and again.)
 Now and then the dealer's spin is no spin (§ 531.7), which is no result: a ball launched
 with the rotor, which the dealer catches (`OFF`, § 531.7(a)), and a ball that rests after
 three revolutions (§ 531.7(b)); one of each per block (`NO_SPINS`).
+
+Once a run, past the sector test's spins, the wheel's rotor fails to change direction
+and the dealer slows down (`crafted_pace`): the pace and spin physics tests alert.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from floord.analytics.wheel_watch import roulette_order, sector_arcs
+from floord.demo import crafted_pace
 from floord.demo.pty_device import PtyDevice
 from simulators.flf1.wheel_sensor import WheelSensorSimulator
 from simulators.flf1.wheel_sensor_scenarios import WheelSensorStep
@@ -141,23 +145,30 @@ def spins(seed: int) -> Iterator[dict[str, Any]]:
     rng = random.Random(seed)
     dealer = _FairDealer(rng)
     n = 0
+    previous: dict[str, Any] | None = None  # the spin before, when it was a result
+    slip_done = False
     while True:
         block: list[tuple[str, str]] = [("result", number) for number in _block_numbers(rng)]
         for which in NO_SPINS:
             block.insert(rng.randrange(5, len(block)), ("no_spin", which))
         for kind, what in block:
             if kind == "no_spin":
+                previous = None
                 yield no_spin(rng, n, what)
             else:
-                yield _spin(rng, n, what, dealer.release_for(what))
+                spin = _spin(rng, n, what, dealer.release_for(what))
+                if previous is not None and not slip_done and n >= crafted_pace.SLIP_AT:
+                    spin, slip_done = crafted_pace.slipped(spin, previous), True
+                previous = spin
+                yield spin
             n += 1
 
 
 def _steps(seed: int, time_lapse: float) -> Iterator[dict[str, Any]]:
     """The kit's steps after the opening: each spin, then a moment's rest."""
-    for spin in spins(seed):
+    for n, spin in enumerate(spins(seed)):
         yield {"spin": {**spin, "seconds": spin["seconds"] * time_lapse * KIT_SPEED}}
-        yield {"idle": GAP_S * time_lapse * KIT_SPEED}
+        yield {"idle": (GAP_S * time_lapse + crafted_pace.pause_after(n)) * KIT_SPEED}
 
 
 def scenario_body(seed: int, time_lapse: float = 1.0) -> dict[str, Any]:
@@ -211,6 +222,8 @@ def table_config(port: str) -> dict[str, Any]:
         "game": "roulette",
         "rules": {"wheel": WHEEL},
         "devices": [{"id": "wheel", "profile": PROFILE, "port": port}],
+        "pace": dict(crafted_pace.PACE),
+        "spin_physics": dict(crafted_pace.SPIN_PHYSICS),
     }
 
 

@@ -129,6 +129,8 @@ def describe(event: dict[str, Any]) -> str:
         text = f"{data.get('symbol')} (section {data.get('section')}), pays {data.get('odds')}"
     elif kind == "surveillance.alert" and "shoe" in data:  # a shoe's, not a window's
         text = shuffle_alert(data)
+    elif kind == "surveillance.alert" and isinstance(data.get("summary"), str):
+        text = f"{data.get('id')} {data.get('test')} test: {data['summary']}"
     elif kind == "surveillance.alert":
         over = [c.get("label") for c in data.get("over_represented") or []][:2]
         text = (

@@ -12,6 +12,7 @@ from floord.engine.baccarat.rules import (
     VigorishCollection,
 )
 from floord.games.definition import Families, GameDefinition, slot_problems
+from floord.games.second_source import SecondSourceConfig
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
@@ -54,6 +55,8 @@ class BaccaratTableConfig(GameTable):
     game: Literal["minibaccarat", "midibaccarat", "baccarat"]
     rules: BaccaratRulesConfig = BaccaratRulesConfig()
     devices: list[DeviceConfig] = Field(min_length=1)
+    # The dealer's announcement of the winner (§ 545.12(a)), checked against the cards.
+    second_source: SecondSourceConfig | None = None
 
 
 # Why a Baccarat table takes no card shuffler (`GameDefinition.refused`).
@@ -69,6 +72,11 @@ def _check(table: BaccaratTableConfig, where: str, families: Families) -> list[s
     chapter (EZ Baccarat is ch. 545, the Dragon Bonus § 541.13(d)) is the engine's own
     rule table: ask it."""
     problems = slot_problems(families, {"dealing_shoe": 1}, where, "a Baccarat table")
+    if table.second_source is not None and table.second_source.device is not None:
+        problems.append(
+            f"{where}.second_source.device: command: dealer_call expected at a Baccarat "
+            f"table (no device reports a coup's result), found {table.second_source.device!r}"
+        )
     try:
         table.rules.engine_rules(table.game)
     except ValueError as exc:
@@ -85,6 +93,7 @@ def _engine(table: BaccaratTableConfig, families: Families, common: dict[str, An
         rules=table.rules.engine_rules(table.game),
         shoe_device=shoe,
         shoe_reports_cards=shoe_profile.reports_cards,
+        second_source=table.second_source.engine_value() if table.second_source else None,
         **common,
     )
 

@@ -11,6 +11,7 @@ from floord.analytics.report import WheelSetup
 from floord.analytics.wheel_watch import BIG_SIX
 from floord.engine.big_six.layout import ORDER_533_1_B, read_layout
 from floord.games.definition import Families, GameDefinition, Wheel
+from floord.games.second_source import SecondSourceConfig, primary_devices, problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
@@ -31,32 +32,36 @@ class BigSixTableConfig(GameTable):
     game: Literal["big_six"]
     rules: BigSixRules = BigSixRules()
     devices: list[DeviceConfig] = Field(min_length=1)
+    # Another Big Six wheel device's rests, or the dealer's call, checked against the wheel's.
+    second_source: SecondSourceConfig | None = None
 
 
 def _check(table: BigSixTableConfig, where: str, families: Families) -> list[str]:
     """One Big Six wheel and nothing else; the layout of § 533.1 (counts, order, symbols)."""
-    problems: list[str] = []
-    wheels = len(families.get(WHEEL, []))
+    found = problems(table.second_source, families, WHEEL, where)
+    wheels = len(primary_devices(table.second_source, families, WHEEL))
     if wheels != 1:
-        problems.append(
-            f"{where}.devices: exactly one big six wheel device expected, found {wheels}"
+        what = "besides the second source " if table.second_source else ""
+        found.append(
+            f"{where}.devices: exactly one big six wheel device {what}expected, found {wheels}"
         )
     try:
         read_layout(table.rules.layout, table.rules.symbols)
     except ValueError as exc:
-        problems += [f"{where}.rules: {part}" for part in str(exc).split("; ")]
-    return problems
+        found += [f"{where}.rules: {part}" for part in str(exc).split("; ")]
+    return found
 
 
 def _engine(table: BigSixTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
     from floord.engine.big_six.engine import BigSixEngine
 
-    [(wheel, _)] = families[WHEEL]
+    [wheel] = primary_devices(table.second_source, families, WHEEL)
     return BigSixEngine(
         table.id,
         layout=table.rules.layout,
         symbols=table.rules.symbols,
         wheel_device=wheel,
+        second_source=table.second_source.engine_value() if table.second_source else None,
         **common,
     )
 

@@ -9,6 +9,8 @@ from pydantic import Field
 from floord.engine.craps.fire import MINI_CRAPS_POLICY
 from floord.engine.craps.rules import payout_problems
 from floord.games.definition import Families, GameDefinition, dice_count
+from floord.games.second_source import SecondSourceConfig, primary_devices
+from floord.games.second_source import problems as second_source_problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.profiles import DeviceProfile
 from floord.table.vocabulary import TableEngine
@@ -36,14 +38,19 @@ class CrapsTableConfig(GameTable):
     game: Literal["craps", "mini_craps"]
     rules: CrapsRules = CrapsRules()
     devices: list[DeviceConfig] = Field(min_length=1)
+    # Another tracker's throws, or the stickperson's call, checked against the tracker's.
+    second_source: SecondSourceConfig | None = None
 
 
 def _check(table: CrapsTableConfig, where: str, families: Families) -> list[str]:
     """One dice tracker and nothing else; the odds of § 537.5; the Fire Bet at Craps only."""
-    problems: list[str] = []
-    trackers = len(families.get(TRACKER, []))
+    problems = second_source_problems(table.second_source, families, TRACKER, where)
+    trackers = len(primary_devices(table.second_source, families, TRACKER))
     if trackers != 1:
-        problems.append(f"{where}.devices: exactly one dice tracker expected, found {trackers}")
+        what = "besides the second source " if table.second_source else ""
+        problems.append(
+            f"{where}.devices: exactly one dice tracker {what}expected, found {trackers}"
+        )
     rules = table.rules
     odds = payout_problems(rules.payout_odds, rules.fire_bet, rules.fire_bet_odds)
     problems += [f"{where}.rules.{p}" for p in odds]
@@ -67,7 +74,7 @@ def _device_check(profile: DeviceProfile) -> str | None:
 def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
     from floord.engine.craps.engine import CrapsEngine
 
-    [(tracker, _)] = families[TRACKER]
+    [tracker] = primary_devices(table.second_source, families, TRACKER)
     rules = table.rules
     return CrapsEngine(
         table.id,
@@ -78,6 +85,7 @@ def _engine(table: CrapsTableConfig, families: Families, common: dict[str, Any])
         lay_bets=rules.lay_bets,
         stickperson_calls=rules.stickperson_calls,
         dice_device=tracker,
+        second_source=table.second_source.engine_value() if table.second_source else None,
         **common,
     )
 

@@ -10,6 +10,8 @@ from floord.analytics.report import WheelSetup
 from floord.analytics.wheel_watch import roulette_order
 from floord.engine.roulette.layout import wheel_spec
 from floord.games.definition import Families, GameDefinition, Wheel
+from floord.games.roulette_watch import PaceConfig, SpinPhysicsConfig
+from floord.games.second_source import SecondSourceConfig, primary_devices, problems
 from floord.games.table_model import DeviceConfig, GameTable, StrictModel
 from floord.table.vocabulary import TableEngine
 
@@ -26,20 +28,33 @@ class RouletteTableConfig(GameTable):
     game: Literal["roulette"]
     rules: RouletteRules
     devices: list[DeviceConfig] = Field(min_length=1)
+    # The pace and spin physics tests (`floord.games.roulette_watch`); absent: off.
+    pace: PaceConfig | None = None
+    spin_physics: SpinPhysicsConfig | None = None
+    # Another device's numbers, or the dealer's call, checked against the wheel's.
+    second_source: SecondSourceConfig | None = None
 
 
 def _check(table: RouletteTableConfig, where: str, families: Families) -> list[str]:
-    wheels = len(families.get(WHEEL, []))
+    """One wheel, and a second source device (if named) that reports numbers too."""
+    found = problems(table.second_source, families, WHEEL, where)
+    wheels = len(primary_devices(table.second_source, families, WHEEL))
     if wheels != 1:
-        return [f"{where}.devices: exactly one roulette wheel device expected, found {wheels}"]
-    return []
+        what = "besides the second source " if table.second_source else ""
+        found.append(
+            f"{where}.devices: exactly one roulette wheel device {what}expected, found {wheels}"
+        )
+    return found
 
 
 def _engine(table: RouletteTableConfig, families: Families, common: dict[str, Any]) -> TableEngine:
     from floord.engine.roulette.engine import RouletteEngine
 
-    [(wheel, _)] = families[WHEEL]
-    return RouletteEngine(table.id, wheel=table.rules.wheel, wheel_device=wheel, **common)
+    [wheel] = primary_devices(table.second_source, families, WHEEL)
+    second = table.second_source.engine_value() if table.second_source else None
+    return RouletteEngine(
+        table.id, wheel=table.rules.wheel, wheel_device=wheel, second_source=second, **common
+    )
 
 
 def _driver_options(table: RouletteTableConfig, family: str) -> dict[str, Any]:
@@ -58,9 +73,19 @@ def _wheel_setup(
     dealer_bins: int,
 ) -> WheelSetup:
     kind = table.rules.wheel
-    return WheelSetup(kind, tuple(roulette_order(kind)), window, level,
-                      8 if sectors is None else sectors,
-                      dealer_window=dealer_window, dealer_bins=dealer_bins)  # fmt: skip
+    pace = table.pace.settings() if table.pace is not None else None
+    spin = table.spin_physics.settings() if table.spin_physics is not None else None
+    return WheelSetup(
+        kind,
+        tuple(roulette_order(kind)),
+        window,
+        level,
+        8 if sectors is None else sectors,
+        dealer_window=dealer_window,
+        dealer_bins=dealer_bins,
+        pace=pace,
+        spin=spin,
+    )
 
 
 DEFINITION = GameDefinition(

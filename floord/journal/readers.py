@@ -105,3 +105,17 @@ def stream_rows(path: Path, stream: str) -> list[tuple[int, str]]:
     finally:
         db.close()
     return rows
+
+
+def stream_names(path: Path) -> list[str]:
+    """Every stream the journal holds events of (the tables' and their devices'), sorted."""
+    db = _open(path)
+    try:
+        rows = db.execute("SELECT DISTINCT stream FROM events ORDER BY stream").fetchall()
+    except sqlite3.Error as exc:
+        raise ReadOnlyFailed(
+            f"journal {path}: cannot list its streams: {exc}", opening=False, reason=str(exc)
+        ) from exc
+    finally:
+        db.close()
+    return [str(row[0]) for row in rows]

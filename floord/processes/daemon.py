@@ -47,7 +47,7 @@ from floord.table.dice_surveillance import DiceSurveillance
 from floord.table.port import LinkPort
 from floord.table.runner import TableEngine, TableRunner
 from floord.table.start_check import check_on_start
-from floord.table.surveillance import AlertKeeper, TableSurveillance
+from floord.table.surveillance import AlertKeeper, ResultAlerts, TableSurveillance
 
 TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
@@ -243,11 +243,13 @@ class Daemon:
     def _surveillance(self, table: TableConfig) -> AlertKeeper | None:
         """The live wheel-, dice-integrity or shuffle tests of a table, their
         windows refilled from the journal and their open alerts restored from the last
-        snapshot."""
+        snapshot; for a table with a second source and no live tests, the alerts of its
+        held results alone."""
         settings = self.loaded.config.surveillance
-        if not settings.enabled:
-            return None
         saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
+        held = ResultAlerts(saved) if getattr(table, "second_source", None) else None
+        if not settings.enabled:
+            return held
         journal = self.loaded.journal_path
         shuffle = shuffle_watcher(table, self.loaded.profiles, journal, saved)
         if shuffle is not None:
@@ -260,7 +262,7 @@ class Daemon:
             return dice_watcher
         setup = registry.live_setup(table, settings)
         if setup is None:
-            return None
+            return held
         watcher = TableSurveillance(setup, saved)
         if journal.is_file():
             watcher.warm_up(read_results(journal, table.id, None))

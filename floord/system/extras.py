@@ -18,6 +18,7 @@ EXTRAS: dict[str, str] = {
     "demo": "amqtt",
     "metrics": "prometheus_client",
     "web": "aiohttp",
+    "archive": "psycopg",
 }
 
 

@@ -235,7 +235,7 @@ class TableRunner:
         received = device_decision(item, round_at_receipt)
         if self.surveillance is not None:
             raised = self.surveillance.on_device(received)
-            output.events.extend(self.surveillance.on_decisions(output.events))
+            self._watch(output)
             output.events.extend(raised)
         decisions = (received, *output.events)
         return [Step(decisions, ts, named, self._sender(output), item.row)]
@@ -252,6 +252,7 @@ class TableRunner:
         output = self.engine.tick(now)
         if self._held_back(output, before):
             return retry
+        self._watch(output)
         return retry + self._output_steps(output, ts)
 
     def _output_steps(self, output: EngineOutput, ts: str) -> list[Step]:
@@ -271,6 +272,11 @@ class TableRunner:
             return False
         self.live.put_back(before)
         return True
+
+    def _watch(self, output: EngineOutput) -> None:
+        """The watcher's alerts on what the engine decided, recorded with it."""
+        if self.surveillance is not None:
+            output.events.extend(self.surveillance.alerts_on(output.events))
 
     def _sender(self, output: EngineOutput) -> Callable[[], None]:
         return lambda: self._dispatch(output)
@@ -354,6 +360,7 @@ class TableRunner:
             rnd = self.engine.current_round
             accepted = Decision(EventType.OPERATOR_COMMAND, described, round=rnd, source=source)
             output = outcome.output
+            self._watch(output)
             step = Step((accepted, *output.events), ts, named, self._sender(output))
         if await self._commit([step], command_id=used):
             await self._reply(command.id, True, None)

@@ -51,6 +51,10 @@ LINES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ("id", "test", "p_value", "level", "dealer"),
     ),
     EventType.JOURNAL_INTEGRITY: ("error", "journal integrity", ("breaks",)),
+    # A table with a second source: a result held, or decided by a ruling.
+    EventType.RESULT_DISPUTED: ("warning", "result disputed", ("detail",)),
+    EventType.RESULT_SILENT: ("warning", "second source silent", ("on_silence", "detail")),
+    EventType.RESULT_RULED: ("info", "result ruled", ("by", "role", "value", "void", "note")),
 }
 
 # Types whose line names the rule even when there is none (floord's policy, not a rule).

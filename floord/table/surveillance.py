@@ -14,9 +14,11 @@ from typing import Any
 
 from floord.analytics.dealer_signature import DealerSignature
 from floord.analytics.report import WheelResult, WheelSetup
+from floord.analytics.wheel_physics import WheelPhysics, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType
 from floord.engine.core.types import Decision
+from floord.table.result_alerts import held_results
 
 POLICY = "surveillance analytics (floord, not a regulation): a statistical flag to review"
 
@@ -37,6 +39,12 @@ class AlertKeeper(ABC):
     @abstractmethod
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         """The alerts the engine's decisions raise, as decisions to record with them."""
+
+    def alerts_on(self, decisions: list[Decision]) -> list[Decision]:
+        """Every alert the decisions raise: the watcher's tests', and one for each result
+        held for a floorperson's ruling (`floord.table.result_alerts`)."""
+        held = [self._raise(alert, d.round) for d, alert in held_results(decisions)]
+        return [*self.on_decisions(decisions), *held]
 
     def on_device(self, decision: Decision) -> list[Decision]:
         """The alerts a device's own event raises (recorded as `decision`), before the
@@ -66,6 +74,14 @@ class AlertKeeper(ABC):
         return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}
 
 
+class ResultAlerts(AlertKeeper):
+    """The open alerts of a table with a second source and no live tests: only held
+    results raise them."""
+
+    def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
+        return []
+
+
 class TableSurveillance(AlertKeeper):
     """One wheel's running tests and its open alerts."""
 
@@ -88,6 +104,9 @@ class TableSurveillance(AlertKeeper):
                 setup.kind, setup.order, setup.dealer_window, setup.level, setup.dealer_bins
             )
 
+        # Pace and spin physics (`floord.analytics.wheel_physics`), when the table sets them.
+        self.physics = WheelPhysics(setup.kind, setup.order, setup.level, setup.pace, setup.spin)
+
     def warm_up(self, history: list[WheelResult]) -> None:
         """Replay the journal's last results so the window is full again after a restart;
         alerts those would raise were already recorded the first time round."""
@@ -98,6 +117,9 @@ class TableSurveillance(AlertKeeper):
             for past in history:
                 if past.dealer and past.release:
                     self.dealers.add(past.dealer, past.release, past.result)
+        for past in history:
+            if past.spin is not None:
+                self.physics.add(past.spin)
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         raised: list[Decision] = []
@@ -106,6 +128,7 @@ class TableSurveillance(AlertKeeper):
                 self.changes += 1
                 result, position = str(decision.data.get("number")), None
                 found = self._dealer_alerts(decision.data, result)
+                found += self.physics.add(spin_record(decision.data, ""))
             elif decision.type == EventType.BIGSIX_RESULT:
                 self.changes += 1
                 result, position = str(decision.data.get("symbol")), decision.data.get("section")

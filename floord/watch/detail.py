@@ -15,8 +15,8 @@ from rich.text import Text
 from floord.contract import Envelope
 from floord.watch.render import ALERT, HALTED, STALE, VIOLATION, VOID, row_style
 from floord.watch.sentences import family, sentence
-from floord.watch.table_view import TableView
-from floord.watch.wording import p_text, round_number, value_text
+from floord.watch.table_view import TableView, held_result
+from floord.watch.wording import p_text, round_number, value_text, words
 
 # `f` cycles through these: None shows every family (but telemetry, unless `t`).
 FAMILIES: tuple[str | None, ...] = (
@@ -91,6 +91,12 @@ def _wheel_lines(view: TableView) -> list[str]:
 
 
 def _alert_line(alert_id: str, alert: dict[str, object]) -> str:
+    if isinstance(alert.get("summary"), str):  # pace and spin physics
+        return f"alert {alert_id}: {value_text(alert.get('test'))} test: {alert['summary']}"
+    if held_result(alert):  # a result held for a ruling: no statistics
+        detail = f" ({value_text(alert.get('detail'))})" if alert.get("detail") else ""
+        held = round_number(alert.get("round"))
+        return f"alert {alert_id}: {words(alert.get('test'))}, round {held}{detail}"
     text = f"alert {alert_id}: {value_text(alert.get('test'))} test p = "
     text += f"{p_text(alert.get('p_value'))} (level {p_text(alert.get('level'))}"
     window = alert.get("window")

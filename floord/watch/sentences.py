@@ -19,6 +19,7 @@ from floord.contract import Envelope, EventType
 from floord.watch.craps_sentences import CRAPS_SENTENCES
 from floord.watch.device_sentences import DEVICE_SENTENCES, Sentence
 from floord.watch.game_sentences import GAME_SENTENCES
+from floord.watch.result_sentences import RESULT_SENTENCES
 from floord.watch.shuffle_sentences import shuffle_alert
 from floord.watch.table_view import halt_text
 from floord.watch.wording import (
@@ -66,6 +67,8 @@ VOIDS = frozenset(
         EventType.CRAPS_NO_ROLL,
     }
 )
+# A result held for a ruling is surveillance's business; the others are the table's.
+HELD_RESULTS = frozenset({EventType.RESULT_DISPUTED})
 RESULTS = frozenset(
     {
         EventType.ROULETTE_RESULT,
@@ -84,7 +87,7 @@ def family(kind: str) -> str:
         return "telemetry"
     for name, kinds in (
         ("halt", HALTS),
-        ("alert", ALERTS),
+        ("alert", ALERTS | HELD_RESULTS),
         ("violation", VIOLATIONS),
         ("void", VOIDS),
         ("result", RESULTS),
@@ -95,7 +98,7 @@ def family(kind: str) -> str:
     if head in ("operator", "daemon", "journal"):
         return "operator"
     if head in ("table", "round", "cards", "blackjack", "baccarat", "stud", "roulette", "bigsix",
-                "craps", "paigow"):  # fmt: skip
+                "craps", "paigow", "result"):  # fmt: skip
         return "table"
     return "device"
 
@@ -175,8 +178,14 @@ def _voided(d: dict[str, Any], e: Envelope) -> str:
 
 
 def _alert(d: dict[str, Any], e: Envelope) -> str:
+    if d.get("test") in ("result_disputed", "result_silent"):
+        return f"alert {get(d, 'id')}: {words(d.get('test'))}, {_round_of(e)}" + optional(
+            d, "detail", " ({})"
+        )
     if "shoe" in d:
         return shuffle_alert(d)
+    if isinstance(d.get("summary"), str):  # pace and spin physics: no p-value of their own
+        return f"alert {get(d, 'id')}: {words(d.get('test'))} test: {d['summary']}"
     text = f"alert {get(d, 'id')}: {words(d.get('test'))} test p = {p_text(d.get('p_value'))}"
     text += f" below {p_text(d.get('level'))} over {get(d, 'window')} results"
     text += optional(d, "die", ", die {}") + optional(d, "shooter", ", shooter at seat {}")
@@ -260,6 +269,7 @@ SENTENCES: dict[str, Sentence] = {
     **DEVICE_SENTENCES,
     **GAME_SENTENCES,
     **CRAPS_SENTENCES,
+    **RESULT_SENTENCES,
     **TABLE_SENTENCES,
 }
 

@@ -149,8 +149,9 @@ class TableView:
         if kind == EventType.SURVEILLANCE_ALERT and isinstance(data.get("id"), str):
             self.alerts[data["id"]] = dict(data)
             test = data.get("test")
-            # A dice or a shuffle alert is no wheel's test.
-            if isinstance(test, str) and "dice_set" not in data and "shoe" not in data:
+            # A dice or a shuffle alert, or a held result's, is no wheel's test.
+            wheel_test = "dice_set" not in data and "shoe" not in data and not held_result(data)
+            if isinstance(test, str) and wheel_test:
                 self.wheel.tests[test] = {
                     k: data.get(k) for k in ("id", "p_value", "level", "statistic", "window")
                 }
@@ -216,8 +217,8 @@ class TableView:
             self.alerts = {str(a.get("id")): dict(a) for a in body["alerts"] if isinstance(a, dict)}
             for alert in self.alerts.values():
                 test = alert.get("test")
-                if "dice_set" in alert or "shoe" in alert:  # a dice or shuffle alert
-                    continue
+                if "dice_set" in alert or "shoe" in alert or held_result(alert):
+                    continue  # a dice, shuffle or held result's alert: no wheel test
                 if isinstance(test, str) and test not in self.wheel.tests:
                     self.wheel.tests[test] = {
                         k: alert.get(k) for k in ("id", "p_value", "level", "statistic", "window")
@@ -254,3 +255,8 @@ class TableView:
             "notes": dict(self.notes),
             "wheel": self.wheel.to_dict() if self.wheel.present else None,
         }
+
+
+def held_result(alert: dict[str, Any]) -> bool:
+    """An alert a result held for a floorperson's ruling raised (no statistical test)."""
+    return alert.get("test") in ("result_disputed", "result_silent")

@@ -311,6 +311,8 @@ class Ss2Simulator(Ss2HostCommands):
     async def _spin(self, spec: SpinSpec) -> None:
         warn_for = spec.warn_for if spec.warn_for is not None else WARN_FOR_S.get(spec.warn or "")
         self._begin_game(spec.direction)
+        if spec.rpm is not None:
+            self._rpm10 = round(spec.rpm * 10)
         await self._hold(PHASE_S[1])
         self._state = 2
         number = spec.number

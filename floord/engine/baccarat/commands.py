@@ -37,7 +37,7 @@ from floord.engine.core.command_checks import (
     unknown_args,
 )
 from floord.engine.core.rulings import policy_decision, ruled
-from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
+from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 
 if TYPE_CHECKING:
     from floord.engine.baccarat.rules import BaccaratRules
@@ -131,6 +131,14 @@ class BaccaratCommands(CutCommands, TableEngineBase):
         if coup is None:
             return CommandOutcome(False, "no round is in play")
         outcome, events = coup.finish()
+        return CommandOutcome(True, output=self._checked_coup(outcome, events, now))
+
+    def _checked_coup(self, outcome: str, events: list[Decision], now: datetime) -> EngineOutput:
+        """The coup's end, checked against a second source (`result_check.py`)."""
+        return EngineOutput(self._end_coup(outcome, events))
+
+    def _end_coup(self, outcome: str, events: list[Decision]) -> list[Decision]:
+        """The coup's result (if any) settled, the round ended, the shoe told."""
         for decision in events:
             if decision.type == EventType.BACCARAT_RESULT:
                 self.vigorish.settled(decision.data)
@@ -140,7 +148,7 @@ class BaccaratCommands(CutCommands, TableEngineBase):
             ended["detail"] = "the shoe did not read every card: floord counted them only"
         events.append(Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]))
         events += self.shoe.round_finished(rnd)
-        return accepted(events)
+        return events
 
     def _cmd_no_more_bets(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """The dealer calling the game announces "no more bets" before any card is dealt

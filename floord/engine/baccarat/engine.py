@@ -22,6 +22,7 @@ from floord.contract import EventType, format_ts
 from floord.engine.baccarat.commands import BaccaratCommands
 from floord.engine.baccarat.coup import Coup
 from floord.engine.baccarat.cuts import CutBook
+from floord.engine.baccarat.result_check import CheckedCoups, SecondSource
 from floord.engine.baccarat.rules import BaccaratRules, RulesError, baccarat_inspection
 from floord.engine.baccarat.shoe import BaccaratShoe
 from floord.engine.baccarat.vigorish import VigorishBook
@@ -40,7 +41,7 @@ RESTART_POLICY = restart_policy("end")
 __all__ = ["BaccaratEngine", "RulesError"]
 
 
-class BaccaratEngine(BaccaratCommands, TableEngineBase):
+class BaccaratEngine(CheckedCoups, BaccaratCommands, TableEngineBase):
     """One Baccarat-family table: see the module docstring and `docs/rules.md`."""
 
     RESTART_POLICY = RESTART_POLICY
@@ -57,8 +58,10 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         gaming_day_starts: time,
         timezone: str,
         snapshot: dict[str, Any] | None = None,
+        second_source: SecondSource | None = None,
     ) -> None:
         self.rules = rules
+        self._init_check(second_source, shoe_device, snapshot)
         self.game = rules.game
         self.shoe_device = shoe_device
         self.recognition = bool(shoe_reports_cards)
@@ -83,6 +86,9 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
         """Keep the gaming day current; an idle Minibaccarat table's cards are reshuffled
         (§ 541.5(h), with the Rules Submission's `idle_minutes`)."""
         now = self._touch(now)
+        checked = self._check_tick(now)
+        if checked.events:
+            return checked
         minutes = self.rules.idle_minutes
         self.active_at, since = idle_since(
             self.active_at,
@@ -103,6 +109,7 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
             "vigorish": self.vigorish.snapshot(),
             "cuts": self.cuts.snapshot(),
             "active_at": self.active_at,
+            "result_check": self._check_snapshot(),
         }
 
     def public_state(self) -> dict[str, Any]:
@@ -122,6 +129,8 @@ class BaccaratEngine(BaccaratCommands, TableEngineBase):
     def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
+        if (checked := self._second_source_event(device, type, data, now)) is not None:
+            return checked
         owners = [(SHOE_EVENTS, self.shoe_device)]
         if (misrouted := self._misrouted(device, type, owners)) is not None:
             return misrouted

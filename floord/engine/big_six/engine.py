@@ -21,6 +21,7 @@ from typing import Any
 
 from floord.contract import EventType, cite, format_ts
 from floord.engine.big_six.layout import PAY_ODDS, SECTIONS, read_layout
+from floord.engine.big_six.result_check import RESULT_COMMANDS, CheckedRests, SecondSource
 from floord.engine.core.base import TableEngineBase, restart_policy, round_voided
 from floord.engine.core.inspection import InspectionSpec
 from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
@@ -66,7 +67,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-class BigSixEngine(TableEngineBase):
+class BigSixEngine(CheckedRests, TableEngineBase):
     """One Big Six table: see the module docstring and `docs/rules.md`."""
 
     RESTART_POLICY = RESTART_POLICY
@@ -83,9 +84,11 @@ class BigSixEngine(TableEngineBase):
         gaming_day_starts: time,
         timezone: str,
         snapshot: dict[str, Any] | None = None,
+        second_source: SecondSource | None = None,
     ) -> None:
         self.layout = read_layout(layout, symbols)
         self.wheel_device = wheel_device
+        self._init_check(second_source, wheel_device, snapshot)
         super().__init__(
             table_id,
             inspection=big_six_inspection(),
@@ -109,7 +112,9 @@ class BigSixEngine(TableEngineBase):
         now = self._touch(now)
         if command.name == "spin":
             return self._spin_command(command, now)
-        known = ", ".join([*TABLE_COMMANDS, "spin"])
+        if command.name in RESULT_COMMANDS:
+            return self._result_command(command, now)
+        known = ", ".join([*TABLE_COMMANDS, "spin", *RESULT_COMMANDS])
         return self._table_command(
             command, now, f"unknown table command {command.name!r}: a Big Six table knows {known}"
         )
@@ -124,6 +129,7 @@ class BigSixEngine(TableEngineBase):
             **self._snapshot_head(SNAPSHOT_VERSION, head),
             "last_result": json_copy(self.last_result),
             "unannounced": json_copy(self.unannounced),
+            "result_check": self._check_snapshot(),
         }
 
     # ----- helpers ----------------------------------------------------------------
@@ -131,6 +137,8 @@ class BigSixEngine(TableEngineBase):
     def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
+        if (checked := self._second_source_event(device, type, data, now)) is not None:
+            return checked
         owners = [(WHEEL_EVENTS, self.wheel_device)]
         misrouted = self._misrouted(device, type, owners, what="wheel_event_from_other_device")
         if misrouted is not None:
@@ -181,6 +189,8 @@ class BigSixEngine(TableEngineBase):
             return CommandOutcome(False, f"spin takes no arguments, found {keys}")
         if not self.table.is_open:
             return CommandOutcome(False, f"the table is not open (it is {self.table.state})")
+        if (held := self._held_refusal()) is not None:
+            return held
         if self.rounds.current is not None:
             return CommandOutcome(
                 False, f"round {self.rounds.current_id} is in play: the wheel has not come to rest"
@@ -316,7 +326,7 @@ class BigSixEngine(TableEngineBase):
                 f"a valid spin makes at least {MIN_REVOLUTIONS}",
                 section=index,
             )
-        return self._result(index, now)
+        return self._checked_rest(index, now)
 
     def _result(self, index: int, now: datetime) -> EngineOutput:
         rnd = self.rounds.finish()

@@ -27,6 +27,7 @@ from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.craps.calls import CrapsCalls
 from floord.engine.craps.fire import FireBook, come_outs
+from floord.engine.craps.result_check import CheckedRolls, SecondSource
 from floord.engine.craps.reversal import restore_reversible
 from floord.engine.craps.rules import POINTS, PayTable
 from floord.engine.craps.throws import judge
@@ -61,7 +62,7 @@ def craps_inspection() -> InspectionSpec:
     )
 
 
-class CrapsEngine(CrapsCalls):
+class CrapsEngine(CheckedRolls, CrapsCalls):
     """One Craps or Mini-Craps table: see the module docstring and `docs/rules.md`."""
 
     RESTART_POLICY = restart_policy("call")
@@ -82,8 +83,10 @@ class CrapsEngine(CrapsCalls):
         gaming_day_starts: time,
         timezone: str,
         snapshot: dict[str, Any] | None = None,
+        second_source: SecondSource | None = None,
     ) -> None:
         self.game = game
+        self._init_check(second_source, dice_device, snapshot)
         self.pays = PayTable(payout_odds, fire_bet, fire_bet_odds)
         self.fire_offered = fire_bet is not None and game == "craps"
         self.lay_bets = lay_bets
@@ -130,6 +133,7 @@ class CrapsEngine(CrapsCalls):
             "fire_bets": self.fire.snapshot(),
             "last_roll": json_copy(self.last_roll),
             "reversible": json_copy(self.reversible),
+            "result_check": self._check_snapshot(),
         }
 
     # ----- the device -------------------------------------------------------------
@@ -154,6 +158,8 @@ class CrapsEngine(CrapsCalls):
     def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
+        if (checked := self._second_source_event(device, type, data, now)) is not None:
+            return checked
         misrouted = self._misrouted(device, type, [(DICE_EVENTS, self.dice_device)],
                                     what="dice_event_from_other_device")  # fmt: skip
         if misrouted is not None:
@@ -252,7 +258,7 @@ class CrapsEngine(CrapsCalls):
                 body["policy"] = held[0]["policy"]
             out.events.append(Decision(EventType.CRAPS_THROW_HELD, body, rule, rnd["id"]))
             return out
-        out.extend(self._call(j.faces, now, called_by=None))
+        out.extend(self._checked_roll([int(f or 0) for f in j.faces], now))
         return out
 
     def _seat(self) -> int | None:

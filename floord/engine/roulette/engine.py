@@ -41,6 +41,7 @@ from floord.engine.roulette.layout import (
     wheel_spec,
     winning_wagers,
 )
+from floord.engine.roulette.result_check import RESULT_COMMANDS, CheckedNumbers, SecondSource
 from floord.engine.roulette.sensor import SENSOR_EVENTS, SensorJudgements, short_spin
 from floord.engine.roulette.wheel_service import SERVICE_COMMANDS, replaced_wheel, service_command
 from floord.events import DeviceCommand
@@ -73,7 +74,7 @@ VOIDED_SPIN_POLICY = (
 )
 
 
-class RouletteEngine(SensorJudgements, TableEngineBase):
+class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
     """One Roulette table: see the module docstring and `docs/rules.md`."""
 
     RESTART_POLICY = RESTART_POLICY
@@ -89,9 +90,11 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
         gaming_day_starts: time,
         timezone: str,
         snapshot: dict[str, Any] | None = None,
+        second_source: SecondSource | None = None,
     ) -> None:
         self.wheel = wheel_spec(wheel)
         self.wheel_device = wheel_device
+        self._init_check(second_source, wheel_device, snapshot)
         super().__init__(
             table_id,
             inspection=roulette_inspection(wheel),
@@ -125,6 +128,8 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             return service_command(self.table, command, now)
         if command.name == "ball_replaced":
             return ball_replaced(self.table, command, now)
+        if command.name in RESULT_COMMANDS:
+            return self._result_command(command, now)
         return self._table_command(
             command,
             now,
@@ -152,6 +157,7 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             "voided": json_copy(self.voided),
             "unopened_spin": self.unopened_spin,
             "dealer": self.dealer,
+            "result_check": self._check_snapshot(),
         }
 
     # ----- helpers ----------------------------------------------------------------
@@ -159,6 +165,8 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
     def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
+        if (checked := self._second_source_event(device, type, data, now)) is not None:
+            return checked
         owners = [(WHEEL_EVENTS, self.wheel_device)]
         misrouted = self._misrouted(device, type, owners, what="wheel_event_from_other_device")
         if misrouted is not None:
@@ -421,7 +429,7 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
         if number == "00" and self.wheel.kind == "double_zero_as_single":
             out.extend(self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number))
         else:
-            out.extend(self._result(number, data, now))
+            out.extend(self._checked_number(number, data, now))
         return out
 
     def _signals_not_seen(
@@ -458,6 +466,7 @@ class RouletteEngine(SensorJudgements, TableEngineBase):
             "wheel": self.wheel.kind,
             "dealer": rnd.get("dealer"),
             "release_pocket": rnd.get("release_pocket"),
+            **self._measurements(rnd, now),
             "winning_wagers": [w.to_dict() for w in winning],
             "losing_even_money": lost,
             "even_money_wagers_lost": list(EVEN_MONEY_WAGERS) if lost else [],

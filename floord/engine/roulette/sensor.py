@@ -13,8 +13,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from floord.contract import EventType
+from floord.contract import EventType, format_ts
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
+from floord.engine.roulette import ball_speed
 from floord.engine.roulette.irregularities import NoSpin
 
 if TYPE_CHECKING:
@@ -90,6 +91,20 @@ class SensorJudgements:
 
     _no_spin: Callable[..., EngineOutput]  # RouletteEngine's: `roulette.no_spin`, the void
 
+    @staticmethod
+    def _measurements(current: dict[str, Any], now: datetime) -> dict[str, Any]:
+        """What the wheel measured of the round's spin, for the pace and spin physics
+        tests (`floord.analytics.wheel_physics`): when the number was decided, the rotor's
+        direction and speed as the game began, the ball's revolutions and speed when a
+        kit counts its laps."""
+        return {
+            "at": format_ts(now),
+            "rotor_direction": current.get("rotor_direction"),
+            "rotor_rpm": current.get("rotor_rpm"),
+            "ball_revolutions": current.get("ball_revolutions"),
+            "ball_rps": ball_speed.revolutions_per_second(current),
+        }
+
     def _launch_direction(self, data: dict[str, Any], out: EngineOutput) -> EngineOutput:
         """§ 531.7(a) on the launch that `out` has just recorded, if it was with the rotor."""
         if not self.table.is_open or not same_direction(data):
@@ -109,6 +124,7 @@ class SensorJudgements:
         release that counts for the dealer signature is this launch's."""
         if current.get("ball_revolutions") is not None:
             current["ball_revolutions"] = 0
+        ball_speed.relaunched(current)
         current["release_pocket"] = data.get("release_pocket")
 
     def _dealer_in(self, command: VerifiedCommand) -> CommandOutcome:
@@ -134,6 +150,7 @@ class SensorJudgements:
             return EngineOutput()  # another spin's laps say nothing of this round's
         if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
             current["ball_revolutions"] = count
+            ball_speed.lap(current, count, now)
         return EngineOutput()
 
     def _sensor_no_spin(self, kind: str, data: dict[str, Any]) -> EngineOutput:

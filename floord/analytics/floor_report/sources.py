@@ -1,0 +1,46 @@
+"""The tables' events read from journal files (`floord report floor --db`), as an
+archive would give them: each table's own stream, read-only, in seq order.
+
+A floor's boxes each keep a journal; a report over several of them reads each file's
+table streams (never the device streams: no figure of the report is counted from them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from floord.journal.errors import JournalError
+from floord.journal.readers import stream_names, stream_rows
+
+
+def journal_events(
+    journals: Sequence[Path], *, site: str | None = None, table: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """Every event of the tables' streams of `journals` (of one site and table if given).
+    An unreadable file or event is a ValueError naming it."""
+    for path in journals:
+        if not path.is_file():
+            raise ValueError(f"no journal at {path}")
+        try:
+            streams = [s for s in stream_names(path) if "/" not in s]
+        except JournalError as exc:
+            raise ValueError(str(exc)) from exc
+        for stream in streams:
+            if table is not None and stream != table:
+                continue
+            try:
+                rows = stream_rows(path, stream)
+            except JournalError as exc:
+                raise ValueError(str(exc)) from exc
+            for seq, body in rows:
+                try:
+                    event = json.loads(body)
+                except ValueError as exc:
+                    raise ValueError(f"journal {path}: {stream!r} seq {seq} is not JSON") from exc
+                if not isinstance(event, dict):
+                    raise ValueError(f"journal {path}: {stream!r} seq {seq} is not an event")
+                if site is None or event.get("site") == site:
+                    yield event
