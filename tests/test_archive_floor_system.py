@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,10 @@ from archive_support import (
 )
 from pg_support import Postgres, requires_postgres
 
+from floord.archive.reader import ArchiveReader
 from floord.archive.service import Archive
 from floord.archive.settings import load_archive_config
+from floord.contract import parse_ts
 from floord.journal.chain import event_hash
 
 pytestmark = pytest.mark.system
@@ -111,6 +114,13 @@ async def _two_boxes(url: str, tmp_path: Path, database: str | Path) -> None:
         assert all(event_hash(json.loads(body)) == h for _, h, body in stored)
     assert read_breaks(database) == []
     assert read_gaps(database) == []
+    # The reports' reader reads what the archive wrote, in either database.
+    with ArchiveReader(str(database)) as reader:
+        assert reader.tables() == [("casino-a", "RL-01"), ("casino-b", "RL-01")]
+        assert reader.count(site="casino-a") == 15
+        since = parse_ts(one[0]["ts"]) - timedelta(seconds=1)
+        read = [e["hash"] for e in reader.events(site="casino-b", since=since)]
+        assert sorted(read) == sorted(e["hash"] for e in two)
 
 
 def test_tampering_is_recorded_and_a_device_gap_is_kept(
