@@ -7,7 +7,11 @@ Shape (defaults: 200 tables, 4 daemons, 180 s measured):
   wheel, real time, fair spins with a pause of each table's own) and one real
   `floord run` process whose config has that share of the tables, each wheel on
   `socket://127.0.0.1:PORT`, a journal of its own (SQLite, WAL, fsync);
-- a surveillance console (`bench/load_console.py`) subscribed to the whole site.
+- a surveillance console (`bench/load_console.py`) subscribed to the whole site;
+- `floord archive` (`bench/load_archive.py`) storing the site's events in a SQLite file
+  (`--archive sqlite`, the default), a private PostgreSQL server (`--archive postgresql`)
+  or not at all (`--archive none`): its lag from an event's `ts` to its row, its CPU and
+  the database's, and the database's size per table-day.
 
 Every wheel must identify and every table is inspected and opened with signed commands
 before the window starts, so the engine plays real rounds. Over the window the bench
@@ -31,6 +35,7 @@ import asyncio
 import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -42,6 +47,7 @@ from typing import Any
 import aiomqtt
 import yaml
 
+from bench.load_archive import BenchArchive, cpu_seconds
 from bench.load_console import Console, percentile
 from bench.nats_cluster import NatsCluster
 from bench.proc_stats import machine, sample
@@ -229,6 +235,15 @@ async def open_tables(port: int, console: Console, tables: list[str], timeout: f
     return sum(all(console.results[i].get("ok") is True for i in ids) for ids in sent.values())
 
 
+def journaled(folder: Path) -> int:
+    """How many events the daemons' journals hold, every stream (the archive's due)."""
+    total = 0
+    for journal in folder.glob("daemon-*/journal.db"):
+        with contextlib.closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+            total += db.execute("SELECT count(*) FROM events").fetchone()[0]
+    return total
+
+
 def _cpu(pids: list[int]) -> tuple[float, float, float]:
     """CPU seconds, RSS MiB and peak RSS MiB summed over the running `pids`."""
     samples = [s for s in (sample(pid) for pid in pids) if s is not None]
@@ -247,12 +262,19 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="floord-load-", dir=ns.workdir) as tmp:
         floor = Floor(Path(tmp))
         console_task: asyncio.Task[None] | None = None
+        archive: BenchArchive | None = None
+        figures: dict[str, Any] = {}
         try:
             if ns.nats_cluster:
                 await floor.start_cluster()
             else:
                 floor.start_broker()
                 await asyncio.sleep(0.3)
+            if ns.archive != "none":
+                archive = BenchArchive(
+                    Path(tmp), ns.archive, floor.broker_port, DEFAULT_TOPIC_PREFIX
+                )
+                archive.start(OPERATOR, OPERATOR_KEY, SITE)
             console = Console("127.0.0.1", floor.broker_port, DEFAULT_TOPIC_PREFIX, SITE)
             console_task = asyncio.create_task(console.run())
             await asyncio.wait_for(console.ready.wait(), 15)
@@ -281,6 +303,9 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
                 "broker": broker_pid,
                 "console": [os.getpid()],
             }
+            kept = archive.pids() if archive is not None else {}
+            archive_cpu = {k: cpu_seconds(v) for k, v in kept.items()}
+            window_from = time.time()
             before = {key: _cpu(pids) for key, pids in groups.items()}
             console.measure()
             started = time.monotonic()
@@ -295,15 +320,37 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
                 )
             elapsed = time.monotonic() - started
             after = {key: _cpu(pids) for key, pids in groups.items()}
+            window_to = time.time()
+            spent = {k: cpu_seconds(archive.pids()[k]) - v for k, v in archive_cpu.items()}
             alive = sum(1 for p in floor.daemons if p.poll() is None)
             window = console.window
             assert window is not None
-            return report(ns, floor, opened, alive, elapsed, window, before, after)
+            figures = report(ns, floor, opened, alive, elapsed, window, before, after)
+            figures["archive"] = None
+            if archive is not None:
+                # The daemons stop; the archive catches up with what they published.
+                for proc in floor.daemons:
+                    _stop(proc, 20)
+                held = archive.settle()
+                figures["archive"] = archive.figures(
+                    since=window_from,
+                    until=window_to,
+                    tables=ns.tables,
+                    speed=ns.speed,
+                    cpu=spent,
+                )
+                figures["archive"]["held_at_end"] = held
+                figures["archive"]["journaled"] = journaled(Path(tmp))
+            return figures
         finally:
             if console_task is not None:
                 console_task.cancel()
                 await asyncio.gather(console_task, return_exceptions=True)
             floor.stop()
+            if archive is not None:
+                archive.stop()
+                if figures.get("archive"):
+                    figures["archive"]["own_word"] = archive.own_word()
 
 
 def report(
@@ -390,6 +437,22 @@ def print_report(figures: dict[str, Any]) -> None:
         f"  daemons alive at the end: {figures['daemons_alive_at_end']}/{figures['daemons']}; "
         f"load average {figures['machine']['load_average']}",
     ]
+    archived = figures.get("archive")
+    if archived:
+        alag, acpu = archived["lag_ts_to_row_ms"], archived["cpu_percent_of_one_core"]
+        lines.append(
+            f"  archive ({archived['database']}): ts -> row ms p50 {alag['p50']}, p99 "
+            f"{alag['p99']}, max {alag['max']} ({archived['events_stored_in_window']} events); "
+            f"CPU % archive {acpu.get('archive')}, database {acpu.get('database')}; "
+            f"{archived['bytes_per_event']} B an event, {archived['mib_per_table_day']} MiB "
+            "a table-day"
+        )
+        own = archived.get("own_word") or {}
+        lines.append(
+            f"  archive's own word: receipt -> commit p99 {own.get('lag_p99_s')} s, a commit "
+            f"p99 {own.get('commit_p99_s')} s; {archived.get('held_at_end')} events held, "
+            f"{archived.get('journaled')} journaled"
+        )
     print("\n".join(lines), flush=True)
 
 
@@ -405,6 +468,12 @@ def main(argv: list[str] | None = None) -> int:
         "--nats-cluster",
         action="store_true",
         help="the three-node NATS cluster of examples/nats-cluster/ instead of one Mosquitto",
+    )
+    parser.add_argument(
+        "--archive",
+        choices=("sqlite", "postgresql", "none"),
+        default="sqlite",
+        help="floord archive beside the floor: a SQLite file, a private PostgreSQL, or none",
     )
     parser.add_argument("--out", type=Path, default=None, help="JSON file (default: results/)")
     ns = parser.parse_args(argv)

@@ -4,18 +4,22 @@
 # floord, the table box's package:
 #   /opt/floord              a private virtual environment: the core install of the wheel
 #                            and its metrics extra (prometheus_client, imported only when
-#                            a config has `metrics:`) and web extra (aiohttp, imported
-#                            only by `floord web`; no console, report or demo extra),
+#                            a config has `metrics:`), its web extra (aiohttp, imported
+#                            only by `floord web`) and archive extra (psycopg, imported
+#                            only by `floord archive` on PostgreSQL; no console, report
+#                            or demo extra),
 #                            on Debian's python3.11, without the device simulators
 #   /usr/bin/floord          -> /opt/floord/bin/floord, the path every unit runs
 #   /usr/lib/systemd/system  floord.service, floord-adapter@.service, floord-backup.service
 #                            and floord-backup.timer (the daily journal backup, not enabled),
-#                            floord-web.service (the browser console, not enabled)
+#                            floord-web.service (the browser console, not enabled),
+#                            floord-archive.service (the floor's archive, not enabled)
 #   /usr/lib/sysusers.d, /usr/lib/tmpfiles.d   the floord user and its folders
 #   /etc/floord/floord.yaml  examples/box.yaml, a conffile (edits survive upgrades)
 #   /etc/floord/web.yaml     examples/web.yaml, the browser console's config, a conffile
 #   /etc/floord/profiles     the site's device profiles (docs/deployment.md, "Site
 #                            profiles"): empty but for its README, a conffile
+#   /etc/floord/archive.yaml examples/archive.yaml, a conffile
 #   /etc/default/floord-backup   the backup's journal, folder and retention, a conffile
 #   /usr/share/doc/floord    the docs the units point at, the examples, the udev rules
 #
@@ -71,7 +75,7 @@ ROOT=$WORK/root
 STAGED=$ROOT$PREFIX
 # The venv without pip: the box never installs into it; pip runs from outside (--python).
 "$PYBIN" -m venv --without-pip "$STAGED"
-$PIP --python "$STAGED/bin/python" install -q --no-compile "$WHEEL[metrics,web]" >&2
+$PIP --python "$STAGED/bin/python" install -q --no-compile "$WHEEL[metrics,web,archive]" >&2
 # direct_url.json records the build's own wheel path: meaningless on a box.
 rm -f "$STAGED"/lib/python*/site-packages/floord-*.dist-info/direct_url.json
 sed -i '/direct_url.json/d' "$STAGED"/lib/python*/site-packages/floord-*.dist-info/RECORD
@@ -96,12 +100,14 @@ ln -s "$PREFIX/bin/floord" "$ROOT/usr/bin/floord"
 install -d "$ROOT/usr/lib/systemd/system" "$ROOT/usr/lib/sysusers.d" "$ROOT/usr/lib/tmpfiles.d"
 install -m 0644 "$SRC/systemd/floord.service" "$SRC/systemd/floord-adapter@.service" \
   "$SRC/systemd/floord-backup.service" "$SRC/systemd/floord-backup.timer" \
-  "$SRC/systemd/floord-web.service" "$ROOT/usr/lib/systemd/system/"
+  "$SRC/systemd/floord-web.service" "$SRC/systemd/floord-archive.service" \
+  "$ROOT/usr/lib/systemd/system/"
 install -m 0644 "$SRC/systemd/floord.sysusers.conf" "$ROOT/usr/lib/sysusers.d/floord.conf"
 install -m 0644 "$SRC/systemd/floord.tmpfiles.conf" "$ROOT/usr/lib/tmpfiles.d/floord.conf"
 install -d -m 0750 "$ROOT/etc/floord"
 install -m 0640 "$SRC/examples/box.yaml" "$ROOT/etc/floord/floord.yaml"
 install -m 0640 "$SRC/examples/web.yaml" "$ROOT/etc/floord/web.yaml"
+install -m 0640 "$SRC/examples/archive.yaml" "$ROOT/etc/floord/archive.yaml"
 install -d -m 0755 "$ROOT/etc/floord/profiles"
 install -m 0644 "$SRC/scripts/deb/profiles-README" "$ROOT/etc/floord/profiles/README"
 install -d "$ROOT/etc/default"
@@ -110,7 +116,8 @@ DOC=$ROOT/usr/share/doc/floord
 install -d "$DOC/examples"
 install -m 0644 "$SRC"/docs/*.md "$SRC/README.md" "$SRC/CHANGELOG.md" "$DOC/"
 install -m 0644 "$SRC/LICENSE" "$DOC/copyright"
-install -m 0644 "$SRC/examples/box.yaml" "$SRC/systemd/99-floord-devices.rules" \
+install -m 0644 "$SRC/examples/box.yaml" "$SRC/examples/archive.yaml" \
+  "$SRC/systemd/99-floord-devices.rules" \
   "$SRC/device_profiles/99-floord-usb-shoe.rules" "$DOC/examples/"
 install -d "$DOC/examples/site-profiles"
 install -m 0644 "$SRC"/examples/site-profiles/*.yaml "$DOC/examples/site-profiles/"
@@ -118,7 +125,8 @@ install -m 0644 "$SRC"/examples/site-profiles/*.yaml "$DOC/examples/site-profile
 install -d "$ROOT/DEBIAN"
 install -m 0755 "$SRC"/scripts/deb/postinst "$SRC"/scripts/deb/prerm "$SRC"/scripts/deb/postrm \
   "$ROOT/DEBIAN/"
-printf '%s\n' /etc/floord/floord.yaml /etc/floord/web.yaml /etc/floord/profiles/README \
+printf '%s\n' /etc/floord/floord.yaml /etc/floord/web.yaml /etc/floord/archive.yaml \
+  /etc/floord/profiles/README \
   /etc/default/floord-backup \
   >"$ROOT/DEBIAN/conffiles"
 SIZE=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)

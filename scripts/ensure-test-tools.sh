@@ -26,6 +26,21 @@ if ! have nats-server; then
       "the broker-cluster tests will be skipped" >&2
   fi
 fi
+# PostgreSQL is optional too: the archive's PostgreSQL tests start a server of their own
+# (initdb and pg_ctl from /usr/lib/postgresql/*/bin) and are skipped, saying why, where
+# it cannot be installed; on CI (root, apt-get) it is installed and they run.
+if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing postgresql with apt-get" >&2
+    apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      postgresql >/dev/null ||
+      echo "postgresql could not be installed: the archive's PostgreSQL tests will be skipped" >&2
+  else
+    echo "postgresql is not installed (sudo apt-get install postgresql):" \
+      "the archive's PostgreSQL tests will be skipped" >&2
+  fi
+fi
 # chromium is optional too: where it cannot be installed the browser tests are skipped.
 if ! have chromium; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

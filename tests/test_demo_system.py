@@ -239,6 +239,9 @@ def test_demo_runs_and_ends_cleanly(embedded: bool) -> None:
     # The double-zero wheel used as single zero shows its 00 void early in the scenario.
     assert "roulette.no_spin" in out
     assert "floord demo: stopped after" in out
+    # The demo's archive (a SQLite file in its folder) held the floor's events.
+    held = next(line for line in out.splitlines() if line.startswith("floord demo: the archive"))
+    assert int(held.split("the archive held ", 1)[1].split(" ", 1)[0]) > 0, held
     print(f"demo stopped; stopping took {_stop_seconds(out)} s")  # shown with pytest -s
 
     if embedded:

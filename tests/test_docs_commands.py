@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXAMPLES = ROOT / "examples"
 # Up until stopped, or talking to a daemon, a device or a broker: `--help` after parsing.
-LONG = {"run", "watch", "demo", "sim", "adapter", "cmd", "status", "capture", "web"}
+LONG = {"run", "watch", "demo", "sim", "adapter", "cmd", "status", "capture", "web", "archive"}
 _BLOCK = re.compile(r"^( *)```(?:sh|bash)\n(.*?)^\1```", re.S | re.M)
 
 

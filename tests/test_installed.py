@@ -343,7 +343,10 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
         conffiles = _run("dpkg-query", "-W", "-f=${Conffiles}", "floord").stdout
         assert "/etc/floord/floord.yaml" in conffiles
         _assert_the_site_profiles_folder(conffiles)
-        assert "/etc/default/floord-backup" in conffiles
+        assert {"/etc/default/floord-backup", "/etc/floord/archive.yaml"} <= set(conffiles.split())
+        done = _run("/usr/bin/floord", "archive", "-c", "/etc/floord/archive.yaml", "--check")
+        assert done.returncode == 0, done.stdout + done.stderr  # the archive's example config
+        assert _run("/opt/floord/bin/python", "-c", "import psycopg").returncode == 0
         backups = Path("/var/backups/floord")
         assert backups.stat().st_mode & 0o777 == 0o700
         assert backups.owner() == "floord"
@@ -357,6 +360,7 @@ def test_deb_installs_a_box_that_checks_and_purges_clean(
         for unit in ("floord.service", "floord-adapter@RL-01-wheel.service"):
             _assert_unit_verifies(units / unit)
         _assert_unit_verifies(units / "floord-backup.timer")
+        _assert_unit_verifies(units / "floord-archive.service")
         _assert_the_box_has_no_simulators(tmp_path)
         _assert_the_rig_package_adds_them(rig_deb, tmp_path)
     finally:

@@ -21,7 +21,13 @@ from floord.journal.store import Journal
 pytestmark = pytest.mark.unit
 
 SYSTEMD = Path(__file__).resolve().parents[1] / "systemd"
-UNITS = ["floord.service", "floord-adapter@.service", "floord-sim@.service", "floord-web.service"]
+UNITS = [
+    "floord.service",
+    "floord-adapter@.service",
+    "floord-sim@.service",
+    "floord-web.service",
+    "floord-archive.service",
+]
 DEVICE_UNITS = ["floord.service", "floord-adapter@.service"]
 BACKUP = "floord-backup.service"
 TIMER = "floord-backup.timer"
@@ -94,6 +100,17 @@ def test_device_units_reach_their_devices_and_nothing_else(name: str) -> None:
     assert "PrivateDevices" not in service
     assert service["DevicePolicy"] == ["closed"]
     assert set(service["DeviceAllow"]) == DEVICE_CLASSES
+
+
+def test_the_archive_checks_then_runs_as_floord_on_the_network_only() -> None:
+    archive = _service("floord-archive.service")
+    assert archive["Type"] == ["notify"] and archive["User"] == ["floord"]
+    config = "-c /etc/floord/archive.yaml"
+    assert archive["ExecStartPre"] == [f"/usr/bin/floord archive {config} --check"]
+    assert archive["ExecStart"] == [f"/usr/bin/floord archive {config}"]
+    assert archive["StateDirectory"] == ["floord-archive"]
+    assert archive["PrivateDevices"] == ["true"] and "DeviceAllow" not in archive
+    assert int(archive["WatchdogSec"][0]) > 0
 
 
 def test_template_units_read_their_instance_files() -> None:

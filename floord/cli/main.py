@@ -37,6 +37,7 @@ EXTENSIONS: dict[str, str] = {
     "profiles": "floord.cli.profiles",
     "sim": "floord.cli.sim",
     "web": "floord.cli.web",
+    "archive": "floord.cli.archive",
 }
 
 

@@ -74,6 +74,7 @@ import yaml
 
 from floord.config.load import load_config
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
+from floord.demo.archive import DemoArchive
 from floord.demo.big_six_table import TABLE as BIG_SIX_TABLE
 from floord.demo.big_six_table import BigSixHand, big_six_wheel
 from floord.demo.big_six_table import table_config as big_six_config
@@ -274,6 +275,7 @@ async def run_demo(
             runner: asyncio.Task[Any] | None = None
             operators: list[SignedOperator] = []
             daemon: Daemon | None = None
+            archive: DemoArchive | None = None
             web: Any = None
             web_task: asyncio.Task[Any] | None = None
             try:
@@ -287,6 +289,9 @@ async def run_demo(
                     Path(tmp), url, ports, cards.ports, wheel_ports, journal, crew_ports
                 )
                 loaded = load_config(config)
+                # The archive first: it takes the floor's records from their first event.
+                archive = DemoArchive(Path(tmp), url, SITE, embedded="embedded" in what)
+                archive.start()
                 daemon = await Daemon.open(loaded)
                 web_text = unavailable()
                 if web_text is None:
@@ -351,6 +356,7 @@ async def run_demo(
                 for device in devices:
                     device.start()
                 while seconds is None or time.monotonic() - started < seconds:
+                    view.archive_line = archive.line()
                     view.render(time.monotonic() - started)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(signals.requested.wait(), 0.5)
@@ -372,6 +378,8 @@ async def run_demo(
                     await operator.leave(CLOSE_S)
                 await _stop_daemon(daemon, runner)
                 await _heard_stop(view, tables, HEAR_STOP_S)
+                if archive is not None:
+                    await within(archive.stop(), STOP_S)
                 if web is not None:
                     web.stop()
                     if web_task is not None:
@@ -386,4 +394,6 @@ async def run_demo(
         f"floord demo: stopped after {time.monotonic() - started:.1f} s "
         f"(stopping took {stop_s:.1f} s), {view.events_seen} table events seen\n"
     )
+    if archive is not None:
+        view.write(f"floord demo: the archive held {archive.held} events\n")
     return 0

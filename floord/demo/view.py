@@ -97,6 +97,7 @@ class LiveView:
         self.stopped: set[str] = set()  # the tables whose `daemon.stopped` was seen
         self.closed = False  # the output's reader went away
         self.card_results: dict[str, str] = {}  # a card table's last blackjack.result
+        self.archive_line = ""  # what the demo's archive holds (`floord.demo.archive`)
 
     def on_message(self, topic: str, payload: bytes) -> None:
         try:
@@ -242,13 +243,14 @@ class LiveView:
             f"; {lapse}'s spins in its row)" if lapse else ")"
         )
         top = [*self.header]
-        used = sum(self._rows(line, columns) for line in top) + len(tables) + 2
+        archive = [self.archive_line] if self.archive_line else []
+        used = sum(self._rows(line, columns) for line in top) + len(tables) + 2 + len(archive)
         if rows - used - 1 - len(self.intro) >= 6:  # room for the intro and some events
             top += self.intro
             used += len(self.intro)
         room = max(rows - used - 1, 0)  # the last row stays empty: no scrolling
         events = list(self.recent)[-room:] if room else []
-        lines = [*top, *tables, self.alerts_line(), events_title]
+        lines = [*top, *tables, self.alerts_line(), *archive, events_title]
         for event in events:
             tint = HIGHLIGHT.get(event.get("type", ""), "")
             lines.append(f"{tint}{self.plain_line(event)}{RESET}")

@@ -21,7 +21,10 @@ rule is off for this module alone):
 - `fast_pubacks`: a two-byte PUBACK read without paho's two objects (its
   `_handle_pubackcomp` and what that calls);
 - `fail` and `take_disconnect_error`: aiomqtt 2's `_disconnected` future, where its own
-  socket callbacks report a failure and which it leaves unread after a drop.
+  socket callbacks report a failure and which it leaves unread after a drop;
+- `manual_acks`: paho's own manual acknowledgement (`manual_ack_set`, `ack`), which
+  aiomqtt 2 does not offer: the archive acknowledges a QoS 1 message only once it is
+  stored, so one it had not stored when it was killed is sent again by the broker.
 
 `WRITTEN_FOR` names the versions (major.minor) these were written against. With any
 other installed, `hooks` returns None and touches nothing: the batches go through
@@ -36,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Literal
 
 import aiomqtt
@@ -270,6 +274,17 @@ class ReadAhead:
                 return
         except Exception as exc:  # reported as aiomqtt reports its own reader's failure
             fail(self._client, exc)
+
+
+def manual_acks(client: aiomqtt.Client) -> Callable[[int], object] | None:
+    """Turn paho's automatic PUBACK off for `client` (before it subscribes) and return
+    the call that acknowledges a received QoS 1 message by its `mid`, on the loop's
+    thread; None (automatic acknowledgements kept) with other versions."""
+    if not fits():
+        return None
+    inner: paho.Client = client._client
+    inner.manual_ack_set(True)
+    return lambda mid: inner.ack(mid, 1)
 
 
 def fast_pubacks(client: paho.Client) -> bool:
