@@ -13,6 +13,14 @@
   latency loop's subscriber stayed on both topics too, so this process parsed three
   messages a frame on the cores the daemon runs on, and the burst measured less.
 
+- The durable baseline (`bench/durable.py`): a process that reads the same pty, commits
+  each read to SQLite (WAL, `synchronous=FULL`) and then publishes each line at QoS 1,
+  through the same latency loop and burst; its CPU a frame beside the daemon's.
+- `--compare-tree PATH` (repeatable) runs another source tree's daemon too, and
+  `--rounds N` repeats the bare, durable and every daemon's run, each other round in
+  reverse order: two commits compared on the same broker, minutes apart, and each
+  round's ratios taken before their medians (the machine's pace drifts over minutes).
+
 Prints one JSON line; ratios are floord / baseline from this run on this machine.
 Run: `make bench` (or `python -m bench.latency --frames 400`; 1,000 by default). `--slow-fsync-ms 5`
 (`make bench-slow`) runs the daemon on a slow disk: every fsync takes 5 ms more, as on a
