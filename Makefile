@@ -49,13 +49,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	bash scripts/ensure-test-tools.sh
-	$(VENV)/bin/python -m bench.latency
+	$(VENV)/bin/python -m bench.latency $(BENCH_ARGS)
 
 # The same on a slow disk: every fsync of the daemon takes 5 ms more (an eMMC or SD card).
 .PHONY: bench-slow
 bench-slow: $(STAMP)
 	bash scripts/ensure-test-tools.sh
-	$(VENV)/bin/python -m bench.latency --slow-fsync-ms 5
+	$(VENV)/bin/python -m bench.latency --slow-fsync-ms 5 $(BENCH_ARGS)
 
 # 200 simulated roulette tables, 4 daemons, one Mosquitto, 180 s (LOAD_ARGS="--tables 20
 # --seconds 30" for a short run); prints a report, writes JSON to bench/results/.

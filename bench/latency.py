@@ -13,6 +13,14 @@
   latency loop's subscriber stayed on both topics too, so this process parsed three
   messages a frame on the cores the daemon runs on, and the burst measured less.
 
+- The durable baseline (`bench/durable.py`): a process that reads the same pty, commits
+  each read to SQLite (WAL, `synchronous=FULL`) and then publishes each line at QoS 1,
+  through the same latency loop and burst; its CPU a frame beside the daemon's.
+- `--compare-tree PATH` (repeatable) runs another source tree's daemon too, and
+  `--rounds N` repeats the bare, durable and every daemon's run, each other round in
+  reverse order: two commits compared on the same broker, minutes apart, and each
+  round's ratios taken before their medians (the machine's pace drifts over minutes).
+
 Prints one JSON line; ratios are floord / baseline from this run on this machine.
 Run: `make bench` (or `python -m bench.latency --frames 400`; 1,000 by default). `--slow-fsync-ms 5`
 (`make bench-slow`) runs the daemon on a slow disk: every fsync takes 5 ms more, as on a
@@ -36,6 +44,7 @@ from pathlib import Path
 import aiomqtt
 import yaml
 
+from bench.durable import cpu_seconds, run_durable
 from bench.slow_disk import shim_env
 from floord.demo.broker import mosquitto_binary, private_mosquitto
 
@@ -127,9 +136,32 @@ class Wheel:
         os.close(self.slave)
 
 
+def tree_command(tree: str | None, env: dict[str, str] | None) -> tuple[str, dict[str, str]]:
+    """The interpreter and environment that run `python -m floord` from `tree`: the
+    installed floord when None; else the tree's own venv (`TREE/.venv/bin/python`) when it
+    has one, or this interpreter with `PYTHONPATH=TREE`."""
+    env = dict(env if env is not None else os.environ)
+    env.pop("PYTHONPATH", None)
+    if tree is None:
+        return sys.executable, env
+    own = Path(tree) / ".venv" / "bin" / "python"
+    if own.exists():
+        return str(own), env
+    env["PYTHONPATH"] = tree
+    return sys.executable, env
+
+
 async def floord_run(
-    url: str, count: int, tmp: Path, env: dict[str, str] | None = None
-) -> tuple[list[float], list[float], float]:
+    url: str,
+    count: int,
+    tmp: Path,
+    env: dict[str, str] | None = None,
+    tree: str | None = None,
+) -> tuple[list[float], list[float], float, dict[str, float]]:
+    """Latencies (ms) to the device's topic and to the table's, the burst (frames/s),
+    and the daemon's CPU µs a frame over the latency loop and over the burst."""
+    python, env = tree_command(tree, env)
+    cpu: dict[str, float] = {}
     wheel = Wheel()
     config = {
         "site": "bench",
@@ -158,7 +190,7 @@ async def floord_run(
             await sub.subscribe(table_topic, qos=1)
             messages = sub.messages
             daemon = await asyncio.create_subprocess_exec(
-                sys.executable,
+                python,
                 "-m",
                 "floord",
                 "run",
@@ -167,6 +199,7 @@ async def floord_run(
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
                 env=env,
+                cwd=str(tmp),
             )
 
             async def next_of(kind: str, sent: float = 0.0) -> None:
@@ -198,11 +231,14 @@ async def floord_run(
                 wheel.write(frame(0))
                 await asyncio.wait([identified], timeout=0.25)
             await identified
+            before = cpu_seconds(daemon.pid)
             for i in range(1, count + 1):
                 sent = time.perf_counter()
                 wheel.write(frame(i))
                 kind = "wheel.idle" if i % 2 == 0 else "wheel.game_started"
                 await asyncio.wait_for(next_of(kind, sent), 10)
+            after = cpu_seconds(daemon.pid)
+            cpu["latency_us_per_frame"] = round((after - before) / count * 1e6, 1)
             # The burst's one subscriber is `table_sub`, as the baseline's is one: `sub`
             # taking both topics' messages too would have this process parse three
             # messages for each frame, on the cores the daemon runs on.
@@ -220,49 +256,134 @@ async def floord_run(
                         if games == count // 2:
                             break
             throughput = count / (time.perf_counter() - started)
+            cpu["burst_us_per_frame"] = round((cpu_seconds(daemon.pid) - after) / count * 1e6, 1)
     finally:
         if daemon is not None:
             daemon.terminate()
             await daemon.wait()
         wheel.close()
-    return latencies, table_latencies, throughput
+    return latencies, table_latencies, throughput, cpu
 
 
-async def main(count: int, slow_fsync_ms: float = 0.0) -> dict:
+INSTALLED = "installed"
+
+
+def _measure(lat: list[float]) -> dict[str, float]:
+    return {"p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99)}
+
+
+async def one_round(
+    url: str, count: int, trees: list[str | None], slow_fsync_ms: float, reverse: bool
+) -> dict[str, dict]:
+    """The bare publish, the durable baseline and each tree's daemon, once each, in
+    this order or (`reverse`) the daemons first, then the baselines reversed."""
+    out: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="floord-bench-") as tmp_dir:
+        tmp = Path(tmp_dir)
+        env = shim_env(slow_fsync_ms, tmp) if slow_fsync_ms else None
+        if slow_fsync_ms and env is None:
+            raise SystemExit("--slow-fsync-ms needs a C compiler (cc) to build its shim")
+        runs: list[str | None] = ["bare", "durable", *[t or INSTALLED for t in trees]]
+        for name in reversed(runs) if reverse else runs:
+            run = tmp / str(len(out))
+            run.mkdir()
+            if name == "bare":
+                lat, tput = await baseline(url, count)
+                out["bare"] = {**_measure(lat), "burst": tput}
+            elif name == "durable":
+                lat, tput, cpu = await run_durable(url, count, run, env)
+                out["durable"] = {**_measure(lat), "burst": tput, "cpu": cpu}
+            else:
+                tree = None if name == INSTALLED else name
+                lat, table_lat, tput, cpu = await floord_run(url, count, run, env, tree)
+                out[str(name)] = {
+                    "device": summary(lat),
+                    "table": summary(table_lat),
+                    "burst": tput,
+                    "cpu": cpu,
+                }
+    return out
+
+
+def _median(values: list[float], digits: int = 2) -> float:
+    return round(statistics.median(values), digits)
+
+
+def ratios(rounds: list[dict[str, dict]], tree: str) -> dict[str, float]:
+    """Medians over the rounds of each round's ratio: the table's event on `P/events`
+    to the durable baseline and to the bare publish, the burst to both, the daemon's
+    CPU a frame to the durable process's."""
+
+    def each(f: object) -> float:
+        return _median([f(r[tree], r["durable"], r["bare"]) for r in rounds])  # type: ignore[operator]
+
+    return {
+        "table_p50_to_durable": each(lambda t, d, b: t["table"]["p50"] / d["p50"]),
+        "table_p99_to_durable": each(lambda t, d, b: t["table"]["p99"] / d["p99"]),
+        "table_p50_to_bare": each(lambda t, d, b: t["table"]["p50"] / b["p50"]),
+        "table_p99_to_bare": each(lambda t, d, b: t["table"]["p99"] / b["p99"]),
+        "device_p50_to_bare": each(lambda t, d, b: t["device"]["p50"] / b["p50"]),
+        "burst_to_bare": each(lambda t, d, b: t["burst"] / b["burst"]),
+        "burst_to_durable": each(lambda t, d, b: t["burst"] / d["burst"]),
+        "cpu_latency_to_durable": each(
+            lambda t, d, b: t["cpu"]["latency_us_per_frame"] / d["cpu"]["latency_us_per_frame"]
+        ),
+        "cpu_burst_to_durable": each(
+            lambda t, d, b: t["cpu"]["burst_us_per_frame"] / d["cpu"]["burst_us_per_frame"]
+        ),
+    }
+
+
+def paired(rounds: list[dict[str, dict]], after: str, before: str) -> dict[str, float]:
+    """Medians over the rounds of `after` / `before`, each round's pair run minutes apart."""
+
+    def each(f: object) -> float:
+        return _median([f(r[after]) / f(r[before]) for r in rounds])  # type: ignore[operator]
+
+    return {
+        "table_p50": each(lambda t: t["table"]["p50"]),
+        "table_p99": each(lambda t: t["table"]["p99"]),
+        "burst": each(lambda t: t["burst"]),
+        "cpu_latency_per_frame": each(lambda t: t["cpu"]["latency_us_per_frame"]),
+        "cpu_burst_per_frame": each(lambda t: t["cpu"]["burst_us_per_frame"]),
+    }
+
+
+async def main(
+    count: int, slow_fsync_ms: float = 0.0, compare: list[str] | None = None, rounds: int = 1
+) -> dict:
     # aiomqtt warns on every queued publish of the baseline's burst; that is the point.
     logging.getLogger("mqtt").setLevel(logging.ERROR)
     if not mosquitto_binary():
         raise SystemExit("bench needs mosquitto (make bench installs it)")
+    trees: list[str | None] = [*(compare or []), None]
+    names = [t or INSTALLED for t in trees]
+    done: list[dict[str, dict]] = []
+    load = [os.getloadavg()[0]]
     async with private_mosquitto(mosquitto_binary() or "") as url:
-        base_lat, base_tput = await baseline(url, count)
-        with tempfile.TemporaryDirectory(prefix="floord-bench-") as tmp:
-            env = shim_env(slow_fsync_ms, Path(tmp)) if slow_fsync_ms else None
-            if slow_fsync_ms and env is None:
-                raise SystemExit("--slow-fsync-ms needs a C compiler (cc) to build its shim")
-            lat, table_lat, tput = await floord_run(url, count, Path(tmp), env)
+        for r in range(rounds):
+            done.append(await one_round(url, count, trees, slow_fsync_ms, reverse=r % 2 == 1))
+            load.append(os.getloadavg()[0])
     result: dict[str, object] = {
         "bench": "latency_throughput",
         "frames": count,
+        "rounds": rounds,
         "slow_fsync_ms": slow_fsync_ms,
-        "latency_ms": {
-            "floord": summary(lat),
-            "floord_table": summary(table_lat),
-            "baseline": {
-                "p50": round(percentile(base_lat, 0.5), 3),
-                "p99": round(percentile(base_lat, 0.99), 3),
-            },
-        },
-        "throughput_eps": {"floord_journaled": round(tput, 1), "baseline": round(base_tput, 1)},
+        "load_average_1m": [round(x, 2) for x in load],
+        "runs": [{name: _rounded(value) for name, value in r.items()} for r in done],
+        "ratio": {name: ratios(done, name) for name in names},
     }
-    base_p99 = percentile(base_lat, 0.99)
-    result["ratio"] = {
-        "latency_p50": round(statistics.median(lat) / statistics.median(base_lat), 2),
-        "latency_p99": round(percentile(lat, 0.99) / base_p99, 2),
-        "throughput": round(tput / base_tput, 3),
-        "table_latency_p50": round(statistics.median(table_lat) / statistics.median(base_lat), 2),
-        "table_latency_p99": round(percentile(table_lat, 0.99) / base_p99, 2),
-    }
+    if compare:
+        result["paired_to_first_tree"] = {name: paired(done, name, names[0]) for name in names[1:]}
     return result
+
+
+def _rounded(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, float):
+        return round(value, 3)
+    return value
 
 
 if __name__ == "__main__":
@@ -271,5 +392,12 @@ if __name__ == "__main__":
     parser.add_argument(
         "--slow-fsync-ms", type=float, default=0.0, help="every fsync of the daemon takes this more"
     )
+    parser.add_argument(
+        "--compare-tree",
+        action="append",
+        metavar="PATH",
+        help="also run the daemon of this source tree (its .venv if it has one), interleaved",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="rounds, each order reversed")
     ns = parser.parse_args()
-    print(json.dumps(asyncio.run(main(ns.frames, ns.slow_fsync_ms))))
+    print(json.dumps(asyncio.run(main(ns.frames, ns.slow_fsync_ms, ns.compare_tree, ns.rounds))))

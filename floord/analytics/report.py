@@ -17,7 +17,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from floord.analytics.dealer_report import dealer_report, format_dealer_report
 from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 from floord.analytics.spin_physics import SpinSettings
@@ -123,6 +122,9 @@ def results_of(
 
 def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str, Any]:
     """Counts against the fair distribution, the tests over every result, replayed alerts."""
+    # Here: a daemon's watchers use this module, never the dealer's report.
+    from floord.analytics.dealer_report import dealer_report
+
     watch = WheelWatch(setup.kind, setup.order, setup.window, setup.level, setup.sectors,
                        section_counts=setup.section_counts)  # fmt: skip
     n = len(results)
@@ -181,6 +183,8 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
 
 def format_report(table: str, report: dict[str, Any]) -> str:
     """The report as text for a person at a console."""
+    from floord.analytics.dealer_report import format_dealer_report
+
     lines = [
         f"table {table}: {report['kind']} wheel, {report['results']} results"
         + (f" from {report['first']} to {report['last']}" if report["results"] else ""),

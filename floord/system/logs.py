@@ -26,9 +26,8 @@ import logging
 import sys
 from typing import Any, TextIO, cast
 
-import structlog
-
 from floord.system.journald import PriorityStream, prefix_lines, priority, stream_is_journal
+from floord.system.log_library import structlog
 from floord.system.log_line import OneLineRenderer
 
 # Marks the root handler this module installs, so configuring again replaces it.
@@ -56,7 +55,10 @@ def configure_logging(level: str = "info", *, fmt: str = "auto") -> None:
     elif fmt == "journal":
         renderer = OneLineRenderer()
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=stderr.isatty() and not prefixed)
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=stderr.isatty() and not prefixed,
+            exception_formatter=structlog.dev.plain_traceback,
+        )
     # What a line gets whichever logger wrote it: level, logger name, time.
     shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
