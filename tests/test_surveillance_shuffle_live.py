@@ -150,7 +150,7 @@ def test_a_false_shuffle_alerts_live_kept_until_acknowledged_and_after_a_restart
         table.stop()
 
     # After a restart the shoes are back from the journal: the shoe being dealt raises
-    # no second slug alert, and its end compares it with shoe 3 as before.
+    # no second slug alert, and its end compares it with shoe 3.
     again = LiveBaccarat(config)
     try:
         watcher = again.runner.surveillance

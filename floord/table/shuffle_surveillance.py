@@ -7,7 +7,7 @@ on it (`on_device`), and records what it raises as `surveillance.alert` decision
 the same transaction. Only the events of the table's reading shoes count. Open alerts
 stay in the retained state until `ack_alert` and survive a restart through the
 snapshot; the shoes are refilled from the journal's shoe events on start
-(`warm_up`), so the shoe being dealt goes on being compared as before.
+(`warm_up`), so the shoe being dealt goes on being compared with the shoes before it.
 """
 
 from __future__ import annotations

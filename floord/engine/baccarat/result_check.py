@@ -33,7 +33,7 @@ class CheckedCoups(CheckedResults):
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         """The second source's commands here; `round_end` refused while a coup is held;
-        the game's own commands as before."""
+        the game's own commands unchanged."""
         if command.name in RESULT_COMMANDS:
             return self._result_command(command, self._touch(now))  # type: ignore[attr-defined]
         if command.name == "round_end" and (held := self._held_refusal()) is not None:
@@ -43,7 +43,7 @@ class CheckedCoups(CheckedResults):
 
     def _checked_coup(self, outcome: str, events: list[Decision], now: datetime) -> EngineOutput:
         """The coup's end: settled now, or once the dealer's call agrees (a coup with no
-        result, irregular or not called, ends as before)."""
+        result, irregular or not called, ends as the game ends it)."""
         result = next((d for d in events if d.type == EventType.BACCARAT_RESULT), None)
         if self.check is None or outcome != "result" or result is None:
             return EngineOutput(self._end_coup(outcome, events))  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ Mini-Craps dealer or stickperson, "shall at once call out the sum", § 537.10(a)
 second dice tracker's `dice.throw`. A dispute is ruled as § 537.10(c) says a disputed face
 is: by the Craps boxperson or the Mini-Craps floorperson (`rule_result {round, faces:
 [A, B], note}`), who may also order the throw void. A throw the tracker already holds for
-a person's call (`craps.throw_held`) is called as before, not checked again. That the
+a person's call (`craps.throw_held`) is called as the game calls it, not checked again. That the
 tracker's read waits for a second source at all is floord's policy.
 """
 
@@ -49,7 +49,7 @@ class CheckedRolls(CheckedResults):
         return self._checked(str(sum(faces)), {"faces": faces, "called_by": None}, now)
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        """The second source's commands here; the game's own calls as before."""
+        """The second source's commands here; the game's own calls unchanged."""
         if command.name in RESULT_COMMANDS:
             return self._result_command(command, self._touch(now))  # type: ignore[attr-defined]
         outcome: CommandOutcome = super().on_command(command, now)  # type: ignore[misc]
