@@ -390,10 +390,10 @@ async def run_demo(
                 await within(cards.close(), CLOSE_S)
                 await _close_devices(devices, links)
     stop_s = time.monotonic() - stopping if stopping is not None else 0.0
+    if archive is not None:
+        view.write(f"floord demo: the archive held {archive.held} events\n")
     view.write(
         f"floord demo: stopped after {time.monotonic() - started:.1f} s "
         f"(stopping took {stop_s:.1f} s), {view.events_seen} table events seen\n"
     )
-    if archive is not None:
-        view.write(f"floord demo: the archive held {archive.held} events\n")
     return 0
