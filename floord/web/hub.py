@@ -29,7 +29,7 @@ from floord.contract import EventType
 from floord.watch.feed import WatchFeed
 from floord.watch.model import FloorModel, Notice
 from floord.web.forward import CommandLogin, forward_signed
-from floord.web.views import alert_raised, alert_text, table_detail, tile
+from floord.web.views import alert_raised, alert_text, alert_words, table_detail, tile
 
 FLUSH_S = 0.1
 SEND_TIMEOUT_S = 5.0
@@ -118,8 +118,11 @@ class Hub:
         self._acked.add(mark)
         view = self.model.tables.get((notice.site, notice.table))
         known = self._alert_texts.pop(mark, None)
+        closed = data.get("alert")
         if known is not None:
             text = known[0]
+        elif isinstance(closed, dict) and closed:  # the alert it closes, as the table had it
+            text = alert_words(notice.site, notice.table, {"id": alert, **closed})
         else:
             text = alert_text(view, alert) if view is not None else f"alert {alert}"
         self.acknowledged.appendleft(

@@ -73,14 +73,25 @@ def event_line(env: Envelope) -> dict[str, Any]:
     }
 
 
+def alert_words(site: str, table: str, data: dict[str, Any], round_id: str | None = None) -> str:
+    """An alert's sentence from its data alone (the event's, `P/state`'s `alerts`, or the
+    `alert` an acknowledgement carries), worded as the terminal console words it: a
+    physics alert by its `summary`, a shuffle alert by its shoe, a held result by its
+    round (the alert's own `round` when the envelope has none), a statistical test by its
+    p-value; a value missing reads `?`, never `None`."""
+    held_round = data.get("round") if isinstance(data.get("round"), str) else None
+    kind = EventType.SURVEILLANCE_ALERT
+    made = Envelope(site, table, 1, "", kind, "engine", data, None, round_id or held_round)
+    return sentence(made)
+
+
 def alert_text(view: TableView, alert_id: str) -> str:
     """The alert's sentence from its event when the console saw it, else from the state."""
     for env in reversed(view.recent):
         if env.type == EventType.SURVEILLANCE_ALERT and env.data.get("id") == alert_id:
-            return sentence(env)
-    data = view.alerts.get(alert_id, {})
-    made = Envelope(view.site, view.table, 1, "", EventType.SURVEILLANCE_ALERT, "engine", data)
-    return sentence(made)
+            return alert_words(view.site, view.table, env.data, env.round)
+    data = view.alerts.get(alert_id, {"id": alert_id})
+    return alert_words(view.site, view.table, data)
 
 
 def alert_raised(view: TableView, alert_id: str) -> str | None:
