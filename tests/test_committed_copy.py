@@ -304,19 +304,21 @@ def _craps_rolls(t: CrapsTable) -> Iterator[EngineOutput | CommandOutcome]:
 @pytest.fixture
 def kept_alike(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """After every commit (and every failure's halt), the committed state the runner
-    keeps is alike the live one: a watcher copy kept again must be as good as a new one.
+    keeps is alike the live one: its snapshot the live one's, the engine restored from
+    it alike the live engine, and a watcher copy kept again as good as a new one.
     Yields, for each commit, whether the watcher's copy was kept again."""
     again: list[bool] = []
 
     def checked(method: Callable[..., Any]) -> Callable[..., Any]:
         def run(self: Recorder, *args: Any, **kwargs: Any) -> Any:
             live = self.live
-            before = live.committed[1]
+            before = live.committed_watcher
             out = method(self, *args, **kwargs)
-            assert_same_copy(live.committed[0], live.engine)
-            assert_same_copy(live.committed[1], live.surveillance)
-            assert live.committed[1] is not live.surveillance
-            again.append(before is live.committed[1])
+            assert live.committed == live.snapshot()
+            assert_same_copy(live.restored(), live.engine)
+            assert_same_copy(live.committed_watcher, live.surveillance)
+            assert live.committed_watcher is not live.surveillance
+            again.append(before is live.committed_watcher)
             return out
 
         return run
