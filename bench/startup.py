@@ -18,7 +18,9 @@ daemon's working directory outside any tree), to compare two commits interleaved
 archive <commit> floord drivers simulators device_profiles | tar -x -C PATH`. Rounds
 interleave baseline and trees (`--rounds`, 5). Every tree run is byte-compiled first, as
 the `.deb` is when it is built: a box does not compile floord's modules at each start, so
-neither does a daemon here (`--no-compile` measures a start from source).
+neither does a daemon here. `--no-compile` runs the trees as they are: a fresh `git archive`
+holds no bytecode, so where `PYTHONDONTWRITEBYTECODE` is set its every start compiles
+floord from source.
 
 Prints one JSON line. Nothing here is asserted by a test (`bench/__init__.py`).
 Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...] [--no-compile]`.
@@ -218,6 +220,6 @@ if __name__ == "__main__":
     parser.add_argument(
         "--no-compile",
         action="store_true",
-        help="do not byte-compile the trees first (a start that compiles floord from source)",
+        help="run the trees as they are (a fresh git archive: a start from source)",
     )
     print(json.dumps(asyncio.run(main(parser.parse_args()))))
