@@ -35,7 +35,6 @@ import json
 import logging
 import os
 import statistics
-import sys
 import tempfile
 import time
 import tty
@@ -46,6 +45,7 @@ import yaml
 
 from bench.durable import cpu_seconds, run_durable
 from bench.slow_disk import shim_env
+from bench.trees import INSTALLED, tree_command
 from floord.demo.broker import mosquitto_binary, private_mosquitto
 
 IDENTITY = {
@@ -134,21 +134,6 @@ class Wheel:
         asyncio.get_running_loop().remove_reader(self.master)
         os.close(self.master)
         os.close(self.slave)
-
-
-def tree_command(tree: str | None, env: dict[str, str] | None) -> tuple[str, dict[str, str]]:
-    """The interpreter and environment that run `python -m floord` from `tree`: the
-    installed floord when None; else the tree's own venv (`TREE/.venv/bin/python`) when it
-    has one, or this interpreter with `PYTHONPATH=TREE`."""
-    env = dict(env if env is not None else os.environ)
-    env.pop("PYTHONPATH", None)
-    if tree is None:
-        return sys.executable, env
-    own = Path(tree) / ".venv" / "bin" / "python"
-    if own.exists():
-        return str(own), env
-    env["PYTHONPATH"] = tree
-    return sys.executable, env
 
 
 async def floord_run(
@@ -263,9 +248,6 @@ async def floord_run(
             await daemon.wait()
         wheel.close()
     return latencies, table_latencies, throughput, cpu
-
-
-INSTALLED = "installed"
 
 
 def _measure(lat: list[float]) -> dict[str, float]:

@@ -177,3 +177,12 @@ def _ms(value: float | None) -> float | None:
 
 def cpu_seconds(pids: list[int]) -> float:
     return sum(s.cpu_s for s in (sample(p) for p in pids) if s is not None)
+
+
+def journaled(folder: Path) -> int:
+    """How many events the daemons' journals hold, every stream (the archive's due)."""
+    total = 0
+    for journal in folder.glob("daemon-*/journal.db"):
+        with contextlib.closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+            total += db.execute("SELECT count(*) FROM events").fetchone()[0]
+    return total

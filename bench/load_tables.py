@@ -25,6 +25,10 @@ on loopback ports (bench/nats_cluster.py) instead: each daemon names all three n
 `broker.urls`, the first node of daemon N being node N mod 3 + 1, and the console and the
 commands use node 3.
 
+`--compare-tree PATH` (repeatable): daemon N runs tree N mod (trees + 1), the installed
+floord's first (`bench/trees.py`), so commits share one load and window; `by_tree` gives
+each tree's CPU and RSS a table.
+
 Run: `make bench-load` or `python -m bench.load_tables --tables 20 --seconds 30`.
 """
 
@@ -35,7 +39,6 @@ import asyncio
 import contextlib
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -47,10 +50,11 @@ from typing import Any
 import aiomqtt
 import yaml
 
-from bench.load_archive import BenchArchive, cpu_seconds
+from bench.load_archive import BenchArchive, cpu_seconds, journaled
 from bench.load_console import Console, percentile
 from bench.nats_cluster import NatsCluster
-from bench.proc_stats import machine, sample
+from bench.proc_stats import machine, sample, stop_process
+from bench.trees import INSTALLED, by_tree, pids_by_tree, tree_command
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
 from floord.demo.broker import free_port, mosquitto_binary
 from floord.operator.commands import build_command
@@ -68,9 +72,10 @@ CHECKLIST = {
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def _python(*args: str, **kwargs: Any) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, *args], env=env, **kwargs)
+def _python(*args: str, tree: str | None = None, **kwargs: Any) -> subprocess.Popen[bytes]:
+    """A Python process of the bench; with `tree`, that tree's floord (`bench/trees.py`)."""
+    python, env = tree_command(tree, {**os.environ, "PYTHONUNBUFFERED": "1"})
+    return subprocess.Popen([python, *args], env=env, **kwargs)
 
 
 class Floor:
@@ -84,6 +89,8 @@ class Floor:
         self.sims: list[subprocess.Popen[bytes]] = []
         self.daemons: list[subprocess.Popen[bytes]] = []
         self.tables: list[str] = []
+        # Each daemon's tree (`INSTALLED` or a `--compare-tree` path) and its tables.
+        self.daemon_trees: list[tuple[str, int]] = []
 
     def start_broker(self) -> None:
         binary = mosquitto_binary()
@@ -121,7 +128,9 @@ class Floor:
             return self.cluster.pids
         return [self.broker.pid] if self.broker else []
 
-    def start_group(self, group: int, first: int, count: int, speed: float) -> None:
+    def start_group(
+        self, group: int, first: int, count: int, speed: float, tree: str | None = None
+    ) -> None:
         sims = _python(
             "-m",
             "bench.load_sims",
@@ -176,34 +185,26 @@ class Floor:
                 str(path),
                 stdout=log,
                 stderr=log,
+                tree=tree,
             )
         )
+        self.daemon_trees.append((tree or INSTALLED, count))
 
     def stop(self) -> None:
         for proc in self.daemons:
-            _stop(proc, 20)
+            stop_process(proc, 20)
         for proc in self.sims:
             with contextlib.suppress(Exception):
                 if proc.stdin:
                     proc.stdin.close()
-            _stop(proc, 10)
+            stop_process(proc, 10)
             with contextlib.suppress(Exception):
                 if proc.stdout:
                     proc.stdout.close()
         if self.broker is not None:
-            _stop(self.broker, 10)
+            stop_process(self.broker, 10)
         if self.cluster is not None:
             self.cluster.close()
-
-
-def _stop(proc: subprocess.Popen[bytes], timeout: float) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 async def _until(condition: Any, timeout: float, what: str) -> None:
@@ -233,15 +234,6 @@ async def open_tables(port: int, console: Console, tables: list[str], timeout: f
     for result in failed[:5]:
         print(f"load bench: a command failed: {result}", file=sys.stderr)
     return sum(all(console.results[i].get("ok") is True for i in ids) for ids in sent.values())
-
-
-def journaled(folder: Path) -> int:
-    """How many events the daemons' journals hold, every stream (the archive's due)."""
-    total = 0
-    for journal in folder.glob("daemon-*/journal.db"):
-        with contextlib.closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
-            total += db.execute("SELECT count(*) FROM events").fetchone()[0]
-    return total
 
 
 def _cpu(pids: list[int]) -> tuple[float, float, float]:
@@ -279,11 +271,13 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             console_task = asyncio.create_task(console.run())
             await asyncio.wait_for(console.ready.wait(), 15)
             per = -(-ns.tables // ns.daemons)
+            trees: list[str | None] = [None, *(ns.compare_tree or [])]
             for group in range(ns.daemons):
                 first = group * per
                 count = min(per, ns.tables - first)
                 if count > 0:
-                    floor.start_group(group, first, count, ns.speed)
+                    tree = trees[group % len(trees)]
+                    floor.start_group(group, first, count, ns.speed, tree)
             print(
                 f"load bench: {ns.tables} tables, {len(floor.daemons)} daemons, "
                 f"broker on port {floor.broker_port}; waiting for the wheels",
@@ -302,6 +296,7 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
                 "sims": sim_pids,
                 "broker": broker_pid,
                 "console": [os.getpid()],
+                **pids_by_tree(floor.daemons, floor.daemon_trees),
             }
             kept = archive.pids() if archive is not None else {}
             archive_cpu = {k: cpu_seconds(v) for k, v in kept.items()}
@@ -326,11 +321,13 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             window = console.window
             assert window is not None
             figures = report(ns, floor, opened, alive, elapsed, window, before, after)
+            if ns.compare_tree:
+                figures["by_tree"] = by_tree(floor.daemon_trees, elapsed, before, after)
             figures["archive"] = None
             if archive is not None:
                 # The daemons stop; the archive catches up with what they published.
                 for proc in floor.daemons:
-                    _stop(proc, 20)
+                    stop_process(proc, 20)
                 held = archive.settle()
                 figures["archive"] = archive.figures(
                     since=window_from,
@@ -437,6 +434,11 @@ def print_report(figures: dict[str, Any]) -> None:
         f"  daemons alive at the end: {figures['daemons_alive_at_end']}/{figures['daemons']}; "
         f"load average {figures['machine']['load_average']}",
     ]
+    for tree, each in (figures.get("by_tree") or {}).items():
+        lines.append(
+            f"  {tree}: {each['tables']} tables, CPU {each['cpu_percent_per_table']} % of a "
+            f"core a table, RSS {each['rss_mib_per_table']} MiB a table"
+        )
     archived = figures.get("archive")
     if archived:
         alag, acpu = archived["lag_ts_to_row_ms"], archived["cpu_percent_of_one_core"]
@@ -475,6 +477,7 @@ def main(argv: list[str] | None = None) -> int:
         default="sqlite",
         help="floord archive beside the floor: a SQLite file, a private PostgreSQL, or none",
     )
+    parser.add_argument("--compare-tree", action="append", metavar="PATH", help="(bench/trees.py)")
     parser.add_argument("--out", type=Path, default=None, help="JSON file (default: results/)")
     ns = parser.parse_args(argv)
     if ns.tables < 1 or ns.daemons < 1 or not ns.seconds > 0 or not ns.speed > 0:

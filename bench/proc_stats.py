@@ -8,6 +8,7 @@ ticks); memory is the resident set now (`VmRSS`) and its peak (`VmHWM`), in MiB,
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -60,3 +61,14 @@ def machine() -> dict[str, object]:
         "memory_gib": round(total_kib / 1024 / 1024, 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Stop `proc` (SIGTERM, then SIGKILL after `timeout` s) and reap it."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

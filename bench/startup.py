@@ -13,12 +13,17 @@ exit and its peak RSS (`ru_maxrss` of the reaped child). The daemon's figures ar
 as absolutes and as ratios to the baseline's median.
 
 `--tree PATH` (repeatable) runs the daemon from another source tree's code instead of the
-installed floord (`PYTHONPATH=PATH`, the daemon's working directory outside any tree), to
-compare two commits interleaved: `git archive <commit> floord drivers simulators
-device_profiles | tar -x -C PATH`. Rounds interleave baseline and trees (`--rounds`, 5).
+installed floord (`bench/trees.py`: `PYTHONPATH=PATH`, or the tree's own `.venv`; the
+daemon's working directory outside any tree), to compare two commits interleaved: `git
+archive <commit> floord drivers simulators device_profiles | tar -x -C PATH`. Rounds
+interleave baseline and trees (`--rounds`, 5). Every tree run is byte-compiled first, as
+the `.deb` is when it is built: a box does not compile floord's modules at each start, so
+neither does a daemon here. `--no-compile` runs the trees as they are: a fresh `git archive`
+holds no bytecode, so where `PYTHONDONTWRITEBYTECODE` is set its every start compiles
+floord from source.
 
 Prints one JSON line. Nothing here is asserted by a test (`bench/__init__.py`).
-Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...]`.
+Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...] [--no-compile]`.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import statistics
 import sys
 import tempfile
@@ -40,6 +44,7 @@ import yaml
 
 from bench.latency import Wheel, frame
 from bench.proc_stats import machine, sample
+from bench.trees import INSTALLED, byte_compile, tree_command
 from floord.demo.broker import mosquitto_binary, private_mosquitto
 
 SITE = "bench"
@@ -49,16 +54,8 @@ BASELINE = (
     CORE_IMPORTS
     + "\nimport re; print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1])"
 )
-INSTALLED = "installed"
 # The bench's resolution: how often each wheel writes a status frame until it is online.
 STATUS_EVERY_S = 0.01
-
-
-def _env(tree: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if tree != INSTALLED:
-        env["PYTHONPATH"] = tree
-    return env
 
 
 async def baseline() -> tuple[float, float]:
@@ -101,6 +98,7 @@ async def daemon_start(url: str, tables: int, tree: str, timeout: float) -> tupl
     MiB then."""
     host, port = url.split("://", 1)[1].rsplit(":", 1)
     wheels = [Wheel() for _ in range(tables)]
+    python, env = tree_command(None if tree == INSTALLED else tree, None)
     daemon: asyncio.subprocess.Process | None = None
     try:
         with tempfile.TemporaryDirectory(prefix="floord-startup-") as tmp:
@@ -110,7 +108,7 @@ async def daemon_start(url: str, tables: int, tree: str, timeout: float) -> tupl
                 online: set[str] = set()
                 started = time.perf_counter()
                 daemon = await asyncio.create_subprocess_exec(
-                    sys.executable,
+                    python,
                     "-m",
                     "floord",
                     "--log-level",
@@ -120,7 +118,7 @@ async def daemon_start(url: str, tables: int, tree: str, timeout: float) -> tupl
                     str(path),
                     stdout=asyncio.subprocess.DEVNULL,
                     stderr=asyncio.subprocess.DEVNULL,
-                    env=_env(tree),
+                    env=env,
                     cwd=tmp,
                 )
 
@@ -172,6 +170,9 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
     if not binary:
         raise SystemExit("startup bench needs mosquitto (scripts/ensure-test-tools.sh)")
     trees = ns.tree or [INSTALLED]
+    if not ns.no_compile:
+        for tree in trees:
+            byte_compile(None if tree == INSTALLED else tree)
     base_s: list[float] = []
     base_mib: list[float] = []
     runs: dict[str, tuple[list[float], list[float]]] = {t: ([], []) for t in trees}
@@ -199,6 +200,7 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
         "bench": "startup",
         "tables": ns.tables,
         "rounds": ns.rounds,
+        "byte_compiled": not ns.no_compile,
         "machine": machine(),
         "baseline": {
             "imports": CORE_IMPORTS,
@@ -215,4 +217,9 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to all online")
     parser.add_argument("--tree", action="append", help="run the daemon from this source tree")
+    parser.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="run the trees as they are (a fresh git archive: a start from source)",
+    )
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

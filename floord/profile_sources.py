@@ -149,6 +149,11 @@ class ProfileShelf:
 
     def __init__(self, sources: tuple[ProfileSource, ...]) -> None:
         self.sources = sources
+        # Each profile as it was parsed and checked, by what it was made from (the file,
+        # the one it overrides, and the SHA-256 of each): a box of eight wheels of one
+        # model parses its profile once, not once per table and again per device at
+        # start, and a file changed since is parsed again (its digest differs).
+        self._checked_once: dict[tuple[object, ...], SourcedProfile] = {}
 
     @classmethod
     def packaged(cls) -> ProfileShelf:
@@ -200,6 +205,16 @@ class ProfileShelf:
 
     def _checked(self, name: str, path: Path, origin: str, under: Path | None) -> SourcedProfile:
         digest = profile_hash(path)
+        made_of = (name, path, origin, digest, under, under and profile_hash(under))
+        if (found := self._checked_once.get(made_of)) is not None:
+            return found
+        found = self._parsed(name, path, origin, digest, under)
+        self._checked_once[made_of] = found
+        return found
+
+    def _parsed(
+        self, name: str, path: Path, origin: str, digest: str, under: Path | None
+    ) -> SourcedProfile:
         profile = load_strict_yaml(path, DeviceProfile, ProfileError)
         if origin != "file" and profile.model != name:
             raise ProfileError(

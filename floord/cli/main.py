@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from floord import __version__
-from floord.cli.command_args import commands_help
-from floord.cli.report_args import add_floor_parser, add_source_arguments
+from floord.cli.verbs import BUILT_IN
 from floord.system.failures import broker_errors, broker_problem, expected_failures
 from floord.system.logs import FORMATS, configure_logging
 
@@ -23,9 +22,13 @@ if TYPE_CHECKING:
 
 # Subcommands that live in their own modules, by the one verb each adds. Each module has
 # `register(sub)`, which adds its parser to `sub` and sets `handler=<function(ns) -> exit
-# code>` as a default, so a subcommand's code stays next to the feature it drives. Only
-# the module of the verb typed is imported: the console's, the tools' and the audits'
-# code stays out of `floord run`'s start and memory (`floord --help` imports them all).
+# code>` as a default, so a subcommand's code stays next to the feature it drives.
+#
+# This is the boundary that keeps `floord run` lean: the command line builds the parser of
+# the verb typed and no other (the built-in verbs' builders are `floord.cli.verbs`), so
+# only the module of the verb typed is imported, and the console's, the tools', the
+# reports' and the audits' code stays out of the daemon's start and memory, which a table
+# box pays at every boot (`floord --help`, or a word that is no verb, builds them all).
 EXTENSIONS: dict[str, str] = {
     "journal": "floord.cli.journal",
     "watch": "floord.watch.cli",
@@ -56,8 +59,9 @@ def typed_verb(argv: list[str]) -> str | None:
 
 
 def _parser(verb: str | None = None) -> argparse.ArgumentParser:
-    """The command line; with `verb`, only that subcommand's module is imported (all of
-    them for a verb that is not a subcommand, so the error lists every one)."""
+    """The command line; with `verb`, only that subcommand's parser is built and only its
+    module imported (all of them for a verb that is not a subcommand, so the error lists
+    every one)."""
     parser = argparse.ArgumentParser(
         prog="floord",
         description="Table-side daemon: casino table devices to journaled, "
@@ -79,88 +83,14 @@ def _parser(verb: str | None = None) -> argparse.ArgumentParser:
         "with its syslog priority <N> (docs/deployment.md, Logs)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    run = sub.add_parser("run", help="run the daemon in the foreground (systemd Type=notify)")
-    run.add_argument("-c", "--config", required=True, type=Path, help="the table box's YAML config")
-
-    demo = sub.add_parser("demo", help="a demo floor with simulated tables and an embedded broker")
-    demo.add_argument("--seconds", type=float, default=None, help="stop after N seconds (exit 0)")
-    demo.add_argument("--broker", default=None, help="use this broker (mqtt://HOST:PORT) instead")
-    demo.add_argument(
-        "--speed",
-        type=float,
-        default=4.0,
-        help="speed-up of the simulated wheels (default 4); also paces the card tables",
-    )
-    demo.add_argument(
-        "--journal",
-        type=Path,
-        default=None,
-        help="keep the demo's journal in this new file (default: thrown away at the end)",
-    )
-    demo.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="seed of the wheels' random spins (default: a new one each run, printed)",
-    )
-
-    check = sub.add_parser("check", help="validate a config and each table's rules")
-    check.add_argument("-c", "--config", required=True, type=Path)
-
-    cmd = sub.add_parser(
-        "cmd",
-        help="sign and send an operator command, print its result",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="commands, their arguments and (who may issue them); docs/contract.md:\n"
-        + commands_help(),
-    )
-    cmd.add_argument("-c", "--config", required=True, type=Path)
-    cmd.add_argument("--table", required=True)
-    cmd.add_argument("--as", dest="operator", required=True, help="the operator's id")
-    cmd.add_argument("--key-file", type=Path, help="the operator's secret (default: from config)")
-    cmd.add_argument("--timeout", type=float, default=10.0)
-    cmd.add_argument("name", help="the command (listed below)")
-    cmd.add_argument("args", nargs="*", help="key=value (JSON values; dotted keys nest)")
-
-    report = sub.add_parser(
-        "report", help="surveillance and floor reports, from journals or the archive"
-    )
-    what = report.add_subparsers(dest="report", required=True, metavar="REPORT")
-    wheel = what.add_parser("wheel", help="a wheel's fairness statistics (chi-square tests)")
-    wheel.add_argument("-c", "--config", required=True, type=Path)
-    wheel.add_argument("--table", required=True)
-    wheel.add_argument("--since", help="only results at or after this ISO 8601 time")
-    add_source_arguments(wheel, journals=False)
-    wheel.add_argument("--png", type=Path, help="write a pocket-frequency chart here")
-    live = " (default: the config's surveillance.%s, as the table runs it live)"
-    wheel.add_argument("--window", type=int, help="running watch window" + live % "window")
-    wheel.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
-    wheel.add_argument("--sectors", type=int,
-                       help="wheel sectors, 0: off" + live % "<game>_sectors")  # fmt: skip
-    dice = what.add_parser("dice", help="a Craps table's dice statistics (chi-square tests)")
-    dice.add_argument("-c", "--config", required=True, type=Path)
-    dice.add_argument("--table", required=True)
-    dice.add_argument("--since", help="only rolls at or after this ISO 8601 time")
-    add_source_arguments(dice, journals=False)
-    dice.add_argument("--window", type=int, help="running watch window" + live % "window")
-    dice.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
-    dice.add_argument("--shooter-window", type=int,
-                      help="rolls per shooter" + live % "shooter_window")  # fmt: skip
-    dice.add_argument("--shooter-bins", type=int,
-                      help="runs of totals, 0: off" + live % "shooter_bins")  # fmt: skip
-    shuffle = what.add_parser("shuffle", help="shuffle quality from the card-recognition shoe")
-    shuffle.add_argument("-c", "--config", required=True, type=Path)
-    shuffle.add_argument("--table", help="one table (default: every table whose shoe reads)")
-    shuffle.add_argument("--since", help="only shoes and alerts at or after this ISO 8601 time")
-    shuffle.add_argument("--json", action="store_true", help="the report as JSON")
-    add_floor_parser(what)
-    if verb in sub.choices:
-        modules: list[str] = []
+    if verb in BUILT_IN:
+        builders, modules = [BUILT_IN[verb]], []
     elif verb in EXTENSIONS:
-        modules = [EXTENSIONS[verb]]
+        builders, modules = [], [EXTENSIONS[verb]]
     else:
-        modules = list(EXTENSIONS.values())
+        builders, modules = list(BUILT_IN.values()), list(EXTENSIONS.values())
+    for build in builders:
+        build(sub)
     for module_name in modules:
         importlib.import_module(module_name).register(sub)
     return parser

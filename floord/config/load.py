@@ -285,8 +285,9 @@ def _floor_checks(cfg: FloordConfig, path: Path) -> list[str]:
 
 def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
     """The live wheel and dice tests must be buildable for every table the daemon will run
-    (a window too small for a test's rarest cell would otherwise stop it at start)."""
-    from floord.table.dice_surveillance import DiceSurveillance
+    (a window too small for a test's rarest cell would otherwise stop it at start). The
+    dice tests' code is imported for a table that runs them (`dice` not None) alone, as
+    the daemon does (`floord.processes.table_watchers`)."""
     from floord.table.surveillance import TableSurveillance
 
     settings = cfg.surveillance
@@ -297,6 +298,8 @@ def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
         try:
             dice = dice_setup(table, settings)
             if dice is not None:
+                from floord.table.dice_surveillance import DiceSurveillance
+
                 DiceSurveillance(dice)
             setup = live_setup(table, settings)
             if setup is None:

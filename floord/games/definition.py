@@ -19,6 +19,9 @@ from floord.profile_sources import ProfileShelf
 from floord.profiles import DeviceProfile, ProfileError
 from floord.table.vocabulary import TableEngine
 
+# The family of a dealing shoe: a card game whose shoe reads the cards runs the shuffle
+# tests (`floord.games.shuffle`).
+SHOE_FAMILY = "dealing_shoe"
 # A table's devices by family: (device id, profile) in the config's order.
 Families = dict[str, list[tuple[str, DeviceProfile]]]
 

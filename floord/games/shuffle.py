@@ -12,11 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from floord.analytics.shuffle_watch import ShuffleSetup
-from floord.games.definition import devices_by_family
+from floord.games.definition import SHOE_FAMILY, devices_by_family
 from floord.games.table_model import GameTable, ShuffleQualityConfig
 from floord.profile_sources import ProfileShelf
-
-SHOE_FAMILY = "dealing_shoe"
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,6 @@ import floord
 from floord.adapters.local import DeviceAdapter, Received, Sink, device_stream
 from floord.adapters.remote import RemoteDevice, TableDevice
 from floord.adapters.supervision import supervise
-from floord.analytics.dice_report import read_rolls
-from floord.analytics.report import read_results
 from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.contract import EventType, Topics, format_ts
@@ -39,15 +37,13 @@ from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
 from floord.processes.driver_record import driver_record
-from floord.processes.shuffle_start import shuffle_watcher
+from floord.processes.table_watchers import table_watcher
 from floord.profiles import DeviceProfile
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table.bus import CommandArrived, Finish, TableBus, Tick
-from floord.table.dice_surveillance import DiceSurveillance
 from floord.table.port import LinkPort
 from floord.table.runner import TableEngine, TableRunner
 from floord.table.start_check import check_on_start
-from floord.table.surveillance import AlertKeeper, ResultAlerts, TableSurveillance
 
 TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
@@ -196,7 +192,13 @@ class Daemon:
                 in_table_commit=True,
             )
         runner = TableRunner(
-            surveillance=self._surveillance(table),
+            surveillance=table_watcher(
+                table,
+                cfg.surveillance,
+                self.loaded.profiles,
+                self.loaded.journal_path,
+                (self.journal.load_snapshot(table.id) or {}).get("surveillance"),
+            ),
             site=cfg.site,
             table=table.id,
             engine=engine,
@@ -239,34 +241,6 @@ class Daemon:
             tls_context=client_tls(cfg.broker, self.loaded.resolve),
             on_recorded=recorded,
         )
-
-    def _surveillance(self, table: TableConfig) -> AlertKeeper | None:
-        """The live wheel-, dice-integrity or shuffle tests of a table, their
-        windows refilled from the journal and their open alerts restored from the last
-        snapshot; for a table with a second source and no live tests, the alerts of its
-        held results alone."""
-        settings = self.loaded.config.surveillance
-        saved = (self.journal.load_snapshot(table.id) or {}).get("surveillance")
-        held = ResultAlerts(saved) if getattr(table, "second_source", None) else None
-        if not settings.enabled:
-            return held
-        journal = self.loaded.journal_path
-        shuffle = shuffle_watcher(table, self.loaded.profiles, journal, saved)
-        if shuffle is not None:
-            return shuffle
-        dice = registry.dice_setup(table, settings)
-        if dice is not None:
-            dice_watcher = DiceSurveillance(dice, saved)
-            if journal.is_file():
-                dice_watcher.warm_up_rolls(read_rolls(journal, table.id, None))
-            return dice_watcher
-        setup = registry.live_setup(table, settings)
-        if setup is None:
-            return held
-        watcher = TableSurveillance(setup, saved)
-        if journal.is_file():
-            watcher.warm_up(read_results(journal, table.id, None))
-        return watcher
 
     async def restore(self, unit: TableUnit) -> None:
         """Record the table's start and resolve what a previous run left open, its
