@@ -1,21 +1,28 @@
 """What one commit spends keeping the committed state, in microseconds.
 
-After every commit the table's runner keeps a copy of the engine and its watcher, to
-put back should the journal refuse the next commit (`floord.table.engine_state`). This
+After every commit the table's runner keeps the turn's snapshot as the committed state
+(and a copy of its watcher, when the watcher changed), to put back should the journal
+refuse the next commit and to build `P/state` from (`floord.table.engine_state`). This
 builds the daemon's own roulette table (an SS2 wheel, the live surveillance on), plays
-`--spins` spins through its runner, then times the runner's copy of the committed state
-(`live.copy`) and what a commit does (`live.keep`: the watcher's copy kept again while
-the watcher has not changed, as on most commits):
+`--spins` spins through its runner, then times: what a commit does to keep the state
+(`keep_committed_unchanged_watcher_us`: the turn's snapshot kept, the watcher's copy
+kept again while the watcher has not changed, as on most commits), the table's
+snapshot built for a turn (`snapshot_us`), its stored text and hash (`encode_us`, on the
+journal's thread), the `P/state` body (`state_us`), a full copy of the engine and the
+watcher (`copy_state_us`: what every commit kept before, now taken only while the daemon
+stops) and a roll-back after a refused commit (`roll_back_us`, rare):
 process time, the best of 20 runs of 1,000. Prints one JSON line.
 
 Run: `python -m bench.state_copy` (from another checkout: `cd <it> && .venv/bin/python
-<this file>`, which then times that checkout's runner).
+<this file>`, which then times that checkout's runner; what that checkout does not have
+is left out).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import logging
 import random
@@ -33,6 +40,7 @@ from floord.config.load import load_config
 from floord.contract import EventType
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.events import DeviceEvent
+from floord.journal import integrity
 from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon, utc_now
 
@@ -104,9 +112,21 @@ def main(spins: int) -> dict[str, Any]:
                 device(EventType.WHEEL_NUMBER, number)
             assert runner.engine.public_state()["state"] == "open"
             result: dict[str, Any] = {"bench": "state_copy", "spins": spins}
-            result["copy_state_us"] = _best_us(runner.live.copy)
-            runner.live.keep()
-            result["keep_committed_unchanged_watcher_us"] = _best_us(runner.live.keep)
+            live = runner.live
+            result["copy_state_us"] = _best_us(live.copy)
+            live.keep()
+            snapshot = live.snapshot()
+            if "snapshot" in inspect.signature(live.keep).parameters:
+                kept = _best_us(lambda: live.keep(snapshot))  # as the recorder keeps it
+            else:
+                kept = _best_us(live.keep)
+            result["keep_committed_unchanged_watcher_us"] = kept
+            result["snapshot_us"] = _best_us(live.snapshot)
+            encode = getattr(integrity, "encode_snapshot", None)
+            if encode is not None:
+                result["encode_us"] = _best_us(lambda: encode("RL-01", 9, "ab" * 32, snapshot))
+            result["state_us"] = _best_us(runner.state)
+            result["roll_back_us"] = _best_us(live.roll_back, runs=5, each=200)
             return result
         finally:
             daemon.journal.close()

@@ -1,14 +1,16 @@
-"""The committed state the runner keeps (`floord.table.engine_state`) is copied by
-`floord.engine.core.copies.deep_copy`, not `copy.deepcopy` (issue 15): the copy must be
-what `copy.deepcopy` gives for every game, or a refused commit would put back a state
-that is not the committed one.
+"""The runner's copies (`floord.table.engine_state`: the watcher as last committed, the
+state put back while the daemon stops) are made by `floord.engine.core.copies.deep_copy`,
+not `copy.deepcopy`: a copy must be what `copy.deepcopy` gives for every game. The
+engine itself is put back by restoring the committed snapshot
+(tests/test_restored_engines.py), which must give what a copy would have kept.
 
 Three checks: every game's own engine tests, run again with each engine input followed
 by both copies compared (the same types, values and sharing); a refused commit on a
 running roulette table (with its live surveillance), a Baccarat and a Craps table, whose
-put-back state must be the one `copy.deepcopy` kept of the committed state; and, as the
-runner keeps its copy of a watcher that did not change (its `changes` count), the kept
-state alike the live one after every commit of a wheel and a dice table at play.
+put-back state must be the one `copy.deepcopy` would have kept of the committed state;
+and, after every commit of a wheel and a dice table at play, the committed snapshot the
+live one's, the engine restored from it alike the live one, and the watcher's copy kept
+again only while the watcher does not change (its `changes` count).
 """
 
 from __future__ import annotations
@@ -304,19 +306,21 @@ def _craps_rolls(t: CrapsTable) -> Iterator[EngineOutput | CommandOutcome]:
 @pytest.fixture
 def kept_alike(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """After every commit (and every failure's halt), the committed state the runner
-    keeps is alike the live one: a watcher copy kept again must be as good as a new one.
+    keeps is alike the live one: its snapshot the live one's, the engine restored from
+    it alike the live engine, and a watcher copy kept again as good as a new one.
     Yields, for each commit, whether the watcher's copy was kept again."""
     again: list[bool] = []
 
     def checked(method: Callable[..., Any]) -> Callable[..., Any]:
         def run(self: Recorder, *args: Any, **kwargs: Any) -> Any:
             live = self.live
-            before = live.committed[1]
+            before = live.committed_watcher
             out = method(self, *args, **kwargs)
-            assert_same_copy(live.committed[0], live.engine)
-            assert_same_copy(live.committed[1], live.surveillance)
-            assert live.committed[1] is not live.surveillance
-            again.append(before is live.committed[1])
+            assert live.committed == live.snapshot()
+            assert_same_copy(live.restored(), live.engine)
+            assert_same_copy(live.committed_watcher, live.surveillance)
+            assert live.committed_watcher is not live.surveillance
+            again.append(before is live.committed_watcher)
             return out
 
         return run

@@ -24,6 +24,11 @@ GENESIS_FORMAT = "floord/v1 genesis {site}/{stream}"
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def canonical_text(value: Any) -> str:
+    """`value` as canonical JSON (sorted keys, compact, UTF-8 unescaped)."""
+    return _CANONICAL.encode(value)
+
+
 def canonical_bytes(body: dict[str, Any]) -> bytes:
     """The bytes an event's hash is taken over: its body without `hash`, canonical JSON."""
     # The journal hashes a body before it has a `hash`: no copy is needed then.

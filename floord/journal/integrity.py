@@ -20,22 +20,55 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
+from re import Match
 from typing import Any
 
-from floord.journal.chain import Anchor, Break, canonical_bytes, verify_bodies
+from floord.journal.chain import Anchor, Break, canonical_bytes, canonical_text, verify_bodies
 
 TAIL_EVENTS = 64
 LATCH_TYPES = ("table.halted", "table.resumed")
 
-# A snapshot's stored form (sorted keys, compact, ASCII), its encoder made once.
-_SNAPSHOT = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+# What JSON's ASCII form escapes that its canonical form (UTF-8) writes as it is: DEL
+# and every character past ASCII.
+_NOT_ASCII = re.compile("[\x7f-\U0010ffff]")
 
 
 def snapshot_hash(table: str, after_seq: int, after_hash: str | None, state: Any) -> str:
     """SHA-256 (hex) of a snapshot's canonical form (`state` as the decoded object)."""
     body = {"table": table, "after_seq": after_seq, "prev": after_hash, "state": state}
     return hashlib.sha256(canonical_bytes(body)).hexdigest()
+
+
+def encode_snapshot(
+    table: str, after_seq: int, after_hash: str | None, state: dict[str, Any]
+) -> tuple[str, str]:
+    """(the stored text, the hash) of a snapshot, `state` encoded once.
+
+    The state's canonical text (sorted keys, compact, UTF-8) is what the hash covers,
+    spliced into the canonical form of the whole body (its keys sorted: `after_seq`,
+    `prev`, `state`, `table`); the stored text is that same text with every character
+    past ASCII escaped as `\\uXXXX`, which is what JSON's ASCII encoder writes. Decoding
+    the stored text and encoding it canonically gives the state's canonical text back
+    (what `check_snapshot` hashes) because a snapshot's keys are text, as the engines
+    write them (`dict[str, Any]` all the way down): a key of another type would be
+    written, and sorted, as JSON's text of it only after a decode."""
+    text = canonical_text(state)
+    head = canonical_text({"after_seq": after_seq, "prev": after_hash})
+    body = f'{head[:-1]},"state":{text},"table":{canonical_text(table)}}}'
+    own = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    stored = _NOT_ASCII.sub(_escaped, text)
+    return stored, own
+
+
+def _escaped(found: Match[str]) -> str:
+    """One character as JSON's ASCII encoder escapes it (past the BMP: a surrogate pair)."""
+    code = ord(found.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
 
 
 def write_snapshot(
@@ -51,8 +84,7 @@ def write_snapshot(
             "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (table_id,)
         ).fetchone()
         head = (row[0], row[1]) if row else (0, None)
-    text = _SNAPSHOT.encode(state)
-    own = snapshot_hash(table_id, head[0], head[1], json.loads(text))
+    text, own = encode_snapshot(table_id, head[0], head[1], state)
     db.execute(
         "INSERT INTO snapshots (table_id, state, after_seq, after_hash, hash) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "

@@ -10,12 +10,13 @@ hands each turn. `commit` reads top to bottom:
 2. a halt decided while nothing could be recorded goes first, naming the inputs the
    journal refused meanwhile; then every step's decisions, then the snapshot;
 3. all of it is ONE transaction, awaited on the journal's thread while the loop goes
-   on (`P/state` shows the committed state meanwhile: `in_flight`);
-4. recorded: each row gets the number the journal gave it, the live state is the
-   committed one, the halt on the record is lifted from
+   on (`P/state` shows the committed snapshot, the last turn's, meanwhile);
+4. recorded: each row gets the number the journal gave it, the turn's snapshot is the
+   committed state, the halt on the record is lifted from
    the pending list, the port is told (`floord.table.port`), then each step's effect
    runs (the engine's device commands are sent), in order;
-5. refused: the engine is put back to the committed state, the inputs are named for
+5. refused: the engine is put back to the committed state (restored from the
+   committed snapshot, `floord.table.engine_state`), the inputs are named for
    the halt (a row that went with the commit is on no stream: `device_seq` 0), and
    the table halts (fail closed).
 """
@@ -76,20 +77,13 @@ class Recorder:
     @property
     def halted(self) -> bool:
         """Whether `P/state` says `halted`, read without building it."""
-        engine = self.live.committed[0] if self.in_flight else self.live.engine
-        return bool(self.failure) or engine.halted
+        return bool(self.failure) or self.live.committed.get("state") == "halted"
 
     def state(self) -> dict[str, Any]:
-        """The retained `P/state` body; a table that cannot record says it is halted.
-        While a commit is under way it shows the committed state: nothing is published
-        before it is durable."""
-        live = self.live
-        engine, surveillance = (
-            live.committed if self.in_flight else (live.engine, live.surveillance)
-        )
-        snap = dict(engine.public_state())
-        if surveillance is not None:
-            snap["alerts"] = surveillance.snapshot()["alerts"]
+        """The retained `P/state` body, built from the committed snapshot (the last
+        turn's, never the engine's state mid-turn: nothing is published before it is
+        durable); a table that cannot record says it is halted."""
+        snap = self.live.public()
         if self.failure:
             snap["state"] = "halted"
             reasons = list(snap.get("halt_reasons") or [])
@@ -149,8 +143,8 @@ class Recorder:
         return builds
 
     def _recorded(self, turn: Turn, written: list[Envelope]) -> list[Envelope]:
-        """The turn is on the record: it is the committed state now."""
-        self.live.keep()
+        """The turn is on the record: its snapshot is the committed state now."""
+        self.live.keep(turn.snapshot)
         self._halt = []
         self._unrecorded.clear()
         if written:

@@ -184,14 +184,15 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
             "active_at": self.active_at,
         }
 
-    def public_state(self) -> dict[str, Any]:
-        """The snapshot as the retained `P/state` shows it: the dealer's hole card masked.
+    def public_of(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """The snapshot as the retained `P/state` shows it: the dealer's hole card masked
+        (in a copy of the round: `snapshot` is the runner's committed one).
 
         The snapshot keeps the hole card so a restart restores the round exactly; a pit
         display or a console reading `P/state` must not learn it before the dealer turns
         it (58 Pa. Code § 549.7(f), (i)).
         """
-        state = self.snapshot()
+        state = {**snapshot, "round": json_copy(snapshot.get("round"))}
         rnd = state.get("round")
         if isinstance(rnd, dict) and rnd.get("phase") != "dealer":
             dealer = rnd.get("dealer")

@@ -147,8 +147,14 @@ class TableEngineBase(ABC):
         return self.table.halt(code, device=None, detail=detail, now=now)
 
     def public_state(self) -> dict[str, Any]:
-        """The retained `P/state` body: the snapshot, where the game hides nothing."""
-        return self.snapshot()
+        """The retained `P/state` body: the snapshot as `public_of` shows it."""
+        return self.public_of(self.snapshot())
+
+    def public_of(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """What the retained `P/state` shows of a snapshot of this engine: the snapshot
+        itself, where the game hides nothing; a game that masks (a hole card) returns a
+        masked copy. `snapshot` is never changed: it may be the runner's committed one."""
+        return snapshot
 
     @property
     def halted(self) -> bool:
@@ -157,6 +163,17 @@ class TableEngineBase(ABC):
 
     @abstractmethod
     def snapshot(self) -> dict[str, Any]: ...
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Put the engine back to `snapshot`, as a restart restores it: what the
+        runner does when the journal refuses a turn (the committed state is the
+        committed snapshot). A snapshot taken of this engine restores every field the
+        engine decides by (tests/test_restored_engines.py checks each game's)."""
+        self._restore(snapshot)
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        """The game's own fields and the table's, from a snapshot (each game's)."""
+        raise NotImplementedError(f"{type(self).__name__} restores no snapshot")
 
     # ----- what a game supplies ---------------------------------------------------
 

@@ -59,6 +59,13 @@ class CheckedResults:
         if self.check is not None and isinstance(body, dict):
             self.check.restore(body)
 
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """The game's fields, and what the check awaited when `snapshot` was taken."""
+        super().restore(snapshot)  # type: ignore[misc]
+        body = snapshot.get("result_check")
+        if self.check is not None:
+            self.check.restore(body if isinstance(body, dict) else {})
+
     # ----- what the engine calls --------------------------------------------------
 
     def tick(self, now: datetime) -> EngineOutput:

@@ -25,7 +25,7 @@ from typing import Any
 
 from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.core.rulings import policy_decision
-from floord.engine.core.snapshots import SnapshotError
+from floord.engine.core.snapshots import SnapshotError, json_copy
 from floord.engine.core.types import Decision
 
 ON_SILENCE = ("warn", "hold")
@@ -201,7 +201,8 @@ class ResultCheck:
             self.early = None
 
     def snapshot(self) -> dict[str, Any]:
-        return {"pending": self.pending, "early": self.early}
+        """A copy: the runner keeps the committed snapshot while the check goes on."""
+        return {"pending": json_copy(self.pending), "early": json_copy(self.early)}
 
     def restore(self, body: dict[str, Any]) -> None:
         """What the snapshot held; a body of another shape is a `SnapshotError`."""

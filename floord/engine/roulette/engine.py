@@ -202,7 +202,7 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
         launched = opened_by == EventType.WHEEL_BALL_LAUNCHED
         fields = {
             "spin": data.get("spin"),
-            "opened_by": opened_by,
+            "opened_by": str(opened_by),
             "rotor_direction": data.get("rotor_direction"),
             "rotor_rpm": data.get("rotor_rpm"),
             "launches": 1 if launched else 0,

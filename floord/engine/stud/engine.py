@@ -27,7 +27,7 @@ from floord.engine.core.base import (
     round_voided,
 )
 from floord.engine.core.rulings import decision, strict
-from floord.engine.core.snapshots import check_header
+from floord.engine.core.snapshots import check_header, json_copy
 from floord.engine.core.table_state import PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.stud.commands import StudCommands
@@ -131,18 +131,19 @@ class StudEngine(StudCommands, TableEngineBase):
         return {
             **self._snapshot_head(SNAPSHOT_VERSION, {"game": self.game}),
             "decks": self.decks.snapshot(),
-            "cut": self.stack,
+            "cut": json_copy(self.stack),
             "shoe_cover": self.shoe.snapshot(),
         }
 
-    def public_state(self) -> dict[str, Any]:
-        """The snapshot as the retained `P/state` shows it: cards not yet shown masked.
+    def public_of(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """The snapshot as the retained `P/state` shows it: cards not yet shown masked
+        (in a copy of the round: `snapshot` is the runner's committed one).
 
         Community cards stay "down" until turned (§ 571.11(b), (d), (f)); a player's two
         cards until the showdown (§ 571.11(g)), and a folded hand for good: the players
         may not learn each other's cards (§ 571.11(a), (j)).
         """
-        state = self.snapshot()
+        state = {**snapshot, "round": json_copy(snapshot.get("round"))}
         rnd = state.get("round")
         if isinstance(rnd, dict):
             revealed = rnd.get("revealed", 0)

@@ -37,6 +37,7 @@ from floord.contract import EventType, cite, format_ts
 from floord.engine.core.base import TableEngineBase
 from floord.engine.core.command_checks import accepted, needs_reason, unknown_args
 from floord.engine.core.rulings import decision, policy_decision
+from floord.engine.core.snapshots import json_copy
 from floord.engine.core.types import CommandOutcome, Decision, VerifiedCommand
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class ShoeCover:
         return self.cover is not None
 
     def snapshot(self) -> dict[str, Any]:
-        return {"out_of_order": self.out_of_order, "cover": self.cover}
+        return {"out_of_order": json_copy(self.out_of_order), "cover": json_copy(self.cover)}
 
     def restore(self, body: Any) -> None:
         if body is None:
