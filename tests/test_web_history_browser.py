@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from support import free_port
+from test_web_browser import shot
 from web_history_support import OFFICER, SITE, XSS, floor_archive
 
 from bench.cdp import Page, chromium, chromium_path
@@ -101,6 +102,7 @@ def test_the_history_page_lists_filters_and_shows_markup_as_text(tmp_path: Path)
             assert [int(r["seq"]) for r in first[:3]] == [62, 61, 60]
             assert not await page.evaluate("document.getElementById('older').disabled")
             await nothing_run(page)
+            await shot(page, "history")
             # The next page, then back.
             await page.evaluate("document.getElementById('older').click()")
             await page.wait_for(f"{ROWS}.length === 13", what="RL-01's last page")

@@ -31,7 +31,7 @@ def roulette_record(
     alert and (with `ack_note`) its acknowledgement by OFFICER."""
     record: list[tuple[str, str, dict[str, Any]]] = []
     for n in range(1, rounds + 1):
-        record.append((at(n), "round.started", {"round": n}))
+        record.append((at(n), "round.started", {"n": n, "dealer": "DL-7"}))
         record.append((at(n), "roulette.result", {"number": "17", "colour": "red"}))
     record.append((at(rounds + 1), "surveillance.alert", ALERT))
     if ack_note is not None:

@@ -51,8 +51,8 @@ function render(body) {
     const text = el("td", { class: "text" }, e.text);
     if (e.rule) text.append(", ", el("span", { class: "rule" }, e.rule));
     rows.append(el("tr", { class: `event ${e.family}`, "data-seq": String(e.seq ?? "") },
-      el("td", { class: "ts" }, e.ts), el("td", {}, `${e.table} (${e.site})`),
-      el("td", {}, String(e.seq ?? "?")), el("td", { class: "type" }, e.type), text,
+      el("td", { class: "ts" }, e.ts), el("td", { class: "where" }, `${e.table} (${e.site})`),
+      el("td", { class: "seq" }, String(e.seq ?? "?")), el("td", { class: "type" }, e.type), text,
       el("td", {}, e.source)));
   }
   if (!body.events.length) {
