@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from test_floor_report_postgres import load, server
-from web_history_support import SITE, XSS, at, floor_archive
+from web_history_support import SITE, T0, XSS, at, floor_archive
 
 from floord.archive.reader import open_archive
 from floord.web.history import History, history_row
@@ -52,7 +52,7 @@ def test_pages_from_postgresql_are_those_from_sqlite(
         )
         page = await history.page(query)
         assert [e["ts"] for e in page.events] == [at(7), at(6), at(5)]
-        acks = await history.acknowledgements(10)
+        acks = await history.acknowledgements(10, T0)
         assert [(e["table"], e["data"]["note"]) for e in acks] == [("RL-01", XSS)]
         assert await history.tables() == [(SITE, "RL-01"), (SITE, "RL-02")]
         assert XSS in history_row(acks[0])["text"]

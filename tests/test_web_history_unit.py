@@ -5,6 +5,8 @@ merged with the live ones without listing an alert twice."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -12,8 +14,9 @@ from typing import Any
 import pytest
 from test_web_hub import drained, floor
 from watch_support import SITE, publish
+from web_history_support import T0, floor_archive
 
-from floord.web.history import history_row
+from floord.web.history import ACKS_FIRST_LOOKBACK, ACKS_LOOKBACK, History, history_row
 from floord.web.history_query import PAGE_MAX, QueryError, parse_query
 from floord.web.hub import ACKS_KEPT, Viewer
 from floord.web.settings import WebConfigError, load_web_config
@@ -187,3 +190,48 @@ def test_a_console_of_some_sites_takes_only_their_acknowledgements() -> None:
     hub.sites = frozenset({SITE})
     other = archived("RL-09", "A00001", "2026-11-29T19:00:00.000000Z", "", site="casino-2")
     assert hub.merge_archived([other]) == 0
+
+
+def test_the_acknowledgements_are_read_back_a_week_then_an_hour(tmp_path: Path) -> None:
+    """The first read takes the week (the archive's acks are two days old), each reread
+    only the last hour, so a reread is a short range of the ts index."""
+    assert ACKS_LOOKBACK < datetime.now(UTC) - T0 < ACKS_FIRST_LOOKBACK
+    history = History(str(floor_archive(tmp_path)), None)
+    reads: list[list[tuple[str, str]]] = []
+
+    def merge(events: list[dict[str, Any]]) -> int:
+        reads.append([(e["site"], e["table"]) for e in events])
+        return len(events)
+
+    async def run() -> None:
+        follow = asyncio.create_task(history.follow_acks(merge, ACKS_KEPT, 0.01))
+        while len(reads) < 3:
+            await asyncio.sleep(0.01)
+        follow.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follow
+
+    asyncio.run(run())
+    assert reads[0] == [(SITE, "RL-01"), ("casino-2", "RL-09")]
+    assert reads[1] == reads[2] == []
+
+
+def test_an_archive_that_does_not_answer_is_tried_again(tmp_path: Path) -> None:
+    history = History(str(tmp_path / "archive.db"), None)
+    reads: list[int] = []
+
+    async def run() -> None:
+        follow = asyncio.create_task(
+            history.follow_acks(lambda e: reads.append(len(e)) or 0, 10, 0.01)
+        )
+        await asyncio.sleep(0.1)
+        assert reads == []  # no file yet: nothing merged, nothing raised
+        floor_archive(tmp_path)
+        while not reads:
+            await asyncio.sleep(0.01)
+        follow.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follow
+
+    asyncio.run(run())
+    assert reads[0] == 2  # the first read that succeeds still looks back the week

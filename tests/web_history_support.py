@@ -14,7 +14,8 @@ from floord.contract import Envelope, format_ts
 from floord.journal.store import Journal
 
 SITE = "casino-1"
-T0 = datetime(2026, 12, 1, 18, 0, tzinfo=UTC)
+# Two days ago on the hour: within the week the console reads acknowledgements back.
+T0 = (datetime.now(UTC) - timedelta(days=2)).replace(minute=0, second=0, microsecond=0)
 XSS = '<img src=x onerror="window.__xss=1">'
 OFFICER = "SE-3001"
 ALERT = {"id": "A00001", "test": "pocket", "p_value": 0.000213, "level": 0.001, "window": 270}

@@ -16,7 +16,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import structlog
@@ -27,6 +27,10 @@ from floord.web.history_query import HistoryQuery
 from floord.web.views import event_line
 
 READS_AT_ONCE = 4
+# The acknowledgements are read back this far at start, then, every reread, this far: a
+# range of the `ts` index, never a scan of the whole record for a rare type.
+ACKS_FIRST_LOOKBACK = timedelta(days=7)
+ACKS_LOOKBACK = timedelta(hours=1)
 # The archive's tables (for the page's table list) are counted again after this long.
 TABLES_KEPT_S = 300.0
 T = TypeVar("T")
@@ -48,8 +52,11 @@ class History:
         """`work` on a connection of its own, in a thread; ArchiveError when it fails."""
 
         def run() -> T:
-            with open_archive(self.url) as reader:
-                return work(reader)
+            try:
+                with open_archive(self.url) as reader:
+                    return work(reader)
+            except OSError as exc:  # the file's folder or the socket, not the database
+                raise ArchiveError(f"archive: {exc.strerror or exc}") from exc
 
         async with self._gate:
             try:
@@ -95,24 +102,27 @@ class History:
         self._tables = (now, shown)
         return shown
 
-    async def acknowledgements(self, limit: int) -> list[dict[str, Any]]:
-        """The newest `limit` acknowledgements of alerts on the shown sites."""
+    async def acknowledgements(self, limit: int, since: datetime) -> list[dict[str, Any]]:
+        """The newest `limit` acknowledgements of alerts on the shown sites, from `since`."""
         kinds = [EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED.value]
         newest = await self._read(
-            lambda reader: reader.newest(limit, 0, sites=self._sites(), types=kinds)
+            lambda reader: reader.newest(limit, 0, since=since, sites=self._sites(), types=kinds)
         )
         return newest.events
 
     async def follow_acks(
         self, merge: Callable[[list[dict[str, Any]]], int], limit: int, every_s: float
     ) -> None:
-        """Read the archive's newest acknowledgements every `every_s` and hand them to
-        `merge`, until cancelled; an archive that does not answer is tried again next
-        time (the live ones are still listed)."""
+        """Hand `merge` the archive's acknowledgements of the last ACKS_FIRST_LOOKBACK,
+        then of the last ACKS_LOOKBACK every `every_s`, until cancelled. An archive that
+        does not answer is tried again next time (the live ones are still listed), with
+        the first look back until one read succeeds."""
+        lookback = ACKS_FIRST_LOOKBACK
         while True:
             # A failure is logged once by `_read`; the next round tries again.
             with contextlib.suppress(ArchiveError):
-                merge(await self.acknowledgements(limit))
+                merge(await self.acknowledgements(limit, datetime.now(UTC) - lookback))
+                lookback = ACKS_LOOKBACK
             await asyncio.sleep(every_s)
 
 
