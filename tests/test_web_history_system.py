@@ -22,6 +22,7 @@ import yaml
 from support import free_port
 from web_history_support import OFFICER, SITE, XSS, at, floor_archive
 
+from floord.web.passwords import set_password
 from floord.web.server import WebConsole, build
 from floord.web.settings import load_web_config
 
@@ -134,6 +135,10 @@ def test_every_bad_parameter_is_a_400_with_its_reason(tmp_path: Path) -> None:
                 assert status == 400 and body["error"].startswith(words), (params, body)
             status, body = await get(http, f"{console.url}api/history/filters", x="1")
             assert status == 400
+            twice = f"{console.url}api/history?table=RL-01&table=RL-02"
+            async with http.get(twice) as answer:
+                assert answer.status == 400
+                assert (await answer.json())["error"].startswith("'table': once expected")
 
     before = (tmp_path / "archive.db").read_bytes()
     asyncio.run(run())
@@ -185,5 +190,24 @@ def test_an_archive_that_cannot_be_read_is_a_503_and_no_archive_no_history(
             assert who["archive"] is False
             for path in ("history", "api/history", "api/history/filters"):
                 assert (await http.get(f"{console.url}{path}")).status == 404
+
+    asyncio.run(run())
+
+
+def test_the_history_needs_a_viewer(tmp_path: Path) -> None:
+    floor_archive(tmp_path)
+    set_password(tmp_path / "web.passwd", "ops", "the ops desk secret")
+
+    async def run() -> None:
+        async with (
+            serving(
+                tmp_path, archive="archive.db", anonymous=False, passwords="web.passwd"
+            ) as console,
+            aiohttp.ClientSession() as http,
+        ):
+            for path in ("api/history", "api/history/filters"):
+                assert (await http.get(f"{console.url}{path}")).status == 401
+            page = await http.get(f"{console.url}history", allow_redirects=False)
+            assert page.status == 303 and page.headers["Location"] == "/login"
 
     asyncio.run(run())

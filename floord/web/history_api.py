@@ -27,6 +27,10 @@ def _problem(status: int, message: str) -> web.Response:
 
 async def history_events(request: web.Request) -> web.Response:
     history = request.app[HISTORY]
+    keys = [key for key, _ in request.query.items()]
+    if len(keys) != len(set(keys)):
+        twice = next(k for k in keys if keys.count(k) > 1)
+        return _problem(400, f"{twice[:40]!r}: once expected, found it more than once")
     try:
         query = parse_query(request.query, history.sites)
     except QueryError as exc:
