@@ -12,7 +12,8 @@ says it is not current, then is brought up to date.
 
 And the demo as a newcomer runs it: its `web:` line's address shows every demo table, and
 RL-03's alert acknowledged from the browser is on the table's record (the demo's own
-event list shows `surveillance.alert_acknowledged`).
+event list shows `surveillance.alert_acknowledged`) and on the History page, read from
+the demo's archive.
 """
 
 from __future__ import annotations
@@ -304,6 +305,14 @@ def test_the_demo_floor_in_the_browser(tmp_path: Path) -> None:
             text = await page.evaluate(f"{acked}.innerText")
             assert DEMO_SECURITY.id in text and "seen from the browser" in text, text
             assert DEMO_SECURITY.secret not in page.sent_bytes()
+            # The demo's archive took the acknowledgement: its History page lists it.
+            await page.evaluate("document.getElementById('history-link').click()")
+            await page.wait_for("location.pathname === '/history'", what="the History page")
+            await page.goto(f"{url}history?table=RL-03&type=surveillance.alert_acknowledged")
+            found = "document.querySelector('#rows tr.event .text')"
+            await page.wait_for(found, timeout=30, what="the acknowledgement in the archive")
+            text = await page.evaluate(f"{found}.textContent")
+            assert "seen from the browser" in text, text
 
     try:
         web = until(demo_header.WEB, 60).removeprefix(demo_header.WEB)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from web_history_support import at, floor_archive
 
 from floord.demo.broker import free_port
 
@@ -107,3 +108,22 @@ def test_a_taken_port_is_one_line_and_sigterm_stops_it_cleanly(tmp_path: Path) -
     assert proc.returncode == 0, err
     assert f"the console is at http://127.0.0.1:{port}/" in out
     assert "Traceback" not in out + err
+
+
+def test_check_reads_the_archive_setting_as_run_does(tmp_path: Path) -> None:
+    floor_archive(tmp_path)
+    path = config(tmp_path, anonymous=True, archive="archive.db")
+    done = floord("web", "--config", str(path), "--check")
+    assert done.returncode == 0, done.stderr
+    assert f"{path}: archive readable, newest event {at(32)}" in done.stdout, done.stdout
+    # An archive that is down is said, not refused: the live floor is served without it.
+    path = config(tmp_path, anonymous=True, archive="down.db")
+    done = floord("web", "--config", str(path), "--check")
+    assert done.returncode == 0 and "archive not readable now" in done.stdout, done.stdout
+    # A URL of the wrong form is refused by both, in one line naming the key.
+    path = config(tmp_path, anonymous=True, archive="sqlite:archive.db")
+    for args in (("--check",), ()):
+        done = floord("web", "--config", str(path), *args)
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        [line] = done.stderr.strip().splitlines()
+        assert line.startswith(f"{path}: archive: ") and "sqlite:///<absolute path>" in line

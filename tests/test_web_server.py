@@ -131,7 +131,7 @@ def test_a_password_console_behind_tls(tmp_path: Path, pki: Path) -> None:
                 cookie = sent.headers["Set-Cookie"]
                 assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=Strict" in cookie
                 who = await (await http.get(f"{url}api/whoami")).json()
-                assert who == {"viewer": "ops", "login": True}
+                assert who == {"viewer": "ops", "login": True, "archive": False}
                 assert (await http.get(f"{url}live")).status == 403  # not from its page
                 ack = await http.post(f"{url}api/command", json={}, headers=foreign)
                 assert ack.status == 403
@@ -169,7 +169,7 @@ def test_client_certificates_name_the_viewer(tmp_path: Path, pki: Path) -> None:
             connector = aiohttp.TCPConnector(ssl=client_context(pki, "desk-7"))
             async with aiohttp.ClientSession(connector=connector) as http:
                 who = await (await http.get(f"{console.url}api/whoami")).json()
-                assert who == {"viewer": "desk-7", "login": False}
+                assert who == {"viewer": "desk-7", "login": False, "archive": False}
             connector = aiohttp.TCPConnector(ssl=client_context(pki))
             async with aiohttp.ClientSession(connector=connector) as http:
                 with pytest.raises(aiohttp.ClientError):

@@ -22,13 +22,19 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from floord.contract import format_ts
 from floord.system.extras import missing_extra_message
 
 TABLE = "archive_events"
 ORDER = "ORDER BY ts, site, stream, epoch, seq"
+NEWEST_FIRST = "ORDER BY ts DESC, site DESC, stream DESC, epoch DESC, seq DESC"
+# The most rows one `newest` call returns, and how deep it pages: a page of a browser's
+# history, never a week of a floor at once.
+NEWEST_MAX = 500
+NEWEST_MAX_OFFSET = 100_000
 # Rows fetched from the database at a time: a week of a floor is millions of events,
 # never all in memory at once.
 FETCH = 2000
@@ -43,11 +49,34 @@ def _sqlite_path(url: str) -> Path:
         return Path(url[len("sqlite://") :])
     if url.startswith("sqlite:"):
         raise ArchiveError(f"archive {url!r}: a SQLite archive is sqlite:///<absolute path>")
+    if "://" in url:
+        raise ArchiveError(
+            f"archive {_safe(url)}: postgresql://..., sqlite:///PATH or a file's path expected"
+        )
     return Path(url)
 
 
 def is_postgres(url: str) -> bool:
     return url.startswith(("postgresql://", "postgres://"))
+
+
+def check_archive_url(url: str) -> Path | None:
+    """The form of an archive's URL, read as `open_archive` reads it, without opening
+    it: the SQLite file's path (None for PostgreSQL). ArchiveError says what is wrong:
+    an empty URL, `sqlite:` without an absolute path, another scheme, a PostgreSQL URL
+    without a host, or PostgreSQL without the `archive` extra."""
+    if not url:
+        raise ArchiveError("archive: an empty URL")
+    if not is_postgres(url):
+        return _sqlite_path(url)
+    parts = urlsplit(url)
+    if not (parts.hostname or parts.query):
+        raise ArchiveError(
+            f"archive {_safe(url)}: a postgresql://USER@HOST[:PORT]/DATABASE url expected"
+        )
+    if importlib.util.find_spec("psycopg") is None:
+        raise ArchiveError(missing_extra_message("archive", "a PostgreSQL archive"))
+    return None
 
 
 def _where(
@@ -59,6 +88,7 @@ def _where(
     tables_only: bool,
     mark: str,
     ts_value: Any,
+    sites: Sequence[str] | None = None,
 ) -> tuple[str, list[Any]]:
     """The WHERE clause and its parameters; `mark` is the driver's placeholder and
     `ts_value` turns a datetime into what the ts column compares with."""
@@ -73,6 +103,12 @@ def _where(
     if site is not None:
         terms.append(f"site = {mark}")
         params.append(site)
+    if sites is not None:
+        if not sites:
+            terms.append("1 = 0")
+        else:
+            terms.append(f"site IN ({', '.join([mark] * len(sites))})")
+            params.extend(sites)
     if table is not None:
         terms.append(f"table_id = {mark}")
         params.append(table)
@@ -85,6 +121,13 @@ def _where(
     if tables_only:
         terms.append("device IS NULL")
     return (" WHERE " + " AND ".join(terms) if terms else ""), params
+
+
+class Newest(NamedTuple):
+    """A page of the archive, newest first, and whether older events follow it."""
+
+    events: list[dict[str, Any]]
+    more: bool
 
 
 class ArchiveReader:
@@ -202,17 +245,7 @@ class ArchiveReader:
             tables_only=tables_only,
         )
         for body, row_site, stream, seq in rows:
-            try:
-                event = json.loads(body)
-            except ValueError as exc:
-                raise ArchiveError(
-                    f"archive {_safe(self.url)}: {row_site}/{stream} seq {seq} is not JSON"
-                ) from exc
-            if not isinstance(event, dict):
-                raise ArchiveError(
-                    f"archive {_safe(self.url)}: {row_site}/{stream} seq {seq} is not an event"
-                )
-            yield event
+            yield self._event(body, row_site, stream, seq)
 
     def count(self, **filters: Any) -> int:
         """How many events the archive holds (of the same filters as `events`)."""
@@ -230,6 +263,64 @@ class ArchiveReader:
         row = self._fetch_one(f"SELECT count(*) FROM {TABLE}{where}", params)
         self._rollback()
         return int(row[0])
+
+    def newest(
+        self,
+        limit: int,
+        offset: int = 0,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        site: str | None = None,
+        sites: Sequence[str] | None = None,
+        table: str | None = None,
+        types: Sequence[str] | None = None,
+    ) -> Newest:
+        """Up to `limit` (at most NEWEST_MAX) stored envelopes, newest first, after the
+        first `offset` (at most NEWEST_MAX_OFFSET) of the same filters as `events`;
+        `sites` keeps only those sites' events. A page, never the whole record: a
+        browser asks for the next one."""
+        if not 1 <= limit <= NEWEST_MAX:
+            raise ValueError(f"limit: 1 to {NEWEST_MAX} expected, found {limit}")
+        if not 0 <= offset <= NEWEST_MAX_OFFSET:
+            raise ValueError(f"offset: 0 to {NEWEST_MAX_OFFSET} expected, found {offset}")
+        mark = "%s" if self._pg else "?"
+        where, params = _where(
+            since,
+            until,
+            site,
+            table,
+            types,
+            False,
+            mark=mark,
+            ts_value=self._ts_value,
+            sites=sites,
+        )
+        sql = (
+            f"SELECT body, site, stream, seq FROM {TABLE}{where} {NEWEST_FIRST} "
+            f"LIMIT {mark} OFFSET {mark}"
+        )
+        try:
+            rows = self._conn.execute(sql, [*params, limit + 1, offset]).fetchall()
+        except self._errors() as exc:
+            self._rollback()
+            raise self._fail(exc) from exc
+        self._rollback()
+        events = [self._event(*row) for row in rows[:limit]]
+        return Newest(events, len(rows) > limit)
+
+    def _event(self, body: Any, site: str, stream: str, seq: int) -> dict[str, Any]:
+        try:
+            event = json.loads(body)
+        except ValueError as exc:
+            raise ArchiveError(
+                f"archive {_safe(self.url)}: {site}/{stream} seq {seq} is not JSON"
+            ) from exc
+        if not isinstance(event, dict):
+            raise ArchiveError(
+                f"archive {_safe(self.url)}: {site}/{stream} seq {seq} is not an event"
+            )
+        return event
 
     def tables(self) -> list[tuple[str, str]]:
         """Every (site, table) the archive holds events of, sorted."""
@@ -273,6 +364,5 @@ def open_archive(url: str) -> ArchiveReader:
     """The archive at `url`: `postgresql://...` (or `postgres://...`), `sqlite:///path`,
     or a bare path to a SQLite file. An archive that cannot be opened, or holds no
     `archive_events` table, is an ArchiveError."""
-    if not url:
-        raise ArchiveError("archive: an empty URL")
+    check_archive_url(url)
     return ArchiveReader(url)

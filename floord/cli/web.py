@@ -4,7 +4,9 @@
     floord web passwd FILE USER        (the password from the terminal, or one line on stdin)
 
 `--check` reads the config and every file it names (certificates, the password file,
-keys), says what it would serve and exits, starting nothing.
+keys), says what it would serve and exits, starting nothing. With an `archive` it also
+says whether the archive answers now; one that does not is not refused (the console
+serves the live floor without it, and its History page says the archive is down).
 """
 
 from __future__ import annotations
@@ -51,6 +53,19 @@ def run_passwd(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _archive_words(url: str) -> str:
+    """Whether the archive answers now, and its newest event, in one line."""
+    from floord.archive.reader import ArchiveError, open_archive
+
+    try:
+        with open_archive(url) as reader:
+            newest = reader.newest(1).events
+    except ArchiveError as exc:
+        return f"archive not readable now ({exc}): the History page will say so until it is"
+    when = newest[0].get("ts") if newest else None
+    return f"archive readable, newest event {when}" if when else "archive readable, empty"
+
+
 def run_web(ns: argparse.Namespace) -> int:
     if ns.web_action == "passwd":
         return run_passwd(ns)
@@ -80,6 +95,8 @@ def run_web(ns: argparse.Namespace) -> int:
                 f"{ns.config}: ok: {scheme}://{loaded.config.listen}/ for {who}, "
                 f"broker {loaded.config.broker.where}"
             )
+            if loaded.archive_url is not None:
+                print(f"{ns.config}: {_archive_words(loaded.archive_url)}")
             return 0
     except WebConfigError as exc:
         print("\n".join(exc.problems), file=sys.stderr)

@@ -295,7 +295,7 @@ async def run_demo(
                 daemon = await Daemon.open(loaded)
                 web_text = unavailable()
                 if web_text is None:
-                    web = await start_web(url, config)
+                    web = await start_web(url, config, archive.path)
                     web_text = web_line(web.url)
                 view.header = header_lines(url=url, what=what, config=config, web=web_text)
                 view.intro = intro_lines(site=SITE, seed=seed, url=url, tables=tables)

@@ -4,7 +4,8 @@ Anonymous viewing is allowed on loopback, so the demo needs no password file; th
 console subscribes to the demo's broker like any surveillance host, and the security
 officer (`SEC-DEMO`) signs its replays. It listens on `PORT` when that is free, else on
 any free port; the header prints its address. Without the `web` extra the header says
-how to get it, and the demo runs without it.
+how to get it, and the demo runs without it. It reads the demo's archive file for its
+History page.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ def unavailable() -> str | None:
     return None
 
 
-async def start_web(broker_url: str, config: Path) -> WebConsole:
-    """The console started (listening; `run()` serves), on `PORT` or a free port."""
+async def start_web(broker_url: str, config: Path, archive: Path | None = None) -> WebConsole:
+    """The console started (listening; `run()` serves), on `PORT` or a free port; with
+    the demo's `archive` file, its History page reads it."""
     from floord.web.server import WebConsole, build
     from floord.web.settings import LoadedWebConfig, ReplayAs, WebConfig, parse_listen
 
@@ -41,6 +43,7 @@ async def start_web(broker_url: str, config: Path) -> WebConsole:
             broker=BrokerConfig(url=broker_url),
             anonymous=True,
             replay_as=ReplayAs(operator=SECURITY.id, key_file=Path(SECURITY.key_file)),
+            archive=str(archive) if archive is not None else None,
         )
         loaded = LoadedWebConfig(config, settings, parse_listen(settings.listen))
         console = WebConsole(build(loaded))

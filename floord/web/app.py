@@ -20,13 +20,20 @@ from aiohttp import WSMsgType, web
 
 from floord.web.auth import COOKIE, Access, certificate_user
 from floord.web.commands import MAX_BODY, command_problem
+from floord.web.history import History
+from floord.web.history_api import HISTORY, add_history
 from floord.web.hub import Hub, Viewer
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
-PAGES = {"/": "floor.html", "/table": "table.html", "/alerts": "alerts.html"}
+PAGES = {
+    "/": "floor.html",
+    "/table": "table.html",
+    "/alerts": "alerts.html",
+    "/history": "history.html",
+}
 OPEN = frozenset({"/login", "/static/login.js", "/static/style.css"})
 COMMAND_TIMEOUT_S = 12.0
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
@@ -212,7 +219,13 @@ async def command(request: web.Request) -> web.Response:
 
 async def whoami(request: web.Request) -> web.Response:
     access = request.app[ACCESS]
-    return web.json_response({"viewer": viewer_name(request), "login": access.needs_login})
+    return web.json_response(
+        {
+            "viewer": viewer_name(request),
+            "login": access.needs_login,
+            "archive": HISTORY in request.app,
+        }
+    )
 
 
 async def close_viewers(app: web.Application) -> None:
@@ -225,13 +238,17 @@ async def close_viewers(app: web.Application) -> None:
                 await viewer.close()
 
 
-def build_app(hub: Hub, access: Access) -> web.Application:
+def build_app(hub: Hub, access: Access, history: History | None = None) -> web.Application:
+    """The console's routes; the History page and its API only with an archive."""
     app = web.Application(middlewares=[headers, viewers], client_max_size=MAX_BODY)
     app.on_shutdown.append(close_viewers)
     app[HUB] = hub
     app[ACCESS] = access
     for path in PAGES:
-        app.router.add_get(path, page)
+        if path != "/history" or history is not None:
+            app.router.add_get(path, page)
+    if history is not None:
+        add_history(app, history)
     app.router.add_get("/static/{name}", static)
     app.router.add_get("/login", login_page)
     app.router.add_post("/login", login)

@@ -8,8 +8,10 @@ the whole table to a table page, the alerts to the alerts page. A browser that
 (re)connects is sent the page's whole picture first (`snapshot`), never a change on top
 of what it had.
 
-The alerts page's acknowledged list is what the console saw: each
-`surveillance.alert_acknowledged` on a table's record, with who, when and the note.
+The alerts page's acknowledged list is each `surveillance.alert_acknowledged` on a
+table's record, with who, when and the note: those the console saw, and, when the config
+names an archive, those the archive holds (`merge_archived`, reread every
+`ARCHIVE_ACKS_S`), one entry per alert whichever told it first.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from floord.web.views import alert_raised, alert_text, alert_words, table_detail
 FLUSH_S = 0.1
 SEND_TIMEOUT_S = 5.0
 ACKS_KEPT = 500
+ARCHIVE_ACKS_S = 30.0
 Key = tuple[str, str]
 
 
@@ -67,6 +70,10 @@ class Hub:
         self.viewers: set[Viewer] = set()
         self.acknowledged: deque[dict[str, Any]] = deque(maxlen=ACKS_KEPT)
         self._acked: set[tuple[str, str, str]] = set()
+        # Grows with every acknowledgement taken: the alerts page is pushed when it moves.
+        self._acks_taken = 0
+        # Where the acknowledged list comes from: what the console saw, or the archive too.
+        self.acks_source = "console"
         # An open alert's sentence and when it was raised, kept while it is open.
         self._alert_texts: dict[tuple[str, str, str], tuple[str, str]] = {}
         self._alerts_mark: tuple[frozenset[tuple[str, str, str]], int] = (frozenset(), 0)
@@ -111,34 +118,53 @@ class Hub:
         data = notice.data.get("data")
         if not isinstance(data, dict) or notice.site is None or notice.table is None:
             return
+        self._take_ack(notice.site, notice.table, str(notice.data.get("ts", "")), data)
+
+    def merge_archived(self, events: list[dict[str, Any]]) -> int:
+        """The archive's acknowledgements (envelopes as stored) beside the live ones: an
+        alert already listed is not listed again. How many were new."""
+        taken = 0
+        for event in events:
+            site, table, data = event.get("site"), event.get("table"), event.get("data")
+            if event.get("type") != EventType.SURVEILLANCE_ALERT_ACKNOWLEDGED:
+                continue
+            if not isinstance(site, str) or not isinstance(table, str):
+                continue
+            if not isinstance(data, dict) or not self.shown((site, table)):
+                continue
+            taken += self._take_ack(site, table, str(event.get("ts", "")), data)
+        return taken
+
+    def _take_ack(self, site: str, table: str, ts: str, data: dict[str, Any]) -> bool:
         alert = str(data.get("id"))
-        mark = (notice.site, notice.table, alert)
+        mark = (site, table, alert)
         if mark in self._acked:
-            return
+            return False
         self._acked.add(mark)
-        view = self.model.tables.get((notice.site, notice.table))
+        view = self.model.tables.get((site, table))
         known = self._alert_texts.pop(mark, None)
         closed = data.get("alert")
         if known is not None:
             text = known[0]
         elif isinstance(closed, dict) and closed:  # the alert it closes, as the table had it
-            text = alert_words(notice.site, notice.table, {"id": alert, **closed})
+            text = alert_words(site, table, {"id": alert, **closed})
         else:
             text = alert_text(view, alert) if view is not None else f"alert {alert}"
-        self.acknowledged.appendleft(
-            {
-                "site": notice.site,
-                "table": notice.table,
-                "id": alert,
-                "by": str(data.get("by", "?")),
-                "ts": str(notice.data.get("ts", "")),
-                "note": str(data.get("note", "")),
-                "text": text,
-            }
-        )
-        self.acknowledged = deque(
-            sorted(self.acknowledged, key=lambda a: a["ts"], reverse=True), maxlen=ACKS_KEPT
-        )
+        entry = {
+            "site": site,
+            "table": table,
+            "id": alert,
+            "by": str(data.get("by", "?")),
+            "ts": ts,
+            "note": str(data.get("note", "")),
+            "text": text,
+        }
+        # Newest first, the newest ACKS_KEPT: an old one the archive tells late finds
+        # its place, or is not kept when older than all of them.
+        entries = sorted([entry, *self.acknowledged], key=lambda a: a["ts"], reverse=True)
+        self.acknowledged = deque(entries[:ACKS_KEPT], maxlen=ACKS_KEPT)
+        self._acks_taken += 1
+        return True
 
     # ----- pages --------------------------------------------------------------------
 
@@ -172,7 +198,11 @@ class Hub:
         return found
 
     def alerts_page(self) -> dict[str, Any]:
-        return {"open": self.open_alerts(), "acknowledged": list(self.acknowledged)}
+        return {
+            "open": self.open_alerts(),
+            "acknowledged": list(self.acknowledged),
+            "acknowledged_from": self.acks_source,
+        }
 
     def connection(self) -> dict[str, Any]:
         return {
@@ -221,7 +251,7 @@ class Hub:
         dirty = {k for k in self.model.take_dirty() if self.shown(k)}
         mark = (
             frozenset((s, t, a) for (s, t), v in self.model.tables.items() for a in v.alerts),
-            len(self.acknowledged),
+            self._acks_taken,
         )
         alerts_changed = mark != self._alerts_mark
         self._alerts_mark = mark

@@ -26,7 +26,8 @@ from floord.watch.model import FloorModel
 from floord.web.app import build_app
 from floord.web.auth import Access
 from floord.web.forward import CommandLogin
-from floord.web.hub import Hub
+from floord.web.history import History
+from floord.web.hub import ACKS_KEPT, ARCHIVE_ACKS_S, Hub
 from floord.web.settings import LoadedWebConfig
 
 
@@ -64,6 +65,8 @@ class Built:
     tls: ssl.SSLContext | None
     host: str
     port: int
+    # The floor's archive, read for the History page and the acknowledgements.
+    history: History | None = None
 
 
 def build(loaded: LoadedWebConfig) -> Built:
@@ -116,7 +119,11 @@ def build(loaded: LoadedWebConfig) -> Built:
         secure=tls is not None,
         session_s=config.session_hours * 3600,
     )
-    return Built(hub, access, tls, loaded.listen.host, loaded.listen.port)
+    history = None
+    if loaded.archive_url is not None:
+        history = History(loaded.archive_url, hub.sites)
+        hub.acks_source = "archive"
+    return Built(hub, access, tls, loaded.listen.host, loaded.listen.port, history)
 
 
 class WebConsole:
@@ -137,7 +144,7 @@ class WebConsole:
 
     async def start(self) -> None:
         """Listen (port 0: a free one, then `port` says which); the feed starts in `run`."""
-        app = build_app(self.built.hub, self.built.access)
+        app = build_app(self.built.hub, self.built.access, self.built.history)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         # The socket is bound here, so that port 0 (a free one) can be read back.
@@ -173,6 +180,10 @@ class WebConsole:
             asyncio.create_task(self.built.hub.feed.run()),
             asyncio.create_task(self.built.hub.run()),
         ]
+        history = self.built.history
+        if history is not None:
+            merge = self.built.hub.merge_archived
+            tasks.append(asyncio.create_task(history.follow_acks(merge, ACKS_KEPT, ARCHIVE_ACKS_S)))
         notify("READY=1")
         try:
             await self._stopped.wait()

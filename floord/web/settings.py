@@ -6,6 +6,11 @@ for a cluster's failover, the surveillance login, `tls`). Fail closed: an addres
 than loopback needs the console's own TLS (a password or a floor's state never crosses a
 network in the clear) and a way to know the viewer (a password file or client
 certificates); anonymous viewing is allowed on loopback only.
+
+`archive:` names the floor's archive (`floord archive`'s database) in the form `floord
+report --archive` takes, for the History page and the acknowledgements it keeps; it is
+only ever read. Its form is checked here, not whether it answers: an archive that is
+down makes the History page say so, it does not stop the live console.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, model_validator
 
+from floord.archive.reader import ArchiveError, check_archive_url
 from floord.config.broker import BrokerConfig
 from floord.config.tables import StrictModel
 from floord.problem_lines import validation_problems
@@ -69,6 +75,8 @@ class WebConfig(StrictModel):
     command_login: CommandLoginConfig | None = None
     # How long a signed-in browser stays signed in.
     session_hours: float = Field(default=12.0, gt=0, le=168)
+    # The floor's archive, read-only: postgresql://..., sqlite:///PATH or a file's path.
+    archive: str | None = None
 
     @model_validator(mode="after")
     def _sites(self) -> WebConfig:
@@ -114,6 +122,17 @@ class LoadedWebConfig:
     def resolve(self, path: Path) -> Path:
         """A path of the config, relative to the config's own directory."""
         return path if path.is_absolute() else self.path.parent / path
+
+    @property
+    def archive_url(self) -> str | None:
+        """The archive as the reader opens it: a SQLite file's relative path is taken
+        from the config's directory (`archive` was checked at load)."""
+        url = self.config.archive
+        if url is None or check_archive_url(url) is None:
+            return url
+        if url.startswith("sqlite:"):
+            return url
+        return str(self.resolve(Path(url)))
 
 
 def access_problems(path: Path, config: WebConfig, listen: Listen) -> list[str]:
@@ -163,6 +182,11 @@ def load_web_config(path: Path) -> LoadedWebConfig:
     except ValueError as exc:
         raise WebConfigError([f"{path}: listen: {exc}"]) from None
     problems = access_problems(path, config, listen)
+    if config.archive is not None:
+        try:
+            check_archive_url(config.archive)
+        except ArchiveError as exc:
+            problems.append(f"{path}: archive: {exc}")
     loaded = LoadedWebConfig(path, config, listen)
     for key, file in _files(config):
         where = loaded.resolve(file)

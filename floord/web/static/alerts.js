@@ -24,6 +24,9 @@ function render(alerts) {
     list.append(row);
   }
   if (!alerts.open.length) list.append(el("li", { class: "none muted" }, "no open alerts"));
+  document.getElementById("acked-from").textContent = alerts.acknowledged_from === "archive"
+    ? "From the floor's archive (read again every 30 s) and the tables' records as this console sees them."
+    : "As this console saw them on the tables' records since it started.";
   const acked = document.getElementById("acked");
   clear(acked);
   for (const a of alerts.acknowledged) {

@@ -63,12 +63,18 @@ export function header(active) {
     el("span", { class: "brand" }, "floord"),
     el("a", { href: "/", class: active === "floor" ? "here" : "" }, "Floor"),
     el("a", { href: "/alerts", class: active === "alerts" ? "here" : "" }, "Alerts"),
-    el("span", { id: "broker", class: "broker" }, "connecting…"),
+    el("span", { id: "broker", class: "broker" }, active === "history" ? "" : "connecting…"),
     el("span", { id: "viewer", class: "viewer" }, ""));
   document.body.prepend(nav);
   fetch("/api/whoami").then((r) => r.json()).then((who) => {
     const viewer = document.getElementById("viewer");
     viewer.textContent = `viewing as ${who.viewer}`;
+    // History reads the floor's archive: shown only when the console has one.
+    if (who.archive) {
+      nav.querySelector('a[href="/alerts"]').after(el("a",
+        { href: "/history", id: "history-link", class: active === "history" ? "here" : "" },
+        "History"));
+    }
     if (who.login) {
       const out = el("form", { method: "post", action: "/logout", class: "logout" },
         el("button", { type: "submit" }, "Sign out"));
