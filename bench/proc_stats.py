@@ -2,12 +2,15 @@
 
 CPU is user + system time in seconds (`/proc/<pid>/stat` fields 14 and 15, in clock
 ticks); memory is the resident set now (`VmRSS`) and its peak (`VmHWM`), in MiB, from
-`/proc/<pid>/status`. A process that has gone reads as None, never as zero.
+`/proc/<pid>/status`. A process that has gone reads as None, never as zero. A browser
+is many processes: `family` finds them all below the one the bench started. `end` stops
+a process a bench started, so none outlives its run.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -41,6 +44,30 @@ def sample(pid: int) -> Sample | None:
     return Sample(pid, (utime + stime) / TICKS, memory.get("VmRSS", 0.0), memory.get("VmHWM", 0.0))
 
 
+def family(pid: int) -> list[int]:
+    """`pid` and every process below it (a browser's renderers, its GPU and network
+    helpers), from each process's parent in `/proc/<pid>/stat`; [] once `pid` is gone."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+        parents.setdefault(parent, []).append(int(entry))
+    if not os.path.exists(f"/proc/{pid}"):
+        return []
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += parents.get(current, [])
+    return found
+
+
 def machine() -> dict[str, object]:
     """What the figures were measured on: CPU model, cores, memory, load at the time."""
     model = "unknown"
@@ -60,3 +87,14 @@ def machine() -> dict[str, object]:
         "memory_gib": round(total_kib / 1024 / 1024, 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def end(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """`proc` asked to stop (SIGTERM), killed if it has not within `timeout` s, reaped."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
