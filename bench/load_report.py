@@ -105,13 +105,16 @@ def print_report(figures: dict[str, Any]) -> None:
     web = figures.get("web")
     if web:
         tile = web["tile_lag_ms"]
-        lines.append(
+        sock, page = tile["to_the_pages_socket"], tile["socket_to_tile"]
+        lines += [
             f"  browser console ({web['browsers']} pages): ts -> tile ms p50 {tile['p50']}, "
             f"p99 {tile['p99']}, max {tile['max']} ({web['tile_updates_seen']} tile updates, "
-            f"{tile['over_1s']} over 1 s); floord web CPU % {web['web_cpu_percent_of_one_core']}, "
-            f"RSS {web['web_rss_mib']} MiB; the browsers' CPU % "
-            f"{web['browsers_cpu_percent_of_one_core']}"
-        )
+            f"{tile['over_1s']} over 1 s); ts -> the page's socket p50 {sock['p50']}, p99 "
+            f"{sock['p99']}; socket -> tile p50 {page['p50']}, p99 {page['p99']}",
+            f"  floord web: CPU % of a core {web['web_cpu_percent_of_one_core']}, RSS "
+            f"{web['web_rss_mib']} MiB; the browsers' CPU % "
+            f"{web['browsers_cpu_percent_of_one_core']}",
+        ]
     archived = figures.get("archive")
     if archived:
         alag, acpu = archived["lag_ts_to_row_ms"], archived["cpu_percent_of_one_core"]

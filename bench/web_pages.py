@@ -28,7 +28,30 @@ from bench.load_console import percentile
 from bench.proc_stats import Sample, end, family, sample
 from floord.demo.broker import free_port
 
-# A tile's first sighting only notes its `ts`; every later change of it is one lag.
+# Installed before the page's own script: when each tile's body (its table's key and
+# latest `ts`) came in on the page's WebSocket, before the page itself reads the frame.
+ARRIVALS = """
+window.__arrived = new Map();
+const Native = window.WebSocket;
+window.WebSocket = class extends Native {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener('message', (event) => {
+      const now = Date.now();
+      let body;
+      try { body = JSON.parse(event.data); } catch (e) { return; }
+      if (body.type !== 'tiles') return;
+      for (const t of body.tiles) {
+        const seen = t.key + ' ' + t.last_ts;
+        if (t.last_ts && !window.__arrived.has(seen)) window.__arrived.set(seen, now);
+      }
+    });
+  }
+};
+"""
+
+# A tile's first sighting only notes its `ts`; every later change of it is one lag, split
+# where its body came in on the WebSocket (-1 if that was before the observer began).
 OBSERVER = """
 window.__lags = []; window.__seen = {};
 new MutationObserver(() => {
@@ -36,7 +59,11 @@ new MutationObserver(() => {
   for (const tile of document.querySelectorAll('.tile')) {
     const ts = tile.dataset.ts, key = tile.dataset.key;
     if (ts && window.__seen[key] !== ts) {
-      if (window.__seen[key] !== undefined) window.__lags.push(now - Date.parse(ts));
+      if (window.__seen[key] !== undefined) {
+        const made = Date.parse(ts), came = window.__arrived.get(key + ' ' + ts);
+        window.__lags.push([now - made, came === undefined ? -1 : came - made]);
+      }
+      window.__arrived.delete(key + ' ' + ts);
       window.__seen[key] = ts;
     }
   }
@@ -112,6 +139,7 @@ async def open_floor(browser: Browser, url: str, count: int, tables: int) -> lis
     pages = []
     for _ in range(count):
         page = await browser.page(1920, 1080)
+        await page.send("Page.addScriptToEvaluateOnNewDocument", {"source": ARRIVALS})
         await page.goto(url)
         pages.append(page)
     for page in pages:
@@ -129,11 +157,26 @@ async def observe(pages: list[Page]) -> None:
         await page.evaluate(OBSERVER)
 
 
-async def tile_lags(pages: list[Page]) -> list[float]:
-    """Every lag the pages noted since `observe`, in milliseconds."""
-    lags: list[float] = []
+@dataclass
+class Lags:
+    """Each tile change's lag in ms: from its event's `ts` to the tile on the page, and of
+    that, to its body on the page's WebSocket (the daemon, the broker, floord web and its
+    flush) and from there to the tile (the page's redraw timer and its work)."""
+
+    tile: list[float]
+    to_socket: list[float]
+    on_page: list[float]
+
+
+async def tile_lags(pages: list[Page]) -> Lags:
+    """Every lag the pages noted since `observe`."""
+    lags = Lags([], [], [])
     for page in pages:
-        lags += await page.evaluate("window.__lags")
+        for total, came in await page.evaluate("window.__lags"):
+            lags.tile.append(total)
+            if came >= 0:
+                lags.to_socket.append(came)
+                lags.on_page.append(total - came)
     return lags
 
 
@@ -151,9 +194,7 @@ class Usage:
         return cls(web.sample(), cpu)
 
 
-def figures(
-    lags: list[float], before: Usage, after: Usage, elapsed: float, pages: int
-) -> dict[str, Any]:
+def figures(lags: Lags, before: Usage, after: Usage, elapsed: float, pages: int) -> dict[str, Any]:
     """The tile lag and what the console and the browsers used, as JSON-able figures."""
 
     def rounded(value: float | None) -> float | None:
@@ -162,15 +203,23 @@ def figures(
     web_cpu = None
     if before.web is not None and after.web is not None:
         web_cpu = round(100.0 * (after.web.cpu_s - before.web.cpu_s) / elapsed, 1)
+
+    def spread(values: list[float]) -> dict[str, Any]:
+        return {
+            "p50": rounded(percentile(values, 0.50)),
+            "p99": rounded(percentile(values, 0.99)),
+            "max": rounded(max(values, default=None)),
+        }
+
     return {
         "browsers": pages,
         "seconds": round(elapsed, 1),
-        "tile_updates_seen": len(lags),
+        "tile_updates_seen": len(lags.tile),
         "tile_lag_ms": {
-            "p50": rounded(percentile(lags, 0.50)),
-            "p99": rounded(percentile(lags, 0.99)),
-            "max": rounded(max(lags, default=None)),
-            "over_1s": sum(1 for lag in lags if lag > 1000.0),
+            **spread(lags.tile),
+            "over_1s": sum(1 for lag in lags.tile if lag > 1000.0),
+            "to_the_pages_socket": spread(lags.to_socket),
+            "socket_to_tile": spread(lags.on_page),
         },
         "web_cpu_percent_of_one_core": web_cpu,
         "web_rss_mib": None if after.web is None else round(after.web.rss_mib, 1),
