@@ -112,7 +112,8 @@ def print_report(figures: dict[str, Any]) -> None:
             f"{tile['over_1s']} over 1 s); ts -> the page's socket p50 {sock['p50']}, p99 "
             f"{sock['p99']}; socket -> tile p50 {page['p50']}, p99 {page['p99']}",
             f"  floord web: CPU % of a core {web['web_cpu_percent_of_one_core']}, RSS "
-            f"{web['web_rss_mib']} MiB; the browsers' CPU % "
+            f"{web['web_rss_mib']} MiB, waited for a core "
+            f"{web['web_waited_for_a_core_ms_per_s']} ms a second; the browsers' CPU % "
             f"{web['browsers_cpu_percent_of_one_core']}",
         ]
     archived = figures.get("archive")

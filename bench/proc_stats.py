@@ -68,6 +68,24 @@ def family(pid: int) -> list[int]:
     return found
 
 
+def waited_s(pid: int) -> float | None:
+    """Seconds `pid`'s threads have spent ready to run but waiting for a core (the second
+    field of each `/proc/<pid>/task/<tid>/schedstat`, in ns): on a busy machine, the part
+    of a lag that was no work of the process's own. None if it is gone."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as handle:
+                total += int(handle.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
+
+
 def machine() -> dict[str, object]:
     """What the figures were measured on: CPU model, cores, memory, load at the time."""
     model = "unknown"

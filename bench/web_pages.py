@@ -25,7 +25,7 @@ import yaml
 
 from bench.cdp import Browser, Page, chromium
 from bench.load_console import percentile
-from bench.proc_stats import Sample, end, family, sample
+from bench.proc_stats import Sample, end, family, sample, waited_s
 from floord.demo.broker import free_port
 
 # Installed before the page's own script: when each tile's body (its table's key and
@@ -185,13 +185,15 @@ class Usage:
     """CPU seconds of floord web and of the browser's processes at one moment."""
 
     web: Sample | None
+    web_waited_s: float | None
     browsers_cpu_s: float
 
     @classmethod
     def now(cls, web: WebProcess, browser: Browser) -> Usage:
         pids = family(browser.proc.pid)
         cpu = sum(s.cpu_s for s in (sample(p) for p in pids) if s is not None)
-        return cls(web.sample(), cpu)
+        waited = None if web.proc is None else waited_s(web.proc.pid)
+        return cls(web.sample(), waited, cpu)
 
 
 def figures(lags: Lags, before: Usage, after: Usage, elapsed: float, pages: int) -> dict[str, Any]:
@@ -200,9 +202,11 @@ def figures(lags: Lags, before: Usage, after: Usage, elapsed: float, pages: int)
     def rounded(value: float | None) -> float | None:
         return None if value is None else round(value, 1)
 
-    web_cpu = None
+    web_cpu = waited = None
     if before.web is not None and after.web is not None:
         web_cpu = round(100.0 * (after.web.cpu_s - before.web.cpu_s) / elapsed, 1)
+    if before.web_waited_s is not None and after.web_waited_s is not None:
+        waited = round(1000.0 * (after.web_waited_s - before.web_waited_s) / elapsed, 1)
 
     def spread(values: list[float]) -> dict[str, Any]:
         return {
@@ -222,6 +226,8 @@ def figures(lags: Lags, before: Usage, after: Usage, elapsed: float, pages: int)
             "socket_to_tile": spread(lags.on_page),
         },
         "web_cpu_percent_of_one_core": web_cpu,
+        # Ready to run, waiting for a core: ms a second of the window.
+        "web_waited_for_a_core_ms_per_s": waited,
         "web_rss_mib": None if after.web is None else round(after.web.rss_mib, 1),
         "web_peak_rss_mib": None if after.web is None else round(after.web.peak_rss_mib, 1),
         "browsers_cpu_percent_of_one_core": round(
