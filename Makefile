@@ -58,7 +58,8 @@ bench-slow: $(STAMP)
 	$(VENV)/bin/python -m bench.latency --slow-fsync-ms 5 $(BENCH_ARGS)
 
 # 200 simulated roulette tables, 4 daemons, one Mosquitto, 180 s (LOAD_ARGS="--tables 20
-# --seconds 30" for a short run); prints a report, writes JSON to bench/results/.
+# --seconds 30" for a short run; "--speed 4 --seconds 60 --browsers 5" adds floord web and
+# 5 headless Chromium pages on its floor); prints a report, writes JSON to bench/results/.
 .PHONY: bench-load
 bench-load: $(STAMP)
 	bash scripts/ensure-test-tools.sh

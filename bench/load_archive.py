@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from bench.local_postgres import Postgres
-from bench.proc_stats import sample
+from bench.proc_stats import end, sample
 
 
 def _when(value: Any) -> float:
@@ -160,13 +160,8 @@ class BenchArchive:
         return {k: found.get(k) for k in ("lag_p99_s", "commit_p99_s", "duplicates", "breaks")}
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            end(self.proc, 30)
         if self.pg is not None:
             self.pg.close()
 

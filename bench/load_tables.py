@@ -11,7 +11,11 @@ Shape (defaults: 200 tables, 4 daemons, 180 s measured):
 - `floord archive` (`bench/load_archive.py`) storing the site's events in a SQLite file
   (`--archive sqlite`, the default), a private PostgreSQL server (`--archive postgresql`)
   or not at all (`--archive none`): its lag from an event's `ts` to its row, its CPU and
-  the database's, and the database's size per table-day.
+  the database's, and the database's size per table-day;
+- with `--browsers N`, `floord web` as its own process reading the site as the console
+  does, and N headless Chromium pages on its floor page (`bench/web_pages.py`): in each
+  page, for every tile whose table's event changed, the time from that event's `ts` to
+  the tile on the page; floord web's CPU and RSS and the browsers' CPU.
 
 Every wheel must identify and every table is inspected and opened with signed commands
 before the window starts, so the engine plays real rounds. Over the window the bench
@@ -22,8 +26,8 @@ broker's. Prints the report; writes it as JSON to bench/results/.
 
 With `--nats-cluster` the broker is the three-node NATS cluster of examples/nats-cluster/
 on loopback ports (bench/nats_cluster.py) instead: each daemon names all three nodes in
-`broker.urls`, the first node of daemon N being node N mod 3 + 1, and the console and the
-commands use node 3.
+`broker.urls`, the first node of daemon N being node N mod 3 + 1, and the console, the
+browser console and the commands use node 3.
 
 `--compare-tree PATH` (repeatable): daemon N runs tree N mod (trees + 1), the installed
 floord's first (`bench/trees.py`), so commits share one load and window; `by_tree` gives
@@ -50,11 +54,14 @@ from typing import Any
 import aiomqtt
 import yaml
 
+from bench.cdp import chromium_path
 from bench.load_archive import BenchArchive, cpu_seconds, journaled
-from bench.load_console import Console, percentile
+from bench.load_console import Console
+from bench.load_report import print_report, report
 from bench.nats_cluster import NatsCluster
-from bench.proc_stats import machine, sample, stop_process
+from bench.proc_stats import end, sample
 from bench.trees import INSTALLED, by_tree, pids_by_tree, tree_command
+from bench.web_pages import Watch
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
 from floord.demo.broker import free_port, mosquitto_binary
 from floord.operator.commands import build_command
@@ -88,9 +95,9 @@ class Floor:
         self.broker_port = 0
         self.sims: list[subprocess.Popen[bytes]] = []
         self.daemons: list[subprocess.Popen[bytes]] = []
-        self.tables: list[str] = []
         # Each daemon's tree (`INSTALLED` or a `--compare-tree` path) and its tables.
         self.daemon_trees: list[tuple[str, int]] = []
+        self.tables: list[str] = []
 
     def start_broker(self) -> None:
         binary = mosquitto_binary()
@@ -192,17 +199,17 @@ class Floor:
 
     def stop(self) -> None:
         for proc in self.daemons:
-            stop_process(proc, 20)
+            end(proc, 20)
         for proc in self.sims:
             with contextlib.suppress(Exception):
                 if proc.stdin:
                     proc.stdin.close()
-            stop_process(proc, 10)
+            end(proc, 10)
             with contextlib.suppress(Exception):
                 if proc.stdout:
                     proc.stdout.close()
         if self.broker is not None:
-            stop_process(self.broker, 10)
+            end(self.broker, 10)
         if self.cluster is not None:
             self.cluster.close()
 
@@ -246,15 +253,12 @@ def _cpu(pids: list[int]) -> tuple[float, float, float]:
     )
 
 
-def _ms(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
-
-
 async def run(ns: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="floord-load-", dir=ns.workdir) as tmp:
         floor = Floor(Path(tmp))
         console_task: asyncio.Task[None] | None = None
         archive: BenchArchive | None = None
+        watch: Watch | None = None
         figures: dict[str, Any] = {}
         try:
             if ns.nats_cluster:
@@ -270,6 +274,11 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             console = Console("127.0.0.1", floor.broker_port, DEFAULT_TOPIC_PREFIX, SITE)
             console_task = asyncio.create_task(console.run())
             await asyncio.wait_for(console.ready.wait(), 15)
+            if ns.browsers:
+                # The browser console reads the floor as the bench's console does.
+                broker_url = f"mqtt://127.0.0.1:{floor.broker_port}"
+                watch = Watch(Path(tmp), broker_url, [SITE])
+                await watch.start()
             per = -(-ns.tables // ns.daemons)
             trees: list[str | None] = [None, *(ns.compare_tree or [])]
             for group in range(ns.daemons):
@@ -287,6 +296,9 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
                 lambda: len(console.identified) >= ns.tables, ns.warmup, "every wheel to identify"
             )
             opened = await open_tables(floor.broker_port, console, floor.tables, ns.warmup)
+            if watch is not None:
+                await watch.open(ns.browsers, ns.tables)
+                print(f"load bench: {ns.browsers} browsers on {watch.web.url}", flush=True)
             print(f"load bench: {opened} tables open; measuring {ns.seconds:.0f} s", flush=True)
             daemon_pids = [p.pid for p in floor.daemons]
             sim_pids = [p.pid for p in floor.sims]
@@ -302,6 +314,8 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             archive_cpu = {k: cpu_seconds(v) for k, v in kept.items()}
             window_from = time.time()
             before = {key: _cpu(pids) for key, pids in groups.items()}
+            if watch is not None:
+                await watch.begin()
             console.measure()
             started = time.monotonic()
             while (left := ns.seconds - (time.monotonic() - started)) > 0:
@@ -316,18 +330,20 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             elapsed = time.monotonic() - started
             after = {key: _cpu(pids) for key, pids in groups.items()}
             window_to = time.time()
+            web = await watch.end() if watch is not None else None
             spent = {k: cpu_seconds(archive.pids()[k]) - v for k, v in archive_cpu.items()}
             alive = sum(1 for p in floor.daemons if p.poll() is None)
             window = console.window
             assert window is not None
-            figures = report(ns, floor, opened, alive, elapsed, window, before, after)
+            figures = report(ns, len(floor.daemons), opened, alive, elapsed, window, before, after)
+            figures["web"] = web
             if ns.compare_tree:
                 figures["by_tree"] = by_tree(floor.daemon_trees, elapsed, before, after)
             figures["archive"] = None
             if archive is not None:
                 # The daemons stop; the archive catches up with what they published.
                 for proc in floor.daemons:
-                    stop_process(proc, 20)
+                    end(proc, 20)
                 held = archive.settle()
                 figures["archive"] = archive.figures(
                     since=window_from,
@@ -343,119 +359,15 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             if console_task is not None:
                 console_task.cancel()
                 await asyncio.gather(console_task, return_exceptions=True)
-            floor.stop()
-            if archive is not None:
-                archive.stop()
-                if figures.get("archive"):
-                    figures["archive"]["own_word"] = archive.own_word()
-
-
-def report(
-    ns: argparse.Namespace,
-    floor: Floor,
-    opened: int,
-    alive: int,
-    elapsed: float,
-    window: Any,
-    before: dict[str, Any],
-    after: dict[str, Any],
-) -> dict[str, Any]:
-    """The figures of one run, as a JSON-able dict."""
-
-    def cpu_percent(key: str) -> float:
-        return round(100.0 * (after[key][0] - before[key][0]) / elapsed, 1)
-
-    daemons = len(floor.daemons)
-    daemon_cpu = cpu_percent("daemons")
-    rss, peak = after["daemons"][1], after["daemons"][2]
-    return {
-        "date": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "machine": machine(),
-        "broker": "nats-cluster (3 nodes)" if ns.nats_cluster else "mosquitto",
-        "tables": ns.tables,
-        "tables_open": opened,
-        "daemons": daemons,
-        "daemons_alive_at_end": alive,
-        "speed": ns.speed,
-        "seconds": round(elapsed, 1),
-        "events_per_s": {
-            "table_records": round(window.table_events / elapsed, 1),
-            "device_streams": round(window.device_events / elapsed, 1),
-            "all_messages": round(window.messages / elapsed, 1),
-            "per_table": round(
-                (window.table_events + window.device_events) / elapsed / ns.tables, 3
-            ),
-        },
-        "results": window.types.get("roulette.result", 0),
-        "lag_ms": {
-            "events": len(window.lags_ms),
-            "p50": _ms(percentile(window.lags_ms, 0.50)),
-            "p99": _ms(percentile(window.lags_ms, 0.99)),
-            "max": _ms(max(window.lags_ms, default=None)),
-            "table_record_p99": _ms(percentile(window.table_lags_ms, 0.99)),
-        },
-        "cpu_percent_of_one_core": {
-            "daemons": daemon_cpu,
-            "per_daemon": round(daemon_cpu / max(daemons, 1), 1),
-            "per_table": round(daemon_cpu / ns.tables, 3),
-            "simulators": cpu_percent("sims"),
-            "broker": cpu_percent("broker"),
-            "console": cpu_percent("console"),
-        },
-        "rss_mib": {
-            "daemons": round(rss, 1),
-            "per_daemon": round(rss / max(daemons, 1), 1),
-            "per_table": round(rss / ns.tables, 2),
-            "daemons_peak": round(peak, 1),
-            "broker": round(after["broker"][1], 1),
-        },
-        "event_types": dict(window.types.most_common()),
-    }
-
-
-def print_report(figures: dict[str, Any]) -> None:
-    e, lag = figures["events_per_s"], figures["lag_ms"]
-    cpu, mem = figures["cpu_percent_of_one_core"], figures["rss_mib"]
-    lines = [
-        f"floord load bench, {figures['date']}, {figures['machine']['cpu']} "
-        f"({figures['machine']['cores']} cores)",
-        f"  tables {figures['tables']} ({figures['tables_open']} open) in "
-        f"{figures['daemons']} daemons, {figures['seconds']} s measured, "
-        f"{figures['results']} roulette results",
-        f"  events/s: {e['table_records']} table records + {e['device_streams']} device "
-        f"streams ({e['per_table']} per table); {e['all_messages']} messages/s in all",
-        f"  console lag ms: p50 {lag['p50']}, p99 {lag['p99']}, max {lag['max']} "
-        f"({lag['events']} events)",
-        f"  CPU % of a core: daemons {cpu['daemons']} ({cpu['per_daemon']} each, "
-        f"{cpu['per_table']} a table); wheels {cpu['simulators']}, broker {cpu['broker']}, "
-        f"console {cpu['console']}",
-        f"  RSS MiB: daemons {mem['daemons']} ({mem['per_daemon']} each, {mem['per_table']} a "
-        f"table, peak {mem['daemons_peak']}); broker {mem['broker']}",
-        f"  daemons alive at the end: {figures['daemons_alive_at_end']}/{figures['daemons']}; "
-        f"load average {figures['machine']['load_average']}",
-    ]
-    for tree, each in (figures.get("by_tree") or {}).items():
-        lines.append(
-            f"  {tree}: {each['tables']} tables, CPU {each['cpu_percent_per_table']} % of a "
-            f"core a table, RSS {each['rss_mib_per_table']} MiB a table"
-        )
-    archived = figures.get("archive")
-    if archived:
-        alag, acpu = archived["lag_ts_to_row_ms"], archived["cpu_percent_of_one_core"]
-        lines.append(
-            f"  archive ({archived['database']}): ts -> row ms p50 {alag['p50']}, p99 "
-            f"{alag['p99']}, max {alag['max']} ({archived['events_stored_in_window']} events); "
-            f"CPU % archive {acpu.get('archive')}, database {acpu.get('database')}; "
-            f"{archived['bytes_per_event']} B an event, {archived['mib_per_table_day']} MiB "
-            "a table-day"
-        )
-        own = archived.get("own_word") or {}
-        lines.append(
-            f"  archive's own word: receipt -> commit p99 {own.get('lag_p99_s')} s, a commit "
-            f"p99 {own.get('commit_p99_s')} s; {archived.get('held_at_end')} events held, "
-            f"{archived.get('journaled')} journaled"
-        )
-    print("\n".join(lines), flush=True)
+            try:
+                if watch is not None:
+                    await watch.close()
+            finally:
+                floor.stop()
+                if archive is not None:
+                    archive.stop()
+                    if figures.get("archive"):
+                        figures["archive"]["own_word"] = archive.own_word()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -478,10 +390,20 @@ def main(argv: list[str] | None = None) -> int:
         help="floord archive beside the floor: a SQLite file, a private PostgreSQL, or none",
     )
     parser.add_argument("--compare-tree", action="append", metavar="PATH", help="(bench/trees.py)")
+    parser.add_argument(
+        "--browsers",
+        type=int,
+        default=0,
+        help="floord web on the site, and this many headless Chromium pages on its floor",
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON file (default: results/)")
     ns = parser.parse_args(argv)
     if ns.tables < 1 or ns.daemons < 1 or not ns.seconds > 0 or not ns.speed > 0:
         parser.error("--tables, --daemons, --seconds and --speed must be positive")
+    if ns.browsers < 0:
+        parser.error("--browsers must be 0 (no browser console) or more")
+    if ns.browsers and chromium_path() is None:
+        parser.error("--browsers needs chromium (Debian's `chromium` package)")
     figures = asyncio.run(run(ns))
     print_report(figures)
     out = ns.out or RESULTS / f"load-{figures['tables']}t-{figures['date'].replace(':', '')}.json"

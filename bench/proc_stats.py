@@ -2,7 +2,9 @@
 
 CPU is user + system time in seconds (`/proc/<pid>/stat` fields 14 and 15, in clock
 ticks); memory is the resident set now (`VmRSS`) and its peak (`VmHWM`), in MiB, from
-`/proc/<pid>/status`. A process that has gone reads as None, never as zero.
+`/proc/<pid>/status`. A process that has gone reads as None, never as zero. A browser
+is many processes: `family` finds them all below the one the bench started. `end` stops
+a process a bench started, so none outlives its run.
 """
 
 from __future__ import annotations
@@ -42,6 +44,48 @@ def sample(pid: int) -> Sample | None:
     return Sample(pid, (utime + stime) / TICKS, memory.get("VmRSS", 0.0), memory.get("VmHWM", 0.0))
 
 
+def family(pid: int) -> list[int]:
+    """`pid` and every process below it (a browser's renderers, its GPU and network
+    helpers), from each process's parent in `/proc/<pid>/stat`; [] once `pid` is gone."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+        parents.setdefault(parent, []).append(int(entry))
+    if not os.path.exists(f"/proc/{pid}"):
+        return []
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += parents.get(current, [])
+    return found
+
+
+def waited_s(pid: int) -> float | None:
+    """Seconds `pid`'s threads have spent ready to run but waiting for a core (the second
+    field of each `/proc/<pid>/task/<tid>/schedstat`, in ns): on a busy machine, the part
+    of a lag that was no work of the process's own. None if it is gone."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as handle:
+                total += int(handle.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
+
+
 def machine() -> dict[str, object]:
     """What the figures were measured on: CPU model, cores, memory, load at the time."""
     model = "unknown"
@@ -63,8 +107,8 @@ def machine() -> dict[str, object]:
     }
 
 
-def stop_process(proc: subprocess.Popen[bytes], timeout: float) -> None:
-    """Stop `proc` (SIGTERM, then SIGKILL after `timeout` s) and reap it."""
+def end(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """`proc` asked to stop (SIGTERM), killed if it has not within `timeout` s, reaped."""
     if proc.poll() is None:
         proc.terminate()
         try:

@@ -7,7 +7,9 @@ it was made, into a private Mosquitto. `floord web` runs as its own process on
 loopback; five headless Chromium pages show the floor. In each page a DOM observer takes,
 for every tile whose last event changed, the time from that event's `ts` to the tile on
 the page: the broker, the console's model, its flush (100 ms), the WebSocket, the page's
-redraw (100 ms at most). The console's CPU and memory are read from /proc.
+redraw (100 ms at most). The console's CPU and memory, and the browsers' CPU, are read
+from /proc (`bench/web_pages.py`, shared with `bench.load_tables --browsers`, which
+measures the same behind real daemons).
 
     python -m bench.web_console [--tables 200] [--rate 2] [--browsers 5] [--seconds 60]
 """
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import subprocess
 import sys
@@ -27,34 +28,18 @@ from pathlib import Path
 from typing import Any
 
 import aiomqtt
-import yaml
 
-from bench.cdp import chromium
-from bench.load_console import percentile
-from bench.proc_stats import machine, sample
+from bench.proc_stats import end, machine
+from bench.web_pages import Watch
 from floord.contract import Envelope, Topics, format_ts
 from floord.demo.broker import free_port, mosquitto_binary
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SITE = "bench"
-OBSERVER = """
-window.__lags = []; window.__seen = {};
-new MutationObserver(() => {
-  const now = Date.now();
-  for (const tile of document.querySelectorAll('.tile')) {
-    const ts = tile.dataset.ts, key = tile.dataset.key;
-    if (ts && window.__seen[key] !== ts) {
-      if (window.__seen[key] !== undefined) window.__lags.push(now - Date.parse(ts));
-      window.__seen[key] = ts;
-    }
-  }
-}).observe(document.getElementById('tiles'), {childList: true});
-true
-"""
 
 
-async def publish(port: int, tables: list[str], rate: float, until: float) -> int:
-    """Each table's retained state, then `rate` events a table a second until `until`."""
+async def publish(port: int, tables: list[str], rate: float, stop: asyncio.Event) -> int:
+    """Each table's retained state, then `rate` events a table a second until `stop`."""
     sent = 0
     async with aiomqtt.Client("127.0.0.1", port, max_queued_outgoing_messages=0) as client:
         for table in tables:
@@ -66,7 +51,7 @@ async def publish(port: int, tables: list[str], rate: float, until: float) -> in
         owed = 0.0
         turn = 0
         next_at = time.monotonic()
-        while time.monotonic() < until:
+        while not stop.is_set():
             owed += per_tick
             while owed >= 1:
                 owed -= 1
@@ -97,7 +82,7 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit("web bench: mosquitto not found (scripts/ensure-test-tools.sh)")
     with tempfile.TemporaryDirectory(prefix="floord-web-bench-") as tmp:
         folder = Path(tmp)
-        broker_port, web_port = free_port(), free_port()
+        broker_port = free_port()
         conf = folder / "mosquitto.conf"
         conf.write_text(
             f"listener {broker_port} 127.0.0.1\nallow_anonymous true\n"
@@ -106,78 +91,35 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
         broker = subprocess.Popen(
             [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        config = folder / "web.yaml"
-        config.write_text(
-            yaml.safe_dump(
-                {
-                    "listen": f"127.0.0.1:{web_port}",
-                    "anonymous": True,
-                    "broker": {"url": f"mqtt://127.0.0.1:{broker_port}"},
-                }
-            )
-        )
-        web = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "floord",
-                "--log-level",
-                "warning",
-                "web",
-                "--config",
-                str(config),
-            ],
-            stdout=subprocess.DEVNULL,
-        )
+        watch = Watch(folder, f"mqtt://127.0.0.1:{broker_port}")
+        stop = asyncio.Event()
+        publisher: asyncio.Task[int] | None = None
         try:
-            await asyncio.sleep(2.0)
+            await watch.start()
             tables = [f"T-{n:03d}" for n in range(1, ns.tables + 1)]
-            warm = time.monotonic() + ns.warmup + ns.seconds
-            publisher = asyncio.create_task(publish(broker_port, tables, ns.rate, warm))
-            async with chromium(folder, background=True) as browser:
-                pages = []
-                for _ in range(ns.browsers):
-                    page = await browser.page(1920, 1080)
-                    await page.goto(f"http://127.0.0.1:{web_port}/")
-                    pages.append(page)
-                for page in pages:
-                    await page.wait_for(
-                        f"document.querySelectorAll('.tile').length === {ns.tables}", timeout=60
-                    )
-                await asyncio.sleep(ns.warmup)
-                for page in pages:
-                    await page.evaluate(OBSERVER)
-                before = sample(web.pid)
-                started = time.monotonic()
-                await asyncio.sleep(ns.seconds)
-                after = sample(web.pid)
-                elapsed = time.monotonic() - started
-                lags: list[float] = []
-                for page in pages:
-                    lags += await page.evaluate("window.__lags")
+            publisher = asyncio.create_task(publish(broker_port, tables, ns.rate, stop))
+            await watch.open(ns.browsers, ns.tables)
+            await asyncio.sleep(ns.warmup)
+            await watch.begin()
+            await asyncio.sleep(ns.seconds)
+            web = await watch.end()
+            stop.set()
             sent = await publisher
         finally:
-            for proc in (web, broker):
-                proc.terminate()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(10)
-                if proc.poll() is None:
-                    proc.kill()
-    cpu = (after.cpu_s - before.cpu_s) / elapsed * 100 if before and after else None
+            if publisher is not None and not publisher.done():
+                publisher.cancel()
+                await asyncio.gather(publisher, return_exceptions=True)
+            try:
+                await watch.close()
+            finally:
+                end(broker, 10)
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
         "tables": ns.tables,
         "events_per_table_s": ns.rate,
-        "browsers": ns.browsers,
-        "seconds": round(elapsed, 1),
         "events_published": sent,
-        "tile_updates_seen": len(lags),
-        "tile_lag_ms_p50": percentile(lags, 0.5),
-        "tile_lag_ms_p99": percentile(lags, 0.99),
-        "tile_lag_ms_max": max(lags) if lags else None,
-        "web_cpu_percent_of_a_core": round(cpu, 1) if cpu is not None else None,
-        "web_rss_mib": round(after.rss_mib, 1) if after else None,
+        **web,
     }
 
 
