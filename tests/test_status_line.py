@@ -1,8 +1,10 @@
 """The unit's status line (`STATUS=`) counts halts from each runner's flag, never by
-building every table's state: the flag says what `state()` says, halted or not."""
+building every table's state: the flag says what `state()` says, halted or not. Both read
+the committed state: a halt counts once it is on the record."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,7 +30,11 @@ def test_the_flag_says_what_the_state_says(tmp_path: Path) -> None:
     try:
         connect(runner, clock)
         assert runner.halted is False and said_halted(runner) is False
-        runner.engine.halt("test_halt", "a halt the engine latched", clock.step())
+        now = clock.step()
+        latched = runner.engine.halt("test_halt", "a halt the engine latched", now)
+        # Latched but not yet on the record: neither says halted.
+        assert runner.halted is False and said_halted(runner) is False
+        asyncio.run(runner.record_output(latched, now))
         assert runner.halted is True and said_halted(runner) is True
     finally:
         journal.close()
@@ -68,7 +74,9 @@ def test_the_status_line_text_without_building_any_state(
         for runner in (first, second):
             monkeypatch.setattr(runner, "state", _no_state)
         assert status_text(units) == "2 tables, 2/3 devices online"
-        first.engine.halt("test_halt", "halted for the test", first_clock.step())
+        now = first_clock.step()
+        latched = first.engine.halt("test_halt", "halted for the test", now)
+        asyncio.run(first.record_output(latched, now))
         assert status_text(units) == "2 tables, 2/3 devices online, 1 halted"
         second.recorder.failure = "disk I/O error"
         assert status_text(units) == "2 tables, 2/3 devices online, 2 halted"
