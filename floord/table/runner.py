@@ -200,10 +200,22 @@ class TableRunner:
         rows, self._rows = self._rows, []
         if not steps:
             await self.recorder.commit_rows(rows)
+            self._show_new_day()
             return []
         snapshot = self.live.snapshot()
         turn = Turn(tuple(inputs), tuple(steps), snapshot, tuple(rows), command_id)
         return await self.recorder.commit(turn)
+
+    def _show_new_day(self) -> None:
+        """A gaming day the engine took up with nothing to record (a tick past the day's
+        start) shows on `P/state` at once, not at the table's next event: the turn
+        recorded nothing, so the live state is the committed one with the day's new
+        label, and it is kept as the committed one (once a day)."""
+        if self.recorder.in_flight:
+            return
+        if self.engine.gaming_day != self.live.committed.get("gaming_day"):
+            self.live.keep()
+            self.committed.state_changed()
 
     def _input_failed(self) -> None:
         """A bug must not stop the table's record; it is logged loudly and the table is

@@ -20,6 +20,10 @@ class TableEngine(Protocol):
 
     @property
     def current_round(self) -> str | None: ...
+
+    # The label of the gaming day in play (the snapshot's `gaming_day`).
+    gaming_day: str | None
+
     @property
     def halted(self) -> bool: ...
     def on_device_event(
