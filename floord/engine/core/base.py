@@ -171,9 +171,9 @@ class TableEngineBase(ABC):
         engine decides by (tests/test_restored_engines.py checks each game's)."""
         self._restore(snapshot)
 
+    @abstractmethod
     def _restore(self, snap: dict[str, Any]) -> None:
         """The game's own fields and the table's, from a snapshot (each game's)."""
-        raise NotImplementedError(f"{type(self).__name__} restores no snapshot")
 
     # ----- what a game supplies ---------------------------------------------------
 
