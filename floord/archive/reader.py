@@ -104,20 +104,12 @@ def _where(
         terms.append(f"site = {mark}")
         params.append(site)
     if sites is not None:
-        if not sites:
-            terms.append("1 = 0")
-        else:
-            terms.append(f"site IN ({', '.join([mark] * len(sites))})")
-            params.extend(sites)
+        _one_of("site", sites, mark, terms, params)
     if table is not None:
         terms.append(f"table_id = {mark}")
         params.append(table)
     if types is not None:
-        if not types:
-            terms.append("1 = 0")
-        else:
-            terms.append(f"type IN ({', '.join([mark] * len(types))})")
-            params.extend(types)
+        _one_of("type", types, mark, terms, params)
     if tables_only:
         terms.append("device IS NULL")
     return (" WHERE " + " AND ".join(terms) if terms else ""), params
@@ -366,3 +358,15 @@ def open_archive(url: str) -> ArchiveReader:
     `archive_events` table, is an ArchiveError."""
     check_archive_url(url)
     return ArchiveReader(url)
+
+
+def _one_of(
+    column: str, values: Sequence[str], mark: str, terms: list[str], params: list[Any]
+) -> None:
+    """`column` is one of `values`; none given matches nothing (a filter the viewer may
+    not widen: an empty list of sites is no site, never every site)."""
+    if not values:
+        terms.append("1 = 0")
+        return
+    terms.append(f"{column} IN ({', '.join([mark] * len(values))})")
+    params.extend(values)
