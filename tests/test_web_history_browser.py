@@ -11,42 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
-from support import free_port
 from test_web_browser import shot
-from web_history_support import OFFICER, SITE, XSS, floor_archive
+from web_history_support import OFFICER, SITE, XSS, floor_archive, serving
 
 from bench.cdp import Page, chromium, chromium_path
-from floord.web.server import WebConsole, build
-from floord.web.settings import load_web_config
 
 NO_CHROMIUM = "chromium is not installed (scripts/ensure-test-tools.sh installs it as root)"
 pytestmark = [pytest.mark.system, pytest.mark.skipif(chromium_path() is None, reason=NO_CHROMIUM)]
 
 ROWS = "document.querySelectorAll('#rows tr.event')"
-
-
-@asynccontextmanager
-async def serving(folder: Path, **settings: Any) -> AsyncIterator[WebConsole]:
-    folder.mkdir(exist_ok=True)
-    path = folder / "web.yaml"
-    broker = {"url": f"mqtt://127.0.0.1:{free_port()}"}  # nobody there: it keeps trying
-    body = {"listen": "127.0.0.1:0", "anonymous": True, "broker": broker, **settings}
-    path.write_text(yaml.safe_dump(body))
-    console = WebConsole(build(load_web_config(path)))
-    await console.start()
-    task = asyncio.create_task(console.run())
-    try:
-        yield console
-    finally:
-        console.stop()
-        await task
 
 
 async def rows(page: Page) -> list[dict[str, str]]:

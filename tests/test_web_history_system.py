@@ -11,38 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
-import yaml
-from support import free_port
-from web_history_support import OFFICER, SITE, XSS, at, floor_archive
+from web_history_support import OFFICER, SITE, XSS, at, floor_archive, serving
 
 from floord.web.passwords import set_password
-from floord.web.server import WebConsole, build
-from floord.web.settings import load_web_config
 
 pytestmark = pytest.mark.system
-
-
-@asynccontextmanager
-async def serving(tmp_path: Path, **settings: Any) -> AsyncIterator[WebConsole]:
-    path = tmp_path / "web.yaml"
-    broker = {"url": f"mqtt://127.0.0.1:{free_port()}"}  # nobody there: it keeps trying
-    body = {"listen": "127.0.0.1:0", "anonymous": True, "broker": broker, **settings}
-    path.write_text(yaml.safe_dump(body))
-    console = WebConsole(build(load_web_config(path)))
-    await console.start()
-    task = asyncio.create_task(console.run())
-    try:
-        yield console
-    finally:
-        console.stop()
-        await task
 
 
 async def get(http: aiohttp.ClientSession, url: str, **params: str) -> tuple[int, Any]:

@@ -4,14 +4,21 @@ alert and its acknowledgement whose note is markup."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import yaml
 from archive_fixture import build_archive
+from support import free_port
 
 from floord.contract import Envelope, format_ts
 from floord.journal.store import Journal
+from floord.web.server import WebConsole, build
+from floord.web.settings import load_web_config
 
 SITE = "casino-1"
 # Two days ago on the hour: within the week the console reads acknowledgements back.
@@ -71,3 +78,22 @@ def floor_archive(folder: Path) -> Path:
     path = folder / "archive.db"
     build_archive(path, journals)
     return path
+
+
+@asynccontextmanager
+async def serving(folder: Path, **settings: Any) -> AsyncIterator[WebConsole]:
+    """`floord web` serving anonymously on a free loopback port with `settings` (its
+    config written in `folder`); no broker: it keeps trying to reach one meanwhile."""
+    folder.mkdir(exist_ok=True)
+    path = folder / "web.yaml"
+    broker = {"url": f"mqtt://127.0.0.1:{free_port()}"}  # nobody there: it keeps trying
+    body = {"listen": "127.0.0.1:0", "anonymous": True, "broker": broker, **settings}
+    path.write_text(yaml.safe_dump(body))
+    console = WebConsole(build(load_web_config(path)))
+    await console.start()
+    task = asyncio.create_task(console.run())
+    try:
+        yield console
+    finally:
+        console.stop()
+        await task
