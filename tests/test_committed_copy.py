@@ -121,6 +121,24 @@ def _zero_argument_tests(module: ModuleType) -> list[Callable[[], None]]:
     ]
 
 
+def wrap_engine_inputs(
+    monkeypatch: pytest.MonkeyPatch,
+    checked: Callable[[Callable[..., Any]], Callable[..., Any]],
+) -> None:
+    """Every engine input (`INPUTS`) of every game's engine class, and of the classes
+    it is built of, wrapped by `checked`, for the test's length."""
+    classes: set[type] = set()
+    todo: list[type] = [TableEngineBase]
+    while todo:
+        cls = todo.pop()
+        classes.add(cls)
+        todo.extend(cls.__subclasses__())
+    for cls in classes:
+        for name in INPUTS:
+            if name in vars(cls):
+                monkeypatch.setattr(cls, name, checked(vars(cls)[name]))
+
+
 @pytest.fixture
 def compared(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every engine input of every game followed by `assert_same_copy` of the engine."""
@@ -141,16 +159,7 @@ def compared(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
         return run
 
-    classes: set[type] = set()
-    todo: list[type] = [TableEngineBase]
-    while todo:
-        cls = todo.pop()
-        classes.add(cls)
-        todo.extend(cls.__subclasses__())
-    for cls in classes:
-        for name in INPUTS:
-            if name in vars(cls):
-                monkeypatch.setattr(cls, name, checked(vars(cls)[name]))
+    wrap_engine_inputs(monkeypatch, checked)
     yield seen
 
 

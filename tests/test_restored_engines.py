@@ -19,9 +19,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from test_committed_copy import ENGINE_TESTS, INPUTS, _zero_argument_tests
+from test_committed_copy import ENGINE_TESTS, _zero_argument_tests, wrap_engine_inputs
 
-from floord.engine.core.base import TableEngineBase
 from floord.engine.core.copies import deep_copy
 
 pytestmark = pytest.mark.unit
@@ -84,16 +83,7 @@ def restored_alike(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
         return run
 
-    classes: set[type] = set()
-    todo: list[type] = [TableEngineBase]
-    while todo:
-        cls = todo.pop()
-        classes.add(cls)
-        todo.extend(cls.__subclasses__())
-    for cls in classes:
-        for name in INPUTS:
-            if name in vars(cls):
-                monkeypatch.setattr(cls, name, checked(vars(cls)[name]))
+    wrap_engine_inputs(monkeypatch, checked)
     yield seen
 
 
