@@ -294,8 +294,12 @@ def test_events_the_daemon_missed_are_filled_in_by_replay(broker, tmp_path: Path
         sim.kill()
     kept = device_stream(tmp_path / "journal.db")
     served = device_stream(tmp_path / "adapter-RL-01-wheel.db")
-    assert [b["seq"] for b in kept] == list(range(1, len(served) + 1))
-    assert kept == served
+    # The daemon's copy is the adapter's stream without a gap, the missed spin in it; the
+    # adapter may have said more after the daemon stopped (the next start replays it).
+    assert [b["seq"] for b in kept] == list(range(1, len(kept) + 1))
+    assert kept == served[: len(kept)]
+    assert any(b["type"] == "wheel.number" for b in kept)
+    assert len(served) - len(kept) <= 2
 
 
 # ----- the daemon's side on its own: order, duplicates, bad input (no processes) -----
