@@ -40,9 +40,10 @@ from floord.config.load import load_config
 from floord.contract import EventType
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.events import DeviceEvent
+from floord.instants import utc_instant
 from floord.journal import integrity
 from floord.operator.commands import build_command
-from floord.processes.daemon import Daemon, utc_now
+from floord.processes.daemon import Daemon
 
 KEYS = {"FP-1": ("floorperson", b"fp-1-secret"), "DL-1": ("dealer", b"dl-1-secret")}
 CHECKLIST = {
@@ -93,10 +94,10 @@ def main(spins: int) -> dict[str, Any]:
 
             def device(etype: str, data: dict[str, Any]) -> None:
                 event = DeviceEvent(EventType(etype), data)
-                asyncio.run(runner.take([Received("wheel", event, utc_now(), 0)]))
+                asyncio.run(runner.take([Received("wheel", event, utc_instant(), 0)]))
 
             def command(name: str, by: str, args: dict[str, Any]) -> None:
-                body = build_command(name, by, args, KEYS[by][1], utc_now())
+                body = build_command(name, by, args, KEYS[by][1], utc_instant())
                 asyncio.run(runner.on_command(json.dumps(body).encode()))
 
             device(EventType.DEVICE_ONLINE, {"port": "/dev/pts/9"})

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from enum import StrEnum
-from functools import lru_cache
 from typing import Any
+
+from floord.instants import format_ts as format_ts
+from floord.instants import parse_ts as parse_ts
 
 CONTRACT_VERSION = 1
 # The wire's JSON form (compact, UTF-8 text as it is): an envelope's, the journal's stored
@@ -365,32 +366,6 @@ DEVICE_STATUS_FIELDS = (
     "ts",
     "instance",
 )
-
-
-# An event's one `now` is written several times (its ts, the snapshot, the engine's own
-# times, the adapter's row): the text of the last few instants is kept. Equal instants
-# have the same UTC text whatever their zone, so the cache's key, the instant, is enough;
-# a naive time raises and is never kept.
-@lru_cache(maxsize=64)
-def format_ts(when: datetime) -> str:
-    """UTC, ISO 8601 with microseconds and a `Z`: the only timestamp form on the wire."""
-    if when.tzinfo is None:
-        raise ValueError("timestamps must be timezone-aware")
-    utc = when.astimezone(UTC)
-    if utc.year < 1000:
-        # strftime's %Y does not pad these years (glibc); keep its form for them.
-        return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    # The same text as the strftime above, at a third less cost (it runs several
-    # times for every event: its ts, the snapshot, the engine's own times).
-    return f"{utc.replace(tzinfo=None).isoformat(timespec='microseconds')}Z"
-
-
-def parse_ts(text: str) -> datetime:
-    """Read a wire timestamp (a `Z` or an explicit offset); naive times are refused."""
-    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if when.tzinfo is None:
-        raise ValueError(f"timestamp without a timezone: {text!r}")
-    return when.astimezone(UTC)
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ from floord.adapters.local import Received
 from floord.config.load import load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
+from floord.instants import utc_instant
 from floord.operator.commands import build_command
-from floord.processes.daemon import Daemon, utc_now
+from floord.processes.daemon import Daemon
 from floord.table.runner import TableRunner
 
 ROTOR = {"rotor_direction": "cw", "rotor_rpm": 17.2}
@@ -38,10 +39,10 @@ class LiveWheel:
 
     def device(self, etype: str, data: dict[str, Any]) -> None:
         event = DeviceEvent(EventType(etype), data)
-        take(self.runner, Received("wheel", event, utc_now(), 0))
+        take(self.runner, Received("wheel", event, utc_instant(), 0))
 
     def command(self, name: str, args: dict[str, Any], by: str = FP, key: bytes = FP_KEY) -> None:
-        body = build_command(name, by, args, key, utc_now())
+        body = build_command(name, by, args, key, utc_instant())
         asyncio.run(self.runner.on_command(json.dumps(body).encode()))
 
     def open(self) -> None:
@@ -69,6 +70,6 @@ class LiveWheel:
     def stop(self) -> None:
         """Record `daemon.stopped` and close the journal, as a clean stop does."""
         try:
-            finish(self.runner, utc_now())
+            finish(self.runner, utc_instant())
         finally:
             self.daemon.journal.close()

@@ -22,8 +22,9 @@ from floord.cli.main import main
 from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
+from floord.instants import utc_instant
 from floord.operator.commands import build_command
-from floord.processes.daemon import Daemon, utc_now
+from floord.processes.daemon import Daemon
 from floord.table.dice_surveillance import DiceSurveillance
 
 pytestmark = pytest.mark.unit
@@ -68,10 +69,10 @@ class LiveCraps:
         self.throws = 0
 
     def device(self, etype: str, **data: Any) -> None:
-        take(self.runner, Received("dice", DeviceEvent(EventType(etype), data), utc_now(), 0))
+        take(self.runner, Received("dice", DeviceEvent(EventType(etype), data), utc_instant(), 0))
 
     def command(self, who: str, name: str, **args: Any) -> None:
-        body = build_command(name, who, args, KEYS[who][0], utc_now())
+        body = build_command(name, who, args, KEYS[who][0], utc_instant())
         asyncio.run(self.runner.on_command(json.dumps(body).encode()))
 
     def open(self) -> None:
@@ -94,7 +95,7 @@ class LiveCraps:
 
     def stop(self) -> None:
         try:
-            finish(self.runner, utc_now())
+            finish(self.runner, utc_instant())
         finally:
             self.daemon.journal.close()
 

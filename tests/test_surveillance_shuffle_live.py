@@ -26,8 +26,9 @@ from floord.cli.status import describe_alert
 from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
+from floord.instants import utc_instant
 from floord.operator.commands import build_command
-from floord.processes.daemon import Daemon, utc_now
+from floord.processes.daemon import Daemon
 from floord.table.shuffle_surveillance import ShuffleSurveillance
 
 pytestmark = pytest.mark.unit
@@ -88,7 +89,7 @@ class LiveBaccarat:
         self.runner = self.daemon.tables[TABLE].runner
 
     def shoe(self, etype: str, **data: Any) -> None:
-        take(self.runner, Received("shoe", DeviceEvent(EventType(etype), data), utc_now(), 0))
+        take(self.runner, Received("shoe", DeviceEvent(EventType(etype), data), utc_instant(), 0))
 
     def deal(self, stack: list[str], cards: int) -> None:
         for n, card in enumerate(stack[:cards], 1):
@@ -99,13 +100,13 @@ class LiveBaccarat:
 
     def ack(self, alert: str) -> None:
         body = build_command(
-            "ack_alert", SEC, {"alert": alert, "note": "reviewed on video"}, SEC_KEY, utc_now()
+            "ack_alert", SEC, {"alert": alert, "note": "reviewed on video"}, SEC_KEY, utc_instant()
         )
         asyncio.run(self.runner.on_command(json.dumps(body).encode()))
 
     def stop(self) -> None:
         try:
-            finish(self.runner, utc_now())
+            finish(self.runner, utc_instant())
         finally:
             self.daemon.journal.close()
 

@@ -29,7 +29,7 @@ from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.events import DeviceEvent
-from floord.processes.daemon import utc_now
+from floord.instants import utc_instant
 
 pytestmark = pytest.mark.unit
 
@@ -137,7 +137,7 @@ def test_pace_and_spin_physics_alerts_fire_live_and_the_report_replays_them(
     raw["tables"][0] |= {"pace": PACE, "spin_physics": SPIN}
     config.write_text(yaml.safe_dump(raw))
     spins = _spins(random.Random(40))
-    now = utc_now() + timedelta(seconds=5)
+    now = utc_instant() + timedelta(seconds=5)
     played = 0
     for half in (spins[:130], spins[130:]):  # the daemon restarts between the halves
         wheel = ClockedWheel(config, now)

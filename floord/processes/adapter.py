@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from floord.config.load import LoadedConfig, NotInConfig
 from floord.config.tables import DeviceConfig, TableConfig
 from floord.contract import Topics
 from floord.events import DeviceCommand
+from floord.instants import utc_instant
 from floord.journal.store import Journal
 from floord.mqtt.tls import client_tls
 from floord.processes.daemon import driver_options
@@ -38,10 +39,6 @@ from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 HEARTBEATS_PER_SILENCE = 4
 STOP_DRAIN_S = 3.0
 READY_GRACE_S = 1.0
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def adapter_journal_path(loaded: LoadedConfig, table: str, device: str) -> Path:
@@ -72,7 +69,7 @@ class AdapterProcess:
         *,
         port: str | None = None,
         journal_path: Path | None = None,
-        clock: Callable[[], datetime] = utc_now,
+        clock: Callable[[], datetime] = utc_instant,
     ) -> None:
         table_cfg, device_cfg = find_device(loaded, table, device)
         port = port or device_cfg.port

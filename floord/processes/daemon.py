@@ -19,7 +19,7 @@ import functools
 import signal
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
@@ -33,6 +33,7 @@ from floord.config.tables import TableConfig
 from floord.contract import EventType, Topics, format_ts
 from floord.engine.core.types import Decision, EngineOutput
 from floord.games import registry
+from floord.instants import utc_instant
 from floord.journal.store import Journal, JournalError
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
@@ -49,10 +50,6 @@ TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
 STATUS_EVERY_S = 1.0
 PRUNE_EVERY_S = 3600.0  # journal retention runs at start and then hourly
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def build_engine(
@@ -105,7 +102,7 @@ def status_text(units: Collection[TableUnit]) -> str:
 
 
 class Daemon:
-    def __init__(self, loaded: LoadedConfig, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(self, loaded: LoadedConfig, clock: Callable[[], datetime] = utc_instant) -> None:
         self.loaded = loaded
         self.clock = clock
         cfg = loaded.config
@@ -125,7 +122,9 @@ class Daemon:
         self._stop = asyncio.Event()
 
     @classmethod
-    async def open(cls, loaded: LoadedConfig, clock: Callable[[], datetime] = utc_now) -> Daemon:
+    async def open(
+        cls, loaded: LoadedConfig, clock: Callable[[], datetime] = utc_instant
+    ) -> Daemon:
         """The daemon built in a worker thread: the journal opened (a migration, if one
         is due) and every table's snapshot and history read while the loop goes on."""
         return await asyncio.to_thread(functools.partial(cls, loaded, clock))
