@@ -93,7 +93,7 @@ def test_a_stopping_runner_refuses_commands_starts_no_round_and_ends_the_record(
             await asyncio.wait_for(runner.stop.finished.wait(), WAIT_S)
             while bus.pending():
                 await asyncio.sleep(0.01)
-            await asyncio.gather(*list(runner._tasks))
+            await asyncio.gather(*list(runner.effects.tasks))
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 

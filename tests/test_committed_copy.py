@@ -234,7 +234,7 @@ def test_a_refused_commit_puts_back_a_roulette_tables_committed_state_and_its_wa
             monkeypatch.setattr(runner, "_clock", lambda: at)
             monkeypatch.setattr(runner.recorder, "_clock", lambda: at)
             expected = _expected_after_refusal((runner.engine, runner.surveillance), at)
-            _refuse_commits(runner._journal, monkeypatch)
+            _refuse_commits(runner.recorder.journal, monkeypatch)
             # The number: the engine's result and the watch's counts, refused and put back.
             number = {"spin": spin, "number": "17", "origin": "line"}
             wheel.device(EventType.WHEEL_NUMBER, number)
@@ -357,7 +357,7 @@ def test_a_roulette_watchers_copy_is_kept_again_only_while_it_does_not_change(
             wheel.spin(number, release=rng.choice(SINGLE_ZERO_ORDER))
             if n == 200:
                 with monkeypatch.context() as refusing:
-                    _refuse_commits(wheel.runner._journal, refusing)
+                    _refuse_commits(wheel.runner.recorder.journal, refusing)
                     wheel.spin("5", release="0")
                 take(wheel.runner, Tick(wheel.runner._clock()))  # the halt on the record
                 wheel.command("resume", {"reason": "disk replaced"})

@@ -113,7 +113,7 @@ def test_a_command_commits_on_its_own_with_its_id(tmp_path: Path) -> None:
 
 async def command_again(runner: TableRunner, body: dict[str, Any]) -> dict[str, Any]:
     await runner.on_command(json.dumps(body).encode())
-    await asyncio.gather(*list(runner._tasks))
+    await asyncio.gather(*list(runner.effects.tasks))
     assert isinstance(runner.committed, FakeLink)
     return runner.committed.results[-1]
 

@@ -110,7 +110,7 @@ class Open:
 
     async def _send(self, raw: bytes, replay_only: bool) -> None:
         await self.runner.on_command(raw, replay_only=replay_only)
-        await asyncio.gather(*list(self.runner._tasks))
+        await asyncio.gather(*list(self.runner.effects.tasks))
 
     def last_event(self) -> dict[str, Any]:
         event = self.journal.last_event(self.runner.table)

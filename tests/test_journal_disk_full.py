@@ -104,7 +104,7 @@ async def command(runner: TableRunner, clock: Clock, name: str, by: str, args: d
     now: datetime = clock.step()
     body = build_command(name, by, args, KEYS[by][1], now)
     await runner.on_command(json.dumps(body).encode())
-    await asyncio.gather(*list(runner._tasks))
+    await asyncio.gather(*list(runner.effects.tasks))
     assert isinstance(runner.committed, FakeLink)
     return runner.committed.results[-1]
 

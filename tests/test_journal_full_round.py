@@ -135,7 +135,8 @@ def limit_after(runner: TableRunner, clock: Any, padding: int) -> Callable[[], N
         for i in range(padding):
             raw = repr(f"noise {i:03d}")
             device(runner, clock, EventType.DEVICE_PROTOCOL_ERROR, {"reason": "bad", "raw": raw})
-        runner._journal._db.execute("PRAGMA max_page_count = 1")  # clamps to the current size
+        # SQLite clamps the limit to the current size: no new page may be taken.
+        runner.recorder.journal._db.execute("PRAGMA max_page_count = 1")
 
     return fill
 

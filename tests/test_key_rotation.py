@@ -113,7 +113,7 @@ def test_the_record_names_the_key_and_the_expired_key_is_refused(tmp_path: Path)
         await runner.on_command(
             json.dumps(build_command("replay", "FP-1001", replay, key, now[0])).encode()
         )
-        await asyncio.gather(*list(runner._tasks))  # the (undelivered) replies
+        await asyncio.gather(*list(runner.effects.tasks))  # the (undelivered) replies
 
     async def scenario() -> None:
         await send(NEW)

@@ -22,6 +22,7 @@ from typing import Any
 
 from floord.engine.core.copies import deep_copy
 from floord.engine.core.snapshots import json_copy
+from floord.engine.core.types import EngineOutput
 from floord.table.surveillance import AlertKeeper
 from floord.table.vocabulary import TableEngine
 
@@ -57,6 +58,11 @@ class EngineState:
         if self.surveillance is not None:
             snap = {**snap, "surveillance": self.surveillance.snapshot()}
         return snap
+
+    def watch(self, output: EngineOutput) -> None:
+        """The watcher's alerts on what the engine decided, added to be recorded with it."""
+        if self.surveillance is not None:
+            output.events.extend(self.surveillance.alerts_on(output.events))
 
     def public(self) -> dict[str, Any]:
         """What the retained `P/state` shows of the committed state: the engine's

@@ -55,7 +55,7 @@ class Recorder:
         self.table = table
         self.live = live
         self._committed = committed
-        self._journal = journal
+        self.journal = journal
         self._clock = clock
         self._log = log
         # Why the table cannot record (None: it can), and its code: `journal_disk_full`,
@@ -109,7 +109,7 @@ class Recorder:
             # even if this task is cancelled meanwhile (the appends run `whole`).
             if streams:
                 # The local devices' rows of these inputs first, in the same transaction.
-                written, devices = await self._journal.append_group_async(
+                written, devices = await self.journal.append_group_async(
                     self.table,
                     builds,
                     before=_before(streams),
@@ -118,7 +118,7 @@ class Recorder:
                 )
                 _written(streams, devices)
             else:
-                written = await self._journal.append_many_async(
+                written = await self.journal.append_many_async(
                     self.table,
                     builds,
                     snapshot=(self.table, turn.snapshot),
@@ -182,7 +182,7 @@ class Recorder:
         if not streams:
             return
         try:
-            _, devices = await self._journal.append_group_async(
+            _, devices = await self.journal.append_group_async(
                 self.table, [], before=_before(streams)
             )
         except JournalError as exc:

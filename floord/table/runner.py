@@ -17,8 +17,7 @@ decided that is not on the record, and a refused turn leaves no trace in the eng
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -27,20 +26,19 @@ import structlog
 from floord.adapters.device_rows import Row
 from floord.adapters.local import Received
 from floord.adapters.remote import TableDevice
-from floord.contract import Envelope, EventType, format_ts
-from floord.engine.core.types import Decision, EngineOutput, VerifiedCommand
-from floord.journal.store import Journal, JournalError
-from floord.operator.commands import Operators, Refusal, Verified, claimed_id
-from floord.table import command_check
+from floord.contract import Envelope, format_ts
+from floord.engine.core.types import EngineOutput
+from floord.journal.store import Journal
+from floord.operator.commands import Operators
 from floord.table.bus import BusItem, CommandArrived, Finish, TableBus, Tick
+from floord.table.command_turns import CommandTurns
+from floord.table.effects import Effects
 from floord.table.engine_state import EngineState, Pair
 from floord.table.port import Committed
 from floord.table.recorder import Recorder
-from floord.table.replay import replay_range
-from floord.table.stopping import STOPPED_REASON, StopGate
+from floord.table.stopping import StopGate
 from floord.table.surveillance import AlertKeeper
 from floord.table.turn import Step, Turn, device_decision
-from floord.table.unrecorded import command_named
 from floord.table.vocabulary import TableEngine as TableEngine
 
 
@@ -77,16 +75,23 @@ class TableRunner:
             clock=clock,
             log=self._log,
         )
-        self._journal = journal
-        self._operators = operators
         self._clock = clock
-        self._tasks: set[asyncio.Task[Any]] = set()
-        # The local devices' rows of the inputs being taken, for the next commit.
-        self._rows: list[Row] = []
         # One turn (or a stop's record) at a time, across the awaits of its commit.
         self._turn = asyncio.Lock()
         # Where the table is in the daemon's stop (`floord.table.stopping`).
         self.stop = StopGate()
+        self.effects = Effects(adapters, committed, self._log)
+        self.commands = CommandTurns(
+            table=table,
+            live=self.live,
+            journal=journal,
+            operators=operators,
+            clock=clock,
+            stop=self.stop,
+            recorder=self.recorder,
+            effects=self.effects,
+            commit=self._commit_command,
+        )
 
     # ----- what others read -------------------------------------------------------
 
@@ -125,11 +130,7 @@ class TableRunner:
                 async with self._turn:
                     await self.take(self.bus.take_group(first))
         finally:
-            for task in list(self._tasks):
-                task.cancel()
-            for task in list(self._tasks):
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+            await self.effects.cancel()
 
     async def take(self, items: Sequence[BusItem]) -> None:
         """Every input that was waiting, through the engine in order: the device events
@@ -157,17 +158,20 @@ class TableRunner:
         local devices' events among them on their streams (numbered by the journal in
         that transaction: `floord.adapters.device_rows`), written whatever the engine
         makes of them: the first commit takes them, or they go on their own."""
-        self._rows = [i.row for i in gathered if isinstance(i, Received) and i.row is not None]
-        await self._run_group(gathered)
-        rows, self._rows = self._rows, []
-        await self.recorder.commit_rows(rows)  # rows of inputs that left nothing on the record
+        rows = tuple(i.row for i in gathered if isinstance(i, Received) and i.row is not None)
+        left = await self._run_group(gathered, rows)
+        await self.recorder.commit_rows(left)  # rows of inputs that left nothing on the record
 
-    async def _run_group(self, gathered: list[Received | Tick]) -> None:
-        """Should the engine fail on one of `gathered` (a bug), the ones before it are
-        taken again from the committed state (the engine is pure: they decide the same)
-        and committed, the table halts for that one, and the rest go on."""
+    async def _run_group(
+        self, gathered: list[Received | Tick], rows: tuple[Row, ...]
+    ) -> tuple[Row, ...]:
+        """`gathered` through the engine and committed, with `rows` (those of the group
+        not yet committed); what is returned of `rows` is still to be written. Should
+        the engine fail on one of `gathered` (a bug), the ones before it are taken again
+        from the committed state (the engine is pure: they decide the same) and
+        committed, the table halts for that one, and the rest go on."""
         if not gathered:
-            return
+            return rows
         steps: list[Step] = []
         mark = self.stop.held_back_mark()
         for n, item in enumerate(gathered):
@@ -179,32 +183,38 @@ class TableRunner:
             except Exception:
                 self.live.roll_back()  # the half-done input is not on the record, nor its group
                 self.stop.forget_held_back(mark)
-                await self._run_group(gathered[:n])
+                rows = await self._run_group(gathered[:n], rows)
                 self._input_failed()
-                await self._run_group(gathered[n + 1 :])
-                return
+                return await self._run_group(gathered[n + 1 :], rows)
         try:
-            await self._commit(steps, gathered)
+            await self._commit(steps, gathered, rows)
         except Exception:
             self._input_failed()
+        return ()
 
     async def _commit(
         self,
         steps: list[Step],
         inputs: Sequence[BusItem] = (),
+        rows: tuple[Row, ...] = (),
         command_id: tuple[str, str] | None = None,
     ) -> list[Envelope]:
-        """`steps` as one turn, with the device rows waiting and the table's snapshot now;
-        its envelopes once on the record, [] if the journal refused it (or there was
-        nothing to record)."""
-        rows, self._rows = self._rows, []
+        """`steps` as one turn, with `rows` (the local devices' rows of its inputs) and
+        the table's snapshot now; its envelopes once on the record, [] if the journal
+        refused it (or there was nothing to record)."""
         if not steps:
             await self.recorder.commit_rows(rows)
             self._show_new_day()
             return []
         snapshot = self.live.snapshot()
-        turn = Turn(tuple(inputs), tuple(steps), snapshot, tuple(rows), command_id)
+        turn = Turn(tuple(inputs), tuple(steps), snapshot, rows, command_id)
         return await self.recorder.commit(turn)
+
+    async def _commit_command(
+        self, steps: list[Step], command_id: tuple[str, str] | None
+    ) -> list[Envelope]:
+        """An operator command's turn (`floord.table.command_turns`): no device rows."""
+        return await self._commit(steps, command_id=command_id)
 
     def _show_new_day(self) -> None:
         """A gaming day the engine took up with nothing to record (a tick past the day's
@@ -247,10 +257,10 @@ class TableRunner:
         received = device_decision(item, round_at_receipt)
         if self.surveillance is not None:
             raised = self.surveillance.on_device(received)
-            self._watch(output)
+            self.live.watch(output)
             output.events.extend(raised)
         decisions = (received, *output.events)
-        return [Step(decisions, ts, named, self._sender(output), item.row)]
+        return [Step(decisions, ts, named, self.effects.sender(output), item.row)]
 
     def _tick_steps(self, now: datetime) -> list[Step]:
         if self.stop.finished.is_set():
@@ -264,7 +274,7 @@ class TableRunner:
         output = self.engine.tick(now)
         if self._held_back(output, before):
             return retry
-        self._watch(output)
+        self.live.watch(output)
         return retry + self._output_steps(output, ts)
 
     def _output_steps(self, output: EngineOutput, ts: str) -> list[Step]:
@@ -272,8 +282,8 @@ class TableRunner:
         asks of a device is sent once they are on the record (never if they are not), or
         now when there is nothing to record."""
         if output.events:
-            return [Step(tuple(output.events), ts, effect=self._sender(output))]
-        self._dispatch(output)
+            return [Step(tuple(output.events), ts, effect=self.effects.sender(output))]
+        self.effects.dispatch(output)
         return []
 
     def _held_back(self, output: EngineOutput, before: Pair | None) -> bool:
@@ -285,22 +295,6 @@ class TableRunner:
         self.live.put_back(before)
         return True
 
-    def _watch(self, output: EngineOutput) -> None:
-        """The watcher's alerts on what the engine decided, recorded with it."""
-        if self.surveillance is not None:
-            output.events.extend(self.surveillance.alerts_on(output.events))
-
-    def _sender(self, output: EngineOutput) -> Callable[[], None]:
-        return lambda: self._dispatch(output)
-
-    def _dispatch(self, output: EngineOutput) -> None:
-        for command in output.device_commands:
-            adapter = self.adapters.get(command.device)
-            if adapter is None:
-                self._log.error("engine asked for an unknown device", device=command.device)
-                continue
-            self._spawn(adapter.send(command))
-
     async def record_output(self, output: EngineOutput, now: datetime) -> None:
         """Record engine decisions that no input carries (the daemon's start), as one
         turn, its commit awaited while the loop goes on."""
@@ -309,117 +303,9 @@ class TableRunner:
     # ----- operator commands ------------------------------------------------------
 
     async def on_command(self, payload: bytes, *, replay_only: bool = False) -> None:
-        """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
-        nothing but a `replay` is taken (whoever may publish there can command nothing)."""
-        now = self._clock()
-        ts = format_ts(now)
-        if self.stop.finished.is_set():
-            # `daemon.stopped` is the table's last event: an answer, but no record.
-            await self._reply(claimed_id(payload), False, STOPPED_REASON)
-            return
-        try:
-            verified = await command_check.verify(
-                payload, journal=self._journal, operators=self._operators, now=now
-            )
-        except JournalError as exc:
-            # The replay guard cannot be read: no command can be taken safely.
-            self.recorder.fail_closed(exc.code, str(exc))
-            await self._reply(claimed_id(payload), False, f"not recorded: {exc}")
-            return
-        if isinstance(verified, Refusal):
-            await self._refuse(verified, ts)
-            return
-        command = verified.command
-        # The id is used from now on: recorded with whatever record the command makes.
-        used = (command.id, ts)
-        refusal = command_check.gate(
-            command, replay_only=replay_only, stop=self.stop, failure=self.record_failure
-        )
-        if refusal is not None:
-            await self._refuse(refusal, ts, command_id=used)
-        elif command.name == "replay":
-            await self._replay(command, command_check.described(verified), ts)
-        else:
-            await self._take_command(verified, now, ts)
-
-    async def _take_command(self, verified: Verified, now: datetime, ts: str) -> None:
-        """A command through the engine (`ack_alert`: through the watcher), recorded with
-        what it decided in one turn, then answered."""
-        command = verified.command
-        used = (command.id, ts)
-        source = f"operator:{command.by}"
-        described = command_check.described(verified)
-        named = command_named(command.id, command.name, source, ts)
-        if command.name == "ack_alert":
-            closed = self._ack_alert(command)
-            if closed is None:
-                problem = f"no open surveillance alert {command.args.get('alert')!r} on this table"
-                refused = Refusal("bad_args", problem, command.id, command.name, command.by)
-                await self._refuse(refused, ts, command_id=used)
-                return
-            accepted = Decision(EventType.OPERATOR_COMMAND, described, source=source)
-            step = Step((accepted, closed), ts, named)
-        else:
-            outcome = self.engine.on_command(command, now)
-            if not outcome.ok:
-                data = {**described, "code": "refused", "reason": outcome.error}
-                refused_event = Decision(
-                    EventType.OPERATOR_COMMAND_REFUSED, data, outcome.rule, source=source
-                )
-                await self._commit([Step((refused_event,), ts, named)], command_id=used)
-                await self._reply(command.id, False, outcome.error)
-                return
-            rnd = self.engine.current_round
-            accepted = Decision(EventType.OPERATOR_COMMAND, described, round=rnd, source=source)
-            output = outcome.output
-            self._watch(output)
-            step = Step((accepted, *output.events), ts, named, self._sender(output))
-        if await self._commit([step], command_id=used):
-            await self._reply(command.id, True, None)
-        else:
-            await self._reply(command.id, False, f"not recorded: {self.record_failure}")
-
-    async def _refuse(
-        self, refusal: Refusal, ts: str, *, command_id: tuple[str, str] | None = None
-    ) -> None:
-        """Record and answer a refusal; `command_id`: a verified command's, used up."""
-        event = command_check.refused(refusal, self._operators)
-        named = command_named(refusal.command_id, refusal.name, event.source, ts)
-        await self._commit([Step((event,), ts, named)], command_id=command_id)
-        await self._reply(refusal.command_id, False, refusal.reason)
-
-    async def _replay(self, command: VerifiedCommand, described: dict[str, Any], ts: str) -> None:
-        """Events of the table's stream published again, on `P/replay`."""
-        asked = replay_range(command.args)
-        used = (command.id, ts)
-        if isinstance(asked, str):
-            refusal = Refusal("bad_args", asked, command.id, command.name, command.by)
-            await self._refuse(refusal, ts, command_id=used)
-            return
-        first, last = asked
-        event = Decision(EventType.OPERATOR_COMMAND, described, source=f"operator:{command.by}")
-        await self._commit([Step((event,), ts)], command_id=used)
-        payloads = await self._journal.read_range_async(self.table, first, last)
-        await self._reply(command.id, True, None)  # the result first: spawned, in order
-        self._spawn(self.committed.publish_replay(payloads))
-
-    def _ack_alert(self, command: VerifiedCommand) -> Decision | None:
-        """A supervisor or security closes an open surveillance alert: the closing, or
-        None when there is no such alert open."""
-        note = command.args.get("note", "")
-        alert_id = command.args.get("alert")
-        watcher = self.surveillance
-        return watcher.acknowledge(alert_id, command.by, str(note)) if watcher else None
-
-    async def _reply(self, command_id: str | None, ok: bool, error: str | None) -> None:
-        self._spawn(self.committed.publish_result({"id": command_id, "ok": ok, "error": error}))
-
-    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Publish in the background: a slow or half-dead broker must never hold up the
-        engine, which has to halt a table even while MQTT is unreachable."""
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        """A command from `P/cmd` (with `replay_only`, from `P/replay/request`), taken
+        in its own turn (`floord.table.command_turns`)."""
+        await self.commands.take(payload, replay_only=replay_only)
 
     # ----- the stop ---------------------------------------------------------------
 
