@@ -110,3 +110,22 @@ def judge(data: dict[str, Any]) -> Judgement:
             }
         )
     return j
+
+
+def held_record(
+    throw: Any, j: Judgement, held: list[dict[str, Any]]
+) -> tuple[dict[str, Any], str | None]:
+    """A throw held for a person's call: the `craps.throw_held` body and its rule, the
+    first reason's paragraph (a throw held under policy alone names the first policy)."""
+    body = {
+        "throw": throw,
+        "faces": j.faces,
+        "dice": j.ids,
+        "total": j.total,
+        "reasons": held,
+        "awaiting": ["call_roll", "no_roll", "face_ruling"],
+    }
+    rule = next((h["rule"] for h in held if "rule" in h), None)
+    if rule is None:
+        body["policy"] = held[0]["policy"]
+    return body, rule
