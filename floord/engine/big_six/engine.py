@@ -260,21 +260,12 @@ class BigSixEngine(CheckedRests, TableEngineBase):
         current = self.rounds.current
         if current is None:
             self.unannounced = None
-            out = EngineOutput(
-                [
-                    Decision(
-                        EventType.BIGSIX_NO_SPIN,
-                        {
-                            "reason": "no_more_bets_not_called",
-                            "respin": True,
-                            "detail": 'the wheel came to rest on a spin with no "no more bets"',
-                        },
-                        cite("533.2(a)"),
-                        None,
-                    )
-                ]
-            )
-            return out
+            body = {
+                "reason": "no_more_bets_not_called",
+                "respin": True,
+                "detail": 'the wheel came to rest on a spin with no "no more bets"',
+            }
+            return EngineOutput([Decision(EventType.BIGSIX_NO_SPIN, body, cite("533.2(a)"), None)])
         if not current["spun"]:
             detail = "the wheel reported a rest without reporting a spin"
             body = {
