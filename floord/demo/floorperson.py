@@ -29,7 +29,7 @@ from floord.demo.dice_tables import COUNT_ORDER, DICE_SET
 from floord.demo.seat import SignedOperator
 from floord.demo.war_table import DECKS
 from floord.engine.big_six.engine import big_six_inspection
-from floord.engine.craps.dice import craps_inspection
+from floord.engine.craps.engine import craps_inspection
 from floord.engine.pai_gow.rules import PaiGowRules, pai_gow_inspection
 from floord.engine.war.rules import WarRules, war_inspection
 
