@@ -9,7 +9,8 @@ from craps_support import SET, Table, die, first, types
 
 from floord.contract import EventType, cite
 from floord.engine.core.snapshots import SnapshotError
-from floord.engine.craps.engine import TRACKER_POLICY, CrapsEngine
+from floord.engine.craps.dice import TRACKER_POLICY
+from floord.engine.craps.engine import CrapsEngine
 
 pytestmark = pytest.mark.unit
 

@@ -48,8 +48,9 @@ def parse_angle(value: str) -> int:
     """An `ANG` angle: tenths of a degree, 0 to 3599, a plain decimal (`big-six.md`)."""
     angle = parse_int(value, "ANG angle")
     if angle >= ANGLES:
-        raise FrameError(f"ANG angle: tenths of a degree from 0 to {ANGLES - 1} expected, "
-                         f"found {angle}")  # fmt: skip
+        raise FrameError(
+            f"ANG angle: tenths of a degree from 0 to {ANGLES - 1} expected, found {angle}"
+        )
     return angle
 
 

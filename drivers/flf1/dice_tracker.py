@@ -166,8 +166,9 @@ class DiceTrackerDriver(FramedDriver):
 
     def _die(self, fields: tuple[str, ...], what: str) -> dict[str, Any]:
         raw_id, raw_face, raw_rest, raw_lie, raw_end = fields
-        rest = self._reported(raw_rest, "rest", f"{what} rest",
-                              lambda v, w: parse_word(v, RESTS, w))  # fmt: skip
+        rest = self._reported(
+            raw_rest, "rest", f"{what} rest", lambda v, w: parse_word(v, RESTS, w)
+        )
         # An id the camera could not read is `-` from any device (null: the engine holds
         # the throw for a person); an unseen die (off the table, in the cup) may also
         # leave its lie and far_end `-`.
@@ -209,8 +210,9 @@ class DiceTrackerDriver(FramedDriver):
         if value == NO_VALUE:
             if unread:
                 return None
-            raise FrameError(f"{what}: a value expected from a device with the {flag} "
-                             "capability, found '-'")  # fmt: skip
+            raise FrameError(
+                f"{what}: a value expected from a device with the {flag} capability, found '-'"
+            )
         return parse(value, what)
 
 

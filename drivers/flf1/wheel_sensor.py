@@ -89,8 +89,12 @@ class WheelSensorDriver(FramedDriver):
             self.spin += 1
             self._rotor = (direction, rpm / 10)
             self._launched, self._revolutions, self._at_rest = False, 0, False
-            data = {"spin": self.spin, "state": 1, "rotor_direction": direction,
-                    "rotor_rpm": rpm / 10}  # fmt: skip
+            data = {
+                "spin": self.spin,
+                "state": 1,
+                "rotor_direction": direction,
+                "rotor_rpm": rpm / 10,
+            }
             return [DeviceEvent(EventType.WHEEL_GAME_STARTED, data)]
         rotor = self._rotor
         if rotor is None:
@@ -107,8 +111,12 @@ class WheelSensorDriver(FramedDriver):
             if self._at_rest:
                 raise FrameError("BAL: the ball is at rest; a new spin begins with ROT")
             self._launched, self._revolutions = True, 0
-            data = {**spin, "rotor_direction": rotor[0], "rotor_rpm": rotor[1],
-                    "ball_direction": ball}  # fmt: skip
+            data = {
+                **spin,
+                "rotor_direction": rotor[0],
+                "rotor_rpm": rotor[1],
+                "ball_direction": ball,
+            }
             if release is not None:
                 data["release_pocket"] = release
             return [DeviceEvent(EventType.WHEEL_BALL_LAUNCHED, data)]

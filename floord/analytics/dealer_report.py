@@ -23,8 +23,13 @@ def dealer_report(
     """`results` are `WheelResult`s in journal order; bins 0 means the test is off."""
     signed = [r for r in results if r.dealer and r.release]
     unsigned = len(results) - len(signed)
-    report: dict[str, Any] = {"bins": bins, "window": window, "unsigned": unsigned,
-                              "dealers": [], "alerts": []}  # fmt: skip
+    report: dict[str, Any] = {
+        "bins": bins,
+        "window": window,
+        "unsigned": unsigned,
+        "dealers": [],
+        "alerts": [],
+    }
     if not bins:
         return report
     live = DealerSignature(kind, order, window, level, bins)
@@ -51,8 +56,10 @@ def dealer_report(
 def format_dealer_report(report: dict[str, Any]) -> list[str]:
     if not report["bins"]:
         return ["dealer signature test: off"]
-    lines = [f"dealer signature ({report['bins']} arcs of release-to-result distance; "
-             f"{report['unsigned']} result(s) without a dealer or a release pocket)"]  # fmt: skip
+    lines = [
+        f"dealer signature ({report['bins']} arcs of release-to-result distance; "
+        f"{report['unsigned']} result(s) without a dealer or a release pocket)"
+    ]
     for entry in report["dealers"]:
         if "too_few" in entry:
             lines.append(f"  {entry['dealer']}: too few spins ({entry['too_few']})")

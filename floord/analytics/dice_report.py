@@ -62,9 +62,16 @@ def rolls_from_events(events: Sequence[tuple[int, dict[str, Any]]]) -> list[Dice
         elif event["type"] == EventType.CRAPS_ROLL:
             d1, d2 = (int(f) for f in data["faces"])
             shooter = data.get("shooter")
-            found.append(DiceRoll(seq, event["ts"], (d1, d2), _ids(data.get("dice")),
-                                  shooter if isinstance(shooter, int) else None,
-                                  dice_set))  # fmt: skip
+            found.append(
+                DiceRoll(
+                    seq,
+                    event["ts"],
+                    (d1, d2),
+                    _ids(data.get("dice")),
+                    shooter if isinstance(shooter, int) else None,
+                    dice_set,
+                )
+            )
     return found
 
 
@@ -122,8 +129,9 @@ def replay(watch: DiceWatch, rolls: Sequence[DiceRoll]) -> list[dict[str, Any]]:
     return alerts
 
 
-def _test(name: str, cells: Sequence[Category], counts: Sequence[int], level: float,
-          **who: Any) -> dict[str, Any]:  # fmt: skip
+def _test(
+    name: str, cells: Sequence[Category], counts: Sequence[int], level: float, **who: Any
+) -> dict[str, Any]:
     """The test over all the counts, or why there are too few for it."""
     n = sum(counts)
     least = min(c.probability for c in cells)
@@ -146,13 +154,31 @@ def dice_report(setup: DiceSetup, rolls: Sequence[DiceRoll]) -> dict[str, Any]:
         totals[set_name(r.dice_set)][sum(r.faces)] += 1
         if setup.shooter_bins and r.shooter is not None:
             shooters[r.shooter][watch.shooter_bin(sum(r.faces))] += 1
-    tests = [_test("dice_faces", FACE_CELLS, [faces[d][f] for f in range(1, 7)], setup.level,
-                   die=d) for d in sorted(faces)]  # fmt: skip
-    tests += [_test("dice_totals", TOTAL_CELLS, [totals[s][t] for t in range(2, 13)],
-                    setup.level, dice_set=s) for s in sorted(totals)]  # fmt: skip
+    tests = [
+        _test("dice_faces", FACE_CELLS, [faces[d][f] for f in range(1, 7)], setup.level, die=d)
+        for d in sorted(faces)
+    ]
+    tests += [
+        _test(
+            "dice_totals",
+            TOTAL_CELLS,
+            [totals[s][t] for t in range(2, 13)],
+            setup.level,
+            dice_set=s,
+        )
+        for s in sorted(totals)
+    ]
     cells = watch.shooter_categories
-    tests += [_test("shooter_signature", cells, [shooters[s][b] for b in range(len(cells))],
-                    setup.level, shooter=s) for s in sorted(shooters)]  # fmt: skip
+    tests += [
+        _test(
+            "shooter_signature",
+            cells,
+            [shooters[s][b] for b in range(len(cells))],
+            setup.level,
+            shooter=s,
+        )
+        for s in sorted(shooters)
+    ]
     return {
         "rolls": len(rolls),
         "first": rolls[0].ts if rolls else None,
@@ -179,19 +205,20 @@ def format_dice_report(table: str, report: dict[str, Any]) -> str:
     span = f" from {report['first']} to {report['last']}" if report["rolls"] else ""
     lines = [f"table {table}: {report['rolls']} rolls{span}"]
     if "settings" in report:
-        used = ", ".join(f"{name} {s['value']} (from {s['from']})"
-                         for name, s in report["settings"].items())  # fmt: skip
+        used = ", ".join(
+            f"{name} {s['value']} (from {s['from']})" for name, s in report["settings"].items()
+        )
         lines.append(f"settings: {used}")
     if report.get("live") is False:
         lines.append("surveillance is off in the config: the table raised no live alerts")
     for t in report["tests"]:
         if "too_few" in t:
-            lines.append(f"{t['test']} test of {_who(t)}: too few rolls ({t['n']}, "
-                         f"{t['too_few']})")  # fmt: skip
+            lines.append(f"{t['test']} test of {_who(t)}: too few rolls ({t['n']}, {t['too_few']})")
             continue
         verdict = "BELOW LEVEL" if t["below_level"] else "ok"
-        top = ", ".join(f"{c['label']} ({c['observed']} vs {c['expected']:.1f})"
-                        for c in t["over_represented"])  # fmt: skip
+        top = ", ".join(
+            f"{c['label']} ({c['observed']} vs {c['expected']:.1f})" for c in t["over_represented"]
+        )
         lines.append(
             f"{t['test']} test of {_who(t)} over all {t['n']} rolls: chi-square "
             f"{t['statistic']:.3f}, dof {t['dof']}, p {t['p_value']:.4g} ({verdict} at "
@@ -203,7 +230,9 @@ def format_dice_report(table: str, report: dict[str, Any]) -> str:
         f"{len(report['alerts'])} alert(s)"
     )
     for a in report["alerts"]:
-        lines.append(f"  {a['ts']} seq {a['seq']}: {a['test']} of {_who(a)} p "
-                     f"{a['p_value']:.4g}, over-represented "
-                     f"{[c['label'] for c in a['over_represented']]}")  # fmt: skip
+        lines.append(
+            f"  {a['ts']} seq {a['seq']}: {a['test']} of {_who(a)} p "
+            f"{a['p_value']:.4g}, over-represented "
+            f"{[c['label'] for c in a['over_represented']]}"
+        )
     return "\n".join(lines)

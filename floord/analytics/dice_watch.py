@@ -69,8 +69,10 @@ class DiceWatch:
         self._shooter_bin: dict[int, int] = {}
         if shooter_bins:
             if isinstance(shooter_bins, bool) or shooter_bins not in range(2, len(TOTALS) + 1):
-                raise ValueError(f"shooter_bins must be 0 (off) or from 2 to {len(TOTALS)} runs "
-                                 f"of totals, not {shooter_bins!r}")  # fmt: skip
+                raise ValueError(
+                    f"shooter_bins must be 0 (off) or from 2 to {len(TOTALS)} runs "
+                    f"of totals, not {shooter_bins!r}"
+                )
             self._shooter_cells = shooter_cells(shooter_bins)
             check_window(shooter_window, self._shooter_cells, "shooter_signature")
             for b, cell in enumerate(self._shooter_cells):
@@ -107,8 +109,9 @@ class DiceWatch:
         for face, die in zip(faces, dice, strict=False):
             if die is None:
                 continue
-            test = self.faces.setdefault(die, RunningTest("dice_faces", FACE_CELLS, self.window,
-                                                          self.level))  # fmt: skip
+            test = self.faces.setdefault(
+                die, RunningTest("dice_faces", FACE_CELLS, self.window, self.level)
+            )
             found = test.push(face - 1)
             if found is not None:
                 alerts.append({**found, "die": die})
@@ -121,9 +124,10 @@ class DiceWatch:
         if self.shooter_bins and shooter is not None:
             test = self.shooters.setdefault(
                 shooter,
-                RunningTest("shooter_signature", self._shooter_cells, self.shooter_window,
-                            self.level),
-            )  # fmt: skip
+                RunningTest(
+                    "shooter_signature", self._shooter_cells, self.shooter_window, self.level
+                ),
+            )
             found = test.push(self._shooter_bin[total])
             if found is not None:
                 alerts.append({**found, "shooter": shooter})

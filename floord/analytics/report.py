@@ -77,8 +77,9 @@ def read_results(
         try:
             events.append(json.loads(body))
         except ValueError as exc:
-            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable: "
-                             f"{exc!r}") from exc  # fmt: skip
+            raise ValueError(
+                f"journal {journal}: {table!r} seq {seq} is unreadable: {exc!r}"
+            ) from exc
     return results_of(events, since, until, f"journal {journal}: {table!r}")
 
 
@@ -125,8 +126,14 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
     # Here: a daemon's watchers use this module, never the dealer's report.
     from floord.analytics.dealer_report import dealer_report
 
-    watch = WheelWatch(setup.kind, setup.order, setup.window, setup.level, setup.sectors,
-                       section_counts=setup.section_counts)  # fmt: skip
+    watch = WheelWatch(
+        setup.kind,
+        setup.order,
+        setup.window,
+        setup.level,
+        setup.sectors,
+        section_counts=setup.section_counts,
+    )
     n = len(results)
     counts = Counter(r.result for r in results)
     tests: list[dict[str, Any]] = []
@@ -170,15 +177,17 @@ def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str,
         "level": setup.level,
         "sectors": setup.sectors,
         "alerts": alerts,
-        "dealer_signature": dealer_report(setup.kind, setup.order, setup.dealer_window,
-                                          setup.level, setup.dealer_bins, results)
-        if setup.kind != BIG_SIX else None,
+        "dealer_signature": dealer_report(
+            setup.kind, setup.order, setup.dealer_window, setup.level, setup.dealer_bins, results
+        )
+        if setup.kind != BIG_SIX
+        else None,
         "physics_settings": {
             "pace": None if setup.pace is None else asdict(setup.pace),
             "spin_physics": None if setup.spin is None else asdict(setup.spin),
         },
         "physics_alerts": physics_report(physics, results),
-    }  # fmt: skip
+    }
 
 
 def format_report(table: str, report: dict[str, Any]) -> str:
@@ -190,8 +199,9 @@ def format_report(table: str, report: dict[str, Any]) -> str:
         + (f" from {report['first']} to {report['last']}" if report["results"] else ""),
     ]
     if "settings" in report:
-        used = ", ".join(f"{name} {s['value']} (from {s['from']})"
-                         for name, s in report["settings"].items())  # fmt: skip
+        used = ", ".join(
+            f"{name} {s['value']} (from {s['from']})" for name, s in report["settings"].items()
+        )
         lines.append(f"settings: {used}")
     if report.get("live") is False:
         lines.append("surveillance is off in the config: the table raised no live alerts")
@@ -201,8 +211,9 @@ def format_report(table: str, report: dict[str, Any]) -> str:
         lines.append(f"{p['label']:>6}  {p['observed']:>8}  {p['probability'] * n:>8.1f}")
     for t in report["tests"]:
         verdict = "BELOW LEVEL" if t["below_level"] else "ok"
-        top = ", ".join(f"{c['label']} ({c['observed']} vs {c['expected']:.1f})"
-                        for c in t["over_represented"])  # fmt: skip
+        top = ", ".join(
+            f"{c['label']} ({c['observed']} vs {c['expected']:.1f})" for c in t["over_represented"]
+        )
         lines.append(
             f"{t['test']} test over all {t['window']} results: chi-square {t['statistic']:.3f}"
             f", dof {t['dof']}, p {t['p_value']:.4g} ({verdict} at {t['level']})"
@@ -215,8 +226,10 @@ def format_report(table: str, report: dict[str, Any]) -> str:
         f"{report['sectors']}): {len(report['alerts'])} alert(s)"
     )
     for a in report["alerts"]:
-        lines.append(f"  {a['ts']} seq {a['seq']}: {a['test']} p {a['p_value']:.4g}, "
-                     f"over-represented {[c['label'] for c in a['over_represented']]}")  # fmt: skip
+        lines.append(
+            f"  {a['ts']} seq {a['seq']}: {a['test']} p {a['p_value']:.4g}, "
+            f"over-represented {[c['label'] for c in a['over_represented']]}"
+        )
     if report.get("dealer_signature") is not None:
         lines.extend(format_dealer_report(report["dealer_signature"]))
     physics = report.get("physics_alerts") or []

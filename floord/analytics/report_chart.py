@@ -97,9 +97,17 @@ def _draw(axes: Axes, report: dict[str, Any]) -> None:
     xs = list(range(len(pockets)))
     edges = [i - 0.5 for i in range(len(pockets) + 1)]  # each cell's bar, edge to edge
     z = NormalDist().inv_cdf(1 - report["level"] / 2)
-    axes.fill_between(edges, [*low, low[-1]], [*high, high[-1]], step="post",
-                      color=BAND_COLOUR, alpha=0.3, zorder=1, linewidth=0,
-                      label=f"expected ± {z:.2f} sd (level {report['level']})")  # fmt: skip
+    axes.fill_between(
+        edges,
+        [*low, low[-1]],
+        [*high, high[-1]],
+        step="post",
+        color=BAND_COLOUR,
+        alpha=0.3,
+        zorder=1,
+        linewidth=0,
+        label=f"expected ± {z:.2f} sd (level {report['level']})",
+    )
     bars = axes.bar(xs, observed, color=faces, zorder=2)
     for bar, out in zip(bars, outside, strict=True):
         if out:
@@ -109,21 +117,41 @@ def _draw(axes: Axes, report: dict[str, Any]) -> None:
     # A marker at the top of each bar outside, pointing the way it is out: seen even on
     # a bar of height zero.
     for above, marker in ((True, "^"), (False, "v")):
-        at = [(x, o) for x, o, out, e in zip(xs, observed, outside, expected, strict=True)
-              if out and (o > e) is above]  # fmt: skip
+        at = [
+            (x, o)
+            for x, o, out, e in zip(xs, observed, outside, expected, strict=True)
+            if out and (o > e) is above
+        ]
         if at:
-            axes.scatter([x for x, _ in at], [o for _, o in at], marker=marker, s=36,
-                         color=OUTSIDE_EDGE, edgecolors="black", zorder=4,
-                         clip_on=False)  # fmt: skip
-    axes.step(edges, [*expected, expected[-1]], where="post", color=BAND_COLOUR, zorder=3,
-              label="expected")  # fmt: skip
+            axes.scatter(
+                [x for x, _ in at],
+                [o for _, o in at],
+                marker=marker,
+                s=36,
+                color=OUTSIDE_EDGE,
+                edgecolors="black",
+                zorder=4,
+                clip_on=False,
+            )
+    axes.step(
+        edges,
+        [*expected, expected[-1]],
+        where="post",
+        color=BAND_COLOUR,
+        zorder=3,
+        label="expected",
+    )
     axes.set_xticks(xs, [p["label"] for p in pockets], rotation=0 if big_six else 90, fontsize=7)
     axes.set_xlabel("symbol" if big_six else "pocket, in the wheel's physical order")
     axes.set_ylabel("results")
     axes.set_ylim(bottom=0, top=max([*high, *observed, 1.0]) * 1.08)
     handles, _ = axes.get_legend_handles_labels()
-    marked = Patch(facecolor="white", edgecolor=OUTSIDE_EDGE, hatch=OUTSIDE_HATCH,
-                   label=f"outside the band ({sum(outside)})")  # fmt: skip
+    marked = Patch(
+        facecolor="white",
+        edgecolor=OUTSIDE_EDGE,
+        hatch=OUTSIDE_HATCH,
+        label=f"outside the band ({sum(outside)})",
+    )
     axes.legend(handles=[*handles, marked], fontsize=7)
 
 

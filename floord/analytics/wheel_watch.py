@@ -122,8 +122,10 @@ class WheelWatch:
         if section_counts is None:
             raise ValueError("a Big Six watch needs section_counts (sections per symbol)")
         if len(self.order) != BIG_SIX_SECTIONS:
-            raise ValueError(f"a Big Six order lists {BIG_SIX_SECTIONS} sections, not "
-                             f"{len(self.order)} (58 Pa. Code § 533.1(a))")  # fmt: skip
+            raise ValueError(
+                f"a Big Six order lists {BIG_SIX_SECTIONS} sections, not "
+                f"{len(self.order)} (58 Pa. Code § 533.1(a))"
+            )
         if dict(Counter(self.order)) != dict(section_counts):
             raise ValueError(
                 f"section_counts {dict(section_counts)} do not match the symbols of the "
@@ -161,8 +163,10 @@ class WheelWatch:
         """
         if not isinstance(result, str) or result not in self._cell:
             if self.kind == "double_zero_as_single" and result == "00":
-                raise ValueError("00 on a double-zero wheel used as single zero is a no-spin "
-                                 "(58 Pa. Code § 531.1(d)), not a result")  # fmt: skip
+                raise ValueError(
+                    "00 on a double-zero wheel used as single zero is a no-spin "
+                    "(58 Pa. Code § 531.1(d)), not a result"
+                )
             raise ValueError(f"{result!r} is not a result of a {self.kind} wheel")
         at = self._position(result, position)
         self.spins += 1

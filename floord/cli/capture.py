@@ -101,8 +101,10 @@ def _capture(ns: argparse.Namespace) -> int:
         chunks, total = asyncio.run(
             capture(ns.port, settings, ns.seconds, out, send=sends, profile=ns.profile)
         )
-    print(f"floord capture: {total} bytes in {chunks} reads from {ns.port} to {ns.out}",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"floord capture: {total} bytes in {chunks} reads from {ns.port} to {ns.out}",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -20,7 +20,7 @@ from floord.analytics.dice_report import (
     read_rolls,
     rolls_of,
 )
-from floord.cli.report import Span, archive_events
+from floord.cli.report import Span, archive_events, chosen_setting
 from floord.config.load import load_config
 from floord.contract import parse_ts
 from floord.games.registry import dice_setup
@@ -44,12 +44,13 @@ def table_dice_report(
     live = dice_setup(configured, settings)
     if live is None:
         raise ValueError(f"table {table!r} plays {configured.game}: it has no dice to report on")
-    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    given = overrides or {}
     chosen = {
-        name: (given[name], f"--{name.replace('_', '-')}") if name in given
-        else (getattr(live, name), f"surveillance.{name}")
+        name: chosen_setting(
+            given.get(name), f"--{name.replace('_', '-')}", getattr(live, name), name
+        )
         for name in SETTINGS
-    }  # fmt: skip
+    }
     setup = DiceSetup(**{name: value for name, (value, _) in chosen.items()})
     span = span or Span()
     start = parse_ts(since) if since is not None else span.start
@@ -60,8 +61,9 @@ def table_dice_report(
         events = archive_events(span.archive, site, table, ROLL_TYPES, span.end)
         rolls = rolls_of(events, start, span.end, f"archive: {site}/{table}")
     report = dice_report(setup, rolls)
-    report["settings"] = {name: {"value": value, "from": source}
-                          for name, (value, source) in chosen.items()}  # fmt: skip
+    report["settings"] = {
+        name: {"value": value, "from": source} for name, (value, source) in chosen.items()
+    }
     report["live"] = settings.enabled
     return report
 

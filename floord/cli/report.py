@@ -51,8 +51,9 @@ def run_wheel_report(
     """
     if png is not None:
         require_extra("report", "floord report wheel --png (the text report needs nothing more)")
-    report = table_report(config_path, table, since, window=window, level=level,
-                          sectors=sectors, span=span)  # fmt: skip
+    report = table_report(
+        config_path, table, since, window=window, level=level, sectors=sectors, span=span
+    )
     text = format_report(table, report)
     if png is not None:
         from floord.analytics.report_chart import write_chart
@@ -81,6 +82,12 @@ def archive_events(
     with open_archive(url) as reader:
         rows = reader.events(until=end, site=site, table=table, types=types, tables_only=True)
         return list(rows)
+
+
+def chosen_setting(given: Any, flag: str, live: Any, key: str) -> tuple[Any, str]:
+    """A report setting and where it came from: the command line's `flag` when given
+    (not None), else the table's live `surveillance.<key>`."""
+    return (given, flag) if given is not None else (live, f"surveillance.{key}")
 
 
 def wheel_results(
@@ -114,20 +121,24 @@ def table_report(
     # (value, where it came from): as the live table runs (`registry.live_setup`) unless
     # the command line says otherwise.
     chosen: dict[str, tuple[Any, str]] = {
-        "window": (window, "--window") if window is not None
-        else (settings.window, "surveillance.window"),
-        "level": (level, "--level") if level is not None
-        else (settings.level, "surveillance.level"),
-        "sectors": (sectors, "--sectors") if sectors is not None
-        else (live_sectors, f"surveillance.{sectors_key}"),
-    }  # fmt: skip
-    setup = setup_for_table(configured, chosen["window"][0], chosen["level"][0],
-                            chosen["sectors"][0], settings.dealer_window,
-                            settings.dealer_bins)  # fmt: skip
+        "window": chosen_setting(window, "--window", settings.window, "window"),
+        "level": chosen_setting(level, "--level", settings.level, "level"),
+        "sectors": chosen_setting(sectors, "--sectors", live_sectors, sectors_key),
+    }
+    setup = setup_for_table(
+        configured,
+        chosen["window"][0],
+        chosen["level"][0],
+        chosen["sectors"][0],
+        settings.dealer_window,
+        settings.dealer_bins,
+    )
     span = span or Span()
     start = parse_ts(since) if since is not None else span.start
     report = wheel_report(setup, wheel_results(loaded, table, start, span))
-    report["settings"] = {name: {"value": getattr(setup, name), "from": source}
-                          for name, (_, source) in chosen.items()}  # fmt: skip
+    report["settings"] = {
+        name: {"value": getattr(setup, name), "from": source}
+        for name, (_, source) in chosen.items()
+    }
     report["live"] = settings.enabled
     return report

@@ -92,8 +92,9 @@ def add_report(sub: Verbs) -> None:
     live = " (default: the config's surveillance.%s, as the table runs it live)"
     wheel.add_argument("--window", type=int, help="running watch window" + live % "window")
     wheel.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
-    wheel.add_argument("--sectors", type=int,
-                       help="wheel sectors, 0: off" + live % "<game>_sectors")  # fmt: skip
+    wheel.add_argument(
+        "--sectors", type=int, help="wheel sectors, 0: off" + live % "<game>_sectors"
+    )
     dice = what.add_parser("dice", help="a Craps table's dice statistics (chi-square tests)")
     dice.add_argument("-c", "--config", required=True, type=Path)
     dice.add_argument("--table", required=True)
@@ -101,10 +102,12 @@ def add_report(sub: Verbs) -> None:
     add_source_arguments(dice, journals=False)
     dice.add_argument("--window", type=int, help="running watch window" + live % "window")
     dice.add_argument("--level", type=float, help="alert below this p-value" + live % "level")
-    dice.add_argument("--shooter-window", type=int,
-                      help="rolls per shooter" + live % "shooter_window")  # fmt: skip
-    dice.add_argument("--shooter-bins", type=int,
-                      help="runs of totals, 0: off" + live % "shooter_bins")  # fmt: skip
+    dice.add_argument(
+        "--shooter-window", type=int, help="rolls per shooter" + live % "shooter_window"
+    )
+    dice.add_argument(
+        "--shooter-bins", type=int, help="runs of totals, 0: off" + live % "shooter_bins"
+    )
     shuffle = what.add_parser("shuffle", help="shuffle quality from the card-recognition shoe")
     shuffle.add_argument("-c", "--config", required=True, type=Path)
     shuffle.add_argument("--table", help="one table (default: every table whose shoe reads)")

@@ -306,8 +306,10 @@ def _surveillance_checks(cfg: FloordConfig, path: Path) -> list[str]:
                 continue
             TableSurveillance(setup)
         except ValueError as exc:
-            problems.append(f"{path}: surveillance: settings that fit table {table.id!r} "
-                            f"({table.game}) expected: {exc}")  # fmt: skip
+            problems.append(
+                f"{path}: surveillance: settings that fit table {table.id!r} "
+                f"({table.game}) expected: {exc}"
+            )
     return problems
 
 

@@ -121,8 +121,11 @@ class Timeline:
     def draw(self, cards: list[str]) -> None:
         """Cards dealt in a row from the shoe, one every DRAW_S."""
         interval = DRAW_S * self.pace
-        self.add("shoe", {"draw": {"cards": list(cards), "interval": interval}},
-                 interval * (len(cards) - 1))  # fmt: skip
+        self.add(
+            "shoe",
+            {"draw": {"cards": list(cards), "interval": interval}},
+            interval * (len(cards) - 1),
+        )
         self.now += interval * len(cards)
 
     def shuffle(self, batch: str, cards: int, seconds: float) -> None:

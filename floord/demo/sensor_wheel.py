@@ -59,9 +59,15 @@ SPIN_S = 0.03  # a time-lapse spin, spread over its revolutions
 GAP_S = 0.015  # between a rest and the next spin
 # The live wheel-integrity tests (docs/analytics.md) of the demo floor. The smallest window
 # the tests allow on every demo wheel: a Big Six pocket test needs 270 results.
-SURVEILLANCE: dict[str, Any] = {"enabled": True, "window": 270, "level": 0.001,
-                                "roulette_sectors": 8, "big_six_sectors": 6,
-                                "dealer_window": 300, "dealer_bins": 8}  # fmt: skip
+SURVEILLANCE: dict[str, Any] = {
+    "enabled": True,
+    "window": 270,
+    "level": 0.001,
+    "roulette_sectors": 8,
+    "big_six_sectors": 6,
+    "dealer_window": 300,
+    "dealer_bins": 8,
+}
 SINGLE_ZERO_ORDER = tuple(roulette_order(WHEEL))  # § 531.1(b)
 # The second of the sector test's arcs: 4, 21, 2, 25, 17.
 FAVOURED = tuple(

@@ -39,8 +39,9 @@ def main() -> int:
         print(f"floord.demo.tail: {exc}", file=sys.stderr)
         return 2
     except broker_errors() as exc:
-        print(f"floord.demo.tail: cannot use the broker {url}: {broker_problem(exc)}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"floord.demo.tail: cannot use the broker {url}: {broker_problem(exc)}", file=sys.stderr
+        )
         return 1
     return 0
 

@@ -77,8 +77,9 @@ def _wheel_setup(
     """The layout's symbols; no dealer signature (the wheel reports no release)."""
     layout = table.rules.layout
     order = tuple(ORDER_533_1_B if layout is None else layout)
-    return WheelSetup(BIG_SIX, order, window, level, 6 if sectors is None else sectors,
-                      dict(Counter(order)))  # fmt: skip
+    return WheelSetup(
+        BIG_SIX, order, window, level, 6 if sectors is None else sectors, dict(Counter(order))
+    )
 
 
 DEFINITION = GameDefinition(

@@ -134,8 +134,14 @@ def live_setup(table: GameTable, settings: SurveillanceSettings) -> WheelSetup |
     if wheel is None:
         return None
     sectors = getattr(settings, wheel.sectors_setting)
-    return wheel.setup(table, settings.window, settings.level, sectors,
-                       settings.dealer_window, settings.dealer_bins)  # fmt: skip
+    return wheel.setup(
+        table,
+        settings.window,
+        settings.level,
+        sectors,
+        settings.dealer_window,
+        settings.dealer_bins,
+    )
 
 
 def dice_setup(table: GameTable, settings: SurveillanceSettings) -> DiceSetup | None:
@@ -145,5 +151,6 @@ def dice_setup(table: GameTable, settings: SurveillanceSettings) -> DiceSetup | 
         return None
     from floord.analytics.dice_report import DiceSetup
 
-    return DiceSetup(settings.window, settings.level, settings.shooter_window,
-                     settings.shooter_bins)  # fmt: skip
+    return DiceSetup(
+        settings.window, settings.level, settings.shooter_window, settings.shooter_bins
+    )

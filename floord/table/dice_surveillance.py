@@ -25,8 +25,7 @@ class DiceSurveillance(AlertKeeper):
     def __init__(self, setup: DiceSetup, saved: dict[str, Any] | None = None) -> None:
         super().__init__(saved)
         self.setup = setup
-        self.dice = DiceWatch(setup.window, setup.level, setup.shooter_window,
-                              setup.shooter_bins)  # fmt: skip
+        self.dice = DiceWatch(setup.window, setup.level, setup.shooter_window, setup.shooter_bins)
 
     def warm_up_rolls(self, history: list[DiceRoll]) -> None:
         """Replay the journal's rolls so every window is as it was before the restart;

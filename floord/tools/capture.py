@@ -129,8 +129,9 @@ async def _read_or_stop(transport: Transport, stop: asyncio.Event, timeout: floa
     reading = asyncio.ensure_future(transport.read())
     stopping = asyncio.ensure_future(stop.wait())
     try:
-        done, _ = await asyncio.wait({reading, stopping}, timeout=timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        done, _ = await asyncio.wait(
+            {reading, stopping}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
         if reading in done:
             return reading.result()
         return None

@@ -41,9 +41,11 @@ def _no_roll(d: dict[str, Any], e: Envelope) -> str:
 
 def _held(d: dict[str, Any], e: Envelope) -> str:
     reasons = d.get("reasons")
-    named = [words(r.get("reason")) for r in reasons if isinstance(r, dict)] if isinstance(
-        reasons, list
-    ) else []  # fmt: skip
+    named = (
+        [words(r.get("reason")) for r in reasons if isinstance(r, dict)]
+        if isinstance(reasons, list)
+        else []
+    )
     why = ", ".join(named) or "?"
     return f"throw {get(d, 'throw')} held for the call ({why})" + optional(d, "total", ", reads {}")
 

@@ -111,8 +111,9 @@ def _throw(d: dict[str, Any], e: Envelope) -> str:
     text = f"throw {get(d, 'throw')}: {shown}"
     if d.get("together") is False:
         text += "; the dice did not leave the hand together"
-    if isinstance(dice, list) and any(isinstance(x, dict) and x.get("far_end") is False
-                                      for x in dice):  # fmt: skip
+    if isinstance(dice, list) and any(
+        isinstance(x, dict) and x.get("far_end") is False for x in dice
+    ):
         text += "; short of the far end"
     return text
 

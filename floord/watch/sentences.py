@@ -80,6 +80,12 @@ RESULTS = frozenset(
     }
 )
 
+# The first word of a type nobody listed above says whose business it is: the people
+# running floord's, or the table's (its own words, and each game's).
+OPERATOR_HEADS = frozenset({"operator", "daemon", "journal"})
+GAME_HEADS = frozenset({"blackjack", "baccarat", "stud", "roulette", "bigsix", "craps", "paigow"})
+TABLE_HEADS = frozenset({"table", "round", "cards", "result"}) | GAME_HEADS
+
 
 def family(kind: str) -> str:
     """The filter group of an event type (docs/console.md, "The detail view")."""
@@ -95,10 +101,9 @@ def family(kind: str) -> str:
         if kind in kinds:
             return name
     head = kind.split(".", 1)[0]
-    if head in ("operator", "daemon", "journal"):
+    if head in OPERATOR_HEADS:
         return "operator"
-    if head in ("table", "round", "cards", "blackjack", "baccarat", "stud", "roulette", "bigsix",
-                "craps", "paigow", "result"):  # fmt: skip
+    if head in TABLE_HEADS:
         return "table"
     return "device"
 

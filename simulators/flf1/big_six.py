@@ -93,8 +93,10 @@ class BigSixSimulator(CardDevice):
         sections = quirk_flag(self.profile, "sections")
         angle = quirk_flag(self.profile, "angle")
         if sections and angle:
-            raise ValueError(f"profile {self.profile.model}: quirks.sections and quirks.angle "
-                             "are both true; a wheel has one or the other")  # fmt: skip
+            raise ValueError(
+                f"profile {self.profile.model}: quirks.sections and quirks.angle "
+                "are both true; a wheel has one or the other"
+            )
         return ["clapper", *(["sections"] if sections else []), *(["angle"] if angle else [])]
 
     def family_problem(self, step: BigSixStep) -> str | None:

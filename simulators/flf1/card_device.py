@@ -87,8 +87,9 @@ def quirk_flag(profile: DeviceProfile, key: str) -> bool:
     """A yes/no quirk (false when absent); anything but a boolean is a profile error."""
     value = profile.quirks.get(key, False)
     if not isinstance(value, bool):
-        raise ValueError(f"profile {profile.model}: quirks.{key}: true or false expected, "
-                         f"found {value!r}")  # fmt: skip
+        raise ValueError(
+            f"profile {profile.model}: quirks.{key}: true or false expected, found {value!r}"
+        )
     return value
 
 
@@ -127,20 +128,24 @@ class CardDevice(ABC):
         if not speed > 0:
             raise ValueError(f"speed > 0 expected, found {speed}")
         if profile.family != self.FAMILY:
-            raise ValueError(f"profile {profile.model}: family {self.FAMILY} expected, "
-                             f"found {profile.family}")  # fmt: skip
+            raise ValueError(
+                f"profile {profile.model}: family {self.FAMILY} expected, found {profile.family}"
+            )
         if scenario is not None and not isinstance(scenario, self.SCENARIO):
-            raise ValueError(f"a {self.SCENARIO.__name__} expected, found "
-                             f"{type(scenario).__name__}")  # fmt: skip
+            raise ValueError(
+                f"a {self.SCENARIO.__name__} expected, found {type(scenario).__name__}"
+            )
         self.profile = profile
         self.speed = speed
         self.quirks = LinkQuirks.of(profile)
         self.faults = code_table(profile, "fault_codes", self.FAULTS)
         self.tampers = code_table(profile, "tamper_codes", self.TAMPERS)
         self.capabilities = self.capability_words()
-        self.scenario = scenario if scenario is not None else self.SCENARIO.model_validate(
-            {"loop": True, "steps": [{"idle": 60.0}]}
-        )  # fmt: skip
+        self.scenario = (
+            scenario
+            if scenario is not None
+            else self.SCENARIO.model_validate({"loop": True, "steps": [{"idle": 60.0}]})
+        )
         self.state = self.new_state()
         self.channel: FrameChannel | None = None
         self._check_scenario()
@@ -213,8 +218,10 @@ class CardDevice(ABC):
                 raise ScenarioError(f"{where}: {kind}: {problem}")
         length = len(encode_frame(0, kind, fields, self.quirks.checksum))
         if length > self.quirks.max_frame_length:
-            raise ScenarioError(f"{where}: {kind} frame of {length} bytes, over the profile's "
-                                f"max_frame_length {self.quirks.max_frame_length}")  # fmt: skip
+            raise ScenarioError(
+                f"{where}: {kind} frame of {length} bytes, over the profile's "
+                f"max_frame_length {self.quirks.max_frame_length}"
+            )
 
     def _check_scenario(self) -> None:
         """Dry-run every plan on a copy of the state: refuse what this model cannot send."""

@@ -193,8 +193,10 @@ class Draw(_Strict):
     @model_validator(mode="after")
     def _cards_or_count(self) -> Draw:
         if (self.cards is None) == (self.count is None):
-            raise ValueError("exactly one of cards, count expected, found "
-                             f"{'both' if self.cards is not None else 'neither'}")  # fmt: skip
+            raise ValueError(
+                "exactly one of cards, count expected, found "
+                f"{'both' if self.cards is not None else 'neither'}"
+            )
         return self
 
     @property

@@ -65,8 +65,9 @@ class CardShufflerSimulator(CardDevice):
         ]
         chosen = [word for word, present in words if present]
         if "batch" not in chosen and "continuous" not in chosen:
-            raise ValueError(f"profile {model}: quirks: a batch or a continuous shuffler "
-                             "expected, found neither")  # fmt: skip
+            raise ValueError(
+                f"profile {model}: quirks: a batch or a continuous shuffler expected, found neither"
+            )
         return chosen
 
     def new_state(self) -> ShufflerState:

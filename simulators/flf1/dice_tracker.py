@@ -53,8 +53,7 @@ class DiceState(DeviceState):
 def dice_of(profile: DeviceProfile) -> int:
     value = profile.quirks.get("dice")
     if type(value) is not int or value not in (2, 3):
-        raise ValueError(f"profile {profile.model}: quirks.dice: 2 or 3 expected, "
-                         f"found {value!r}")  # fmt: skip
+        raise ValueError(f"profile {profile.model}: quirks.dice: 2 or 3 expected, found {value!r}")
     return int(value)
 
 
@@ -111,8 +110,10 @@ class DiceTrackerSimulator(CardDevice):
                 if shown and flag not in has
             ]
             if unreported:
-                return (f"dice.{n}.{unreported[0]}: this model does not report it "
-                        f"(capabilities: {', '.join(self.capabilities) or 'none'})")  # fmt: skip
+                return (
+                    f"dice.{n}.{unreported[0]}: this model does not report it "
+                    f"(capabilities: {', '.join(self.capabilities) or 'none'})"
+                )
         return None
 
     def family_plan(self, step: DiceStep, state: DiceState, rng: random.Random) -> list[Action]:
@@ -125,8 +126,9 @@ class DiceTrackerSimulator(CardDevice):
         if step.replace is not None:
             out, new = step.replace.out, step.replace.new
             if out not in state.dice_set:
-                raise ScenarioError(f"replace: {out} is not in the dice set "
-                                    f"({', '.join(state.dice_set) or 'none'})")  # fmt: skip
+                raise ScenarioError(
+                    f"replace: {out} is not in the dice set ({', '.join(state.dice_set) or 'none'})"
+                )
             state.dice_set = [new if die == out else die for die in state.dice_set]
             replaced: list[Action] = [Send("SET", tuple(state.dice_set))]
             if out in state.selected:  # the shooter's die: the dice in play changed too

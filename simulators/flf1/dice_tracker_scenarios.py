@@ -108,8 +108,10 @@ class Throw(_Strict):
     @model_validator(mode="after")
     def _dice_or_faces(self) -> Throw:
         if (self.dice is None) == (self.faces is None):
-            raise ValueError("exactly one of dice, faces expected, found "
-                             f"{'both' if self.dice is not None else 'neither'}")  # fmt: skip
+            raise ValueError(
+                "exactly one of dice, faces expected, found "
+                f"{'both' if self.dice is not None else 'neither'}"
+            )
         _unique([d.id for d in self.all_dice() if d.id is not None], "dice")
         return self
 

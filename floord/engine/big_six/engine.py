@@ -201,8 +201,13 @@ class BigSixEngine(CheckedRests, TableEngineBase):
                 False, 'the wheel is turning (spun without "no more bets"): wait for its rest'
             )
         assert self.gaming_day is not None
-        fields = {"no_more_bets": True, "called_by": command.by, "direction": None,
-                  "spun": False, "revolutions": 0}  # fmt: skip
+        fields = {
+            "no_more_bets": True,
+            "called_by": command.by,
+            "direction": None,
+            "spun": False,
+            "revolutions": 0,
+        }
         rnd = self.rounds.start(self.gaming_day, now, fields)
         body = {"n": rnd["n"], "gaming_day": rnd["gaming_day"], "opened_by": "spin", **fields}
         started = Decision(EventType.ROUND_STARTED, body, rule, rnd["id"])
@@ -222,8 +227,9 @@ class BigSixEngine(CheckedRests, TableEngineBase):
                 detail='the wheel was spun before the dealer called "no more bets"',
             )
         if current["spun"]:
-            out = self._violation("spun_again_before_rest", policy=SECOND_SPIN_POLICY,
-                                  direction=direction)  # fmt: skip
+            out = self._violation(
+                "spun_again_before_rest", policy=SECOND_SPIN_POLICY, direction=direction
+            )
             out.events.append(
                 self._void(
                     "spun_again",
@@ -255,17 +261,20 @@ class BigSixEngine(CheckedRests, TableEngineBase):
         current = self.rounds.current
         if current is None:
             self.unannounced = None
-            out = EngineOutput(
-                [Decision(EventType.BIGSIX_NO_SPIN,
-                          {"reason": "no_more_bets_not_called", "respin": True,
-                           "detail": "the wheel came to rest on a spin with no \"no more bets\""},
-                          cite("533.2(a)"), None)]
-            )  # fmt: skip
-            return out
+            body = {
+                "reason": "no_more_bets_not_called",
+                "respin": True,
+                "detail": 'the wheel came to rest on a spin with no "no more bets"',
+            }
+            return EngineOutput([Decision(EventType.BIGSIX_NO_SPIN, body, cite("533.2(a)"), None)])
         if not current["spun"]:
             detail = "the wheel reported a rest without reporting a spin"
-            body = {"reason": "spin_not_seen", "respin": True, "policy": NO_SPIN_POLICY,
-                    "detail": detail}  # fmt: skip
+            body = {
+                "reason": "spin_not_seen",
+                "respin": True,
+                "policy": NO_SPIN_POLICY,
+                "detail": detail,
+            }
             out = EngineOutput([Decision(EventType.BIGSIX_NO_SPIN, body, None, current["id"])])
             out.events.append(self._void("spin_not_seen", None, detail, NO_SPIN_POLICY))
             return out
@@ -315,9 +324,14 @@ class BigSixEngine(CheckedRests, TableEngineBase):
                 section=data.get("section"),
                 detail=f"a wheel has sections 0 to {SECTIONS - 1}",
             )
-            out.events.append(self._void("impossible_section", cite("533.1(a)"),
-                                         f"the wheel reported section {data.get('section')!r}",
-                                         None))  # fmt: skip
+            out.events.append(
+                self._void(
+                    "impossible_section",
+                    cite("533.1(a)"),
+                    f"the wheel reported section {data.get('section')!r}",
+                    None,
+                )
+            )
             return out
         if current["revolutions"] < MIN_REVOLUTIONS:
             return self._no_spin(
@@ -360,8 +374,12 @@ class BigSixEngine(CheckedRests, TableEngineBase):
             "settlement_rule": cite("533.2(d)"),
             "settled_under": cite("533.2(c)"),
         }
-        self.last_result = {"round": rnd["id"], "section": index, "symbol": section.symbol,
-                            "at": format_ts(now)}  # fmt: skip
+        self.last_result = {
+            "round": rnd["id"],
+            "section": index,
+            "symbol": section.symbol,
+            "at": format_ts(now),
+        }
         ended = {"outcome": "result", "section": index, "symbol": section.symbol}
         return EngineOutput(
             [

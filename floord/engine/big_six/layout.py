@@ -26,8 +26,14 @@ PAY_ODDS: dict[str, int] = {
     "joker": 45,
 }
 CLASS_COUNTS: dict[str, int] = {
-    "$1": 23, "$2": 15, "$5": 8, "$10": 4, "$20": 2, "flag": 1, "joker": 1,
-}  # fmt: skip
+    "$1": 23,
+    "$2": 15,
+    "$5": 8,
+    "$10": 4,
+    "$20": 2,
+    "flag": 1,
+    "joker": 1,
+}
 # § 533.1(b), clockwise from the joker; "flag" is the flag, name or logo.
 _ORDER_TEXT = (
     "joker $1 $2 $1 $5 $2 $1 $10 $1 $5 $1 $2 $1 $20 $1 $2 $1 $5 $2 $1 $10 $1 $2 $5 $1 $2 $1 "

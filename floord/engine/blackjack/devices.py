@@ -116,10 +116,14 @@ class BlackjackDevices(TableEngineBase):
             detail = "the card reader is out of order: no card is dealt until it is repaired"
             out.events.append(
                 violation(
-                    self.rules, "reader_malfunction", "card_while_reader_out", play.id,
-                    card=card, detail=detail,
+                    self.rules,
+                    "reader_malfunction",
+                    "card_while_reader_out",
+                    play.id,
+                    card=card,
+                    detail=detail,
                 )
-            )  # fmt: skip
+            )
         out.events += play.card(card, data.get("side"))
         return out
 

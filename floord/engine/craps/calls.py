@@ -61,17 +61,19 @@ class CrapsCalls(ReversibleRolls):
     def marker(self) -> str: ...
 
     @abstractmethod
-    def _call(self, faces: list[Any], now: datetime, called_by: str | None,
-              **more: Any) -> EngineOutput: ...  # fmt: skip
+    def _call(
+        self, faces: list[Any], now: datetime, called_by: str | None, **more: Any
+    ) -> EngineOutput: ...
 
     @abstractmethod
-    def _no_roll_out(self, out: EngineOutput, reason: str, paragraph: str, *, invalid: bool,
-                     **more: Any) -> EngineOutput: ...  # fmt: skip
+    def _no_roll_out(
+        self, out: EngineOutput, reason: str, paragraph: str, *, invalid: bool, **more: Any
+    ) -> EngineOutput: ...
 
     @abstractmethod
     def _pass_dice(
         self, reason: str, rule: str, by: str | None, round_id: str | None, **more: Any
-    ) -> Decision: ...  # fmt: skip
+    ) -> Decision: ...
 
     def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         now = self._touch(now)
@@ -100,8 +102,11 @@ class CrapsCalls(ReversibleRolls):
         if not isinstance(seat, int) or isinstance(seat, bool) or seat < 1:
             return _refused(f"seat must be a player position from 1, found {seat!r}")
         if self.shooter is not None:
-            return _refused(f"the player at {self.shooter['seat']} is the shooter: the dice are "
-                            "offered once the shooter passes them", "537.11(c)")  # fmt: skip
+            return _refused(
+                f"the player at {self.shooter['seat']} is the shooter: the dice are "
+                "offered once the shooter passes them",
+                "537.11(c)",
+            )
         if self.rounds.current is not None:
             return _refused(f"throw {self.rounds.current['throw']} awaits its call")
         self.reversible = None  # a new shooter: the last roll stands
@@ -158,8 +163,13 @@ class CrapsCalls(ReversibleRolls):
         assert isinstance(seat, int) and isinstance(amount, int)
         self.reversible = None  # a Fire Bet taken: the last roll stands
         bet = self.fire.place(seat, amount, for_shooter)
-        body = {"action": "accepted", "seat": bet.seat, "amount": bet.amount,
-                "shooter": for_shooter, "by": command.by}  # fmt: skip
+        body = {
+            "action": "accepted",
+            "seat": bet.seat,
+            "amount": bet.amount,
+            "shooter": for_shooter,
+            "by": command.by,
+        }
         return _ok(Decision(EventType.CRAPS_FIRE_BET, body, cite("537.12(a)(1)"), None))
 
     # ----- a held throw -----------------------------------------------------------
@@ -173,16 +183,21 @@ class CrapsCalls(ReversibleRolls):
             return _refused("no throw awaits a call")
         faces = held["faces"]
         if len(faces) != 2 or not all(_whole(f) for f in faces):
-            return _refused("the tracker read no face of every die: the boxperson (Mini-Craps: "
-                            "the floorperson) decides the faces", "537.10(c)")  # fmt: skip
-        return CommandOutcome(True, output=self._call(faces, now, called_by=command.by,
-                                                      held=held["held"]))  # fmt: skip
+            return _refused(
+                "the tracker read no face of every die: the boxperson (Mini-Craps: "
+                "the floorperson) decides the faces",
+                "537.10(c)",
+            )
+        return CommandOutcome(
+            True, output=self._call(faces, now, called_by=command.by, held=held["held"])
+        )
 
     def _cmd_no_roll(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
         reason = command.args.get("reason")
         if not isinstance(reason, str) or reason not in NO_ROLL_REASONS:
-            return _refused(f"reason must be one of {', '.join(NO_ROLL_REASONS)}, found "
-                            f"{reason!r}", "537.9(b)")  # fmt: skip
+            return _refused(
+                f"reason must be one of {', '.join(NO_ROLL_REASONS)}, found {reason!r}", "537.9(b)"
+            )
         held = self._held()
         if held is None and self.reversible is not None:
             out = self._reverse(
@@ -200,10 +215,16 @@ class CrapsCalls(ReversibleRolls):
             )
         assert self.shooter is not None
         self.shooter["invalid_rolls"] += 1
-        out = self._no_roll_out(EngineOutput(), reason, NO_ROLL_REASONS[reason], invalid=False,
-                                called_by=command.by, role=command.role,
-                                detail=command.args.get("detail"),
-                                callers_rule=cite("537.9(d)"))  # fmt: skip
+        out = self._no_roll_out(
+            EngineOutput(),
+            reason,
+            NO_ROLL_REASONS[reason],
+            invalid=False,
+            called_by=command.by,
+            role=command.role,
+            detail=command.args.get("detail"),
+            callers_rule=cite("537.9(d)"),
+        )
         return CommandOutcome(True, output=out)
 
     def _cmd_face_ruling(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
@@ -212,16 +233,31 @@ class CrapsCalls(ReversibleRolls):
         if held is None:
             return _refused("no throw awaits a call")
         if command.args.get("void") is True:
-            out = self._no_roll_out(EngineOutput(), "face_dispute_void", paragraph,
-                                    invalid=False, called_by=command.by,
-                                    role=command.role)  # fmt: skip
+            out = self._no_roll_out(
+                EngineOutput(),
+                "face_dispute_void",
+                paragraph,
+                invalid=False,
+                called_by=command.by,
+                role=command.role,
+            )
             return CommandOutcome(True, output=out)
         faces = command.args.get("faces")
-        if not (isinstance(faces, list) and len(faces) == 2
-                and all(_whole(f) and 1 <= f <= 6 for f in faces)):  # fmt: skip
+        if not (
+            isinstance(faces, list)
+            and len(faces) == 2
+            and all(_whole(f) and 1 <= f <= 6 for f in faces)
+        ):
             return _refused(f"faces=[A,B] (1 to 6) or void=true expected, found {faces!r}")
-        ruling = {"faces": list(faces), "read": held["faces"], "by": command.by,
-                  "rule": cite(paragraph)}  # fmt: skip
-        return CommandOutcome(True, output=self._call(faces, now, called_by=command.by,
-                                                      held=held["held"],
-                                                      face_ruling=ruling))  # fmt: skip
+        ruling = {
+            "faces": list(faces),
+            "read": held["faces"],
+            "by": command.by,
+            "rule": cite(paragraph),
+        }
+        return CommandOutcome(
+            True,
+            output=self._call(
+                faces, now, called_by=command.by, held=held["held"], face_ruling=ruling
+            ),
+        )

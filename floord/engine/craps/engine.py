@@ -6,10 +6,11 @@ judged by `throws.judge` (void under § 537.9(a) or § 537.10(b), held for a per
 under § 537.9(b), or called at once under § 537.10(a), unless the table's rules hold every
 throw for the stickperson's call, `stickperson_calls`); a called roll moves the come out
 point and the on/off marker (§ 537.1, § 537.3(a)(1)), names what it decides
-(`wagers.resolve`), counts the shooter's unique points for the Fire Bets (`fire.py`) and,
-on a loser 7, passes the dice (§ 537.11(a)(1)) and settles the Fire Bets (§ 537.12(a)(5)).
-The dice at the table and the shooter's two (§ 537.7) are recorded from `dice.set` and
-`dice.selected`; a throw of dice not in the set is a violation and is held.
+(`wagers.resolve`), counts the shooter's unique points for the Fire Bets and, on a loser
+7, passes the dice (§ 537.11(a)(1)) and settles the Fire Bets (§ 537.12(a)(5)); what the
+roll decides for them is `fire_decisions.py`'s. The dice at the table and the shooter's
+two (§ 537.7) are recorded from `dice.set` and `dice.selected` (`dice.py`); a throw of
+dice not in the set is a violation and is held.
 The persons' calls (shooter, pass_dice, fire_bet, call_roll, no_roll, face_ruling) are
 `calls.py`'s. The engine is pure: every input carries its `now`.
 """
@@ -21,45 +22,34 @@ from typing import Any
 
 from floord.contract import EventType, cite, format_ts
 from floord.engine.core.base import restart_policy, round_voided
-from floord.engine.core.inspection import InspectionSpec
 from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
 from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import Decision, EngineOutput
 from floord.engine.craps.calls import CrapsCalls
+from floord.engine.craps.dice import (
+    MIN_SET,
+    TRACKER_POLICY,
+    craps_inspection,
+    selected_record,
+    set_record,
+    set_shortfall,
+    tracker_problem,
+)
 from floord.engine.craps.fire import FireBook, come_outs
+from floord.engine.craps.fire_decisions import point_counted, settlement
 from floord.engine.craps.result_check import CheckedRolls, SecondSource
-from floord.engine.craps.reversal import restore_reversible
+from floord.engine.craps.reversal import restore_reversible, reversible_record
 from floord.engine.craps.rules import POINTS, PayTable
-from floord.engine.craps.throws import judge
+from floord.engine.craps.throws import held_record, judge
 from floord.engine.craps.wagers import resolve
 
 SNAPSHOT_VERSION = 1
 DICE_EVENTS = frozenset({EventType.DICE_SET, EventType.DICE_SELECTED, EventType.DICE_THROW})
-MIN_SET = 5  # § 537.7(a)
-NEEDED_CAPABILITIES = ("die_ids", "rest")
 NO_SHOOTER_POLICY = "floord policy, not a regulation: a throw with no shooter is no roll"
 HELD_AGAIN_POLICY = (
     "floord policy, not a regulation: a throw before the held one was called voids the held one"
 )
 NOT_OPEN_POLICY = "floord policy, not a regulation: no throw counts while the table is not open"
-TRACKER_POLICY = (
-    "floord policy, not a regulation: ch. 537 speaks of no device; floord plays a Craps "
-    "table only on a dice tracker that reports each die's id and where it came to rest, "
-    "what it needs to judge § 537.7(a) and § 537.9(a) from the throw"
-)
-
-
-def craps_inspection() -> InspectionSpec:
-    """The § 537.2 characteristics checked before opening (floord policy: ch. 537 has no
-    inspection paragraph, but a table must not open on a layout it does not describe)."""
-    return InspectionSpec(
-        items={
-            "layout_approved": cite("537.2(d)"),
-            "no_call_bets_shown": cite("537.2(d)(3)"),
-            "drop_box_and_tip_box": cite("537.2(e)"),
-        },
-        rule=cite("537.2"),
-    )
 
 
 class CrapsEngine(CheckedRolls, CrapsCalls):
@@ -97,7 +87,7 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
             table_id,
             inspection=craps_inspection(),
             primary=PrimaryDevice(
-                dice_device, self._identity_problem, "dice_tracker_mismatch", None, TRACKER_POLICY
+                dice_device, tracker_problem, "dice_tracker_mismatch", None, TRACKER_POLICY
             ),
             required_devices=required_devices,
             gaming_day_starts=gaming_day_starts,
@@ -138,30 +128,17 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
 
     # ----- the device -------------------------------------------------------------
 
-    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        caps = identity.get("capabilities")
-        missing = [c for c in NEEDED_CAPABILITIES if not (isinstance(caps, list) and c in caps)]
-        if not missing:
-            return None
-        return (
-            f"the dice tracker does not report {', '.join(missing)} (capabilities {caps!r}): "
-            "floord judges a Craps throw from where each die came to rest and which dice "
-            "were thrown"
-        )
-
     def _dice_readiness(self) -> list[str]:
-        if len(self.dice_set) >= MIN_SET:
-            return []
-        return [f"a set of at least {MIN_SET} dice must be at the table ({cite('537.7(a)')}); "
-                f"the tracker sees {len(self.dice_set)}"]  # fmt: skip
+        return set_shortfall(self.dice_set)
 
     def _game_event(
         self, device: str, type: str, data: dict[str, Any], now: datetime
     ) -> EngineOutput:
         if (checked := self._second_source_event(device, type, data, now)) is not None:
             return checked
-        misrouted = self._misrouted(device, type, [(DICE_EVENTS, self.dice_device)],
-                                    what="dice_event_from_other_device")  # fmt: skip
+        misrouted = self._misrouted(
+            device, type, [(DICE_EVENTS, self.dice_device)], what="dice_event_from_other_device"
+        )
         if misrouted is not None:
             return misrouted
         if type == EventType.DICE_SET:
@@ -170,37 +147,46 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
             return self._dice_selected(data)
         if not self.table.is_open:
             policy = NOT_OPEN_POLICY if self.table.state == "closed" else FAIL_CLOSED_POLICY
-            return self._violation("throw_while_not_open", policy=policy,
-                                   state=self.table.state, throw=data.get("throw"))  # fmt: skip
+            return self._violation(
+                "throw_while_not_open",
+                policy=policy,
+                state=self.table.state,
+                throw=data.get("throw"),
+            )
         return self._throw(data, now)
 
     def _dice_set(self, data: dict[str, Any]) -> EngineOutput:
         """§ 537.7(a): the set at the table; a die replaced or removed is recorded."""
-        dice = [d for d in data.get("dice") or [] if isinstance(d, str)]
-        added = [d for d in dice if d not in self.dice_set]
-        removed = [d for d in self.dice_set if d not in dice]
+        dice, body = set_record(self.dice_set, data)
         self.dice_set = dice
-        body = {"action": "set", "dice": dice, "added": added, "removed": removed,
-                "replaced": bool(added and removed)}  # fmt: skip
-        out = EngineOutput([Decision(EventType.CRAPS_DICE, body, cite("537.7(a)"),
-                                     self.rounds.current_id)])  # fmt: skip
+        out = EngineOutput(
+            [Decision(EventType.CRAPS_DICE, body, cite("537.7(a)"), self.rounds.current_id)]
+        )
         if self.table.is_open and len(dice) < MIN_SET:
-            out.extend(self._violation("fewer_than_five_dice", rule=cite("537.7(a)"),
-                                       dice=dice, count=len(dice)))  # fmt: skip
+            out.extend(
+                self._violation(
+                    "fewer_than_five_dice", rule=cite("537.7(a)"), dice=dice, count=len(dice)
+                )
+            )
         return out
 
     def _dice_selected(self, data: dict[str, Any]) -> EngineOutput:
         """§ 537.7(c), § 537.11(d): the shooter selects and retains two of the dice offered."""
-        dice = [d for d in data.get("dice") or [] if isinstance(d, str)]
+        dice, body = selected_record(data, self._seat())
         self.selected = dice
-        body = {"action": "selected", "dice": dice,
-                "shooter": self.shooter["seat"] if self.shooter else None}  # fmt: skip
-        out = EngineOutput([Decision(EventType.CRAPS_DICE, body, cite("537.7(c)"),
-                                     self.rounds.current_id)])  # fmt: skip
+        out = EngineOutput(
+            [Decision(EventType.CRAPS_DICE, body, cite("537.7(c)"), self.rounds.current_id)]
+        )
         outside = [d for d in dice if d not in self.dice_set]
         if outside:
-            out.extend(self._violation("selected_dice_not_in_set", rule=cite("537.7(c)"),
-                                       dice=outside, dice_set=list(self.dice_set)))  # fmt: skip
+            out.extend(
+                self._violation(
+                    "selected_dice_not_in_set",
+                    rule=cite("537.7(c)"),
+                    dice=outside,
+                    dice_set=list(self.dice_set),
+                )
+            )
         return out
 
     # ----- a throw ----------------------------------------------------------------
@@ -209,19 +195,40 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
         out = EngineOutput()
         self.reversible = None  # the next throw: the last roll stands
         if self.rounds.current is not None:
-            out.extend(self._void_under_policy("thrown_again", "a throw came before the held "
-                                               "throw was called", HELD_AGAIN_POLICY))  # fmt: skip
+            out.extend(
+                self._void_under_policy(
+                    "thrown_again",
+                    "a throw came before the held throw was called",
+                    HELD_AGAIN_POLICY,
+                )
+            )
         j = judge(data)
         assert self.gaming_day is not None
-        fields = {"throw": data.get("throw"), "shooter": self._seat(), "point": self.point,
-                  "faces": j.faces, "dice": j.ids, "held": []}  # fmt: skip
+        fields = {
+            "throw": data.get("throw"),
+            "shooter": self._seat(),
+            "point": self.point,
+            "faces": j.faces,
+            "dice": j.ids,
+            "held": [],
+        }
         rnd = self.rounds.start(self.gaming_day, now, fields)
-        started = {"n": rnd["n"], "gaming_day": rnd["gaming_day"], "opened_by": "throw",
-                   "throw": rnd["throw"], "shooter": rnd["shooter"]}  # fmt: skip
+        started = {
+            "n": rnd["n"],
+            "gaming_day": rnd["gaming_day"],
+            "opened_by": "throw",
+            "throw": rnd["throw"],
+            "shooter": rnd["shooter"],
+        }
         out.events.append(Decision(EventType.ROUND_STARTED, started, cite("537.8"), rnd["id"]))
         if self.shooter is None:
-            out.extend(self._violation("throw_without_shooter", rule=cite("537.7(c)"),
-                                       detail="no player has accepted the dice"))  # fmt: skip
+            out.extend(
+                self._violation(
+                    "throw_without_shooter",
+                    rule=cite("537.7(c)"),
+                    detail="no player has accepted the dice",
+                )
+            )
             out.extend(self._void_under_policy("no_shooter", "no shooter", NO_SHOOTER_POLICY))
             return out
         if j.void is not None:
@@ -231,31 +238,33 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
         held = list(j.held)
         foreign = [i for i in j.ids if i is not None and i not in self.dice_set]
         if foreign:
-            out.extend(self._violation("dice_not_in_set", rule=cite("537.7(a)"), dice=foreign,
-                                       dice_set=list(self.dice_set)))  # fmt: skip
+            out.extend(
+                self._violation(
+                    "dice_not_in_set",
+                    rule=cite("537.7(a)"),
+                    dice=foreign,
+                    dice_set=list(self.dice_set),
+                )
+            )
             held.append({"reason": "dice_not_in_set", "rule": cite("537.7(a)")})
         elif (
             self.selected
             and None not in j.ids
             and sorted(i or "" for i in j.ids) != sorted(self.selected)
         ):
-            out.extend(self._violation("not_the_shooters_dice", rule=cite("537.7(c)"),
-                                       dice=j.ids, selected=list(self.selected)))  # fmt: skip
+            out.extend(
+                self._violation(
+                    "not_the_shooters_dice",
+                    rule=cite("537.7(c)"),
+                    dice=j.ids,
+                    selected=list(self.selected),
+                )
+            )
         if not held and self.stickperson_calls:
             held.append({"reason": "awaiting_call", "rule": cite("537.10(a)")})
         if held:
             rnd["held"] = held
-            body = {
-                "throw": rnd["throw"],
-                "faces": j.faces,
-                "dice": j.ids,
-                "total": j.total,
-                "reasons": held,
-                "awaiting": ["call_roll", "no_roll", "face_ruling"],
-            }
-            rule = next((h["rule"] for h in held if "rule" in h), None)
-            if rule is None:
-                body["policy"] = held[0]["policy"]
+            body, rule = held_record(rnd["throw"], j, held)
             out.events.append(Decision(EventType.CRAPS_THROW_HELD, body, rule, rnd["id"]))
             return out
         out.extend(self._checked_roll([int(f or 0) for f in j.faces], now))
@@ -264,8 +273,9 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
     def _seat(self) -> int | None:
         return self.shooter["seat"] if self.shooter else None
 
-    def _no_roll_out(self, out: EngineOutput, reason: str, paragraph: str, *, invalid: bool,
-                     **more: Any) -> EngineOutput:  # fmt: skip
+    def _no_roll_out(
+        self, out: EngineOutput, reason: str, paragraph: str, *, invalid: bool, **more: Any
+    ) -> EngineOutput:
         """`craps.no_roll` then `round.voided` under `paragraph`: the dice are thrown again."""
         rnd = self.rounds.finish()
         body = {
@@ -290,13 +300,15 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
 
     def _void_under_policy(self, reason: str, detail: str, policy: str) -> EngineOutput:
         rnd = self.rounds.finish()
-        return EngineOutput([round_voided(rnd["id"], {"reason": reason, "detail": detail},
-                                          None, policy)])  # fmt: skip
+        return EngineOutput(
+            [round_voided(rnd["id"], {"reason": reason, "detail": detail}, None, policy)]
+        )
 
     # ----- the call of a roll -----------------------------------------------------
 
-    def _call(self, faces: list[Any], now: datetime, called_by: str | None,
-              **more: Any) -> EngineOutput:  # fmt: skip
+    def _call(
+        self, faces: list[Any], now: datetime, called_by: str | None, **more: Any
+    ) -> EngineOutput:
         """§ 537.10(a): the sum of the skyward faces, and all it decides (§ 537.10(d))."""
         assert self.shooter is not None
         undo = self._undo_state() if called_by is None else None
@@ -308,25 +320,32 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
         self.shooter["rolls"] += 1
         if before is None:
             self.shooter["come_outs"] = come_outs(self.shooter) + 1
-        body = {"throw": rnd["throw"], "faces": [d1, d2], "dice": rnd["dice"], "total": total,
-                "come_out": before is None, "point_before": before, "point": self.point,
-                "marker": self.marker, "decision": decision, "shooter": self.shooter["seat"],
-                "called_by": called_by, "outcomes": outcomes, **more}  # fmt: skip
-        self.last_roll = {"round": rnd["id"], "faces": [d1, d2], "total": total,
-                          "decision": decision, "at": format_ts(now)}  # fmt: skip
+        body = {
+            "throw": rnd["throw"],
+            "faces": [d1, d2],
+            "dice": rnd["dice"],
+            "total": total,
+            "come_out": before is None,
+            "point_before": before,
+            "point": self.point,
+            "marker": self.marker,
+            "decision": decision,
+            "shooter": self.shooter["seat"],
+            "called_by": called_by,
+            "outcomes": outcomes,
+            **more,
+        }
+        self.last_roll = {
+            "round": rnd["id"],
+            "faces": [d1, d2],
+            "total": total,
+            "decision": decision,
+            "at": format_ts(now),
+        }
         self.reversible = (
             None
             if undo is None
-            else {
-                "round": rnd["id"],
-                "throw": rnd["throw"],
-                "faces": [d1, d2],
-                "dice": rnd["dice"],
-                "total": total,
-                "decision": decision,
-                "point_before": before,
-                "undo": undo,
-            }
+            else reversible_record(rnd, [d1, d2], total, decision, before, undo)
         )
         out = EngineOutput([Decision(EventType.CRAPS_ROLL, body, cite("537.10(a)"), rnd["id"])])
         if decision == "point_made":
@@ -359,55 +378,16 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
         first_time = point not in self.shooter["points"]
         if first_time:
             self.shooter["points"].append(point)
-        if not self.fire_offered:
-            return out
-        reached = self.fire.point_made(point, self.shooter["n"])
-        unique = len(self.shooter["points"])
-        marker = {"action": "point_marker", "point": point, "unique_points": unique,
-                  "points": list(self.shooter["points"]), "counted": first_time}  # fmt: skip
-        rule = cite("537.12(a)(4)") if first_time else cite("537.12(b)(2)")
-        out.events.append(Decision(EventType.CRAPS_FIRE_BET, marker, rule, round_id))
-        own_four = first_time and unique == 4 and not self.shooter.get("fire_notice")
-        if own_four or reached:
-            out.events.append(self._four_points_notice(reached, round_id))
+        if self.fire_offered:
+            out.events += point_counted(self.fire, self.shooter, point, first_time, round_id)
         return out
-
-    def _four_points_notice(self, reached: list[Any], round_id: str) -> Decision:
-        """§ 537.12(a)(6): the surveillance department confirms the Fire Bets. Sent once
-        for the shooter's own fourth point and once for each bet that reaches four (a bet
-        carried from an earlier shooter may reach four first); each bet names who made
-        its points (`made_by`, the shooter numbers)."""
-        assert self.shooter is not None
-        self.shooter["fire_notice"] = True
-        own = list(self.shooter["points"])
-        notice = {
-            "what": "fire_bet_four_unique_points",
-            "shooter": self.shooter["seat"],
-            "shooter_n": self.shooter["n"],
-            "points": own,
-            "reached": [b.seat for b in reached],
-            "fire_bets": [b.record() for b in self.fire.bets],
-            "detail": f"the shooter has made {len(own)} different unique points "
-            f"({', '.join(map(str, own)) or 'none'}); Fire Bets at four or "
-            "more: confirm all Fire Bets and payouts",
-        }
-        return Decision(EventType.SURVEILLANCE_NOTICE, notice, cite("537.12(a)(6)"), round_id)
 
     def _loser_seven(self, round_id: str) -> EngineOutput:
         """§ 537.12(a)(5): Fire Bets settled; § 537.11(a)(1): the shooter passes the dice."""
         assert self.shooter is not None
         out = EngineOutput()
-        for bet in self.fire.settle() if self.fire_offered else []:
-            won = len(bet.points) >= 4
-            body = {"action": "won" if won else "lost", "seat": bet.seat, "amount": bet.amount,
-                    "points": bet.points, "unique_points": len(bet.points),
-                    "odds": self.pays.fire(len(bet.points)) if won else None,
-                    "settled_rule": cite("537.12(a)(5)")}  # fmt: skip
-            if bet.shooter != self.shooter["n"]:
-                body["carried_from_shooter"] = bet.shooter
-                body["carried_rule"] = cite("537.12(a)(2)")
-            rule = cite("537.3(a)(40)(i)") if won else cite("537.3(a)(40)(ii)")
-            out.events.append(Decision(EventType.CRAPS_FIRE_BET, body, rule, round_id))
+        if self.fire_offered:
+            out.events += settlement(self.fire, self.pays, self.shooter["n"], round_id)
         out.events.append(self._pass_dice("loser_7", cite("537.11(a)(1)"), None, round_id))
         return out
 
@@ -418,11 +398,19 @@ class CrapsEngine(CheckedRolls, CrapsCalls):
         assert self.shooter is not None
         done, self.shooter = self.shooter, None
         self.selected = []
-        body = {"action": "passed", "reason": reason, "seat": done["seat"], "n": done["n"],
-                "rolls": done["rolls"], "points": done["points"], "by": by,
-                "fire_bets_pending": len(self.fire.bets),
-                "next": "offer the dice to the player immediately to the left of the "
-                        "previous shooter (§ 537.11(c))", **more}  # fmt: skip
+        body = {
+            "action": "passed",
+            "reason": reason,
+            "seat": done["seat"],
+            "n": done["n"],
+            "rolls": done["rolls"],
+            "points": done["points"],
+            "by": by,
+            "fire_bets_pending": len(self.fire.bets),
+            "next": "offer the dice to the player immediately to the left of the "
+            "previous shooter (§ 537.11(c))",
+            **more,
+        }
         return Decision(EventType.CRAPS_SHOOTER, body, rule, round_id)
 
     # ----- restore ----------------------------------------------------------------

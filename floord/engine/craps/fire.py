@@ -76,15 +76,18 @@ class FireBook:
     def refusal(self, seat: Any, amount: Any) -> tuple[str, str] | None:
         """(why, paragraph) a Fire Bet is refused, before the come out timing."""
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MAX_AREAS:
-            return (f"seat must be a Fire Bet area 1 to {MAX_AREAS}, found {seat!r}",
-                    "537.2(f)(1)")  # fmt: skip
+            return (f"seat must be a Fire Bet area 1 to {MAX_AREAS}, found {seat!r}", "537.2(f)(1)")
         if any(b.seat == seat for b in self.bets):
-            return (f"a Fire Bet is already on area {seat}: it may not be increased",
-                    "537.4(c)(3)")  # fmt: skip
-        if (not isinstance(amount, int) or isinstance(amount, bool)
-                or not MIN_BET <= amount <= MAX_BET):  # fmt: skip
-            return (f"a Fire Bet is ${MIN_BET} to ${MAX_BET} in whole dollars, found {amount!r}",
-                    "537.12(b)(1)")  # fmt: skip
+            return (f"a Fire Bet is already on area {seat}: it may not be increased", "537.4(c)(3)")
+        if (
+            not isinstance(amount, int)
+            or isinstance(amount, bool)
+            or not MIN_BET <= amount <= MAX_BET
+        ):
+            return (
+                f"a Fire Bet is ${MIN_BET} to ${MAX_BET} in whole dollars, found {amount!r}",
+                "537.12(b)(1)",
+            )
         return None
 
     def place(self, seat: int, amount: int, shooter: int) -> FireBet:

@@ -143,3 +143,25 @@ def restore_reversible(raw: Any) -> dict[str, Any] | None:
     if not isinstance(undo, dict) or not isinstance(undo.get("shooter"), dict):
         raise SnapshotError("snapshot: reversible.undo must hold the shooter before the roll")
     return dict(json_copy(raw))
+
+
+def reversible_record(
+    rnd: dict[str, Any],
+    faces: list[int],
+    total: int,
+    decision: str,
+    point_before: int | None,
+    undo: dict[str, Any],
+) -> dict[str, Any]:
+    """The roll floord called at once in round `rnd`, kept while a "no roll" may void it:
+    what it was and `undo`, the state before it (`ReversibleRolls._undo_state`)."""
+    return {
+        "round": rnd["id"],
+        "throw": rnd["throw"],
+        "faces": faces,
+        "dice": rnd["dice"],
+        "total": total,
+        "decision": decision,
+        "point_before": point_before,
+        "undo": undo,
+    }

@@ -68,5 +68,7 @@ def caller_refusal(call: str, game: str, role: str) -> tuple[str, str | None] | 
     if role in roles:
         return None
     who = " or ".join(sorted(roles))
-    return (f"at {game.replace('_', '-')} only the {who} may make this call, not a {role}",
-            paragraph)  # fmt: skip
+    return (
+        f"at {game.replace('_', '-')} only the {who} may make this call, not a {role}",
+        paragraph,
+    )

@@ -87,10 +87,22 @@ FIRE_TABLES: dict[str, dict[int, int]] = {
 }
 # § 537.6(a)-(d): the supplemental wager on a point, taking odds (Pass, Come) and laying
 # odds (Don't Pass, Don't Come).
-TAKE_ODDS: dict[int, tuple[int, int]] = {4: (2, 1), 10: (2, 1), 5: (3, 2), 9: (3, 2),
-                                         6: (6, 5), 8: (6, 5)}  # fmt: skip
-LAY_ODDS: dict[int, tuple[int, int]] = {4: (1, 2), 10: (1, 2), 5: (2, 3), 9: (2, 3),
-                                        6: (5, 6), 8: (5, 6)}  # fmt: skip
+TAKE_ODDS: dict[int, tuple[int, int]] = {
+    4: (2, 1),
+    10: (2, 1),
+    5: (3, 2),
+    9: (3, 2),
+    6: (6, 5),
+    8: (6, 5),
+}
+LAY_ODDS: dict[int, tuple[int, int]] = {
+    4: (1, 2),
+    10: (1, 2),
+    5: (2, 3),
+    9: (2, 3),
+    6: (5, 6),
+    8: (5, 6),
+}
 
 
 def odds_text(odds: tuple[int, int]) -> str:
@@ -108,8 +120,9 @@ def _read_odds(value: Any) -> tuple[int, int] | None:
     return int(parts[0]), int(parts[1])
 
 
-def payout_problems(payout_odds: dict[str, str], fire_table: str | None,
-                    fire_odds: dict[int, int]) -> list[str]:  # fmt: skip
+def payout_problems(
+    payout_odds: dict[str, str], fire_table: str | None, fire_odds: dict[int, int]
+) -> list[str]:
     """Why the submitted odds cannot be used: an unknown wager, a form other than
     "N to D", odds below § 537.5(b) or the Fire Bet table of § 537.5(g)."""
     problems = []
@@ -148,9 +161,12 @@ def payout_problems(payout_odds: dict[str, str], fire_table: str | None,
 class PayTable:
     """The odds this table pays: the submitted odds over the minimums."""
 
-    def __init__(self, payout_odds: dict[str, str] | None = None,
-                 fire_table: str | None = None,
-                 fire_odds: dict[int, int] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        payout_odds: dict[str, str] | None = None,
+        fire_table: str | None = None,
+        fire_odds: dict[int, int] | None = None,
+    ) -> None:
         problems = payout_problems(payout_odds or {}, fire_table, fire_odds or {})
         if problems:
             raise ValueError("; ".join(problems))

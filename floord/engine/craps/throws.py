@@ -80,9 +80,14 @@ def judge(data: dict[str, Any]) -> Judgement:
         j.void = ("resting_on_more_than_one_side", "537.10(b)")
         return j
     if len(dice) != 2:
-        j.held.append({"reason": "two_dice_expected", "found": len(dice),
-                       "policy": "floord policy, not a regulation: a throw floord cannot "
-                       "read is for a person to call"})  # fmt: skip
+        j.held.append(
+            {
+                "reason": "two_dice_expected",
+                "found": len(dice),
+                "policy": "floord policy, not a regulation: a throw floord cannot "
+                "read is for a person to call",
+            }
+        )
         return j
     if data.get("together") is False:
         j.held.append({"reason": "not_together", "rule": cite(SEEN_REASONS["not_together"])})
@@ -97,7 +102,30 @@ def judge(data: dict[str, Any]) -> Judgement:
     if any(i is None for i in j.ids):
         j.held.append({"reason": "die_not_identified", "policy": UNIDENTIFIED_POLICY})
     if j.total is None:
-        j.held.append({"reason": "face_not_read",
-                       "policy": "floord policy, not a regulation: a throw floord cannot "
-                       "read is for a person to call"})  # fmt: skip
+        j.held.append(
+            {
+                "reason": "face_not_read",
+                "policy": "floord policy, not a regulation: a throw floord cannot "
+                "read is for a person to call",
+            }
+        )
     return j
+
+
+def held_record(
+    throw: Any, j: Judgement, held: list[dict[str, Any]]
+) -> tuple[dict[str, Any], str | None]:
+    """A throw held for a person's call: the `craps.throw_held` body and its rule, the
+    first reason's paragraph (a throw held under policy alone names the first policy)."""
+    body = {
+        "throw": throw,
+        "faces": j.faces,
+        "dice": j.ids,
+        "total": j.total,
+        "reasons": held,
+        "awaiting": ["call_roll", "no_roll", "face_ruling"],
+    }
+    rule = next((h["rule"] for h in held if "rule" in h), None)
+    if rule is None:
+        body["policy"] = held[0]["policy"]
+    return body, rule

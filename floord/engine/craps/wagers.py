@@ -17,9 +17,25 @@ from floord.contract import cite
 from floord.engine.craps.rules import LAY_ODDS, POINTS, TAKE_ODDS, PayTable, odds_text
 
 HARDWAYS = {4: "537.3(a)(7)", 6: "537.3(a)(8)", 8: "537.3(a)(9)", 10: "537.3(a)(10)"}
-HOPS = {(2, 2): "22", (3, 3): "23", (4, 4): "24", (5, 5): "25", (1, 3): "26", (1, 4): "27",
-        (2, 3): "28", (1, 5): "29", (2, 4): "30", (1, 6): "31", (2, 5): "32", (3, 4): "33",
-        (2, 6): "34", (3, 5): "35", (3, 6): "36", (4, 5): "37", (4, 6): "38"}  # fmt: skip
+HOPS = {
+    (2, 2): "22",
+    (3, 3): "23",
+    (4, 4): "24",
+    (5, 5): "25",
+    (1, 3): "26",
+    (1, 4): "27",
+    (2, 3): "28",
+    (1, 5): "29",
+    (2, 4): "30",
+    (1, 6): "31",
+    (2, 5): "32",
+    (3, 4): "33",
+    (2, 6): "34",
+    (3, 5): "35",
+    (3, 6): "36",
+    (4, 5): "37",
+    (4, 6): "38",
+}
 # One-roll bets: (name, paragraph of § 537.3(a), totals that win).
 ONE_ROLL = (
     ("any_seven", "12", {7}),
@@ -57,8 +73,12 @@ class Outcomes:
 
     def __init__(self) -> None:
         self.body: dict[str, list[dict[str, Any]]] = {
-            "win": [], "lose": [], "returned": [], "moved": [], "inactive": []
-        }  # fmt: skip
+            "win": [],
+            "lose": [],
+            "returned": [],
+            "moved": [],
+            "inactive": [],
+        }
 
     def add(self, kind: str, wager: str, paragraph: str, **more: Any) -> None:
         self.body[kind].append({"wager": wager, "rule": cite(paragraph), **more})
@@ -78,13 +98,25 @@ def _line_bets(out: Outcomes, total: int, point: int | None, pays: PayTable) -> 
             out.add("lose", "pass_line", pass_p)
             out.add("returned", "dont_pass", "537.3(a)(2)(iii)")
     elif total == point:
-        out.add("win", "pass_line", pass_p, odds=pays.of("pass_line"),
-                odds_wager=odds_text(TAKE_ODDS[point]), odds_rule=cite("537.6(a)"))  # fmt: skip
+        out.add(
+            "win",
+            "pass_line",
+            pass_p,
+            odds=pays.of("pass_line"),
+            odds_wager=odds_text(TAKE_ODDS[point]),
+            odds_rule=cite("537.6(a)"),
+        )
         out.add("lose", "dont_pass", dont_p)
     elif total == 7:
         out.add("lose", "pass_line", pass_p)
-        out.add("win", "dont_pass", dont_p, odds=pays.of("dont_pass"),
-                odds_wager=odds_text(LAY_ODDS[point]), odds_rule=cite("537.6(b)"))  # fmt: skip
+        out.add(
+            "win",
+            "dont_pass",
+            dont_p,
+            odds=pays.of("dont_pass"),
+            odds_wager=odds_text(LAY_ODDS[point]),
+            odds_rule=cite("537.6(b)"),
+        )
     _come_points(out, total, pays)
     if point is None:
         return
@@ -109,16 +141,29 @@ def _come_points(out: Outcomes, total: int, pays: PayTable) -> None:
     if total == 7:
         for n in POINTS:
             out.add("lose", f"come_{n}", "537.3(a)(3)(ii)(B)")
-            out.add("win", f"dont_come_{n}", "537.3(a)(4)(i)(B)", odds=pays.of("dont_come"),
-                    odds_wager=odds_text(LAY_ODDS[n]), odds_rule=cite("537.6(d)"))  # fmt: skip
+            out.add(
+                "win",
+                f"dont_come_{n}",
+                "537.3(a)(4)(i)(B)",
+                odds=pays.of("dont_come"),
+                odds_wager=odds_text(LAY_ODDS[n]),
+                odds_rule=cite("537.6(d)"),
+            )
     elif total in POINTS:
-        out.add("win", f"come_{total}", "537.3(a)(3)(i)(B)", odds=pays.of("come"),
-                odds_wager=odds_text(TAKE_ODDS[total]), odds_rule=cite("537.6(c)"))  # fmt: skip
+        out.add(
+            "win",
+            f"come_{total}",
+            "537.3(a)(3)(i)(B)",
+            odds=pays.of("come"),
+            odds_wager=odds_text(TAKE_ODDS[total]),
+            odds_rule=cite("537.6(c)"),
+        )
         out.add("lose", f"dont_come_{total}", "537.3(a)(4)(ii)(B)")
 
 
-def _place_bets(out: Outcomes, total: int, point: int | None, pays: PayTable,
-                lay_bets: bool) -> None:  # fmt: skip
+def _place_bets(
+    out: Outcomes, total: int, point: int | None, pays: PayTable, lay_bets: bool
+) -> None:
     """Place Bets to Win and to Lose (§ 537.3(a)(5), (6)); inactive on a come out roll
     unless called "on". A Lay Bet (§ 537.5a(b)) is decided as the Place Bet to Lose."""
     if point is None and (total == 7 or total in POINTS):
@@ -135,8 +180,7 @@ def _place_bets(out: Outcomes, total: int, point: int | None, pays: PayTable,
                     "win", f"lay_{n}", "537.5a(b)", odds="true odds (pay table not in the seeds)"
                 )
     elif total in POINTS:
-        out.add("win", f"place_win_{total}", "537.3(a)(5)(i)",
-                odds=pays.of(f"place_win_{total}"))  # fmt: skip
+        out.add("win", f"place_win_{total}", "537.3(a)(5)(i)", odds=pays.of(f"place_win_{total}"))
         out.add("lose", f"place_lose_{total}", "537.3(a)(6)(ii)")
         if lay_bets:
             out.add("lose", f"lay_{total}", "537.5a(b)")
@@ -209,8 +253,9 @@ def _one_roll(out: Outcomes, d1: int, d2: int, pays: PayTable) -> None:
         out.add("lose", "six_seven_eight", "537.3(a)(39)(ii)")
 
 
-def resolve(d1: int, d2: int, point: int | None, pays: PayTable,
-            lay_bets: bool = False) -> dict[str, list[dict[str, Any]]]:  # fmt: skip
+def resolve(
+    d1: int, d2: int, point: int | None, pays: PayTable, lay_bets: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     """What the roll of faces `d1`, `d2` decides with `point` (None: a come out roll)."""
     out = Outcomes()
     total = d1 + d2

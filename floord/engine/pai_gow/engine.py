@@ -117,8 +117,9 @@ class PaiGowEngine(TableEngineBase):
         throw = data.get("throw")
         if not self.table.is_open:
             policy = NOT_OPEN_POLICY if self.table.state == "closed" else FAIL_CLOSED_POLICY
-            return self._violation("shake_while_not_open", policy=policy, state=self.table.state,
-                                   count=throw)  # fmt: skip
+            return self._violation(
+                "shake_while_not_open", policy=policy, state=self.table.state, count=throw
+            )
         shake, what, detail = read_shake(data)
         round_id = self.rounds.current_id
         if shake is None:
@@ -154,15 +155,27 @@ class PaiGowEngine(TableEngineBase):
                 f"{named}); round {current['id']} keeps the position of its first shake, "
                 f"{position_name(current['position'])}"
             )
-        return policy_decision(EventType.PROCEDURE_VIOLATION, AGAIN_POLICY, current["id"],
-                               what=what, count=throw, detail=detail)  # fmt: skip
+        return policy_decision(
+            EventType.PROCEDURE_VIOLATION,
+            AGAIN_POLICY,
+            current["id"],
+            what=what,
+            count=throw,
+            detail=detail,
+        )
 
     def _hand_shaken(self, shake: Shake, now: datetime) -> EngineOutput:
         """A readable shake before a hand: the round opens with its starting position."""
         assert self.gaming_day is not None
         position = self.rules.starting_position(shake.total)
-        fields = {"throw": shake.throw, "faces": list(shake.faces), "total": shake.total,
-                  "position": position, "dealt_from": None, "dealt_by": None}  # fmt: skip
+        fields = {
+            "throw": shake.throw,
+            "faces": list(shake.faces),
+            "total": shake.total,
+            "position": position,
+            "dealt_from": None,
+            "dealt_by": None,
+        }
         rnd = self.rounds.start(self.gaming_day, now, fields)
         body = {"n": rnd["n"], "gaming_day": rnd["gaming_day"], "game": GAME, "opened_by": "shake"}
         started = ruled(self.rules, EventType.ROUND_STARTED, "shaker", rnd["id"], **body)
@@ -284,8 +297,9 @@ class PaiGowEngine(TableEngineBase):
                 False, f"the tiles of round {current['id']} have not been dealt (deal from=...)"
             )
         rnd = self.rounds.finish()
-        self.last_deal = {k: json_copy(rnd[k]) for k in
-                          ("id", "faces", "total", "position", "dealt_from")}  # fmt: skip
+        self.last_deal = {
+            k: json_copy(rnd[k]) for k in ("id", "faces", "total", "position", "dealt_from")
+        }
         detail = f"dealt from {position_name(rnd['dealt_from'])}" + (
             "" if rnd["position"] is None else f"; the dice named {position_name(rnd['position'])}"
         )

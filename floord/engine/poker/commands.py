@@ -164,14 +164,16 @@ class PokerCommands(ReceiptCommands, TableEngineBase):
         stack = self.stack
         if stack is not None and stack["cut"] is not None:
             return CommandOutcome(
-                False, "the deck is already cut; a floorperson may require a recut",
+                False,
+                "the deck is already cut; a floorperson may require a recut",
                 self._cite("recut"),
-            )  # fmt: skip
+            )
         if command.args.get("by", "dealer") != "dealer":
             return CommandOutcome(
-                False, f"the dealer cuts the deck, found by {command.args['by']!r}",
+                False,
+                f"the dealer cuts the deck, found by {command.args['by']!r}",
                 self._cite("cut"),
-            )  # fmt: skip
+            )
         if stack is None:
             deck: str | CommandOutcome
             if "deck" in command.args:

@@ -30,22 +30,17 @@ from floord.engine.core.copies import Fixed
 
 WHEEL_KINDS: tuple[str, ...] = ("single_zero", "double_zero", "double_zero_as_single")
 
-# § 531.1(b): clockwise from 0.
-# fmt: off
-SINGLE_ZERO_ORDER: tuple[str, ...] = (
-    "0", "32", "15", "19", "4", "21", "2", "25", "17", "34", "6", "27", "13", "36", "11", "30",
-    "8", "23", "10", "5", "24", "16", "33", "1", "20", "14", "31", "9", "22", "18", "29", "7",
-    "28", "12", "35", "3", "26",
+# § 531.1(b), § 531.1(c): the pockets clockwise from 0, as the paragraphs list them.
+_SINGLE_ZERO_TEXT = (
+    "0 32 15 19 4 21 2 25 17 34 6 27 13 36 11 30 8 23 10 5 24 16 33 1 20 14 31 9 22 18 29 7 "
+    "28 12 35 3 26"
 )
-# fmt: on
-# § 531.1(c): clockwise from 0.
-# fmt: off
-DOUBLE_ZERO_ORDER: tuple[str, ...] = (
-    "0", "28", "9", "26", "30", "11", "7", "20", "32", "17", "5", "22", "34", "15", "3", "24",
-    "36", "13", "1", "00", "27", "10", "25", "29", "12", "8", "19", "31", "18", "6", "21",
-    "33", "16", "4", "23", "35", "14", "2",
+_DOUBLE_ZERO_TEXT = (
+    "0 28 9 26 30 11 7 20 32 17 5 22 34 15 3 24 36 13 1 00 27 10 25 29 12 8 19 31 18 6 21 "
+    "33 16 4 23 35 14 2"
 )
-# fmt: on
+SINGLE_ZERO_ORDER: tuple[str, ...] = tuple(_SINGLE_ZERO_TEXT.split(" "))
+DOUBLE_ZERO_ORDER: tuple[str, ...] = tuple(_DOUBLE_ZERO_TEXT.split(" "))
 
 RED: frozenset[int] = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36})
 ZEROS: frozenset[str] = frozenset({"0", "00"})

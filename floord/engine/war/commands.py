@@ -156,15 +156,17 @@ class WarCommands(ReceiptCommands, TableEngineBase):
             return CommandOutcome(False, "no shuffled stack to cut", self.rules.cite("shuffle"))
         if stack["cut"] is not None:
             return CommandOutcome(
-                False, "the stack is already cut; a floorperson may require a recut",
+                False,
+                "the stack is already cut; a floorperson may require a recut",
                 self.rules.cite("recut"),
-            )  # fmt: skip
+            )
         by, box = command.args.get("by"), command.args.get("box")
         if by == "player" and not (whole(box) and 1 <= box <= self.rules.boxes):
             return CommandOutcome(
-                False, f"a player's cut names the player's box 1..{self.rules.boxes}",
+                False,
+                f"a player's cut names the player's box 1..{self.rules.boxes}",
                 self.rules.cite("offer"),
-            )  # fmt: skip
+            )
         if by not in ("player", "dealer") or (by == "dealer" and box is not None):
             return CommandOutcome(
                 False,
