@@ -1,6 +1,6 @@
 """A host's ear for the simulated card devices, written from `docs/protocols/framing.md`.
 
-It does not use `simulators/flf1/framed.py`: its own regular expression splits frames, its own
+It does not use `simulators/flf1/wire.py`: its own regular expression splits frames, its own
 checksums (`binascii.crc_hqx`, a plain xor) check them, so a misreading of the page in
 the simulator's wire code cannot pass its own tests. Profiles are built in code.
 """

@@ -16,7 +16,7 @@ import pytest
 from test_engine_support import Table, make_table, types
 
 from floord.contract import EventType
-from floord.engine.roulette.engine import VOIDED_SPIN_POLICY
+from floord.engine.roulette.voids import VOIDED_SPIN_POLICY
 
 pytestmark = pytest.mark.unit
 

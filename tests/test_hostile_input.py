@@ -348,7 +348,7 @@ def test_any_adapter_message_is_taken_or_dropped_and_never_halts(
     remote = getattr(table, "remote", None)
     if remote is None:
         remote = table.remote = Remote(table)  # type: ignore[attr-defined]
-    where, raw = data.draw(remote_messages(remote.device._next))
+    where, raw = data.draw(remote_messages(remote.device._order.next))
     topic = {
         "events": remote.topics.device_events(WHEEL),
         "replay": remote.topics.device_replay(WHEEL),

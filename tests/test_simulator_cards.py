@@ -3,7 +3,7 @@
 Identity at power-on and on `IDQ`, heartbeats, acknowledgement of host frames, resends
 with the same SEQ and `FLT|90` after `max_resends`, dropped ACKs, a garbled frame and its
 resend, silence, and TCP serving with a reconnect. The host side parses with its own
-code (`card_sim_support`), never `simulators/flf1/framed.py`'s. The family messages are in
+code (`card_sim_support`), never `simulators/flf1/wire.py`'s. The family messages are in
 `test_simulator_cards_families.py`.
 """
 
@@ -28,7 +28,7 @@ from card_sim_support import (
 from simulators.flf1.card_reader import CardReaderSimulator
 from simulators.flf1.card_scenarios import ReaderScenario, ShoeScenario
 from simulators.flf1.dealing_shoe import DealingShoeSimulator
-from simulators.flf1.framed import checksum, crc16_ccitt
+from simulators.flf1.wire import checksum, crc16_ccitt
 from simulators.link import serve_tcp
 
 pytestmark = pytest.mark.system

@@ -20,7 +20,8 @@ from floord.events import DeviceEvent, DeviceReply
 from floord.profiles import load_profile
 from floord.transport import usb as usb_transport
 from floord.transport.stream import TransportError, open_transport
-from simulators.usb_shoe.backend import SimulatedShoeBackend, Typed, card_script, type_line
+from simulators.usb_shoe.backend import SimulatedShoeBackend
+from simulators.usb_shoe.keyboard import Typed, card_script, type_line
 
 pytestmark = pytest.mark.unit
 

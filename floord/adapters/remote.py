@@ -20,13 +20,7 @@ the device's `seq` order, so nothing after the bus can tell the two apart. It:
   device's stream, whose numbers belong to the adapter;
 - logs the adapter's `lost` (a node that dies takes its connections' wills with it).
 
-Its subscriptions are QoS 0 at no cost: a clean session (each connection's) loses what
-is sent while it is away or in flight at any QoS, a live one resends nothing at QoS 1,
-and a broker drops either for a subscriber far behind; the seq loses nothing: a gap is
-replayed from the next seq (asked on each connection, on an early event or a heartbeat's
-`last_seq` ahead, again after `replay_timeout_s`), a lost status is followed by the next
-heartbeat, a lost will by the silence watch. On NATS a QoS 1 subscription is a JetStream
-consumer, which a cluster that lost a node cannot create until it has new leaders.
+The seq is followed, and a gap asked for again, by `floord.adapters.remote_order`.
 """
 
 from __future__ import annotations
@@ -45,16 +39,9 @@ import structlog
 
 from floord.adapters.local import Received, Sink, availability_body
 from floord.adapters.remote_envelope import BadEnvelope, printable, read_envelope, unchained
+from floord.adapters.remote_order import StreamOrder
 from floord.adapters.stream_appends import StreamAppends
-from floord.contract import (
-    CONTRACT_VERSION,
-    REPLAY_MAX_EVENTS,
-    Envelope,
-    EventType,
-    Topics,
-    format_ts,
-    parse_ts,
-)
+from floord.contract import CONTRACT_VERSION, Envelope, EventType, Topics, format_ts, parse_ts
 from floord.events import DeviceCommand, DeviceEvent
 from floord.journal.store import Journal
 from floord.mqtt.client import Broker, subscribe_checked
@@ -143,22 +130,19 @@ class RemoteDevice:
             nodes=self._broker.nodes,
             log=self._log,
         )
-        # The device stream: the next seq to deliver, and early arrivals held back.
-        self._next = journal.last_seq(self.stream) + 1
-        # The `ts` of the stream's first event on record (what the adapter's must match).
-        first = journal.read_range(self.stream, 1, 1) if self._next > 1 else []
-        self._first_ts: Any = json.loads(first[0]).get("ts") if first else None
         # The daemon's copy of the stream, written off the loop and in order.
         self._appends = StreamAppends(journal, self.stream, self._log, published=True)
-        self._early: dict[int, Envelope] = {}
-        self._asked_at: float | None = None
-        # The replay request last sent: its id, and the last seq on record when it went.
-        self._asked: tuple[str, int] | None = None
-        # A status said less than is on record: the seq on record a replay answer must
-        # reach (deliveries wait for it; `_check_continuity`).
-        self._verify_have: int | None = None
-        self._adapter_last = 0
-        self.broken: str | None = None
+        # The `ts` of the stream's first event on record (what the adapter's must match).
+        have = journal.last_seq(self.stream)
+        first = journal.read_range(self.stream, 1, 1) if have else []
+        self._order = StreamOrder(
+            self.stream,
+            have + 1,
+            json.loads(first[0]).get("ts") if first else None,
+            deliver=self._deliver,
+            ask=self._ask,
+            broke=self._broke,
+        )
         # The adapter process: up (its status), and when it last said anything.
         self.adapter_up = False
         self._heard_at: float | None = None
@@ -218,12 +202,14 @@ class RemoteDevice:
             self._log.warning("remote device offline", reason=reason)
             self._observe(EventType.DEVICE_OFFLINE, {"port": self.port, "reason": reason})
 
-    def _break(self, reason: str) -> None:
-        """The adapter's stream does not continue the one on record: fail closed."""
-        if self.broken is None:
-            self.broken = reason
-            self._log.critical("device stream cannot be followed", reason=reason)
-            self._went_offline(reason)
+    @property
+    def broken(self) -> str | None:
+        """Why the adapter's stream cannot be followed, once it cannot (fail closed)."""
+        return self._order.broken
+
+    def _broke(self, reason: str) -> None:
+        self._log.critical("device stream cannot be followed", reason=reason)
+        self._went_offline(reason)
 
     # ----- the device stream ------------------------------------------------------
 
@@ -231,46 +217,26 @@ class RemoteDevice:
         return read_envelope(body, self.site, self.table, self.device)
 
     def _accept(self, env: Envelope) -> None:
-        """Deliver in seq order: drop what is known, hold back what comes early."""
-        if self.broken or env.seq < self._next:
-            return
-        if env.seq > self._next or self._verify_have is not None:
-            if len(self._early) < REPLAY_MAX_EVENTS:
-                self._early[env.seq] = env
-            self._ask()
-            return
-        self._deliver(env)
-        self._deliver_held()
-
-    def _deliver_held(self) -> None:
-        """What was held back and now follows on, delivered (none while a shorter stream
-        is suspected)."""
-        if self._verify_have is not None:
-            return
-        while self._next in self._early:
-            self._deliver(self._early.pop(self._next))
-        self._early = {s: e for s, e in self._early.items() if s >= self._next}
+        self._order.accept(env)
 
     def _deliver(self, env: Envelope) -> None:
         # Kept as published (the adapter published it already: the daemon's link must not
         # send it again), in the copy's own transaction.
-        self._next = env.seq + 1
-        if env.seq == 1:
-            self._first_ts = env.ts
         event = DeviceEvent(EventType(env.type), env.data)
         self._hand_over(event, parse_ts(env.ts), env.seq, unchained(env))
 
     def _ask(self) -> None:
         """One replay request at a time, for everything from the first missing seq."""
         client = self._client
-        if client is None or self.broken or self._asked_at is not None:
+        if client is None:
             return
-        self._asked_at = asyncio.get_running_loop().time()
-        self._asked = (uuid.uuid4().hex, self._next - 1)
+        asked = self._order.request(asyncio.get_running_loop().time())
+        if asked is None:
+            return
         body = {
             "v": CONTRACT_VERSION,
-            "id": self._asked[0],
-            "from_seq": self._next,
+            "id": asked[0],
+            "from_seq": asked[1],
             # A restarted daemon counts the device as not seen; the adapter says
             # device.online again if it is online and the replay would not say so.
             "announce": not self._online_said,
@@ -288,36 +254,13 @@ class RemoteDevice:
         first, last = body.get("from_seq"), body.get("last_seq")
         if not isinstance(first, int) or not isinstance(last, int):
             raise BadEnvelope("a replay answer needs integer from_seq and last_seq")
-        self._asked_at = None
+        self._order.asked_at = None
         self.tried.set()
-        if not self._verified(body.get("id"), last):
+        if not self._order.verified(body.get("id"), last):
             return
         for item in body["events"]:
             self._accept(self._read_envelope(item))
-        self._deliver_held()
-        self._adapter_last = max(self._adapter_last, last)
-        if self._verify_have is not None:
-            self._ask()  # the proof is still to come: an answer to a request sent now
-        elif self._next == first and first <= last:
-            self._break(f"the adapter's journal no longer holds seq {first} of {self.stream}")
-        elif self._next <= self._adapter_last:
-            self._ask()
-
-    def _verified(self, answer_id: Any, last: int) -> bool:
-        """Whether the stream can still be followed after this replay answer.
-
-        The answer's `last_seq` was read from the adapter's journal after the request
-        came, so an answer to the request last sent is the proof a status cannot be: an
-        adapter publishes an event only once it is in its journal, so every seq on record
-        when the request went is there, unless its journal lost them."""
-        asked, need = self._asked, self._verify_have
-        if need is None or asked is None or answer_id != asked[0] or asked[1] < need:
-            return True  # nothing to prove, or an answer to an older request
-        if last < asked[1]:
-            self._break(f"the adapter's stream ends at seq {last}; {asked[1]} are on record")
-            return False
-        self._verify_have = None
-        return True
+        self._order.replayed(first, last)
 
     def _on_status(self, body: Any, live: bool) -> None:
         if not isinstance(body, dict) or not isinstance(body.get("online"), bool):
@@ -334,11 +277,10 @@ class RemoteDevice:
         last = body.get("last_seq")
         if not isinstance(last, int) or isinstance(last, bool):
             raise BadEnvelope("an online status needs an integer last_seq")
-        self._check_continuity(last, body.get("first_ts"))
-        self._adapter_last = max(self._adapter_last, last)
+        gap = self._order.status(last, body.get("first_ts"))
         # A gap the next event would show, or a device the adapter has online while the
         # engine counts it offline (the daemon restarted, or it heard nothing for a while).
-        if self._next <= last or (body.get("device_online") is True and not self._online_said):
+        if gap or (body.get("device_online") is True and not self._online_said):
             self._ask()
 
     def _on_lost(self, body: dict[str, Any]) -> None:
@@ -347,19 +289,6 @@ class RemoteDevice:
         if said is not None and (said["since"], said["lost_ts"]) != self._lost_seen:
             self._lost_seen = (said["since"], said["lost_ts"])
             self._log.warning("remote adapter lost its broker connection", **said)
-
-    def _check_continuity(self, last: int, first_ts: Any) -> None:
-        """The adapter's stream must be the one on record: never shorter, same first event."""
-        have = self._next - 1
-        if have and first_ts is not None and self._first_ts not in (None, first_ts):
-            self._break("the adapter's stream is not the one on record (seq 1 differs)")
-        elif last < have and self._verify_have is None:
-            # A status can be older than events already here: the retained one a new
-            # subscription gets, or a heartbeat whose head was read before its latest
-            # events went out. So a shorter stream is only suspected here, and proved or
-            # cleared by a replay answer (`_verified`); deliveries wait for it.
-            self._verify_have = have
-            self._ask()
 
     def _heard(self) -> None:
         self._heard_at = asyncio.get_running_loop().time()
@@ -411,10 +340,10 @@ class RemoteDevice:
                 self._topics.device_replay(self.device),
                 self._topics.device_status(self.device),
             ],
-            qos=0,  # the module's docstring: the seq, not QoS, fills every gap
+            qos=0,  # the seq, not QoS, fills every gap (floord.adapters.remote_order)
         )
         self._client = client
-        self._asked_at = None
+        self._order.asked_at = None
         try:
             self._ask()
             await run_session(
@@ -469,10 +398,7 @@ class RemoteDevice:
                     self._went_offline(f"adapter not heard for {first_wait:g} s")
             elif now - self._heard_at > timeouts.silence_s:
                 self._went_offline(f"adapter silent for {timeouts.silence_s:g} s")
-            if self._asked_at is not None and now - self._asked_at > self._replay_timeout_s:
-                self._asked_at = None
-                if self._early or self._next <= self._adapter_last or self._verify_have:
-                    self._ask()
+            self._order.retry(now, self._replay_timeout_s)
 
     def stop(self) -> None:
         self._session.stop()

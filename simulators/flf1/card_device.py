@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 from floord.profiles import DeviceProfile
 from simulators.flf1.card_scenarios import CardScenario, CardStep, load_card_scenario
-from simulators.flf1.framed import FrameChannel, HostFrame, LinkQuirks, encode_frame, field_problem
+from simulators.flf1.framed import FrameChannel, LinkQuirks
+from simulators.flf1.wire import HostFrame, encode_frame, field_problem
 from simulators.link import Link
 from simulators.scenario import ScenarioError
 

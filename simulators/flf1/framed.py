@@ -1,9 +1,9 @@
 """The device side of FLF/1, the framing every simulated card-table device shares.
 
 Built from `docs/protocols/framing.md` alone (never from `drivers/`), so one misreading
-cannot hide in both ends. It holds the wire (checksums, the frame writer, a parser for
-the host's frames), the link quirks a profile may set, and `FrameChannel`: the device's
-numbering, acknowledgement, resend and heartbeat machinery over a `Link`.
+cannot hide in both ends. It holds the link quirks a profile may set and `FrameChannel`:
+the device's numbering, acknowledgement, resend and heartbeat machinery over a `Link`;
+the bytes of a frame (checksums, the frame writer, the host's parser) are `wire.py`'s.
 
 Readings of the page where it leaves a choice (the strict one each time):
 - Stop and wait. The host calls a frame whose SEQ is neither the last one + 1 nor the
@@ -28,7 +28,6 @@ Readings of the page where it leaves a choice (the strict one each time):
 from __future__ import annotations
 
 import asyncio
-import binascii
 import contextlib
 import re
 from collections import deque
@@ -37,131 +36,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floord.profiles import DeviceProfile
+from simulators.flf1.wire import CHECKSUMS, BadFrame, FrameParser, HostFrame, encode_frame
 from simulators.link import Link
 
-STX = 0x02
-ETX = 0x03
-CRLF = b"\r\n"
-CHECKSUMS: dict[str, int] = {"crc16-ccitt": 4, "xor8": 2}  # algorithm: hex digits
 LINK_FAULT: tuple[str, str] = ("90", "link: frame not acknowledged")
 HOST_TYPES = frozenset({"IDQ", "TST", "ACK"})
-_KIND = re.compile(r"[A-Z]{3}")
-_BODY = re.compile(r"([0-9A-F]{2})\|([A-Z]{3})((?:\|[ -{}~]*)*)")
-
-
-# ----- the wire ----------------------------------------------------------------------
-
-
-def crc16_ccitt(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor.
-
-    `binascii.crc_hqx` is exactly that CRC (XMODEM's) when started at 0xFFFF."""
-    return binascii.crc_hqx(data, 0xFFFF)
-
-
-def checksum(body: bytes, algorithm: str) -> str:
-    """The CHK of the bytes strictly between STX and ETX, upper-case hex."""
-    if algorithm == "crc16-ccitt":
-        return f"{crc16_ccitt(body):04X}"
-    if algorithm == "xor8":
-        value = 0
-        for byte in body:
-            value ^= byte
-        return f"{value:02X}"
-    raise ValueError(f"checksum: one of {', '.join(CHECKSUMS)} expected, found {algorithm!r}")
-
-
-def field_problem(text: str) -> str | None:
-    """Why `text` cannot be a field (printable ASCII 0x20-0x7E except `|`), or None."""
-    bad = [ch for ch in text if not (" " <= ch <= "~") or ch == "|"]
-    if bad:
-        return f"printable ASCII without '|' expected, found {text!r}"
-    return None
-
-
-def encode_frame(
-    seq: int, kind: str, fields: Sequence[str], algorithm: str, *, garble: bool = False
-) -> bytes:
-    """One whole frame, STX to LF. `garble` writes a checksum that is wrong (by one bit)."""
-    if not 0 <= seq <= 0xFF:
-        raise ValueError(f"seq: 0 to 255 expected, found {seq}")
-    if _KIND.fullmatch(kind) is None:
-        raise ValueError(f"type: three upper-case letters expected, found {kind!r}")
-    for text in fields:
-        problem = field_problem(text)
-        if problem:
-            raise ValueError(f"{kind} field: {problem}")
-    body = f"{seq:02X}|{kind}{''.join('|' + text for text in fields)}".encode("ascii")
-    chk = checksum(body, algorithm)
-    if garble:
-        chk = f"{int(chk, 16) ^ 1:0{len(chk)}X}"
-    return bytes([STX]) + body + bytes([ETX]) + chk.encode("ascii") + CRLF
-
-
-@dataclass(frozen=True)
-class HostFrame:
-    """A well-formed frame from the host with a good checksum."""
-
-    seq: int
-    kind: str
-    fields: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class BadFrame:
-    """Bytes that started as a frame but are not one; never acknowledged."""
-
-    reason: str
-    raw: bytes
-
-
-class FrameParser:
-    """Host bytes to frames: skips to STX, restarts on STX, ends after ETX CHK CR LF."""
-
-    def __init__(self, algorithm: str, max_length: int) -> None:
-        self._width = CHECKSUMS[algorithm]
-        self._algorithm = algorithm
-        self._max = max_length
-        self._buf = bytearray()
-        self._etx = -1
-
-    def reset(self) -> None:
-        self._buf.clear()
-        self._etx = -1
-
-    def feed(self, data: bytes) -> list[HostFrame | BadFrame]:
-        out: list[HostFrame | BadFrame] = []
-        for byte in data:
-            if byte == STX:
-                if self._buf:
-                    out.append(BadFrame("a new STX inside a frame", bytes(self._buf)))
-                self.reset()
-                self._buf.append(byte)
-                continue
-            if not self._buf:
-                continue  # outside a frame: skipped to the next STX
-            self._buf.append(byte)
-            if self._etx < 0 and byte == ETX:
-                self._etx = len(self._buf) - 1
-            if len(self._buf) > self._max:
-                out.append(BadFrame(f"longer than {self._max} bytes", bytes(self._buf)))
-                self.reset()
-            elif self._etx >= 0 and len(self._buf) == self._etx + 1 + self._width + 2:
-                out.append(self._decode(bytes(self._buf)))
-                self.reset()
-        return out
-
-    def _decode(self, raw: bytes) -> HostFrame | BadFrame:
-        body, tail = raw[1 : self._etx], raw[self._etx + 1 :]
-        chk, end = tail[: self._width], tail[self._width :]
-        match = _BODY.fullmatch(body.decode("latin-1"))
-        if end != CRLF or match is None or re.fullmatch(rb"[0-9A-F]+", chk) is None:
-            return BadFrame("bad form", raw)
-        if chk.decode("ascii") != checksum(body, self._algorithm):
-            return BadFrame("bad checksum", raw)
-        seq, kind, rest = match.groups()
-        fields = tuple(rest.split("|")[1:]) if rest else ()
-        return HostFrame(int(seq, 16), kind, fields)
 
 
 # ----- the profile's link quirks ------------------------------------------------------

@@ -3,15 +3,16 @@
 `usb.core.find(backend=SimulatedShoeBackend(profile, script))` finds one HID boot
 keyboard with the profile's vendor and product ids, so the unchanged transport and
 driver run against it exactly as against a real shoe through libusb. The device:
-- descriptors: one configuration, one interface (class 3 HID, subclass 1 boot,
-  protocol 1 keyboard) with its HID class descriptor, one interrupt IN endpoint (8 bytes);
+- descriptors (`descriptors.py`): one configuration, one interface (class 3 HID,
+  subclass 1 boot, protocol 1 keyboard) with its HID class descriptor, one interrupt IN
+  endpoint (8 bytes);
   strings 1 manufacturer, 2 product, 3 serial number, language 0x0409;
 - as on Linux, the kernel's HID driver holds the interface until it is detached, and
   claiming it before that fails with EBUSY;
 - control requests: GET_DESCRIPTOR (string), HID SET_PROTOCOL, SET_IDLE, GET_PROTOCOL;
   anything else stalls (EPIPE), as a real device does;
 - `intr_read` types each scripted line (a card's code, then Enter) as key-down and
-  key-up boot reports once its time has come, and raises `USBTimeoutError` (errno
+  key-up boot reports (`keyboard.py`) once its time has come, and raises `USBTimeoutError` (errno
   ETIMEDOUT, libusb's -7) when the timeout passes with nothing to send. With an idle
   rate set (SET_IDLE), it repeats the current report at that rate while idle, as HID
   1.11 § 7.2.4 asks.
@@ -19,17 +20,9 @@ driver run against it exactly as against a real shoe through libusb. The device:
 
 The script's clock starts when the host claims the interface (it starts listening then).
 
-`scenario_backend(path)` builds the backend from a small YAML scenario file, for the
+`scenario_backend(path)` builds the backend from a scenario file (`scenario.py`), for the
 hardware-in-the-loop rig port `usb://sim:<scenario-file>` of `floord/transport/usb.py`
-(docs/protocols/usb-wedge-shoe.md)::
-
-    profile: ref-usb-shoe        # the device profile whose ids and card codes to use
-    serial_number: SIM-0001      # optional; null for a shoe without one
-    interval_s: 0.3              # between two cards of a `draw` (the default)
-    steps:
-      - wait: 2.5                # seconds before the next line is typed
-      - draw: [AS, KH, 9D]       # cards, typed as the profile's codes
-      - type: "ZZ"               # a line typed as is (an unknown code, say)
+(docs/protocols/usb-wedge-shoe.md).
 """
 
 from __future__ import annotations
@@ -41,77 +34,27 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import usb.backend
 import usb.core
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from floord.profiles import DeviceProfile, ProfileError, load_profile, load_strict_yaml
+from simulators.usb_shoe.descriptors import (
+    Descriptor,
+    configuration_descriptor,
+    device_descriptor,
+    endpoint_descriptor,
+    interface_descriptor,
+)
+from simulators.usb_shoe.keyboard import IDLE, Typed, keystroke, type_line
+from simulators.usb_shoe.scenario import ScenarioError, UsbShoeScenario, scenario_script
 
 LIBUSB_ERROR_NO_DEVICE = -4
 LIBUSB_ERROR_BUSY = -6
 LIBUSB_ERROR_TIMEOUT = -7
 LIBUSB_ERROR_PIPE = -9
 LANGID_EN_US = 0x0409
-HID_CLASS_DESCRIPTOR = bytes([9, 0x21, 0x11, 0x01, 0, 1, 0x22, 63, 0])
-ENTER = 0x28
-LEFT_SHIFT = 0x02
-IDLE = bytes(8)
-
-
-def keystroke(char: str) -> tuple[int, int]:
-    """The (modifier, usage id) that types `char` on a US keyboard: letters and digits."""
-    if "a" <= char <= "z":
-        return 0, 0x04 + ord(char) - ord("a")
-    if "A" <= char <= "Z":
-        return LEFT_SHIFT, 0x04 + ord(char) - ord("A")
-    if char == "0":
-        return 0, 0x27
-    if "1" <= char <= "9":
-        return 0, 0x1E + ord(char) - ord("1")
-    raise ValueError(f"a shoe types letters and digits, not {char!r}")
-
-
-def type_line(text: str) -> list[bytes]:
-    """The boot reports of typing `text` and Enter: each key down, then all keys up."""
-    reports = []
-    for modifier, usage in [*(keystroke(c) for c in text), (0, ENTER)]:
-        reports.append(bytes([modifier, 0, usage, 0, 0, 0, 0, 0]))
-        reports.append(IDLE)
-    return reports
-
-
-@dataclass(frozen=True)
-class Typed:
-    """One line the shoe types `after_s` seconds after the previous one (or the claim)."""
-
-    text: str
-    after_s: float = 0.0
-
-
-def card_script(profile: DeviceProfile, cards: Iterable[str], interval_s: float) -> list[Typed]:
-    """Draw `cards` ("AS", "TH") one every `interval_s`, typed as the profile's codes."""
-    codes = {card: code for code, card in profile.quirks["card_codes"].items()}
-    script = []
-    for card in cards:
-        if card not in codes:
-            raise ValueError(f"profile {profile.model}: no code for card {card!r}")
-        script.append(Typed(codes[card], interval_s))
-    return script
-
-
-@dataclass
-class Descriptor:
-    """A descriptor as pyusb reads it: its fields as attributes."""
-
-    fields: dict[str, Any]
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["fields"][name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 @dataclass
@@ -189,85 +132,31 @@ class SimulatedShoeBackend(usb.backend.IBackend):
         return None
 
     def get_device_descriptor(self, dev: SimulatedDevice) -> Descriptor:
-        return Descriptor(
-            {
-                "bLength": 18,
-                "bDescriptorType": 1,
-                "bcdUSB": 0x0200,
-                "bDeviceClass": 0,
-                "bDeviceSubClass": 0,
-                "bDeviceProtocol": 0,
-                "bMaxPacketSize0": 8,
-                "idVendor": self.vendor_id,
-                "idProduct": self.product_id,
-                "bcdDevice": self.bcd_device,
-                "iManufacturer": 1,
-                "iProduct": 2,
-                "iSerialNumber": 3 if self.strings[3] is not None else 0,
-                "bNumConfigurations": 1,
-                "address": 5,
-                "bus": 1,
-                "port_number": 2,
-                "port_numbers": (2,),
-                "speed": 2,
-            }
+        return device_descriptor(
+            self.vendor_id,
+            self.product_id,
+            self.bcd_device,
+            serial=self.strings[3] is not None,
         )
 
     def get_configuration_descriptor(self, dev: SimulatedDevice, config: int) -> Descriptor:
         if config != 0:
             raise IndexError(f"configuration index {config}")
-        return Descriptor(
-            {
-                "bLength": 9,
-                "bDescriptorType": 2,
-                "wTotalLength": 34,
-                "bNumInterfaces": 1,
-                "bConfigurationValue": 1,
-                "iConfiguration": 0,
-                "bmAttributes": 0xA0,
-                "bMaxPower": 50,
-                "extra_descriptors": [],
-            }
-        )
+        return configuration_descriptor()
 
     def get_interface_descriptor(
         self, dev: SimulatedDevice, intf: int, alt: int, config: int
     ) -> Descriptor:
         if (intf, alt, config) != (0, 0, 0):
             raise IndexError(f"interface {intf} alt {alt} configuration {config}")
-        return Descriptor(
-            {
-                "bLength": 9,
-                "bDescriptorType": 4,
-                "bInterfaceNumber": self.interface,
-                "bAlternateSetting": 0,
-                "bNumEndpoints": 1,
-                "bInterfaceClass": 3,
-                "bInterfaceSubClass": 1,
-                "bInterfaceProtocol": 1,
-                "iInterface": 0,
-                "extra_descriptors": list(HID_CLASS_DESCRIPTOR),
-            }
-        )
+        return interface_descriptor(self.interface)
 
     def get_endpoint_descriptor(
         self, dev: SimulatedDevice, ep: int, intf: int, alt: int, config: int
     ) -> Descriptor:
         if (ep, intf, alt, config) != (0, 0, 0, 0):
             raise IndexError(f"endpoint {ep} interface {intf} alt {alt} configuration {config}")
-        return Descriptor(
-            {
-                "bLength": 7,
-                "bDescriptorType": 5,
-                "bEndpointAddress": self.endpoint,
-                "bmAttributes": 0x03,
-                "wMaxPacketSize": 8,
-                "bInterval": 10,
-                "bRefresh": 0,
-                "bSynchAddress": 0,
-                "extra_descriptors": [],
-            }
-        )
+        return endpoint_descriptor(self.endpoint)
 
     # ----- handles and interfaces ---------------------------------------------------
 
@@ -433,54 +322,6 @@ class SimulatedShoeBackend(usb.backend.IBackend):
         if dev.idle_ms and self._last_sent is not None:
             return min(due, self._last_sent + dev.idle_ms / 1000)
         return due
-
-
-class ScenarioError(ValueError):
-    """A USB shoe scenario file that cannot be played as written."""
-
-
-class _Step(BaseModel):
-    """One step: exactly one of `wait` (seconds), `draw` (cards) or `type` (a line)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    wait: Annotated[float, Field(gt=0, le=86_400)] | None = None
-    draw: Annotated[list[str], Field(min_length=1)] | None = None  # cards: "AS", "TH"
-    type: Annotated[str, Field(min_length=1, max_length=64)] | None = None
-
-    @model_validator(mode="after")
-    def _one(self) -> _Step:
-        if sum(v is not None for v in (self.wait, self.draw, self.type)) != 1:
-            raise ValueError("exactly one of wait, draw or type expected")
-        return self
-
-
-class UsbShoeScenario(BaseModel):
-    """The scenario file of `scenario_backend` (see the module docstring)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    profile: Annotated[str, Field(min_length=1, max_length=64)]
-    serial_number: Annotated[str, Field(min_length=1, max_length=64)] | None = "SIM-0001"
-    interval_s: Annotated[float, Field(gt=0, le=3600)] = 0.3
-    steps: list[_Step] = Field(default_factory=list)
-
-
-def scenario_script(profile: DeviceProfile, scenario: UsbShoeScenario) -> list[Typed]:
-    """The typed lines of a scenario; a `wait` delays the line after it."""
-    script: list[Typed] = []
-    delay = 0.0
-    for step in scenario.steps:
-        if step.wait is not None:
-            delay += step.wait
-            continue
-        lines = (
-            card_script(profile, step.draw, scenario.interval_s)
-            if step.draw is not None
-            else [Typed(str(step.type), 0.0)]
-        )
-        first = lines[0]
-        script += [Typed(first.text, first.after_s + delay), *lines[1:]]
-        delay = 0.0
-    return script
 
 
 def scenario_backend(path: Path) -> SimulatedShoeBackend:

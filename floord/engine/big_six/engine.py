@@ -25,7 +25,8 @@ from floord.engine.big_six.result_check import RESULT_COMMANDS, CheckedRests, Se
 from floord.engine.core.base import TableEngineBase, restart_policy, round_voided
 from floord.engine.core.inspection import InspectionSpec
 from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
-from floord.engine.core.table_state import FAIL_CLOSED_POLICY, TABLE_COMMANDS, PrimaryDevice
+from floord.engine.core.table_commands import TABLE_COMMANDS
+from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 
 SNAPSHOT_VERSION = 1

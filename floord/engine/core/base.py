@@ -24,12 +24,8 @@ from floord.engine.core.inspection import InspectionSpec
 from floord.engine.core.rounds import RoundBook
 from floord.engine.core.rulings import STRICT_POLICY
 from floord.engine.core.snapshots import SnapshotError, json_copy
-from floord.engine.core.table_state import (
-    FAIL_CLOSED_POLICY,
-    TABLE_COMMANDS,
-    PrimaryDevice,
-    TableState,
-)
+from floord.engine.core.table_commands import TABLE_COMMANDS, table_command
+from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice, TableState
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 
 CLOSE_POLICY = "floord policy, not a regulation: a round in play when the table closes is void"
@@ -241,7 +237,7 @@ class TableEngineBase(ABC):
         self, command: VerifiedCommand, now: datetime, unknown: str
     ) -> CommandOutcome:
         """inspect, open, close and resume are the table's; anything else is `unknown`."""
-        outcome = self.table.on_command(command, now)
+        outcome = table_command(self.table, command, now)
         return outcome if outcome is not None else CommandOutcome(False, unknown)
 
     def _card_table_command(
@@ -257,7 +253,7 @@ class TableEngineBase(ABC):
         table's nor among the game's `commands` is refused. None: the game's own command."""
         if command.name == "inspect" and command.role != "floorperson":
             return CommandOutcome(False, inspector, rule)
-        outcome = self.table.on_command(command, now)
+        outcome = table_command(self.table, command, now)
         if outcome is not None:
             return outcome
         if command.name not in commands:

@@ -3,18 +3,15 @@
 Nothing here knows Roulette. A game engine hands in its inspection checklist, its
 primary device (the wheel, a card shoe, ...) with a check of that device's identity,
 and a hook that ends whatever round is in play when the table stops being open; this
-module does the rest:
+module keeps what the table's commands (`table_commands.py`) decide on:
 
-- `closed -> open` only after a passed inspection earlier in the same gaming day (the
-  game's regulation, e.g. 58 Pa. Code § 531.3(a)) and with every required device
-  online, identified and free of faults; an inspection stops counting when something
+- the state, and a halt latched with a list of reasons that survives restarts through
+  the snapshot: a device's trouble halts the table (fail closed: floord's policy, not a
+  regulation), and only `resume` lifts it, once the devices are healthy again;
+- the devices, and why they keep play from starting (`readiness_problems`);
+- the last inspection, and whether it still counts: it stops counting when something
   since calls for a new one (`require_inspection`: a Roulette table closed, its wheel
-  replaced or adjusted), and only a new passed inspection counts again;
-- a halt is latched with a list of reasons and survives restarts through the snapshot;
-  only `resume` lifts it, and only once the devices are healthy again (fail closed:
-  floord's policy, not a regulation);
-- every inspection, passed or failed, becomes an `operator.inspection` event, the
-  inspection log.
+  replaced or adjusted), and only a new passed inspection counts again.
 """
 
 from __future__ import annotations
@@ -28,14 +25,13 @@ from floord.contract import EventType, format_ts
 from floord.engine.core.copies import Fixed
 from floord.engine.core.devices import CLEARS_WHEN, DeviceBook, fault_cleared
 from floord.engine.core.gaming_day import GamingDay
-from floord.engine.core.inspection import InspectionInputError, InspectionSpec, read_inspection_args
-from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
+from floord.engine.core.inspection import InspectionSpec
+from floord.engine.core.types import Decision, EngineOutput
 
 FAIL_CLOSED_POLICY = (
     "fail closed (floord policy, not a regulation): a table whose devices cannot be "
     "trusted stops play until a floorperson resumes it"
 )
-TABLE_COMMANDS = ("inspect", "open", "close", "resume")
 # A frame the device sent that could not be read: one recorded, or a count of them that
 # the adapter's limiter recorded instead (floord/adapters/protocol_limiter.py).
 PROTOCOL_TROUBLE = frozenset({EventType.DEVICE_PROTOCOL_ERROR, EventType.DEVICE_PROTOCOL_ERRORS})
@@ -72,7 +68,8 @@ LeaveOpenHook = Callable[[str, str], EngineOutput]
 
 
 class TableState:
-    """States, halts, inspections, devices and the commands inspect/open/close/resume."""
+    """States, halts, inspections and devices; the commands that change them are
+    `floord.engine.core.table_commands`'s."""
 
     def __init__(
         self,
@@ -252,24 +249,11 @@ class TableState:
             problems += self.extra_readiness()
         return problems
 
-    # ----- commands ---------------------------------------------------------------
-
-    def on_command(self, command: VerifiedCommand, now: datetime) -> CommandOutcome | None:
-        """Handle inspect/open/close/resume; None means the command is not the table's."""
-        handlers = {
-            "inspect": self._inspect,
-            "open": self._open,
-            "close": self._close,
-            "resume": self._resume,
-        }
-        handler = handlers.get(command.name)
-        return handler(command, now) if handler else None
+    # ----- inspections ------------------------------------------------------------
 
     def inspection_valid(self, now: datetime) -> bool:
-        """A passed inspection is on record for the gaming day of `now`."""
-        return self._inspection_valid(now)
-
-    def _inspection_valid(self, now: datetime) -> bool:
+        """A passed inspection is on record for the gaming day of `now`, and nothing
+        since has called for a new one."""
         last = self.inspection
         if self.inspection_required is not None:
             return False
@@ -284,160 +268,6 @@ class TableState:
             self.inspection_required = {**cause, "also": []}
         else:
             self.inspection_required.setdefault("also", []).append(cause)
-
-    def _inspect(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        try:
-            checklist, note = read_inspection_args(self.spec, command.args)
-        except InspectionInputError as exc:
-            return CommandOutcome(False, str(exc), self.spec.rule)
-        failed = [k for k, ok in checklist.items() if not ok]
-        record = {
-            "by": command.by,
-            "role": command.role,
-            "checklist": checklist,
-            "note": note,
-            "passed": not failed,
-            "gaming_day": self.gaming_day.label(now),
-            "failed_items": failed,
-            "items": dict(self.spec.items),
-            "at": format_ts(now),
-        }
-        if not failed and self.inspection_required is not None:
-            # The log says which cause this inspection answers (§ 531.3(e) "a
-            # certification that an inspection was completed, if required").
-            record["answers"] = dict(self.inspection_required)
-            self.inspection_required = None
-        self.inspection = record
-        out = EngineOutput([Decision(EventType.OPERATOR_INSPECTION, dict(record), self.spec.rule)])
-        if failed and self.underlying == "open":
-            out.extend(
-                self.halt(
-                    "inspection_failed",
-                    device=None,
-                    detail=f"inspection by {command.by} failed: {', '.join(failed)}",
-                    now=now,
-                )
-            )
-        return CommandOutcome(True, output=out)
-
-    @staticmethod
-    def _no_args(command: VerifiedCommand) -> CommandOutcome | None:
-        if command.args:
-            keys = ", ".join(sorted(map(str, command.args)))
-            return CommandOutcome(False, f"{command.name} takes no arguments, found {keys}")
-        return None
-
-    def _describe_halt(self) -> str:
-        return ", ".join(
-            f"{r['code']}" + (f" ({r['device']})" if r["device"] else "") for r in self.halt_reasons
-        )
-
-    def _open(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        refused = self._no_args(command)
-        if refused:
-            return refused
-        if self.halt_reasons:
-            return CommandOutcome(
-                False, f"the table is halted ({self._describe_halt()}); resume it first"
-            )
-        if self.underlying == "open":
-            return CommandOutcome(False, "the table is already open")
-        if not self._inspection_valid(now):
-            last = self.inspection
-            required = self.inspection_required
-            if last is None:
-                why = "no inspection has been recorded"
-            elif required is not None and last["passed"]:
-                why = f"the last inspection ({last['at']}) no longer counts: {required['why']}"
-            else:
-                why = f"the last inspection ({last['gaming_day']}) " + (
-                    "failed" if not last["passed"] else "was on another gaming day"
-                )
-            rule = required["rule"] if required is not None else None
-            return CommandOutcome(
-                False,
-                f"a passed inspection in gaming day {self.gaming_day.label(now)} is required "
-                f"before opening: {why}",
-                rule or self.spec.rule,
-            )
-        problems = self.readiness_problems()
-        if problems:
-            return CommandOutcome(False, "cannot open: " + "; ".join(problems))
-        self.underlying = "open"
-        assert self.inspection is not None
-        data = {
-            "by": command.by,
-            "role": command.role,
-            "inspection": {k: self.inspection[k] for k in ("by", "at", "gaming_day")},
-        }
-        return CommandOutcome(
-            True, output=EngineOutput([Decision(EventType.TABLE_OPENED, data, self.spec.rule)])
-        )
-
-    def _close(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        refused = self._no_args(command)
-        if refused:
-            return refused
-        if self.underlying != "open":
-            return CommandOutcome(False, f"the table is not open (it is {self.state})")
-        was_open = self.is_open
-        came_from = self.state
-        self.underlying = "closed"
-        data: dict[str, Any] = {
-            "by": command.by,
-            "role": command.role,
-            "from": came_from,
-            "state": self.state,
-        }
-        rule = None
-        if self.spec.per_opening is not None:
-            # The wheel is covered and locked (§ 531.3(f)); the next opening is preceded
-            # by its own inspection (§ 531.3(a)).
-            rule = self.spec.per_opening
-            self.require_inspection(
-                f"the table was closed at {format_ts(now)}; each opening needs its own inspection",
-                self.spec.rule,
-                now,
-            )
-            data["inspection_required"] = True
-        out = EngineOutput([Decision(EventType.TABLE_CLOSED, data, rule)])
-        if was_open:
-            out.extend(self.on_leave_open("table_closed", f"closed by {command.by}"))
-        return CommandOutcome(True, output=out)
-
-    def _resume(self, command: VerifiedCommand, now: datetime) -> CommandOutcome:
-        unknown = sorted(set(command.args) - {"reason"})
-        if unknown:
-            return CommandOutcome(
-                False, f"unknown argument(s) {', '.join(unknown)}: resume takes reason"
-            )
-        reason = command.args.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            return CommandOutcome(False, "resume needs a non-empty reason (text)")
-        if not self.halt_reasons:
-            return CommandOutcome(False, f"the table is not halted (it is {self.state})")
-        problems = self.readiness_problems()
-        if problems:
-            return CommandOutcome(False, "cannot resume: " + "; ".join(problems))
-        if self.underlying == "open" and not self._inspection_valid(now):
-            required = self.inspection_required
-            since = f" ({required['why']})" if required else ""
-            return CommandOutcome(
-                False,
-                "cannot resume an open table without a passed inspection in gaming day "
-                f"{self.gaming_day.label(now)}{since}; inspect it, or close it",
-                (required or {}).get("rule") or self.spec.rule,
-            )
-        cleared = self.halt_reasons
-        self.halt_reasons = []
-        data = {
-            "by": command.by,
-            "role": command.role,
-            "reason": reason,
-            "cleared": cleared,
-            "state": self.state,
-        }
-        return CommandOutcome(True, output=EngineOutput([Decision(EventType.TABLE_RESUMED, data)]))
 
     # ----- persistence ------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from floord.contract import EventType, cite
-from floord.engine.core.table_state import TABLE_COMMANDS
+from floord.engine.core.table_commands import TABLE_COMMANDS
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.engine.craps.fire import FireBook, come_outs
 from floord.engine.craps.reversal import CLOSED_POLICY, ReversibleRolls

@@ -26,7 +26,8 @@ from floord.engine.core.base import TableEngineBase, restart_policy
 from floord.engine.core.command_checks import accepted, unknown_args
 from floord.engine.core.rulings import STRICT_POLICY, policy_decision, ruled, violation
 from floord.engine.core.snapshots import SnapshotError, check_header, json_copy
-from floord.engine.core.table_state import FAIL_CLOSED_POLICY, TABLE_COMMANDS, PrimaryDevice
+from floord.engine.core.table_commands import TABLE_COMMANDS
+from floord.engine.core.table_state import FAIL_CLOSED_POLICY, PrimaryDevice
 from floord.engine.core.types import CommandOutcome, Decision, EngineOutput, VerifiedCommand
 from floord.engine.pai_gow.rules import (
     COUNT_NOTE,

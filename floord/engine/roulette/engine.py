@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, time
 from typing import Any
 
-from floord.contract import EventType, cite, format_ts
+from floord.contract import EventType, cite
 from floord.engine.core.base import TableEngineBase, restart_policy, round_voided
 from floord.engine.core.gaming_day import require_utc
 from floord.engine.core.snapshots import check_header, json_copy
@@ -26,23 +26,22 @@ from floord.engine.roulette.irregularities import (
     DOUBLE_ZERO_ON_SINGLE,
     NO_ROUND_POLICY,
     OTHER_SPIN_POLICY,
-    SIGNALS_POLICY,
     NoSpin,
     missing_signals,
     no_spin_for_warning,
+    signals_not_seen,
 )
-from floord.engine.roulette.layout import (
-    EVEN_MONEY_WAGERS,
-    colour,
-    loses_even_money,
-    on_wheel,
-    pocket_index,
-    settlement_order,
-    wheel_spec,
-    winning_wagers,
-)
+from floord.engine.roulette.layout import on_wheel, wheel_spec
+from floord.engine.roulette.result import result_of
 from floord.engine.roulette.result_check import RESULT_COMMANDS, CheckedNumbers, SecondSource
 from floord.engine.roulette.sensor import SENSOR_EVENTS, SensorJudgements, short_spin
+from floord.engine.roulette.voids import (
+    IDLE_POLICY,
+    SUPERSEDED_POLICY,
+    VOIDED_SPIN_POLICY,
+    launch_after_void,
+    voided_spin,
+)
 from floord.engine.roulette.wheel_service import SERVICE_COMMANDS, replaced_wheel, service_command
 from floord.events import DeviceCommand
 
@@ -59,19 +58,6 @@ WHEEL_EVENTS = frozenset(
     }
 )
 RESTART_POLICY = restart_policy("result")
-SUPERSEDED_POLICY = (
-    "floord policy, not a regulation: a round whose wheel started a new game without "
-    "reporting a number is void"
-)
-IDLE_POLICY = (
-    "floord policy, not a regulation: a round whose wheel went idle without reporting a "
-    "number is void"
-)
-VOIDED_SPIN_POLICY = (
-    "floord policy, not a regulation: a spin declared void stays void (its launch opens no "
-    "round, its number is no result) unless its void called for the same spin to be spun "
-    "again; the wheel's next game is the next round"
-)
 
 
 class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
@@ -100,7 +86,7 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
             inspection=roulette_inspection(wheel),
             primary=PrimaryDevice(
                 wheel_device,
-                self._identity_problem,
+                self.wheel.identity_problem,
                 "wheel_mismatch",
                 cite(self.wheel.layout_section),
             ),
@@ -184,19 +170,6 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
         }
         return handlers[EventType(type)](data, now)
 
-    def _identity_problem(self, identity: dict[str, Any]) -> str | None:
-        pockets = identity.get("pockets")
-        if isinstance(pockets, int) and not isinstance(pockets, bool):
-            if pockets == self.wheel.pockets:
-                return None
-            found = f"{pockets} pockets"
-        else:
-            found = f"no pocket count ({pockets!r})"
-        return (
-            f"the wheel reports {found}; a {self.wheel.kind} table needs a wheel of "
-            f"{self.wheel.pockets} pockets ({cite(self.wheel.layout_section)})"
-        )
-
     def _start_round(self, opened_by: str, data: dict[str, Any], now: datetime) -> Decision:
         assert self.gaming_day is not None
         launched = opened_by == EventType.WHEEL_BALL_LAUNCHED
@@ -230,8 +203,7 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
         **more: Any,
     ) -> Decision:
         rnd = self.rounds.finish()
-        self.voided = {"round": rnd["id"], "spin": rnd.get("spin"), "reason": reason,
-                       "rule": rule, "spun_again": spun_again}  # fmt: skip
+        self.voided = voided_spin(rnd["id"], rnd.get("spin"), reason, rule, spun_again)
         body: dict[str, Any] = {"reason": reason, "detail": detail, "spin": rnd.get("spin"), **more}
         return round_voided(rnd["id"], body, rule, policy)
 
@@ -261,13 +233,7 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
                 )
             )
         else:
-            self.voided = {
-                "round": None,
-                "spin": spin,
-                "reason": no_spin.reason,
-                "rule": no_spin.rule,
-                "spun_again": no_spin.spun_again,
-            }
+            self.voided = voided_spin(None, spin, no_spin.reason, no_spin.rule, no_spin.spun_again)
         if no_spin.respin:
             out.device_commands.append(DeviceCommand(device=self.wheel_device, name="respin"))
         return out
@@ -317,9 +283,9 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
             )
         current = self.rounds.current
         if current is None:
-            refused = self._launch_after_void(spin)
+            refused = launch_after_void(self.voided, spin)
             if refused is not None:
-                return refused
+                return self._violation("launch_after_void", policy=VOIDED_SPIN_POLICY, **refused)
             started = EngineOutput([self._start_round(EventType.WHEEL_BALL_LAUNCHED, data, now)])
             return self._launch_direction(data, started)
         current["launches"] += 1
@@ -327,27 +293,6 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
         if current.get("spin") is None:
             current["spin"] = spin
         return self._launch_direction(data, EngineOutput())
-
-    def _launch_after_void(self, spin: Any) -> EngineOutput | None:
-        """A launch of a spin already declared void opens no round (floord policy: the
-        regulation is silent on a spin voided by a restart, a halt or a close), unless
-        the void called for that spin to be spun again (§ 531.7(a), § 531.5(c)(2)). Only
-        `wheel.game_started` begins a new game, even one that reuses the number. The
-        re-spin is one launch: once it opened its round, a further launch is refused."""
-        voided = self.voided
-        if voided is None or spin is None or voided.get("spin") != spin:
-            return None
-        if voided.get("spun_again") is True:
-            voided["spun_again"] = False
-            return None
-        return self._violation(
-            "launch_after_void",
-            policy=VOIDED_SPIN_POLICY,
-            spin=spin,
-            voided_round=voided.get("round"),
-            voided_reason=voided.get("reason"),
-            detail="the spin was already declared void: its launch opens no round",
-        )
 
     def _no_more_bets(self, data: dict[str, Any], now: datetime) -> EngineOutput:
         current = self.rounds.current
@@ -425,69 +370,16 @@ class RouletteEngine(CheckedNumbers, SensorJudgements, TableEngineBase):
             return self._no_spin(
                 short, spin, number=number, revolutions=current["ball_revolutions"], **more
             )
-        out = self._signals_not_seen(current, missing, number, spin)
+        out = signals_not_seen(self.rounds.current_id, missing, number, spin)
         if number == "00" and self.wheel.kind == "double_zero_as_single":
             out.extend(self._no_spin(DOUBLE_ZERO_ON_SINGLE, spin, number=number))
         else:
             out.extend(self._checked_number(number, data, now))
         return out
 
-    def _signals_not_seen(
-        self, current: dict[str, Any], missing: list[str], number: str, spin: Any
-    ) -> EngineOutput:
-        """floord's own observation, not a ruling: the launch or "no more bets" of the
-        round was not seen. § 531.7(b) voids a ball that made fewer than four revolutions,
-        which the revolution count (when the wheel reports one) or the wheel's own
-        `failed_launch` shows; a signal floord missed shows neither, so the number stands."""
-        if not missing:
-            return EngineOutput()
-        body = {
-            "what": "signals_not_seen",
-            "missing": missing,
-            "spin": spin,
-            "number": number,
-            "detail": "floord did not see "
-            + " or ".join(missing)
-            + " for this spin; the number stands: review the spin from video",
-            "policy": SIGNALS_POLICY,
-        }
-        return EngineOutput([Decision(EventType.TABLE_WARNING, body, None, self.rounds.current_id)])
-
     def _result(self, number: str, data: dict[str, Any], now: datetime) -> EngineOutput:
-        rnd = self.rounds.finish()
-        lost = loses_even_money(number)
-        winning = winning_wagers(self.wheel.kind, number)
-        body = {
-            "number": number,
-            "colour": colour(number),
-            "pocket_index": pocket_index(self.wheel.kind, number),
-            "spin": data.get("spin"),
-            "origin": data.get("origin"),
-            "wheel": self.wheel.kind,
-            "dealer": rnd.get("dealer"),
-            "release_pocket": rnd.get("release_pocket"),
-            **self._measurements(rnd, now),
-            "winning_wagers": [w.to_dict() for w in winning],
-            "losing_even_money": lost,
-            "even_money_wagers_lost": list(EVEN_MONEY_WAGERS) if lost else [],
-            "even_money_rule": cite(self.wheel.even_money_section) if lost else None,
-            **settlement_order(self.wheel.kind, len(winning)),
-        }
-        self.last_result = {
-            "round": rnd["id"],
-            "number": number,
-            "colour": body["colour"],
-            "pocket_index": body["pocket_index"],
-            "spin": body["spin"],
-            "at": format_ts(now),
-        }
-        ended = {"number": number, "outcome": "result", "spin": body["spin"]}
-        return EngineOutput(
-            [
-                Decision(EventType.ROULETTE_RESULT, body, cite("531.5(a)"), rnd["id"]),
-                Decision(EventType.ROUND_ENDED, ended, None, rnd["id"]),
-            ]
-        )
+        out, self.last_result = result_of(self.wheel, self.rounds.finish(), number, data, now)
+        return out
 
     # ----- restore ----------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floord.contract import EventType, cite
+from floord.engine.core.types import Decision, EngineOutput
 
 
 @dataclass(frozen=True)
@@ -129,3 +130,25 @@ def missing_signals(current: dict[str, Any]) -> list[str]:
     if not current["no_more_bets"]:
         missing.append(EventType.WHEEL_NO_MORE_BETS.value)
     return missing
+
+
+def signals_not_seen(
+    round_id: str | None, missing: list[str], number: str, spin: Any
+) -> EngineOutput:
+    """floord's own observation, not a ruling: the launch or "no more bets" of the
+    round was not seen. § 531.7(b) voids a ball that made fewer than four revolutions,
+    which the revolution count (when the wheel reports one) or the wheel's own
+    `failed_launch` shows; a signal floord missed shows neither, so the number stands."""
+    if not missing:
+        return EngineOutput()
+    body = {
+        "what": "signals_not_seen",
+        "missing": missing,
+        "spin": spin,
+        "number": number,
+        "detail": "floord did not see "
+        + " or ".join(missing)
+        + " for this spin; the number stands: review the spin from video",
+        "policy": SIGNALS_POLICY,
+    }
+    return EngineOutput([Decision(EventType.TABLE_WARNING, body, None, round_id)])

@@ -102,6 +102,21 @@ class WheelSpec(Fixed):
     def double_zero(self) -> bool:
         return "00" in self.order
 
+    def identity_problem(self, identity: dict[str, Any]) -> str | None:
+        """Why a wheel that identifies with `identity` cannot be this kind's wheel (its
+        pocket count, § 531.1(b)-(d)); None when it can."""
+        pockets = identity.get("pockets")
+        if isinstance(pockets, int) and not isinstance(pockets, bool):
+            if pockets == self.pockets:
+                return None
+            found = f"{pockets} pockets"
+        else:
+            found = f"no pocket count ({pockets!r})"
+        return (
+            f"the wheel reports {found}; a {self.kind} table needs a wheel of "
+            f"{self.pockets} pockets ({cite(self.layout_section)})"
+        )
+
 
 _SPECS: dict[str, WheelSpec] = {
     "single_zero": WheelSpec("single_zero", SINGLE_ZERO_ORDER, "531.1(b)", "531.5(b)", ("0",)),

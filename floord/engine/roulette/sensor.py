@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from floord.contract import EventType, format_ts
+from floord.contract import EventType
 from floord.engine.core.types import CommandOutcome, EngineOutput, VerifiedCommand
 from floord.engine.roulette import ball_speed
 from floord.engine.roulette.irregularities import NoSpin
@@ -90,20 +90,6 @@ class SensorJudgements:
     dealer: str | None
 
     _no_spin: Callable[..., EngineOutput]  # RouletteEngine's: `roulette.no_spin`, the void
-
-    @staticmethod
-    def _measurements(current: dict[str, Any], now: datetime) -> dict[str, Any]:
-        """What the wheel measured of the round's spin, for the pace and spin physics
-        tests (`floord.analytics.wheel_physics`): when the number was decided, the rotor's
-        direction and speed as the game began, the ball's revolutions and speed when a
-        kit counts its laps."""
-        return {
-            "at": format_ts(now),
-            "rotor_direction": current.get("rotor_direction"),
-            "rotor_rpm": current.get("rotor_rpm"),
-            "ball_revolutions": current.get("ball_revolutions"),
-            "ball_rps": ball_speed.revolutions_per_second(current),
-        }
 
     def _launch_direction(self, data: dict[str, Any], out: EngineOutput) -> EngineOutput:
         """§ 531.7(a) on the launch that `out` has just recorded, if it was with the rotor."""
