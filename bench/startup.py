@@ -15,15 +15,18 @@ as absolutes and as ratios to the baseline's median.
 `--tree PATH` (repeatable) runs the daemon from another source tree's code instead of the
 installed floord (`bench/trees.py`: `PYTHONPATH=PATH`, or the tree's own `.venv`; the
 daemon's working directory outside any tree), to compare two commits interleaved: `git
-archive <commit> floord drivers simulators device_profiles | tar -x -C PATH`. Rounds
-interleave baseline and trees (`--rounds`, 5). Every tree run is byte-compiled first, as
+archive <commit> floord drivers simulators device_profiles systemd | tar -x -C PATH`. Rounds
+interleave baseline and trees (`--rounds`, 5). Each daemon runs with the environment its
+tree's unit sets (`systemd/floord.service`, `Environment=`; `bench.trees.unit_environment`),
+as a box runs it; `--no-unit-env` leaves it out. Every tree run is byte-compiled first, as
 the `.deb` is when it is built: a box does not compile floord's modules at each start, so
 neither does a daemon here. `--no-compile` runs the trees as they are: a fresh `git archive`
 holds no bytecode, so where `PYTHONDONTWRITEBYTECODE` is set its every start compiles
 floord from source.
 
 Prints one JSON line. Nothing here is asserted by a test (`bench/__init__.py`).
-Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...] [--no-compile]`.
+Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...] [--no-compile]
+[--no-unit-env]`.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ import yaml
 
 from bench.latency import Wheel, frame
 from bench.proc_stats import machine, sample
-from bench.trees import INSTALLED, byte_compile, tree_command
+from bench.trees import INSTALLED, byte_compile, tree_command, unit_environment
 from floord.demo.broker import mosquitto_binary, private_mosquitto
 
 SITE = "bench"
@@ -93,12 +96,17 @@ def _config(tmp: Path, url: str, wheels: list[Wheel]) -> Path:
     return path
 
 
-async def daemon_start(url: str, tables: int, tree: str, timeout: float) -> tuple[float, float]:
+async def daemon_start(
+    url: str, tables: int, tree: str, timeout: float, unit_env: bool = True
+) -> tuple[float, float]:
     """Seconds from spawn to the last wheel's `device.online`, and the daemon's peak RSS
-    MiB then."""
+    MiB then; with the environment its unit sets unless `unit_env` is false."""
     host, port = url.split("://", 1)[1].rsplit(":", 1)
     wheels = [Wheel() for _ in range(tables)]
-    python, env = tree_command(None if tree == INSTALLED else tree, None)
+    source = None if tree == INSTALLED else tree
+    python, env = tree_command(source, None)
+    if unit_env:
+        env.update(unit_environment(source))
     daemon: asyncio.subprocess.Process | None = None
     try:
         with tempfile.TemporaryDirectory(prefix="floord-startup-") as tmp:
@@ -182,7 +190,9 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
             base_s.append(seconds)
             base_mib.append(mib)
             for tree in trees:
-                seconds, mib = await daemon_start(url, ns.tables, tree, ns.timeout)
+                seconds, mib = await daemon_start(
+                    url, ns.tables, tree, ns.timeout, not ns.no_unit_env
+                )
                 runs[tree][0].append(seconds)
                 runs[tree][1].append(mib)
     base_time, base_rss = statistics.median(base_s), statistics.median(base_mib)
@@ -201,6 +211,10 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
         "tables": ns.tables,
         "rounds": ns.rounds,
         "byte_compiled": not ns.no_compile,
+        "unit_environment": {
+            tree: {} if ns.no_unit_env else unit_environment(None if tree == INSTALLED else tree)
+            for tree in trees
+        },
         "machine": machine(),
         "baseline": {
             "imports": CORE_IMPORTS,
@@ -221,5 +235,10 @@ if __name__ == "__main__":
         "--no-compile",
         action="store_true",
         help="run the trees as they are (a fresh git archive: a start from source)",
+    )
+    parser.add_argument(
+        "--no-unit-env",
+        action="store_true",
+        help="run the daemons without the environment systemd/floord.service sets",
     )
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

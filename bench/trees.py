@@ -5,15 +5,21 @@ The benches that compare two commits (`bench.latency --compare-tree`, `bench.loa
 tree, interleaved with the installed floord's in one run on one broker; this module is
 the one place that turns a tree into the interpreter and environment that run it.
 
-A tree is a `git archive <commit> floord drivers simulators device_profiles` unpacked
-into a folder (run with this interpreter, `PYTHONPATH=TREE`), or a worktree with a venv
-of its own (`TREE/.venv/bin/python`, which imports its editable floord).
+A tree is a `git archive <commit> floord drivers simulators device_profiles systemd`
+unpacked into a folder (run with this interpreter, `PYTHONPATH=TREE`), or a worktree with
+a venv of its own (`TREE/.venv/bin/python`, which imports its editable floord).
+
+`bench.startup` runs a daemon with the environment its box's unit gives it
+(`unit_environment`): what `systemd/floord.service` sets with `Environment=` changes what a
+box's daemon loads, so a bench of its memory that left it out would measure a process no
+box runs.
 """
 
 from __future__ import annotations
 
 import compileall
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +28,30 @@ from typing import Any
 INSTALLED = "installed"
 # The packages of a tree that `python -m floord` imports from it.
 PACKAGES = ("floord", "drivers", "simulators")
+# The daemon's unit, in a tree and in this checkout.
+UNIT = Path("systemd") / "floord.service"
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def unit_environment(tree: str | None) -> dict[str, str]:
+    """The variables the daemon's unit sets (`Environment=` in its [Service] section,
+    each line's assignments split as systemd splits them): the tree's own unit
+    (`TREE/systemd/floord.service`), or this checkout's for the installed floord and for
+    a tree without one (an archive made without `systemd`)."""
+    unit = Path(tree) / UNIT if tree is not None else CHECKOUT / UNIT
+    if not unit.is_file():
+        unit = CHECKOUT / UNIT
+    section = None
+    env: dict[str, str] = {}
+    for raw in unit.read_text().splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and line.startswith("Environment="):
+            for word in shlex.split(line.partition("=")[2]):
+                key, _, value = word.partition("=")
+                env[key] = value
+    return env
 
 
 def tree_command(tree: str | None, env: dict[str, str] | None) -> tuple[str, dict[str, str]]:

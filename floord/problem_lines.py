@@ -9,7 +9,6 @@ nearest allowed value offered when the one found looks like a typo of it.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from datetime import date, datetime, time
@@ -69,6 +68,10 @@ def closest(found: object, allowed: Iterable[str]) -> str | None:
     by_case = {c.lower(): c for c in choices}
     if found.lower() in by_case:
         return by_case[found.lower()]
+    # difflib is imported here, for a file that is wrong: a config that is right (every
+    # daemon's start) never needs it, nor its 0.2 MiB.
+    import difflib
+
     close = difflib.get_close_matches(found, choices, n=1, cutoff=0.6)
     return close[0] if close else None
 

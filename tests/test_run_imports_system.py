@@ -3,8 +3,8 @@
 A table box starts its daemon at every boot and keeps it resident: the console, the
 reports, the demo, the simulators, the tools and their libraries stay out of its start
 and its memory. The real process is started (`python -m floord run`) with Python's
-import-time report on, and every module it loaded by the time it is ready is read from
-that report.
+import-time report on, and the environment its unit sets (`systemd/floord.service`), and
+every module it loaded by the time it is ready is read from that report.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from e2e_support import Process, write_config
 from support import Broker
+from test_systemd_units import unit_environment
 
 pytestmark = pytest.mark.system
 
@@ -82,7 +83,13 @@ NOT_RUN = (
     "floord.processes.shuffle_start",
     "floord.table.dice_surveillance",
     "floord.table.shuffle_surveillance",
+    # The "did you mean" of a config that is wrong (`floord.problem_lines`).
+    "difflib",
 )
+# Python's build configuration (its module's name ends with the platform's): zoneinfo
+# reads its folders from the unit's PYTHONTZPATH instead (docs/benchmarks.md, "Memory
+# at start").
+BUILD_CONFIGURATION = "_sysconfigdata_"
 
 
 def _loaded(report: str) -> set[str]:
@@ -101,6 +108,8 @@ def test_run_loads_none_of_the_other_verbs_modules(
     try:
         config = write_config(tmp_path, broker.url, os.ttyname(follower))
         monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+        for key, value in unit_environment("floord.service").items():  # as a box runs it
+            monkeypatch.setenv(key, value)
         daemon = Process(["run", "-c", str(config)])
         try:
             deadline = time.monotonic() + 60
@@ -116,6 +125,8 @@ def test_run_loads_none_of_the_other_verbs_modules(
     loaded = _loaded(text)
     assert "floord.processes.daemon" in loaded and "floord.table.runner" in loaded
     assert {"floord.processes.table_watchers", "floord.table.surveillance"} <= loaded
+    assert "zoneinfo" in loaded  # the gaming day's, from the unit's folders
+    assert not any(name.startswith(BUILD_CONFIGURATION) for name in loaded)
     unwanted = sorted(
         name for name in loaded if any(name == n or name.startswith(n + ".") for n in NOT_RUN)
     )

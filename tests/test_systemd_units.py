@@ -10,6 +10,7 @@ from __future__ import annotations
 import configparser
 import shlex
 import shutil
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,24 @@ def test_the_archive_checks_then_runs_as_floord_on_the_network_only() -> None:
     assert archive["StateDirectory"] == ["floord-archive"]
     assert archive["PrivateDevices"] == ["true"] and "DeviceAllow" not in archive
     assert int(archive["WatchdogSec"][0]) > 0
+
+
+def unit_environment(name: str) -> dict[str, str]:
+    """The variables a unit's `Environment=` lines set, split as systemd splits them."""
+    return dict(
+        word.split("=", 1)
+        for line in _service(name).get("Environment", [])
+        for word in shlex.split(line)
+    )
+
+
+def test_the_daemon_names_the_time_zone_folders_its_python_searches() -> None:
+    """`PYTHONTZPATH` spares the daemon loading Python's build configuration to learn
+    where zoneinfo looks (docs/benchmarks.md, "Memory at start"); it must name the very
+    folders, in the same order, that this Python was built to search, or a box would
+    find its casino's zone elsewhere than Python itself would."""
+    env = unit_environment("floord.service")
+    assert env["PYTHONTZPATH"] == sysconfig.get_config_var("TZPATH")
 
 
 def test_template_units_read_their_instance_files() -> None:
