@@ -80,21 +80,12 @@ class Append(Write):
     def write(self, conn: sqlite3.Connection) -> tuple[list[Envelope], list[list[Envelope]]]:
         db, path, stored = conn, self.path, self._stored
         self._acked = self.acks.take() if self.acks is not None else {}
-        # Every stream's head read in one statement, every head moved in one: a
-        # table's commit writes its devices' streams and its own.
-        self._doing = self.stream
-        heads = _heads(db, [doing for doing, _ in self.before] + [self.stream])
-        moved: dict[str, tuple[str, int, str | None]] = {}
         others = []
         for doing, other in self.before:
             self._doing = doing
-            others.append(_store(db, path, doing, other, False, stored, heads, moved)[0])
+            others.append(_store(db, path, doing, other, False, stored)[0])
         self._doing = self.stream
-        envelopes, seq, prev = _store(
-            db, path, self.stream, self.builds, self.published, stored, heads, moved
-        )
-        if moved:
-            db.executemany(_MOVE_HEAD, list(moved.values()))
+        envelopes, seq, prev = _store(db, path, self.stream, self.builds, self.published, stored)
         if self.snapshot is not None:
             table_id, state = self.snapshot
             head = (seq, prev) if table_id == self.stream else None
@@ -153,18 +144,17 @@ def _store(
     builds: list[Build],
     published: bool,
     stored: list[Row],
-    heads: dict[str, tuple[int, str | None]],
-    moved: dict[str, tuple[str, int, str | None]],
 ) -> tuple[list[Envelope], int, str | None]:
-    """Inside the caller's transaction: number, chain and store `builds` on `stream`
-    from its head in `heads`, moved there and noted in `moved` (written by the caller);
-    (the envelopes, the stream's last seq, its hash). The rows to publish are added to
-    `stored`, for the publishers' feeds once committed."""
-    seq, prev = heads.get(stream, (0, None))
+    """Inside the caller's transaction: number, chain and store `builds` on `stream` and
+    move its head; (the envelopes, the stream's last seq, its hash). The rows to publish
+    are added to `stored`, for the publishers' feeds once committed."""
+    row = db.execute(
+        "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
+    ).fetchone()
+    seq, prev = (row[0], row[1]) if row else (0, None)
     if seq and prev is None:
         raise JournalError(f"journal {path}: {stream!r} has no chain head")
     envelopes: list[Envelope] = []
-    rows: list[tuple[str, int, str, int]] = []
     for build in builds:
         seq += 1
         envelope = build(seq)
@@ -180,37 +170,24 @@ def _store(
         # (the stored form is the envelope's JSON with `hash` as its last key).
         hashed = event_hash(body)
         text = f'{dumps(body)[:-1]},"hash":"{hashed}"}}'
-        rows.append((stream, seq, text, int(published)))
+        db.execute(
+            "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)",
+            (stream, seq, text, int(published)),
+        )
         if not published:
             stored.append((stream, seq, text))
         prev = hashed
         envelopes.append(replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed))
-    if rows:
-        db.executemany(
-            "INSERT INTO events (stream, seq, body, published) VALUES (?, ?, ?, ?)", rows
+    if envelopes:
+        db.execute(
+            "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
+            "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, "
+            "last_hash = excluded.last_hash",
+            (stream, seq, prev),
         )
-        heads[stream] = (seq, prev)
-        moved[stream] = (stream, seq, prev)
     if published and envelopes:
         set_mark(db, stream, seq)
     return envelopes, seq, prev
-
-
-# A stream's head moved to its last event.
-_MOVE_HEAD = (
-    "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
-    "ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, "
-    "last_hash = excluded.last_hash"
-)
-
-
-def _heads(db: sqlite3.Connection, streams: list[str]) -> dict[str, tuple[int, str | None]]:
-    """(last seq, its hash) of each of `streams` that has events, in one statement."""
-    places = ",".join("?" * len(streams))
-    rows = db.execute(
-        f"SELECT stream, last_seq, last_hash FROM streams WHERE stream IN ({places})", streams
-    ).fetchall()
-    return {stream: (seq, last) for stream, seq, last in rows}
 
 
 def _body(envelope: Envelope, prev: str) -> dict[str, Any]:

@@ -40,13 +40,6 @@ CREATE TABLE IF NOT EXISTS published_marks (
 _MARK_OF_STREAM = "coalesce((SELECT up_to_seq FROM published_marks WHERE stream = ?), 0)"
 
 
-# A watermark written (never moved back).
-_SET_MARK = (
-    "INSERT INTO published_marks (stream, up_to_seq) VALUES (?, ?) ON CONFLICT (stream) "
-    "DO UPDATE SET up_to_seq = max(up_to_seq, excluded.up_to_seq)"
-)
-
-
 def mark(db: sqlite3.Connection, stream: str) -> int:
     """The stream's watermark: every event up to it is acknowledged (0: none yet)."""
     row = db.execute("SELECT up_to_seq FROM published_marks WHERE stream = ?", (stream,)).fetchone()
@@ -86,35 +79,16 @@ def advance_many(db: sqlite3.Connection, acked: dict[str, list[int]]) -> None:
 
 def move_marks(db: sqlite3.Connection, acked: dict[str, list[int]]) -> None:
     """In the caller's transaction: each stream's watermark over the run of its
-    acknowledged seqs that continues it (none past a gap). The marks are read in one
-    statement and written in one (`executemany`): this runs in every commit of events,
-    and each statement is a call into SQLite and back with the interpreter's lock."""
-    if not acked:
-        return
-    marks = _marks(db, list(acked))
-    moved: list[tuple[str, int]] = []
+    acknowledged seqs that continues it (none past a gap)."""
     for stream, seqs in acked.items():
-        up_to = start = marks.get(stream, 0)
+        up_to = start = mark(db, stream)
         for seq in sorted(set(seqs)):
             if seq == up_to + 1:
                 up_to = seq
             elif seq > up_to:
                 break
         if up_to != start:
-            moved.append((stream, up_to))
-    if moved:
-        db.executemany(_SET_MARK, moved)
-
-
-def _marks(db: sqlite3.Connection, streams: list[str]) -> dict[str, int]:
-    """The watermarks of `streams` that have one, in one statement."""
-    if len(streams) == 1:
-        return {streams[0]: mark(db, streams[0])}
-    places = ",".join("?" * len(streams))
-    rows = db.execute(
-        f"SELECT stream, up_to_seq FROM published_marks WHERE stream IN ({places})", streams
-    ).fetchall()
-    return {stream: int(up_to) for stream, up_to in rows}
+            set_mark(db, stream, up_to)
 
 
 class Acks:
@@ -161,7 +135,11 @@ class Acks:
 
 def set_mark(db: sqlite3.Connection, stream: str, up_to: int) -> None:
     """Write the watermark in the caller's transaction (never moves it back)."""
-    db.execute(_SET_MARK, (stream, up_to))
+    db.execute(
+        "INSERT INTO published_marks (stream, up_to_seq) VALUES (?, ?) ON CONFLICT (stream) "
+        "DO UPDATE SET up_to_seq = max(up_to_seq, excluded.up_to_seq)",
+        (stream, up_to),
+    )
 
 
 def unpublished(
