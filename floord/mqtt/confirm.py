@@ -176,16 +176,17 @@ async def publish_batch(
     batch = _Batch(asyncio.get_running_loop(), len(messages))
     refused: int | None = None
     try:
-        for position, message in enumerate(messages):
-            info = confirmations.paho.publish(
-                message.topic, message.payload, qos=1, retain=message.retain
-            )
-            if info.rc != paho.MQTT_ERR_SUCCESS:
-                refused = refused if refused is not None else int(info.rc)
-                continue
-            confirmations.expect(info.mid, batch, position)
+        # Written as one when the last is made, in this turn of the loop.
+        with confirmations.hooks.writing():
+            for position, message in enumerate(messages):
+                info = confirmations.paho.publish(
+                    message.topic, message.payload, qos=1, retain=message.retain
+                )
+                if info.rc != paho.MQTT_ERR_SUCCESS:
+                    refused = refused if refused is not None else int(info.rc)
+                    continue
+                confirmations.expect(info.mid, batch, position)
         if batch.index:
-            confirmations.hooks.write_now()
             confirmations.watch(batch, ack_timeout)
             await batch.done
     finally:
