@@ -158,3 +158,22 @@ def test_coalesce_joins_runs_of_whole_qos1_publishes_and_keeps_the_rest_in_place
     single = deque([packet(publish, 1, b"only")])
     coalesce(single)
     assert [p["packet"] for p in single] == [b"only"]
+
+
+def test_publishes_made_in_writing_add_no_watcher_and_go_out_at_its_end(broker: Broker) -> None:
+    async def scenario() -> None:
+        async with Subscriber(broker.port, ["n/#"]) as sub, client_of(broker) as client:
+            made = hooked(client)
+            inner = made.paho
+            with made.writing():
+                inner.publish("n/1", "one", qos=1)
+                inner.publish("n/2", "two", qos=1)
+                assert inner.want_write(), "held until the end of the block"
+                assert not watched_for_writing(client), "no watcher asked for them"
+            assert not inner.want_write(), "written at its end, in this turn"
+            assert not watched_for_writing(client)
+            await until("both at the subscriber", lambda: len(sub.got) == 2)
+            assert [payload for _, payload, _ in sub.got] == ["one", "two"]
+        await no_tasks_left()
+
+    asyncio.run(scenario())

@@ -167,3 +167,35 @@ def test_a_client_done_with_is_not_kept_alive_by_its_confirmations(broker: Broke
         await no_tasks_left()
 
     asyncio.run(scenario())
+
+
+def test_batches_share_one_timer_and_each_keeps_its_own_deadline(broker: Broker) -> None:
+    """One timer serves every batch of a client: a batch with a shorter timeout than the
+    one the timer is armed for expires first, the longer one goes on waiting, and a batch
+    acknowledged in time is not expired by the timer left armed behind it."""
+    assert broker.proc is not None
+    pid = broker.proc.pid
+
+    async def scenario() -> None:
+        async with client_of(broker) as client:
+            acked, _ = await publish_batch(client, [Message("d/0", "z")], ack_timeout=30)
+            assert acked == [True]  # its deadline's timer stays armed, for no batch
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                slow = asyncio.create_task(
+                    publish_batch(client, [Message("d/1", "a")], ack_timeout=30)
+                )
+                await asyncio.sleep(0)
+                acked, refused = await publish_batch(client, [Message("d/2", "b")], ack_timeout=0.2)
+                assert acked == [False] and refused is None
+                assert not slow.done()  # its own deadline is far off
+                slow.cancel()
+                await asyncio.wait([slow])
+                assert not for_client(client)._waiting
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            acked, _ = await publish_batch(client, [Message("d/3", "c")], ack_timeout=5)
+            assert acked == [True]
+        await no_tasks_left()
+
+    asyncio.run(scenario())

@@ -35,11 +35,15 @@ def test_a_change_of_state_goes_out_at_once_a_moved_head_waits_its_turn() -> Non
     assert None is pacer.due("P/state", moved, text)  # only the head and a clock
     wait = pacer.wait_s()
     assert wait is not None and 0 < wait <= 0.2
+    until = pacer.held_until()  # the same moment, as the link's one timer is armed for it
+    assert until is not None and 0 < until - time.monotonic() <= 0.2
+    assert None is pacer.due("P/state", moved, text)  # held again: the moment stays
+    assert pacer.held_until() == until
 
     halted = {**moved, "state": "halted"}
     assert pacer.due("P/state", halted, text) is not None  # a change of state: at once
     pacer.sent("P/state", text(halted))
-    assert pacer.wait_s() is None
+    assert pacer.wait_s() is None and pacer.held_until() is None
 
     later = {**halted, "chain": {"seq": 3, "hash": "c"}}
     assert None is pacer.due("P/state", later, text)

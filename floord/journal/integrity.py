@@ -58,7 +58,8 @@ def encode_snapshot(
     head = canonical_text({"after_seq": after_seq, "prev": after_hash})
     body = f'{head[:-1]},"state":{text},"table":{canonical_text(table)}}}'
     own = hashlib.sha256(body.encode("utf-8")).hexdigest()
-    stored = _NOT_ASCII.sub(_escaped, text)
+    # Most states are printable ASCII (DEL, 0x7f, is escaped too): nothing to escape.
+    stored = text if text.isascii() and "\x7f" not in text else _NOT_ASCII.sub(_escaped, text)
     return stored, own
 
 

@@ -20,6 +20,7 @@ same order, acknowledgements and timeout, at the cost above.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -41,12 +42,19 @@ class Message(NamedTuple):
 
 
 class _Batch:
-    """One batch's outstanding message ids, and the future settled when none is left."""
+    """One batch's outstanding message ids, and the future settled when none is left
+    (or when its time is up: `Confirmations.watch`)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, size: int) -> None:
         self.acked = [False] * size
         self.index: dict[int, int] = {}  # mid -> position in the batch
         self.done: asyncio.Future[None] = loop.create_future()
+        self.deadline = 0.0  # the loop's time by which its PUBACKs are due
+
+    def expire(self) -> None:
+        """Its time is up: its waiter goes on with what was acknowledged so far."""
+        if not self.done.done():
+            self.done.set_result(None)
 
     def confirm(self, mid: int, ok: bool) -> None:
         position = self.index.pop(mid)
@@ -67,10 +75,45 @@ class Confirmations:
         self._theirs = cast("CallbackOnPublish_v2 | None", self.paho.on_publish)
         self._waiting: dict[int, _Batch] = {}
         self.paho.on_publish = self._on_publish
+        # The batches waiting for their PUBACKs, and one timer for all of their
+        # deadlines (at the earliest): a batch goes out with every frame, and a timer
+        # of its own would be made, pushed on the loop's heap and cancelled each time.
+        self._loop = asyncio.get_running_loop()
+        self._batches: set[_Batch] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
 
     def expect(self, mid: int, batch: _Batch, position: int) -> None:
         batch.index[mid] = position
         self._waiting[mid] = batch
+
+    def watch(self, batch: _Batch, timeout: float) -> None:
+        """Expire `batch` (`_Batch.expire`) unless all of its PUBACKs came within
+        `timeout` seconds from now. The client's one timer is armed again only when this
+        deadline comes before the one it is armed for."""
+        batch.deadline = self._loop.time() + timeout
+        self._batches.add(batch)
+        if self._timer is None or batch.deadline < self._timer_at:
+            self._arm(batch.deadline)
+
+    def _arm(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = when
+        # Through a weak reference: a timer pending on the loop must not keep a client
+        # that is done with alive.
+        self._timer = self._loop.call_at(when, _expire_due, weakref.ref(self))
+
+    def expire_due(self) -> None:
+        """The timer: every batch whose deadline has passed expires; the timer is armed
+        again for the earliest deadline left."""
+        self._timer = None
+        now = self._loop.time()
+        for batch in [batch for batch in self._batches if batch.deadline <= now]:
+            self._batches.discard(batch)
+            batch.expire()
+        if self._batches:
+            self._arm(min(batch.deadline for batch in self._batches))
 
     def forget(self, batch: _Batch) -> None:
         """A batch no longer waited for: a late PUBACK of it goes to aiomqtt's callback
@@ -78,6 +121,7 @@ class Confirmations:
         for mid in batch.index:
             self._waiting.pop(mid, None)
         batch.index.clear()
+        self._batches.discard(batch)
 
     def _on_publish(
         self, client: paho.Client, userdata: Any, mid: int, reason_code: Any, properties: Any
@@ -90,6 +134,12 @@ class Confirmations:
         # MQTT 3.1.1's PUBACK has no reason code (paho reports success); an MQTT 5
         # broker's refusal (e.g. not authorised for the topic) is not an acknowledgement.
         batch.confirm(mid, not getattr(reason_code, "is_failure", False))
+
+
+def _expire_due(confirmations: weakref.ref[Confirmations]) -> None:
+    found = confirmations()
+    if found is not None:
+        found.expire_due()
 
 
 # The attribute of an aiomqtt client that holds its `Confirmations`. On the client itself,
@@ -126,20 +176,19 @@ async def publish_batch(
     batch = _Batch(asyncio.get_running_loop(), len(messages))
     refused: int | None = None
     try:
-        for position, message in enumerate(messages):
-            info = confirmations.paho.publish(
-                message.topic, message.payload, qos=1, retain=message.retain
-            )
-            if info.rc != paho.MQTT_ERR_SUCCESS:
-                refused = refused if refused is not None else int(info.rc)
-                continue
-            confirmations.expect(info.mid, batch, position)
+        # Written as one when the last is made, in this turn of the loop.
+        with confirmations.hooks.writing():
+            for position, message in enumerate(messages):
+                info = confirmations.paho.publish(
+                    message.topic, message.payload, qos=1, retain=message.retain
+                )
+                if info.rc != paho.MQTT_ERR_SUCCESS:
+                    refused = refused if refused is not None else int(info.rc)
+                    continue
+                confirmations.expect(info.mid, batch, position)
         if batch.index:
-            confirmations.hooks.write_now()
-            async with asyncio.timeout(ack_timeout):
-                await batch.done
-    except TimeoutError:
-        pass
+            confirmations.watch(batch, ack_timeout)
+            await batch.done
     finally:
         confirmations.forget(batch)
     return batch.acked, refused

@@ -18,9 +18,9 @@ connection could otherwise resend its half-finished messages out of order.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import ssl
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -368,16 +368,18 @@ class TableLink:
 
     async def _state_loop(self, client: aiomqtt.Client, ready: asyncio.Event) -> None:
         await ready.wait()
-        while True:
-            held = self._retained.wait_s()
-            with contextlib.suppress(TimeoutError):
-                # A body held back (only its head or clocks moved) goes out when due. A
-                # timeout scope, not wait_for: that made a task for every wait, and the
-                # link waits once for every commit of its table.
-                async with asyncio.timeout(held):
-                    await self._state_dirty.wait()
-            self._state_dirty.clear()
-            await self._publish_state(client)
+        due = _DueTimer(self._state_dirty)
+        try:
+            while True:
+                # A body held back (only its head or clocks moved) goes out when due: one
+                # timer for that moment, armed when it changes (about once a second), not
+                # one for every wait (the link waits once for every commit of its table).
+                due.at(self._retained.held_until())
+                await self._state_dirty.wait()
+                self._state_dirty.clear()
+                await self._publish_state(client)
+        finally:
+            due.at(None)
 
     async def _publish_state(self, client: aiomqtt.Client) -> None:
         """Retained `P/state` and `P/devices/<id>`, each only if its body changed: at
@@ -424,3 +426,29 @@ class TableLink:
                 **lost_field(lost, now),
             }
         )
+
+
+class _DueTimer:
+    """One timer that sets `event` at a moment (`time.monotonic()`), re-armed only when
+    the moment changes: what a held-back retained body waits for."""
+
+    def __init__(self, event: asyncio.Event) -> None:
+        self._event = event
+        self._when: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def at(self, when: float | None) -> None:
+        """Set the event at `when` (None: never); the moment armed already is kept."""
+        if when == self._when and (when is None or self._timer is not None):
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._when = when
+        if when is not None:
+            delay = max(0.0, when - time.monotonic())
+            self._timer = asyncio.get_running_loop().call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self._event.set()

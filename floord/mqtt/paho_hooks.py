@@ -16,7 +16,8 @@ rule is off for this module alone):
 - `Hooks.write_now`: a batch's packets written in the loop's turn that made them (aiomqtt
   watches the socket for writing through `call_soon_threadsafe`, two turns later), runs
   of whole QoS 1 PUBLISH packets joined into one `send` first (`coalesce`, on paho's
-  `_out_packet`);
+  `_out_packet`); `Hooks.writing`: a batch's publishes made without a watcher, written
+  by `write_now` at its end, the watcher added only for what the socket did not take;
 - `ReadAhead`: the socket read in chunks (paho's `_sock_recv`);
 - `fast_pubacks`: a two-byte PUBACK read without paho's two objects (its
   `_handle_pubackcomp` and what that calls);
@@ -37,9 +38,10 @@ first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import aiomqtt
@@ -86,6 +88,9 @@ class Hooks:
     def __init__(self, client: aiomqtt.Client) -> None:
         self.client = client
         self.paho: paho.Client = client._client
+        self._loop = asyncio.get_running_loop()
+        # Publishes are being made that `writing` writes at its end: no watcher for them.
+        self._deferred = False
         fast_pubacks(self.paho)
         self._watch_writes()
         self.reads: ReadAhead | None = None
@@ -108,17 +113,37 @@ class Hooks:
                 if theirs is not None:
                     theirs(paho_client, userdata, sock)
                 return
+            if self._deferred:
+                return  # `writing` writes them at its end, and watches only for a rest
             loop.add_writer(sock.fileno(), self.write_now)
 
         self.paho.on_socket_register_write = watch
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """The publishes made inside are written at its end (`write_now`), in the same
+        turn of the loop, and the socket is watched for writing only if the socket did
+        not take them all: a batch that goes out whole (every frame's) costs no watcher
+        added and removed, two `epoll_ctl` calls and their handles."""
+        self._deferred = True
+        try:
+            yield
+        finally:
+            self._deferred = False
+            if self.paho.want_write():
+                self.write_now()
+
     def write_now(self) -> None:
         """Write what paho holds, as aiomqtt's watcher would a turn later, its QoS 1
         PUBLISH packets in as few system calls as their size allows (`coalesce`). What
-        the socket does not take stays queued for the watcher (registered by then)."""
+        the socket does not take stays queued for the watcher (registered now if it was
+        not)."""
         try:
             coalesce(self.paho._out_packet)
             self.paho.loop_write()
+            sock = self.paho.socket()
+            if self.paho.want_write() and sock is not None:
+                self._loop.add_writer(sock.fileno(), self.write_now)
         except Exception as exc:  # reported as aiomqtt reports its own watcher's failure
             fail(self.client, exc)
 

@@ -136,6 +136,10 @@ class RetainedPacer:
         self._sent[topic] = handed._replace(at=time.monotonic())
         self._held.pop(topic, None)
 
+    def held_until(self) -> float | None:
+        """When (`time.monotonic()`) the first held-back body is due; None when none waits."""
+        return min(self._held.values()) if self._held else None
+
     def wait_s(self) -> float | None:
         """Seconds until the first held-back body is due; None when none waits."""
         if not self._held:
