@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sqlite3
 import weakref
 from collections.abc import Callable
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from floord.contract import Envelope
-from floord.journal import watermark
+from floord.journal import reads, watermark
 from floord.journal.append import Append, AppendRows, Build
 from floord.journal.batches import JOURNAL_READ_LIMIT
 from floord.journal.chain import Break
@@ -147,10 +146,9 @@ class Journal:
             self._writer.close()
             raise
         try:  # the WAL's checkpoints, beside the commits (`floord.journal.checkpointer`)
-            checkpoints = Checkpointer(
-                self.path, lambda: _connect(file), partial(self._writer.submit, catch_up),
-                self._writer.changes,
-            )  # fmt: skip
+            catching_up = partial(self._writer.submit, catch_up)
+            connect = partial(_connect, file)
+            checkpoints = Checkpointer(self.path, connect, catching_up, self._writer.changes)
         except sqlite3.Error as exc:
             self._writer.close()
             raise JournalError(f"journal {self.path}: cannot open for checkpoints: {exc}") from exc
@@ -323,32 +321,14 @@ class Journal:
 
     # --- reading -----------------------------------------------------------------
 
-    def _query(self, doing: str, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        try:
-            return self._db.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise fail(self.path, doing, exc) from exc
-
     @on_writer
     def last_seq(self, stream: str) -> int:
-        rows = self._query(
-            f"read last seq of {stream!r}",
-            "SELECT last_seq FROM streams WHERE stream = ?",
-            (stream,),
-        )
-        return rows[0][0] if rows else 0
+        return reads.last_seq(self._db, self.path, stream)
 
     @on_writer
     def chain_head(self, stream: str) -> tuple[int, str]:
         """(last seq, its hash) of a stream; (0, "") for a stream with no event yet."""
-        rows = self._query(
-            f"read the chain head of {stream!r}",
-            "SELECT last_seq, last_hash FROM streams WHERE stream = ?",
-            (stream,),
-        )
-        if not rows:
-            return (0, "")
-        return (rows[0][0], rows[0][1] or "")
+        return reads.chain_head(self._db, self.path, stream)
 
     @on_writer
     def unpublished(self, streams: list[str], limit: int = JOURNAL_READ_LIMIT) -> list[Row]:
@@ -386,49 +366,16 @@ class Journal:
     @on_writer
     def read_range(self, stream: str, from_seq: int, to_seq: int) -> list[str]:
         """The stored JSON of seqs from_seq..to_seq (both included), unchanged, in order."""
-        if from_seq < 1 or to_seq < from_seq:
-            raise ValueError(
-                f"a range 1 <= from_seq <= to_seq expected, found {from_seq}..{to_seq}"
-            )
-        rows = self._query(
-            f"read {stream!r} {from_seq}..{to_seq}",
-            "SELECT body FROM events WHERE stream = ? AND seq BETWEEN ? AND ? ORDER BY seq",
-            (stream, from_seq, to_seq),
-        )
-        return [r[0] for r in rows]
+        return reads.read_range(self._db, self.path, stream, from_seq, to_seq)
 
     @on_writer
     def load_snapshot(self, table_id: str) -> dict[str, Any] | None:
-        rows = self._query(
-            f"load the snapshot of {table_id!r}",
-            "SELECT state FROM snapshots WHERE table_id = ?",
-            (table_id,),
-        )
-        if not rows:
-            return None
-        try:
-            state = json.loads(rows[0][0])
-        except ValueError as exc:
-            raise fail(self.path, f"decode the snapshot of {table_id!r}", exc) from exc
-        if not isinstance(state, dict):
-            raise JournalError(f"journal {self.path}: snapshot of {table_id!r} is not an object")
-        return state
+        return reads.load_snapshot(self._db, self.path, table_id)
 
     @on_writer
     def last_event(self, stream: str) -> dict[str, Any] | None:
         """The newest stored envelope of `stream`, or None when it has none."""
-        rows = self._query(
-            f"read the last event of {stream!r}",
-            "SELECT body FROM events WHERE stream = ? ORDER BY seq DESC LIMIT 1",
-            (stream,),
-        )
-        if not rows:
-            return None
-        try:
-            body = json.loads(rows[0][0])
-        except ValueError as exc:
-            raise JournalError(f"journal {self.path}: {stream!r}: undecodable event") from exc
-        return body if isinstance(body, dict) else None
+        return reads.last_event(self._db, self.path, stream)
 
     @on_writer
     def integrity_breaks(self, table: str, streams: list[str]) -> list[Break]:
@@ -441,10 +388,7 @@ class Journal:
 
     @on_writer
     def command_id_used(self, command_id: str) -> bool:
-        rows = self._query(
-            "look up a command id", "SELECT 1 FROM command_ids WHERE id = ?", (command_id,)
-        )
-        return bool(rows)
+        return reads.command_id_used(self._db, self.path, command_id)
 
     @property
     def writer(self) -> WriterThread:

@@ -56,10 +56,8 @@ class WriterThread:
         opened: Future[sqlite3.Connection] = Future()
         self._changed = _Changed()
         self._timed = _Timed()
-        self._thread = threading.Thread(
-            target=_serve, args=(self._jobs, connect, opened, self._changed, self._timed),
-            name=name, daemon=True,
-        )  # fmt: skip
+        serving = (self._jobs, connect, opened, self._changed, self._timed)
+        self._thread = threading.Thread(target=_serve, args=serving, name=name, daemon=True)
         self._closed = False
         self._thread.start()
         try:
