@@ -94,6 +94,8 @@ class TableBuilder:
         self.heard = heard
 
     def build(self, table: TableConfig) -> TableUnit:
+        """The table's engine restored from its snapshot, its bus, its devices (in this
+        process or followed over MQTT), its link and its runner; nothing started."""
         cfg = self.loaded.config
         topics = Topics(cfg.broker.topic_prefix, cfg.site, table.id)
         bus = TableBus()
