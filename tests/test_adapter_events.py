@@ -107,7 +107,7 @@ def test_a_new_session_arms_the_line_fault_again_and_an_announcement_does_not(
 
     def burst() -> int:
         for _ in range(adapter.profile.protocol_errors.fault_after):
-            adapter._emit(noise)
+            adapter._events.emit(noise)
         return sum(r.event.type == EventType.DEVICE_FAULT for r in received)
 
     try:

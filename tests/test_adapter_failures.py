@@ -39,7 +39,7 @@ async def until(what: str, done: Callable[[], bool]) -> None:
         await asyncio.sleep(0.02)
 
 
-def adapter(tmp: Path, port: str, got: list[Received]) -> DeviceAdapter:
+def adapter(journal: Journal, port: str, got: list[Received]) -> DeviceAdapter:
     return DeviceAdapter(
         site="s",
         table="RL-01",
@@ -47,7 +47,7 @@ def adapter(tmp: Path, port: str, got: list[Received]) -> DeviceAdapter:
         port=port,
         profile=load_profile("cammegh-ss2"),
         driver_options={"pockets": 37},
-        journal=Journal(tmp / "journal.db"),
+        journal=journal,
         sink=got.append,
         clock=utc_now,
     )
@@ -57,7 +57,6 @@ async def stop(device: DeviceAdapter, task: asyncio.Task[None]) -> None:
     device.stop()
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
-    device._journal.close()
 
 
 def offline_reasons(got: list[Received]) -> list[str]:
@@ -71,7 +70,8 @@ def test_a_malformed_port_at_run_time_is_offline_not_a_dead_task(tmp_path: Path,
     got: list[Received] = []
 
     async def scenario() -> None:
-        device = adapter(tmp_path, port, got)
+        journal = Journal(tmp_path / "journal.db")
+        device = adapter(journal, port, got)
         task = asyncio.create_task(device.run())
         try:
             await until("device.offline", lambda: bool(offline_reasons(got)))
@@ -81,6 +81,7 @@ def test_a_malformed_port_at_run_time_is_offline_not_a_dead_task(tmp_path: Path,
             assert device._outage.attempts >= 2
         finally:
             await stop(device, task)
+            journal.close()
 
     with structlog.testing.capture_logs() as logs:
         asyncio.run(scenario())

@@ -60,7 +60,8 @@ def test_an_unforeseen_exception_is_offline_logged_and_tried_again(tmp_path: Pat
     async def scenario() -> None:
         server = await asyncio.start_server(serve, "127.0.0.1", 0)
         number = server.sockets[0].getsockname()[1]
-        device = adapter(tmp_path, f"socket://127.0.0.1:{number}", got)
+        journal = Journal(tmp_path / "journal.db")
+        device = adapter(journal, f"socket://127.0.0.1:{number}", got)
         device._driver = RaisingDriver(device._driver, fail_at=3)
         task = asyncio.create_task(device.run())
         try:
@@ -70,6 +71,7 @@ def test_an_unforeseen_exception_is_offline_logged_and_tried_again(tmp_path: Pat
             assert not task.done()
         finally:
             await stop(device, task)
+            journal.close()
             server.close()
             await server.wait_closed()
 

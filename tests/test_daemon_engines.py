@@ -16,7 +16,7 @@ from floord.engine.pai_gow.engine import PaiGowEngine
 from floord.engine.poker.engine import PokerEngine
 from floord.engine.war.engine import WarEngine
 from floord.journal.store import Journal
-from floord.processes.daemon import build_engine
+from floord.processes.table_units import build_engine
 
 pytestmark = pytest.mark.unit
 

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.system
 SS2_STATUS = b"*X;1;000;00;0;000;0\r\n"  # state 1 (betting): the wheel speaks
 
 
-def _adapter(tmp: Path, port: Path, got: list[Received], repeat: Backoff) -> DeviceAdapter:
+def _adapter(journal: Journal, port: Path, got: list[Received], repeat: Backoff) -> DeviceAdapter:
     ss2 = load_profile("cammegh-ss2")
     fast = ss2.timeouts.model_copy(update={"reconnect_min_s": 0.01, "reconnect_max_s": 0.02})
     return DeviceAdapter(
@@ -38,7 +38,7 @@ def _adapter(tmp: Path, port: Path, got: list[Received], repeat: Backoff) -> Dev
         port=str(port),
         profile=ss2.model_copy(update={"timeouts": fast}),
         driver_options={"pockets": 37},
-        journal=Journal(tmp / "journal.db"),
+        journal=journal,
         sink=got.append,
         clock=lambda: datetime.now(UTC),
         log_repeat=repeat,
@@ -59,7 +59,8 @@ def test_a_missing_port_logs_its_first_failure_repeats_with_back_off_and_its_ret
             await asyncio.sleep(0.05)
 
     async def scenario() -> tuple[float, int]:
-        device = _adapter(tmp_path, port, got, Backoff(first_s, max_s))
+        journal = Journal(tmp_path / "journal.db")
+        device = _adapter(journal, port, got, Backoff(first_s, max_s))
         task = asyncio.create_task(device.run())
         speaking: asyncio.Task[None] | None = None
         try:
@@ -80,7 +81,7 @@ def test_a_missing_port_logs_its_first_failure_repeats_with_back_off_and_its_ret
                 if job is not None:
                     job.cancel()
             await asyncio.gather(task, *([speaking] if speaking else []), return_exceptions=True)
-            device._journal.close()
+            journal.close()
 
     try:
         with structlog.testing.capture_logs() as logs:

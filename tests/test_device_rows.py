@@ -198,7 +198,7 @@ def test_an_adapter_in_its_tables_commit_hands_on_the_row_and_writes_nothing(
         [item] = received
         assert item.row is not None and item.device_seq == 0
         assert journal.last_seq(stream) == 0  # the table's commit writes it
-        waiting = asyncio.create_task(adapter._settled())
+        waiting = asyncio.create_task(adapter._events.settled())
         await asyncio.sleep(0.01)
         assert not waiting.done()  # not on the record yet
         _, [rows] = journal.append_group("BJ-01", [], before=[(stream, [item.row.build])])

@@ -29,7 +29,7 @@ GAME_PACKAGES = {"roulette", "big_six", "blackjack", "baccarat", "stud", "carniv
 SCRIPT = """
 import json, sys
 from floord.config.load import load_config
-from floord.processes.daemon import build_engine
+from floord.processes.table_units import build_engine
 loaded = load_config(sys.argv[1])
 for table in loaded.config.tables:
     build_engine(table, loaded, None)

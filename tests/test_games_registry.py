@@ -32,7 +32,7 @@ from floord.games.registry import (
     setup_for_table,
 )
 from floord.journal.store import Journal
-from floord.processes.daemon import build_engine
+from floord.processes.table_units import build_engine
 
 pytestmark = pytest.mark.unit
 

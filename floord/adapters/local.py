@@ -9,13 +9,14 @@ each one on at once with its row, which the table's commit writes
 (`in_table_commit`, `floord.adapters.device_rows`). On a table box the sink is the
 in-process bus to the engine; in an adapter's own process (`floord adapter`,
 `floord.processes.adapter`) the sink publishes to MQTT, which is why nothing here knows
-about the engine.
+about the engine. Here is the device's connection and its state; what goes on the
+record, and in what order, is `floord.adapters.event_record`'s, and how a command finds
+its reply is `floord.adapters.command_channel`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import time
 from collections.abc import Callable
@@ -26,13 +27,14 @@ from typing import Any
 import structlog
 
 from drivers import module_name as driver_module
-from floord.adapters.device_rows import DeviceRows, Row
+from floord.adapters.availability import availability_body
+from floord.adapters.command_channel import REFUSALS, CommandChannel
+from floord.adapters.device_rows import Row
+from floord.adapters.event_record import EventRecord
 from floord.adapters.outage import Outage
-from floord.adapters.protocol_limiter import ProtocolErrorLimiter
 from floord.adapters.silence import Silence
-from floord.adapters.stream_appends import StreamAppends
-from floord.contract import Envelope, EventType, format_ts
-from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing, Request
+from floord.contract import EventType, format_ts
+from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing
 from floord.journal.store import Journal
 from floord.mqtt.backoff import Backoff
 from floord.profiles import DeviceProfile
@@ -61,11 +63,6 @@ Sink = Callable[[Received], None]
 def device_stream(table: str, device: str) -> str:
     """The journal stream of a device's own events."""
     return f"{table}/devices/{device}"
-
-
-# The prefixes drivers give a device's refusal of a command: the SS2's `*  NO` and the
-# card families' `NAK`. A refusal answers the oldest command still waiting.
-REFUSALS = frozenset({"NO", "NAK"})
 
 
 def load_driver(profile: DeviceProfile, options: dict[str, Any]) -> Driver:
@@ -106,18 +103,25 @@ class DeviceAdapter:
         self.profile = profile
         self.stream = device_stream(table, device)
         self._driver = load_driver(profile, driver_options)
-        self._journal = journal
         self._sink = sink
         self._clock = clock
-        self._on_recorded = on_recorded
-        self._limiter = ProtocolErrorLimiter(profile.protocol_errors)
-        self._limiter_timer: asyncio.TimerHandle | None = None
         self._log = structlog.get_logger("floord.adapter").bind(table=table, device=device)
-        self._appends = StreamAppends(journal, self.stream, self._log)
-        self._rows = DeviceRows(self.stream, self._log) if in_table_commit else None
-        self._transport: Transport | None = None
-        self._write_lock = asyncio.Lock()
-        self._pending: list[tuple[Request, asyncio.Future[DeviceReply]]] = []
+        self._stopping = False
+        self._events = EventRecord(
+            site=site,
+            table=table,
+            device=device,
+            stream=self.stream,
+            journal=journal,
+            clock=clock,
+            log=self._log,
+            protocol_errors=profile.protocol_errors,
+            hand_on=self._hand_on,
+            on_recorded=on_recorded,
+            in_table_commit=in_table_commit,
+            stopping=lambda: self._stopping,
+        )
+        self._commands = CommandChannel(self._log)
         self.online = False
         self.identity: dict[str, Any] = {}
         self.since: str | None = None
@@ -133,13 +137,12 @@ class DeviceAdapter:
             back="device back",
             repeat=log_repeat,
         )
-        self._stopping = False
         # Set once the first connection attempt has an outcome (the port would not open,
         # the device spoke, or its first session ended): the daemon waits for it, bounded,
         # before it tells systemd it is ready.
         self.tried = asyncio.Event()
 
-    # ----- the record -------------------------------------------------------------
+    # ----- the device's state -----------------------------------------------------
 
     @property
     def last_heard(self) -> str | None:
@@ -151,72 +154,9 @@ class DeviceAdapter:
             self._heard_text = (heard, format_ts(heard))
         return self._heard_text[1]
 
-    def _emit(self, event: DeviceEvent) -> None:
-        """Record one of the device's events, protocol errors through the limiter."""
-        now = time.monotonic()
-        if event.type == EventType.DEVICE_PROTOCOL_ERROR:
-            for item in self._limiter.offer(event.data, now, format_ts(self._clock())):
-                self._record(item)
-            self._arm_limiter()
-            return
-        # What was counted goes on the record before what follows it; a link that ends
-        # says what it counted so far.
-        ended = event.type == EventType.DEVICE_OFFLINE
-        for item in self._limiter.close() if ended else self._limiter.due(now):
-            self._record(item)
-        self._record(event)
-
-    def _arm_limiter(self) -> None:
-        """Wake when the limiter's window closes, so a count is recorded even when the
-        line falls quiet (a TimerHandle, not a task: nothing to await at shutdown)."""
-        end = self._limiter.window_end
-        if end is None or self._limiter_timer is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no loop (a synchronous caller): the next event flushes the count
-        self._limiter_timer = loop.call_later(max(0.0, end - time.monotonic()), self._window_closed)
-
-    def _window_closed(self) -> None:
-        self._limiter_timer = None
-        if self._stopping:
-            return
-        for item in self._limiter.due(time.monotonic()):
-            self._record(item)
-        self._arm_limiter()
-
-    def _record(self, event: DeviceEvent) -> None:
-        """Journal on the device's own stream, then hand it to the table (off the loop,
-        in order: `floord.adapters.stream_appends`)."""
-        now = self._clock()
-
-        def build(seq: int) -> Envelope:
-            return Envelope(
-                site=self.site,
-                table=self.table,
-                seq=seq,
-                ts=format_ts(now),
-                type=str(event.type),
-                source=self.device,
-                data=event.data,
-            )
-
-        if self._rows is not None:
-            self._sink(Received(self.device, event, now, 0, self._rows.row(build)))
-            return
-
-        def recorded(seq: int) -> None:
-            self._on_recorded()
-            self._sink(Received(self.device, event, now, seq))
-
-        self._appends.add(build, recorded)
-
-    async def _settled(self) -> None:
-        """Until what the device said so far is on the record (and with the table)."""
-        await self._appends.settled()
-        if self._rows is not None:
-            await self._rows.settled()
+    def _hand_on(self, event: DeviceEvent, ts: datetime, seq: int, row: Row | None) -> None:
+        """An event on the record (or with its row for the table's commit) to the table."""
+        self._sink(Received(self.device, event, ts, seq, row))
 
     def availability(self) -> dict[str, Any]:
         """The retained body of `P/devices/<device>`."""
@@ -227,8 +167,8 @@ class DeviceAdapter:
         self.online = True
         self._offline_reported = False
         self.since = format_ts(self._clock())
-        self._limiter.new_session()  # its fault clears on this session: armed again
-        self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port}))
+        self._events.new_session()  # its fault clears on this session: armed again
+        self._events.emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port}))
 
     def announce(self) -> bool:
         """Say `device.online` again (`announced: true`) if the device is online now.
@@ -238,7 +178,9 @@ class DeviceAdapter:
         """
         if not self.online:
             return False
-        self._emit(DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port, "announced": True}))
+        self._events.emit(
+            DeviceEvent(EventType.DEVICE_ONLINE, {"port": self.port, "announced": True})
+        )
         return True
 
     def _went_offline(self, reason: str) -> None:
@@ -247,7 +189,9 @@ class DeviceAdapter:
             self.online = False
             self._offline_reported = True
             self.since = format_ts(self._clock())
-            self._emit(DeviceEvent(EventType.DEVICE_OFFLINE, {"port": self.port, "reason": reason}))
+            self._events.emit(
+                DeviceEvent(EventType.DEVICE_OFFLINE, {"port": self.port, "reason": reason})
+            )
 
     # ----- commands ---------------------------------------------------------------
 
@@ -260,17 +204,17 @@ class DeviceAdapter:
         try:
             request = self._driver.encode(command)
         except ValueError as exc:
-            self._emit(
+            self._events.emit(
                 DeviceEvent(
                     EventType.DEVICE_COMMAND_RESULT,
                     {"name": command.name, "ok": False, "reply": None, "error": str(exc)},
                 )
             )
-            await self._settled()
+            await self._events.settled()
             return None
-        reply = await self._request(request)
+        reply = await self._commands.request(request)
         ok = reply is not None and reply.prefix not in REFUSALS
-        self._emit(
+        self._events.emit(
             DeviceEvent(
                 EventType.DEVICE_COMMAND_RESULT,
                 {
@@ -281,35 +225,8 @@ class DeviceAdapter:
                 },
             )
         )
-        await self._settled()  # the outcome is on the record when send returns
+        await self._events.settled()  # the outcome is on the record when send returns
         return reply
-
-    async def _request(self, request: Request) -> DeviceReply | None:
-        transport = self._transport
-        if transport is None:
-            return None
-        future: asyncio.Future[DeviceReply] = asyncio.get_running_loop().create_future()
-        entry = (request, future)
-        self._pending.append(entry)
-        try:
-            async with self._write_lock:
-                await transport.write(request.payload)
-            return await asyncio.wait_for(future, request.timeout_s)
-        except (TimeoutError, TransportError):
-            return None
-        finally:
-            with contextlib.suppress(ValueError):
-                self._pending.remove(entry)
-
-    def _match_reply(self, reply: DeviceReply) -> None:
-        for request, future in self._pending:
-            if future.done():
-                continue
-            if reply.prefix in REFUSALS or reply.text.startswith(request.reply_prefix):
-                future.set_result(reply)
-                return
-        # An unsolicited reply (another host, or a late one) is only logged.
-        self._log.debug("unmatched reply", text=reply.text)
 
     # ----- supervision ------------------------------------------------------------
 
@@ -328,7 +245,7 @@ class DeviceAdapter:
             await self._supervise()
         finally:
             # What the device said is on the record and with the table when run() ends.
-            await self._settled()
+            await self._events.settled()
 
     async def _supervise(self) -> None:
         timeouts = self.profile.timeouts
@@ -364,16 +281,13 @@ class DeviceAdapter:
         transport = await open_transport(
             self.port, self.profile.serial, self.profile.timeouts.connect_s
         )
-        self._transport = transport
+        self._commands.attach(transport)
         try:
             self._driver.reset()
             return await self._session(transport)
         finally:
             await transport.close()
-            self._transport = None
-            for _, future in self._pending:
-                if not future.done():
-                    future.cancel()
+            self._commands.detach()
 
     async def _session(self, transport: Transport) -> bool:
         """Read until the link breaks or goes silent; True if the device said anything."""
@@ -416,16 +330,15 @@ class DeviceAdapter:
                             identify = asyncio.create_task(self._identify())
                         for item in outputs:
                             if isinstance(item, DeviceReply):
-                                self._match_reply(item)
+                                self._commands.match(item)
                             elif isinstance(item, Outgoing):
                                 try:
-                                    async with self._write_lock:
-                                        await transport.write(item.payload)
+                                    await self._commands.write(transport, item.payload)
                                 except TransportError as exc:
                                     self._went_offline(f"link broke: {exc}")
                                     return heard
                             else:
-                                self._emit(item)
+                                self._events.emit(item)
                     return heard
                 finally:
                     silence.close()
@@ -446,9 +359,9 @@ class DeviceAdapter:
         while True:
             replies: dict[str, DeviceReply] = {}
             for request in self._driver.handshake():
-                reply = await self._request(request)
+                reply = await self._commands.request(request)
                 if reply is None or reply.prefix in REFUSALS:
-                    self._emit(
+                    self._events.emit(
                         DeviceEvent(
                             EventType.DEVICE_PROTOCOL_ERROR,
                             {
@@ -463,7 +376,7 @@ class DeviceAdapter:
                 event = self._driver.identity(replies)
                 if event.type == EventType.DEVICE_IDENTIFIED:
                     self.identity = dict(event.data)
-                self._emit(event)
+                self._events.emit(event)
                 if event.type == EventType.DEVICE_IDENTIFIED:
                     return
             await asyncio.sleep(self.profile.timeouts.reconnect_max_s)
@@ -475,21 +388,3 @@ class DeviceAdapter:
         """This adapter's task failed (`floord.adapters.supervision`): the device is offline."""
         self._went_offline(reason)
         self.tried.set()
-
-
-def availability_body(device: Any) -> dict[str, Any]:
-    """The retained `P/devices/<device>` body of an adapter, in-process or remote: who the
-    device is (its identity, else its profile's) and when it was last online and heard."""
-    identity, profile = device.identity, device.profile
-    return {
-        "device": device.device,
-        "online": device.online,
-        "profile": profile.model,
-        "maker": identity.get("maker", profile.maker),
-        "model": identity.get("model", profile.name),
-        "firmware": identity.get("firmware"),
-        "serial": identity.get("serial"),
-        "since": device.since,
-        "last_heard": device.last_heard,
-        "port": device.port,
-    }

@@ -37,7 +37,8 @@ from typing import Any, Protocol
 import aiomqtt
 import structlog
 
-from floord.adapters.local import Received, Sink, availability_body
+from floord.adapters.availability import availability_body
+from floord.adapters.local import Received, Sink
 from floord.adapters.remote_envelope import BadEnvelope, printable, read_envelope, unchained
 from floord.adapters.remote_order import StreamOrder
 from floord.adapters.stream_appends import StreamAppends

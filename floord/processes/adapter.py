@@ -31,7 +31,7 @@ from floord.events import DeviceCommand
 from floord.instants import utc_instant
 from floord.journal.store import Journal
 from floord.mqtt.tls import client_tls
-from floord.processes.daemon import driver_options
+from floord.processes.table_units import driver_options
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 
 # How often the adapter says it is alive, as a share of the device's silence timeout: the

@@ -1,14 +1,15 @@
-"""The daemon: wires each table's adapters, bus, engine, journal and MQTT link.
+"""The daemon: runs each table's adapters, bus, engine, journal and MQTT link.
 
 Start-up restores every table from the journal before any of its devices is heard (a
 halt is latched across restarts), then starts its adapters and its link. Nothing of it
 waits for SQLite on the event loop: the journal is opened and every table built (its
-snapshot, its surveillance history) in a worker thread (`Daemon.open`), and each
-table's start check and start record are jobs on the journal's thread, awaited table by
-table, so a table restored is served while the next one is still being checked. A clean stop first
-closes each table to anything new (commands are refused `stopping`, no round starts:
-`floord.table.stopping`), stops the adapters, has each runner record `daemon.stopped` as
-its table's last event, publishes what it can and says `online: false` on each status.
+snapshot, its surveillance history: `floord.processes.table_units`) in a worker thread
+(`Daemon.open`), and each table's start check and start record are jobs on the journal's
+thread, awaited table by table, so a table restored is served while the next one is
+still being checked. A clean stop first closes each table to anything new (commands are
+refused `stopping`, no round starts: `floord.table.stopping`), stops the adapters, has
+each runner record `daemon.stopped` as its table's last event, publishes what it can and
+says `online: false` on each status.
 """
 
 from __future__ import annotations
@@ -18,77 +19,28 @@ import contextlib
 import functools
 import signal
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
 
 import floord
-from floord.adapters.local import DeviceAdapter, Received, Sink, device_stream
-from floord.adapters.remote import RemoteDevice, TableDevice
+from floord.adapters.local import Received
 from floord.adapters.supervision import supervise
 from floord.config.load import LoadedConfig
-from floord.config.tables import TableConfig
-from floord.contract import EventType, Topics, format_ts
+from floord.contract import EventType, format_ts
 from floord.engine.core.types import Decision, EngineOutput
-from floord.games import registry
 from floord.instants import utc_instant
 from floord.journal.store import Journal, JournalError
-from floord.mqtt import TableLink
-from floord.mqtt.tls import client_tls
-from floord.processes.driver_record import driver_record
-from floord.processes.table_watchers import table_watcher
-from floord.profiles import DeviceProfile
+from floord.processes.table_units import TableBuilder, TableUnit
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
-from floord.table.bus import CommandArrived, Finish, TableBus, Tick
-from floord.table.port import LinkPort
-from floord.table.runner import TableEngine, TableRunner
+from floord.table.bus import Finish, Tick
 from floord.table.start_check import check_on_start
 
 TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
 STATUS_EVERY_S = 1.0
 PRUNE_EVERY_S = 3600.0  # journal retention runs at start and then hourly
-
-
-def build_engine(
-    table: TableConfig, loaded: LoadedConfig, snapshot: dict[str, Any] | None
-) -> TableEngine:
-    """The game engine a table's config asks for, restored from its last snapshot."""
-    day = loaded.config.gaming_day
-    common: dict[str, Any] = {  # what every engine takes
-        "required_devices": [d.id for d in table.devices if d.required],
-        "gaming_day_starts": day.starts,
-        "timezone": day.timezone,
-        "snapshot": snapshot,
-    }
-    return registry.build_engine(table, common, loaded.profiles)
-
-
-def driver_options(table: TableConfig, family: str) -> dict[str, Any]:
-    """What a driver must know of the table's rules to judge its device's bytes."""
-    return registry.driver_options(table, family)
-
-
-@dataclass
-class TableUnit:
-    """Everything that runs for one table."""
-
-    config: TableConfig
-    topics: Topics
-    bus: TableBus
-    runner: TableRunner
-    adapters: dict[str, TableDevice]
-    link: TableLink
-    streams: list[str]
-    # Each device's profile as `daemon.started` records it: name, origin, path, hash.
-    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # Each in-process device's driver and the package of its family (`driver_record`).
-    drivers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # Its runner's and its link's tasks, and its devices' (stopped first on a stop).
-    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
-    device_tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
 
 def status_text(units: Collection[TableUnit]) -> str:
@@ -113,7 +65,8 @@ class Daemon:
         self.heard: Callable[[str, Received], None] | None = None
         try:
             self.operators = {op.id: loaded.operator_keys(op.id) for op in cfg.operators}
-            self.tables: dict[str, TableUnit] = {t.id: self._build(t) for t in cfg.tables}
+            builder = TableBuilder(loaded, self.journal, clock, self.operators, self._heard)
+            self.tables: dict[str, TableUnit] = {t.id: builder.build(t) for t in cfg.tables}
         except BaseException:
             self.journal.close()  # and its lock with it: a start refused holds nothing
             raise
@@ -129,117 +82,9 @@ class Daemon:
         is due) and every table's snapshot and history read while the loop goes on."""
         return await asyncio.to_thread(functools.partial(cls, loaded, clock))
 
-    def _build(self, table: TableConfig) -> TableUnit:
-        cfg = self.loaded.config
-        topics = Topics(cfg.broker.topic_prefix, cfg.site, table.id)
-        bus = TableBus()
-        engine = build_engine(table, self.loaded, self.journal.load_snapshot(table.id))
-        adapters: dict[str, TableDevice] = {}
-        shelf, profiles, drivers = self.loaded.profiles, {}, {}
-
-        def sink(item: Received) -> None:
-            bus.put(item)
-            if self.heard is not None:
-                self.heard(table.id, item)
-
-        # A remote adapter publishes its own stream; the daemon only keeps a copy of it.
-        local = [d.id for d in table.devices if not (d.remote or d.port is None)]
-        streams = {table.id: topics.events}
-        streams.update({device_stream(table.id, d): topics.device_events(d) for d in local})
-
-        async def on_command(payload: bytes, replay_only: bool) -> None:
-            bus.put(CommandArrived(payload, replay_only))
-
-        link = TableLink(
-            url=cfg.broker.nodes,
-            username=cfg.broker.username,
-            password=self.loaded.broker_password(),
-            tls_context=client_tls(cfg.broker, self.loaded.resolve),
-            topics=topics,
-            journal=self.journal,
-            streams=streams,
-            state=lambda: runner.state(),
-            devices=lambda: {d: a.availability() for d, a in adapters.items()},
-            on_command=on_command,
-            keepalive=cfg.broker.keepalive_s,
-            client_id=f"floord-{cfg.site}-{table.id}",
-        )
-        # The one port the table's record reaches MQTT through (`floord.table.port`).
-        port = LinkPort(link)
-        for device in table.devices:
-            sourced = shelf.open(device.profile)
-            profile, profiles[device.id] = sourced.profile, sourced.record()
-            # adapter: remote is a `floord adapter` process; a port it names is its own.
-            if device.remote or device.port is None:
-                adapters[device.id] = self._remote(
-                    table.id, device.id, profile, topics, sink, port.recorded
-                )
-                continue
-            drivers[device.id] = driver_record(profile)
-            adapters[device.id] = DeviceAdapter(
-                site=cfg.site,
-                table=table.id,
-                device=device.id,
-                port=device.port,
-                profile=profile,
-                driver_options=driver_options(table, profile.family),
-                journal=self.journal,
-                sink=sink,
-                clock=self.clock,
-                on_recorded=port.recorded,
-                # Its rows go in the table's commits: one fsync a frame, not two.
-                in_table_commit=True,
-            )
-        runner = TableRunner(
-            surveillance=table_watcher(
-                table,
-                cfg.surveillance,
-                self.loaded.profiles,
-                self.loaded.journal_path,
-                (self.journal.load_snapshot(table.id) or {}).get("surveillance"),
-            ),
-            site=cfg.site,
-            table=table.id,
-            engine=engine,
-            journal=self.journal,
-            bus=bus,
-            adapters=adapters,
-            operators=self.operators,
-            clock=self.clock,
-            committed=port,
-        )
-        return TableUnit(
-            table, topics, bus, runner, adapters, link, list(streams), profiles, drivers
-        )
-
-    def _remote(
-        self,
-        table: str,
-        device: str,
-        profile: DeviceProfile,
-        topics: Topics,
-        sink: Sink,
-        recorded: Callable[[], None],
-    ) -> RemoteDevice:
-        """A device whose adapter runs as its own process, followed over MQTT."""
-        cfg = self.loaded.config
-        return RemoteDevice(
-            site=cfg.site,
-            table=table,
-            device=device,
-            profile=profile,
-            topics=topics,
-            journal=self.journal,
-            sink=sink,
-            clock=self.clock,
-            url=cfg.broker.nodes,
-            username=cfg.broker.username,
-            password=self.loaded.broker_password(),
-            keepalive=cfg.broker.keepalive_s,
-            client_id=f"floord-{cfg.site}-{table}-remote-{device}",
-            tls_context=client_tls(cfg.broker, self.loaded.resolve),
-            on_recorded=recorded,
-        )
+    def _heard(self, table: str, item: Received) -> None:
+        if self.heard is not None:
+            self.heard(table, item)
 
     async def restore(self, unit: TableUnit) -> None:
         """Record the table's start and resolve what a previous run left open, its
@@ -419,8 +264,11 @@ class Daemon:
             if stuck:
                 # A task that ignores its cancellation must not hold the stop (and the
                 # record of it) hostage; say which, and go on.
-                self.log.error("adapter tasks did not stop", table=unit.config.id,
-                               tasks=[t.get_name() for t in stuck])  # fmt: skip
+                self.log.error(
+                    "adapter tasks did not stop",
+                    table=unit.config.id,
+                    tasks=[t.get_name() for t in stuck],
+                )
         await self._finish_tables()
         # Give each link a moment to publish its backlog, then say offline.
         deadline = loop_time() + 3.0

@@ -32,7 +32,8 @@ from floord.metrics.readings import (
     TableReading,
 )
 from floord.metrics.server import MetricsServer, keep_listening
-from floord.processes.daemon import Daemon, TableUnit
+from floord.processes.daemon import Daemon
+from floord.processes.table_units import TableUnit
 
 
 class DaemonMetrics:

@@ -22,7 +22,7 @@ from floord.engine.core.snapshots import SnapshotError
 from floord.journal.lock import holder_of
 from floord.journal.readers import schema_version
 from floord.journal.store import SCHEMA_VERSION, Journal, JournalError
-from floord.processes.daemon import build_engine, driver_options
+from floord.processes.table_units import build_engine, driver_options
 from floord.profile_sources import ProfileShelf
 from floord.profiles import ProfileError
 

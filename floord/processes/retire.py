@@ -23,7 +23,7 @@ from typing import Any
 from floord.config.load import LoadedConfig
 from floord.contract import COMMAND_ROLES, Envelope, EventType, format_ts
 from floord.journal.store import Journal
-from floord.processes.daemon import build_engine
+from floord.processes.table_units import build_engine
 
 # The roles that may lift a halt may retire a table's state.
 RETIRE_ROLES = COMMAND_ROLES["resume"]
