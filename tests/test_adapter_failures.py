@@ -75,10 +75,10 @@ def test_a_malformed_port_at_run_time_is_offline_not_a_dead_task(tmp_path: Path,
         task = asyncio.create_task(device.run())
         try:
             await until("device.offline", lambda: bool(offline_reasons(got)))
-            await asyncio.sleep(0.7)  # past the first back-off: the adapter tried again
+            # Past the first back-off: the adapter tried again, its task still alive.
+            await until("a second attempt", lambda: device._outage.attempts >= 2)
             assert not task.done(), "the adapter task died"
             assert device.tried.is_set() and not device.online
-            assert device._outage.attempts >= 2
         finally:
             await stop(device, task)
             journal.close()

@@ -26,7 +26,8 @@ from floord.analytics.floor_report.text import COLUMNS
 from floord.cli.main import main
 from floord.contract import parse_ts
 
-pytestmark = pytest.mark.unit
+# A week of real runners on real journals, about 30 s to build: the system tier.
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parent.parent
 

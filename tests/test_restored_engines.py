@@ -11,7 +11,6 @@ it was then.
 
 from __future__ import annotations
 
-import importlib
 import json
 import weakref
 from collections import deque
@@ -19,7 +18,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from test_committed_copy import ENGINE_TESTS, _zero_argument_tests, wrap_engine_inputs
+from test_committed_copy import (
+    ENGINE_TESTS,
+    GAMES,
+    engines_checked,
+    run_engine_tests,
+    wrap_engine_inputs,
+)
 
 from floord.engine.core.copies import deep_copy
 
@@ -87,29 +92,16 @@ def restored_alike(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     yield seen
 
 
+# The engine classes each module's tests showed the restore check, as this run saw them.
+RESTORED: dict[str, frozenset[str]] = {}
+
+
 @pytest.mark.parametrize("module_name", ENGINE_TESTS)
 def test_each_games_engine_restores_from_its_snapshot_after_every_input(
     module_name: str, restored_alike: list[str]
 ) -> None:
-    module = importlib.import_module(module_name)
-    for test in _zero_argument_tests(module):
-        test()
+    run_engine_tests(module_name, restored_alike, RESTORED)
 
 
 def test_every_game_is_among_the_engines_restored(restored_alike: list[str]) -> None:
-    games = (
-        "Roulette",
-        "BigSix",
-        "Blackjack",
-        "Baccarat",
-        "Stud",
-        "Carnival",
-        "Poker",
-        "War",
-        "PaiGow",
-        "Craps",
-    )
-    for module_name in ENGINE_TESTS:
-        for test in _zero_argument_tests(importlib.import_module(module_name)):
-            test()
-    assert {f"{g}Engine" for g in games} <= set(restored_alike)
+    assert {f"{g}Engine" for g in GAMES} <= engines_checked(restored_alike, RESTORED)
