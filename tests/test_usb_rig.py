@@ -128,6 +128,19 @@ def _config(tmp_path: Path, port: str, rig: bool = True) -> Path:
     return path
 
 
+def test_a_box_without_the_rigs_package_is_told_so_at_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """floord reaches the rig's backend by name: its absence is the port's error, no
+    ImportError's traceback."""
+    import floord.transport.usb as usb
+
+    monkeypatch.setattr(usb, "RIG_BACKEND", "simulators.no_such_backend")
+    path = scenario(tmp_path, {"profile": "ref-usb-shoe", "steps": []})
+    with pytest.raises(TransportError, match="device simulators are not installed"):
+        asyncio.run(open_transport(f"usb://sim:{path}", SETTINGS, 5.0))
+
+
 def test_config_takes_the_rig_port_only_with_an_existing_absolute_file(tmp_path) -> None:
     path = scenario(tmp_path, {"profile": "ref-usb-shoe"})
     loaded = load_config(_config(tmp_path, f"usb://sim:{path}"))

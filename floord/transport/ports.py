@@ -28,6 +28,9 @@ class PortError(TransportError):
 
 
 SIM_PREFIX = "usb://sim:"
+# The rig's module that builds the simulated shoe a `usb://sim:` port names, reached by
+# name at run time: floord never imports the simulators (they are the rig's package).
+RIG_BACKEND = "simulators.usb_shoe.backend"
 # The kinds of port that open a simulator inside the process: for a test rig only.
 SIMULATED_KINDS = frozenset({"usb-sim"})
 PORT_KINDS = (

@@ -20,14 +20,17 @@ without touching the daemon; a USB shoe's simulator is a pyusb backend, not a pt
 the port `usb://sim:<scenario-file>` (an absolute path) makes this module build
 `simulators.usb_shoe.backend.scenario_backend(file)` and open it through the same
 `usb.core.find` path as a real shoe. Each open plays the scenario from its start (a
-fresh device, as a shoe plugged in again). simulators is imported only in that branch,
-so a daemon with real shoes never loads it.
+fresh device, as a shoe plugged in again). The simulators are the rig's package, not
+floord's: this module reaches that one by name at run time (`RIG_BACKEND`), only in that
+branch, so a daemon with real shoes never loads it, and a table box without the rig's
+package is told so by `floord check` before any port is opened (`floord.config.ports`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import threading
 from dataclasses import dataclass, field
@@ -38,7 +41,7 @@ import usb.core
 import usb.util
 
 from floord.transport.base import TransportError
-from floord.transport.ports import SIM_PREFIX, PortError, parse_port
+from floord.transport.ports import RIG_BACKEND, SIM_PREFIX, PortError, parse_port
 
 DESCRIPTOR_MAGIC = b"\x00\xffUSBD"
 DESCRIPTOR_QUERY = DESCRIPTOR_MAGIC + b"\x00\x00"
@@ -276,11 +279,13 @@ def simulated_backend(port: str) -> Any:
     path = Path(port[len(SIM_PREFIX) :])
     if not path.is_absolute():
         raise TransportError(f"{port}: usb://sim:<absolute path of a scenario file> expected")
-    from simulators.usb_shoe.backend import ScenarioError, scenario_backend  # the rig only
-
     try:
-        return scenario_backend(path)
-    except ScenarioError as exc:
+        rig = importlib.import_module(RIG_BACKEND)
+    except ImportError as exc:
+        raise TransportError(f"{port}: the device simulators are not installed") from exc
+    try:
+        return rig.scenario_backend(path)
+    except ValueError as exc:  # the rig's ScenarioError: a file it cannot play as written
         raise TransportError(f"{port}: {exc}") from exc
 
 
