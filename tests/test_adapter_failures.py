@@ -1,4 +1,4 @@
-"""No device task dies silently (issue 10, failure 2): whatever ends an adapter's
+"""No device task dies silently: whatever ends an adapter's
 attempt, a malformed port, an exception no one foresaw, ends as `device.offline` with
 the reason and a log line, the adapter tries again, and a required device halts its
 table. `socket://127.0.0.1:70000` once raised OverflowError out of `open_transport`,

@@ -1,4 +1,4 @@
-"""The dice tests (issue 16, item 5; statistics, not regulations): faces per die, totals
+"""The dice tests (statistics, not regulations): faces per die, totals
 per dice set, the shooter signature; their numbers against scipy, their alerts once per
 excursion, naming the die, the set or the shooter."""
 

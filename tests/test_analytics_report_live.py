@@ -1,4 +1,4 @@
-"""The report agrees with the floor (issue 14): `floord report wheel`, run as
+"""The report agrees with the floor: `floord report wheel`, run as
 docs/analytics.md shows (no tuning flags), replays exactly the alerts the live table
 raised over the same results, because it takes the table's `surveillance:` settings.
 

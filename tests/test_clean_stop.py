@@ -1,4 +1,4 @@
-"""A clean stop (issue 14): once the daemon's stop begins no command is taken and no
+"""A clean stop: once the daemon's stop begins no command is taken and no
 round starts, and `daemon.stopped` is the table's last event.
 
 In one of three piped demo runs BA-01 recorded `operator.command` and `round.started`

@@ -1,7 +1,7 @@
-"""`floord check` refuses what `floord run` could not start with (issue 10, failures 2
-and 5): a device port written wrong (by the one parser the adapter opens ports with),
-a broker URL whose host or port cannot be, a journal that cannot be opened where it is.
-Each problem is one `FILE: KEY.PATH: expected, found` line."""
+"""`floord check` refuses what `floord run` could not start with: a device port written
+wrong (by the one parser the adapter opens ports with), a broker URL whose host or port
+cannot be, a journal that cannot be opened where it is. Each problem is one `FILE:
+KEY.PATH: expected, found` line."""
 
 from __future__ import annotations
 

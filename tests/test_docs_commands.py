@@ -1,4 +1,4 @@
-"""Every `floord ...` command in README.md and docs/*.md runs as written (issue 12, item 8).
+"""Every `floord ...` command in README.md and docs/*.md runs as written.
 
 The shell blocks are read as a reader copies them: continuation lines joined, comments
 dropped, `a && b` taken apart, a trailing `&` ignored, `sudo` (and its `-u USER`)

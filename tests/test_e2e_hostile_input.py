@@ -1,4 +1,4 @@
-"""Issue 10, failure 1, end to end: a lone surrogate on `P/cmd` or `P/replay/request`.
+"""End to end: a lone surrogate on `P/cmd` or `P/replay/request`.
 
 The exact payload of the report, through a real Mosquitto into `floord run`: it is
 refused as `malformed` with a reply on `P/cmd/result` and an `operator.command_refused`

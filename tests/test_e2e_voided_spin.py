@@ -1,4 +1,4 @@
-"""End to end: a spin voided by a daemon restart gets no result (issue 10, failure 8).
+"""End to end: a spin voided by a daemon restart gets no result.
 
 A simulated SS2 on a real pty, the real daemon (`floord run`), a real Mosquitto. The
 daemon is killed with SIGKILL while a spin is in its betting phase and started again;

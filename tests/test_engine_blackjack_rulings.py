@@ -1,4 +1,4 @@
-"""Blackjack rulings as chapters 549 and 551 write them (issue 13's wrong decisions).
+"""Blackjack rulings as chapters 549 and 551 write them.
 
 Each test quotes the paragraph it enforces. Helpers are `test_engine_blackjack_support`'s.
 """

@@ -14,7 +14,7 @@ so far is checked:
   starts a new game that reuses its number (`docs/rules.md`, "A voided spin stays
   void").
 
-Issue 10, failure 8. The example counts keep the file to seconds in the suite.
+The example counts keep the file to seconds in the suite.
 """
 
 from __future__ import annotations
@@ -408,7 +408,7 @@ def test_no_voided_spin_ever_gets_a_result_on_roulette(steps: list[tuple[str, in
 
 
 def test_the_property_finds_the_restart_before_the_launch() -> None:
-    """The interleaving of issue 10 is one the property checks: betting, restart,
+    """The interleaving of a restart in betting is one the property checks: betting, restart,
     reconnect, launch. With the launch opening a round for the voided spin the ledger
     fails; with the fix the launch is a violation."""
     run = Run(ROULETTE)

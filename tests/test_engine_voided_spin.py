@@ -1,6 +1,6 @@
 """A voided spin never gets a result, whatever the order of reconnect, launch and resume.
 
-Issue 10, failure 8: the daemon restarted while a spin was in its betting phase, voided
+The case: the daemon restarted while a spin was in its betting phase, voided
 its round (`daemon_restart`), the wheel reconnected and launched the ball, and the
 launch opened a new round for the same spin that went on to a result. A spin declared
 void stays void unless its void called for that spin to be spun again: a ball spun

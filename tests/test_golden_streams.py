@@ -1,4 +1,4 @@
-"""The golden-stream tools (issue 11): the normaliser, the journal dump, the plugin and
+"""The golden-stream tools: the normaliser, the journal dump, the plugin and
 the comparator, each on real journals and real recordings."""
 
 from __future__ import annotations

@@ -152,7 +152,7 @@ def table() -> Any:
             opened.close()
 
 
-# ----- the exact payloads of issue 10 -------------------------------------------------
+# ----- lone surrogates, the payloads that once halted a table ------------------------
 
 
 @pytest.mark.parametrize("field", ["id", "name", "by"])

@@ -1,4 +1,4 @@
-"""A disk that fills mid-round leaves a consistent record (issue 10, failure 3).
+"""A disk that fills mid-round leaves a consistent record.
 
 The engine acts only on inputs the journal holds: when an append fails, the engine is
 put back to the committed state, so the halt that follows voids no round whose start

@@ -1,4 +1,4 @@
-"""The snapshot is in the chain, and `run` checks the chain's tail (issue 10, 4 and 7).
+"""The snapshot is in the chain, and `run` checks the chain's tail.
 
 Editing the snapshot row of a stopped journal (to lift a latched halt) makes `floord
 journal verify` fail, and the next start keeps the table halted with

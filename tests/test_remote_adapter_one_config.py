@@ -3,8 +3,7 @@
 `floord-adapter@.service` runs `floord adapter -c /etc/floord/floord.yaml --table T
 --device D` with no `--port`: a device configured `adapter: remote` names the port its
 adapter opens, and the daemon, reading the same file, follows the device over MQTT and
-never opens that port itself (issue 12: `floord adapter` failed for the one case it is
-for).
+never opens that port itself.
 """
 
 from __future__ import annotations

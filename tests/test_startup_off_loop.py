@@ -1,4 +1,4 @@
-"""Start-up never waits for SQLite on the event loop (issue 15).
+"""Start-up never waits for SQLite on the event loop.
 
 The journal's thread is held by a job that waits on a `threading.Event`; the daemon's
 start (the journal's open, each table's snapshot, start check and start record) and a

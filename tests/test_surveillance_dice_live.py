@@ -1,4 +1,4 @@
-"""Live dice surveillance on a Craps table (issue 16, item 5; statistics, not regulations):
+"""Live dice surveillance on a Craps table (statistics, not regulations):
 the daemon's own runner decides each roll and raises `surveillance.alert` for a loaded
 die, kept until acknowledged, restored after a restart; `floord check` refuses windows
 too small for the cells; `floord report dice` replays exactly the live alerts."""

@@ -237,7 +237,7 @@ def test_the_console_losing_its_broker_marks_every_table_stale() -> None:
 
 
 def test_a_craps_tables_dice_alert_is_an_open_alert_not_a_wheel_test() -> None:
-    """Issue 16 item 5: a dice alert names its die and set; the table has no wheel."""
+    """A dice alert names its die and set; the table has no wheel."""
     model = FloorModel(PREFIX)
     t = topics("CR-01")
     dice = {"id": "A00001", "test": "dice_faces", "p_value": 0.0002, "level": 0.001,
