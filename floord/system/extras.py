@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib.util
 
-_RIG_LINE = "on a test rig, apt install floord-rig (the wheel has them: pip install floord)"
+_RIG_INSTALL = "apt install floord-rig (the wheel has them: pip install floord)"
+_RIG_LINE = "on a test rig, " + _RIG_INSTALL
 
 # extra -> the module whose absence means the extra is not installed
 EXTRAS: dict[str, str] = {
@@ -66,7 +67,7 @@ def require_demo(what: str) -> None:
         names = " and ".join(missing)
         raise MissingExtra(
             f"{what} belongs on a test rig: {names} {'is' if len(missing) == 1 else 'are'} "
-            "not installed, as on a table box; " + _RIG_LINE
+            "not installed here (a table box has neither); " + _RIG_INSTALL
         )
 
 
