@@ -46,7 +46,7 @@ import yaml
 from bench.durable import cpu_seconds, run_durable
 from bench.slow_disk import shim_env
 from bench.trees import INSTALLED, tree_command
-from floord.demo.broker import mosquitto_binary, private_mosquitto
+from floord_demo.broker import mosquitto_binary, private_mosquitto
 
 IDENTITY = {
     b"*V": b"*V V2.50 Cammegh / Syoptic - SlingShot 2 Roulette Wheel (c) 03/12/18\r\n",

@@ -63,8 +63,8 @@ from bench.proc_stats import end, sample
 from bench.trees import INSTALLED, by_tree, pids_by_tree, tree_command
 from bench.web_pages import Watch
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
-from floord.demo.broker import free_port, mosquitto_binary
 from floord.operator.commands import build_command
+from floord_demo.broker import free_port, mosquitto_binary
 
 SITE = "bench"
 OPERATOR = "FP-BENCH"

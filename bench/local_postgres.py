@@ -21,7 +21,7 @@ import time
 import uuid
 from pathlib import Path
 
-from floord.demo.broker import free_port
+from floord_demo.broker import free_port
 
 
 def pg_bin() -> Path | None:

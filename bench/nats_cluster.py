@@ -21,7 +21,7 @@ from pathlib import Path
 
 import aiomqtt
 
-from floord.demo.broker import free_port
+from floord_demo.broker import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "nats-cluster"

@@ -20,8 +20,8 @@ import time
 
 import aiomqtt
 
-from floord.demo.broker import mosquitto_binary, private_mosquitto
 from floord.mqtt.confirm import Message, publish_batch, publish_each
+from floord_demo.broker import mosquitto_binary, private_mosquitto
 
 PAYLOAD = "x" * 200  # about a table event's size
 

@@ -48,7 +48,7 @@ import yaml
 from bench.latency import Wheel, frame
 from bench.proc_stats import machine, sample
 from bench.trees import INSTALLED, byte_compile, tree_command, unit_environment
-from floord.demo.broker import mosquitto_binary, private_mosquitto
+from floord_demo.broker import mosquitto_binary, private_mosquitto
 
 SITE = "bench"
 CORE_IMPORTS = "import aiomqtt, paho.mqtt.client, pydantic, structlog, serial, serial_asyncio, yaml"

@@ -32,7 +32,7 @@ import aiomqtt
 from bench.proc_stats import end, machine
 from bench.web_pages import Watch
 from floord.contract import Envelope, Topics, format_ts
-from floord.demo.broker import free_port, mosquitto_binary
+from floord_demo.broker import free_port, mosquitto_binary
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SITE = "bench"

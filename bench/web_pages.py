@@ -26,7 +26,7 @@ import yaml
 from bench.cdp import Browser, Page, chromium
 from bench.load_console import percentile
 from bench.proc_stats import Sample, end, family, sample, waited_s
-from floord.demo.broker import free_port
+from floord_demo.broker import free_port
 
 # Installed before the page's own script: when each tile's body (its table's key and
 # latest `ts`) came in on the page's WebSocket, before the page itself reads the frame.

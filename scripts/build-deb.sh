@@ -8,7 +8,8 @@
 #                            only by `floord web`) and archive extra (psycopg, imported
 #                            only by `floord archive` on PostgreSQL; no console, report
 #                            or demo extra),
-#                            on Debian's python3.11, without the device simulators
+#                            on Debian's python3.11, without the device simulators and
+#                            the demo (floord_demo)
 #   /usr/bin/floord          -> /opt/floord/bin/floord, the path every unit runs
 #   /usr/lib/systemd/system  floord.service, floord-adapter@.service, floord-backup.service
 #                            and floord-backup.timer (the daily journal backup, not enabled),
@@ -27,6 +28,7 @@
 # Depends: floord of the same version:
 #   /opt/floord/.../site-packages/simulators   the simulators, their scenarios and the
 #                            example rig config, in floord's environment
+#   /opt/floord/.../site-packages/floord_demo  the demo `floord demo` runs
 #   /usr/lib/systemd/system  floord-sim@.service
 #   /usr/lib/tmpfiles.d      floord-rig.conf: /etc/floord/sims, the simulators' instances
 #   /usr/share/doc/floord-rig   rigs.md, examples/rig.yaml
@@ -87,13 +89,16 @@ if grep -rlI -F "$WORK" "$STAGED" >&2; then
   exit 1
 fi
 
-# The simulators go to floord-rig, at the same place in the same environment; the box's
+# The simulators and the demo (`floord demo` runs floord_demo, whose devices are the
+# simulators) go to floord-rig, at the same place in the same environment; the box's
 # RECORD lists only what the box's package installs.
 RIG=$WORK/rig
 SITE=$(cd "$STAGED" && echo lib/python*/site-packages)
 install -d "$RIG$PREFIX/$SITE"
-mv "$STAGED/$SITE/simulators" "$RIG$PREFIX/$SITE/simulators"
-sed -i '/^simulators\//d' "$STAGED/$SITE"/floord-*.dist-info/RECORD
+for package in simulators floord_demo; do
+  mv "$STAGED/$SITE/$package" "$RIG$PREFIX/$SITE/$package"
+  sed -i "/^$package\//d" "$STAGED/$SITE"/floord-*.dist-info/RECORD
+done
 
 install -d "$ROOT/usr/bin"
 ln -s "$PREFIX/bin/floord" "$ROOT/usr/bin/floord"
@@ -170,10 +175,11 @@ Installed-Size: $RIG_SIZE
 Depends: floord (= $VERSION)
 Section: misc
 Priority: optional
-Description: floord's device simulators, for a test rig (never a live table)
+Description: floord's device simulators and demo, for a test rig (never a live table)
  The behavioural twins of every device floord drives, speaking each device's exact
  wire bytes, with their scenario files, the floord-sim@.service unit and an example
- rig configuration (docs/rigs.md). For hardware-in-the-loop test rigs only: a box
+ rig configuration (docs/rigs.md), and the demo `floord demo` runs (a floor of
+ simulated tables on one machine). For hardware-in-the-loop test rigs only: a box
  that serves a live table installs floord alone.
 EOF
 RIG_DEB=$OUT/floord-rig_${VERSION}_${ARCH}.deb

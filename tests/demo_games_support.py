@@ -18,8 +18,8 @@ violation, and `daemon.stopped` the last event.
 from __future__ import annotations
 
 from floord.contract import cite
-from floord.demo.dice_tables import CRAPS_TABLE, PAI_GOW_TABLE
-from floord.demo.war_table import WAR_TABLE
+from floord_demo.dice_tables import CRAPS_TABLE, PAI_GOW_TABLE
+from floord_demo.war_table import WAR_TABLE
 
 Lines = list[tuple[str, str]]
 

@@ -17,7 +17,16 @@ pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-TOPS = ("floord/", "drivers/", "simulators/", "device_profiles/", "docs/", "tests/", "systemd/")
+TOPS = (
+    "floord/",
+    "floord_demo/",
+    "drivers/",
+    "simulators/",
+    "device_profiles/",
+    "docs/",
+    "tests/",
+    "systemd/",
+)
 
 
 def _defines(path: Path, name: str) -> bool:

@@ -8,15 +8,15 @@ from __future__ import annotations
 import pytest
 
 from floord.config.load import load_config
-from floord.demo import DEMO_TABLES, write_demo_config
-from floord.demo import sensor_wheel as rl03
-from floord.demo.big_six_table import SPINS, build_simulator, spin_steps
-from floord.demo.card_devices import DEMO_CARD_TABLES, build_simulators, scenario_bodies
-from floord.demo.card_script import dealer_draws, hand_live, player_hits
-from floord.demo.game_scripts import tableau_cards
 from floord.engine.big_six.layout import ORDER_533_1_B
 from floord.games.registry import setup_for_table
 from floord.table.surveillance import TableSurveillance
+from floord_demo import DEMO_TABLES, write_demo_config
+from floord_demo import sensor_wheel as rl03
+from floord_demo.big_six_table import SPINS, build_simulator, spin_steps
+from floord_demo.card_devices import DEMO_CARD_TABLES, build_simulators, scenario_bodies
+from floord_demo.card_script import dealer_draws, hand_live, player_hits
+from floord_demo.game_scripts import tableau_cards
 
 pytestmark = pytest.mark.unit
 

@@ -13,9 +13,11 @@ from craps_support import Table, die, first, types
 
 from floord.config.load import load_config
 from floord.contract import EventType, cite
-from floord.demo import DEMO_TABLES, write_demo_config
-from floord.demo.dice_dealer import CRAPS_SIGNERS
-from floord.demo.dice_tables import (
+from floord.engine.craps.roles import CALLERS
+from floord.engine.pai_gow.rules import PaiGowRules
+from floord_demo import DEMO_TABLES, write_demo_config
+from floord_demo.dice_dealer import CRAPS_SIGNERS
+from floord_demo.dice_tables import (
     CRAPS_TABLE,
     DICE_SET,
     FIRE_BET,
@@ -29,18 +31,16 @@ from floord.demo.dice_tables import (
     select_step,
     shake_steps,
 )
-from floord.demo.dice_words import describe_dice, dice_row
-from floord.demo.floorperson import CREW_CHECKLISTS, may_open
-from floord.demo.war_table import (
+from floord_demo.dice_words import describe_dice, dice_row
+from floord_demo.floorperson import CREW_CHECKLISTS, may_open
+from floord_demo.war_table import (
     SHOE_PROFILE,
     WAR_TABLE,
     cover_card_step,
     draw_step,
     load_step,
 )
-from floord.demo.war_table import build_simulator as build_shoe
-from floord.engine.craps.roles import CALLERS
-from floord.engine.pai_gow.rules import PaiGowRules
+from floord_demo.war_table import build_simulator as build_shoe
 
 pytestmark = pytest.mark.unit
 

@@ -1,6 +1,6 @@
 """The demo's roulette wheels spin fresh numbers in every run, and RL-03 keeps its bias.
 
-RL-03's spins (`floord.demo.sensor_wheel`) come from a generator seeded once per run:
+RL-03's spins (`floord_demo.sensor_wheel`) come from a generator seeded once per run:
 the sector test flags the favoured arc once its window is full, wherever the table
 opened, whatever the seed; the pocket test and the dealer signature test never fire;
 different seeds give different spins and one run's spins have no period (the looping
@@ -16,9 +16,9 @@ import pytest
 
 from floord.analytics.dealer_signature import DealerSignature
 from floord.analytics.wheel_watch import WheelWatch, roulette_order
-from floord.demo import sensor_wheel as rl03
-from floord.demo.ss2_wheels import DEMO_TABLES, OPENING_S, PASS_SPINS, scenario_for
 from floord.engine.roulette.sensor import MIN_REVOLUTIONS, same_direction
+from floord_demo import sensor_wheel as rl03
+from floord_demo.ss2_wheels import DEMO_TABLES, OPENING_S, PASS_SPINS, scenario_for
 
 pytestmark = pytest.mark.unit
 

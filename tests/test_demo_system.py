@@ -43,9 +43,9 @@ import pytest
 import yaml
 from demo_games_support import check_crewed_tables
 
-from floord.demo import header as demo_header
-from floord.demo import sensor_wheel as rl03
-from floord.demo.screen import visible_length
+from floord_demo import header as demo_header
+from floord_demo import sensor_wheel as rl03
+from floord_demo.screen import visible_length
 
 pytestmark = pytest.mark.system
 

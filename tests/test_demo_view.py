@@ -1,6 +1,6 @@
 """The demo's live view at 80x24: fitted to the terminal, an alerts line, RL-03 quiet.
 
-`floord demo`'s dashboard (`floord.demo.view.LiveView`) is fed MQTT messages as the demo
+`floord demo`'s dashboard (`floord_demo.view.LiveView`) is fed MQTT messages as the demo
 feeds it and asked for its screen at 80 columns and 24 rows, and at 200x50.
 """
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from floord.demo import header as demo_header
-from floord.demo import sensor_wheel as rl03
-from floord.demo.screen import clip, visible_length
-from floord.demo.view import LiveView
+from floord_demo import header as demo_header
+from floord_demo import sensor_wheel as rl03
+from floord_demo.screen import clip, visible_length
+from floord_demo.view import LiveView
 
 pytestmark = pytest.mark.unit
 

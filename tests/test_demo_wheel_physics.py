@@ -2,7 +2,7 @@
 and one spin physics alert (the rotor direction) in every run, and nothing else of the
 pace and spin physics tests, wherever the table opened and whatever the seed.
 
-The spins are the demo's own (`floord.demo.sensor_wheel.spins`, with `crafted_pace`);
+The spins are the demo's own (`floord_demo.sensor_wheel.spins`, with `crafted_pace`);
 their times are the kit's steps at the demo's speed (spin, gap, the slow dealer's
 pauses), and the tests run as RL-03's config sets them (`table_config`)."""
 
@@ -15,10 +15,10 @@ import pytest
 
 from floord.analytics.wheel_physics import SpinRecord, WheelPhysics
 from floord.analytics.wheel_watch import roulette_order
-from floord.demo import crafted_pace
-from floord.demo import sensor_wheel as rl03
 from floord.engine.roulette.sensor import MIN_REVOLUTIONS
 from floord.games.roulette_watch import PaceConfig, SpinPhysicsConfig
+from floord_demo import crafted_pace
+from floord_demo import sensor_wheel as rl03
 
 pytestmark = pytest.mark.unit
 

@@ -59,3 +59,12 @@ def test_drivers_and_simulators_import_only_shared_types() -> None:
 def test_simulators_never_import_drivers() -> None:
     graph = grimp.build_graph("simulators", "drivers")
     assert not graph.chain_exists(importer="simulators", imported="drivers", as_packages=True)
+
+
+def test_floord_never_imports_the_rigs_packages() -> None:
+    """The demo and the simulators ship in `floord-rig`, not on a table box: floord reaches
+    them by module name once found installed, never by an import, direct or through
+    another module."""
+    graph = grimp.build_graph("floord", "floord_demo", "simulators")
+    for rig in ("simulators", "floord_demo"):
+        assert not graph.chain_exists(importer="floord", imported=rig, as_packages=True), rig

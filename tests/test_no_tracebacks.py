@@ -23,7 +23,7 @@ import aiomqtt
 import pytest
 from e2e_support import FP, start_sim, topics, write_config
 
-from floord.demo.broker import free_port
+from floord_demo.broker import free_port
 
 pytestmark = pytest.mark.system
 
@@ -103,14 +103,14 @@ def test_watch_json_with_the_broker_down_reports_each_attempt(tmp_path: Path) ->
 def test_tail_with_the_broker_down_says_so_in_one_line() -> None:
     url = f"mqtt://127.0.0.1:{free_port()}"
     proc = subprocess.run(
-        [sys.executable, "-m", "floord.demo.tail", url],
+        [sys.executable, "-m", "floord_demo.tail", url],
         capture_output=True, env=ENV, timeout=HANG_S,
     )  # fmt: skip
     out, err = proc.stdout.decode(), proc.stderr.decode()
     no_traceback(out, err)
     assert proc.returncode == 1 and out == ""
     [line] = err.splitlines()
-    assert line.startswith(f"floord.demo.tail: cannot use the broker {url}: "), line
+    assert line.startswith(f"floord_demo.tail: cannot use the broker {url}: "), line
 
 
 # ----- a closed pipe ------------------------------------------------------------------
@@ -134,7 +134,7 @@ async def _publish_until_done(url: str, proc: subprocess.Popen[bytes]) -> None:
 @pytest.mark.parametrize(
     "command",
     [
-        pytest.param(["-m", "floord.demo.tail", "{url}"], id="tail"),
+        pytest.param(["-m", "floord_demo.tail", "{url}"], id="tail"),
         pytest.param(["-m", "floord", "watch", "--broker", "{url}", "--json"], id="watch-json"),
     ],
 )

@@ -38,7 +38,7 @@ NOT_RUN = (
     "floord.metrics.server",
     "floord.processes.daemon_metrics",
     "simulators",
-    "floord.demo",
+    "floord_demo",
     "floord.watch",
     "floord.tools",
     "floord.cli.acl",

@@ -43,11 +43,11 @@ from e2e_support import (
 
 from bench.cdp import Page, chromium, chromium_path
 from floord.contract import Envelope, Topics
-from floord.demo import header as demo_header
-from floord.demo.operators import SECURITY as DEMO_SECURITY
 from floord.operator.commands import sign_command
 from floord.web.server import WebConsole, build
 from floord.web.settings import load_web_config
+from floord_demo import header as demo_header
+from floord_demo.operators import SECURITY as DEMO_SECURITY
 
 NO_CHROMIUM = "chromium is not installed (scripts/ensure-test-tools.sh installs it as root)"
 pytestmark = [pytest.mark.system, pytest.mark.skipif(chromium_path() is None, reason=NO_CHROMIUM)]

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from web_history_support import at, floor_archive
 
-from floord.demo.broker import free_port
+from floord_demo.broker import free_port
 
 pytestmark = pytest.mark.system
 

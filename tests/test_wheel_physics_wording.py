@@ -8,9 +8,9 @@ import pytest
 
 from floord.cli.status import describe_alert
 from floord.contract import Envelope, EventType
-from floord.demo.words import describe
 from floord.watch.detail import _alert_line
 from floord.watch.sentences import sentence
+from floord_demo.words import describe
 
 pytestmark = pytest.mark.unit
 

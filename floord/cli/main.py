@@ -210,12 +210,15 @@ def _cmd(ns: argparse.Namespace) -> int:
 
 
 def _demo(ns: argparse.Namespace) -> int:
-    from floord.demo import run_demo
+    """The handler of `floord demo`. The demo is a rig's package (`floord_demo`, shipped in
+    `floord-rig` beside the simulators): it is reached by module name once found installed,
+    never imported by floord (pyproject.toml, import-linter)."""
     from floord.journal.store import JournalError
-    from floord.system.extras import require_simulators
+    from floord.system.extras import require_demo
     from floord.system.ownership import root_refusal
 
-    require_simulators("floord demo")
+    require_demo("floord demo")
+    run_demo = importlib.import_module("floord_demo").run_demo
     if ns.journal is not None and ns.journal.exists():
         # A demo on an old journal would resume its tables: not the demo, not comparable.
         print(f"floord demo: {ns.journal} exists; give a new file for --journal", file=sys.stderr)
@@ -224,7 +227,7 @@ def _demo(ns: argparse.Namespace) -> int:
         print(f"floord demo: {refusal}", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(
+        code: int = asyncio.run(
             run_demo(
                 seconds=ns.seconds,
                 broker_url=ns.broker,
@@ -233,6 +236,7 @@ def _demo(ns: argparse.Namespace) -> int:
                 seed=ns.seed,
             )
         )
+        return code
     except JournalError as exc:  # --journal taken by another writer meanwhile, say
         print(f"floord demo: {exc}", file=sys.stderr)
         return 1

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import importlib.util
 
+_RIG_INSTALL = "apt install floord-rig (the wheel has them: pip install floord)"
+_RIG_LINE = "on a test rig, " + _RIG_INSTALL
+
 # extra -> the module whose absence means the extra is not installed
 EXTRAS: dict[str, str] = {
     "console": "textual",
@@ -50,5 +53,23 @@ def require_simulators(what: str) -> None:
     if importlib.util.find_spec("simulators") is None:
         raise MissingExtra(
             f"{what} needs floord's device simulators, which a table box does not install: "
-            "on a test rig, apt install floord-rig (the wheel has them: pip install floord)"
+            + _RIG_LINE
         )
+
+
+def require_demo(what: str) -> None:
+    """Raise `MissingExtra` when the demo (`floord_demo`) or the simulators that are its
+    devices are not installed: both belong on a test rig (the `floord-rig` Debian package),
+    and a table box's package leaves them out. floord reaches the demo by module name only,
+    never by an import."""
+    missing = [name for name in ("floord_demo", "simulators") if not _installed(name)]
+    if missing:
+        names = " and ".join(missing)
+        raise MissingExtra(
+            f"{what} belongs on a test rig: {names} {'is' if len(missing) == 1 else 'are'} "
+            "not installed here (a table box has neither); " + _RIG_INSTALL
+        )
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None

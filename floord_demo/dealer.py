@@ -31,15 +31,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from floord.contract import Topics
-from floord.demo.baccarat_dealer import BaccaratSeat
-from floord.demo.big_six_dealer import BigSixSeat
-from floord.demo.big_six_table import GAP_S as BIG_SIX_GAP_S
-from floord.demo.card_script import dealer_draws, player_hits
-from floord.demo.game_scripts import SETTLE_S
-from floord.demo.seat import CommandSeat, SignedOperator, receipt_cleared, receipt_in
-from floord.demo.stud_dealer import StudSeat
-from floord.demo.wheel_dealer import WheelDealerSeat
 from floord.engine.cards.card import count_hand
+from floord_demo.baccarat_dealer import BaccaratSeat
+from floord_demo.big_six_dealer import BigSixSeat
+from floord_demo.big_six_table import GAP_S as BIG_SIX_GAP_S
+from floord_demo.card_script import dealer_draws, player_hits
+from floord_demo.game_scripts import SETTLE_S
+from floord_demo.seat import CommandSeat, SignedOperator, receipt_cleared, receipt_in
+from floord_demo.stud_dealer import StudSeat
+from floord_demo.wheel_dealer import WheelDealerSeat
 
 CUT_CARDS = 30  # the cutting card's place from the top: well inside any demo stack
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from floord.demo.dice_tables import DeviceHand
-from floord.demo.seat import CommandSeat
+from floord_demo.dice_tables import DeviceHand
+from floord_demo.seat import CommandSeat
 
 Send = Callable[[str, str, dict[str, Any]], Any]
 ROUND_OVER = ("round.ended", "round.voided")

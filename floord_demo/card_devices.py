@@ -17,8 +17,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from floord.demo.card_script import CardTable, Timeline, device_steps
-from floord.demo.game_scripts import timeline_for
+from floord_demo.card_script import CardTable, Timeline, device_steps
+from floord_demo.game_scripts import timeline_for
 
 DEVICE_SPEED = 2.0
 POWER_ON_QUIET_S = 1.0  # real seconds: the daemon's drivers open their ports first

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
 from typing import Any
 
 from floord.profiles import load_profile
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "simulators" / "scenarios"
 OPENING_S = 3.0  # real seconds the wheel stands still at first: its table opens
 PASS_SPINS = 200  # a looping pass with an opening idle lasts this many spins at least
 # (table, wheel type, scenario file, pockets the simulated wheel has)
@@ -42,10 +40,11 @@ def wheel_seed(seed: int, table: str) -> int:
 def scenario_for(table: str, seed: int, speed: float = 1.0) -> Any:
     """The table's scenario, with this run's seed, the table's pockets and an opening
     idle of `OPENING_S` at `speed` (the wheel's clock)."""
+    from simulators.catalogue import scenarios_folder
     from simulators.scenario import Step, load_scenario
 
     _, _, scenario_file, pockets = next(t for t in DEMO_TABLES if t[0] == table)
-    scenario = load_scenario(SCENARIOS / scenario_file)
+    scenario = load_scenario(scenarios_folder() / scenario_file)
     opening = OPENING_S * speed
     steps = list(scenario.steps)
     if steps and steps[0].idle is not None:

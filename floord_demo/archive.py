@@ -16,7 +16,7 @@ import yaml
 from floord.archive.service import Archive
 from floord.archive.settings import load_archive_config
 from floord.contract import DEFAULT_TOPIC_PREFIX
-from floord.demo.operators import SECURITY
+from floord_demo.operators import SECURITY
 
 ARCHIVE_CONFIG = "archive.yaml"
 ARCHIVE_FILE = "archive.db"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from floord.demo.seat import CommandSeat
+from floord_demo.seat import CommandSeat
 
 
 class WheelDealerSeat(CommandSeat):

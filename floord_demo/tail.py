@@ -1,4 +1,4 @@
-"""`python -m floord.demo.tail mqtt://HOST:PORT [TOPIC]`: print a floor's messages.
+"""`python -m floord_demo.tail mqtt://HOST:PORT [TOPIC]`: print a floor's messages.
 
 For a machine without mosquitto_sub: one line per message, topic then payload.
 """
@@ -25,7 +25,7 @@ def main() -> int:
     """Print until Ctrl-C; a closed pipe (`... | head`) ends it quietly, a broker that
     cannot be used in one line, and a broker URL that is not one in its usage line."""
     if len(sys.argv) < 2:
-        print("usage: python -m floord.demo.tail mqtt://HOST:PORT [TOPIC]", file=sys.stderr)
+        print("usage: python -m floord_demo.tail mqtt://HOST:PORT [TOPIC]", file=sys.stderr)
         return 2
     url = sys.argv[1]
     try:
@@ -36,11 +36,11 @@ def main() -> int:
         silence_stdout()
         return CLOSED_PIPE
     except ValueError as exc:
-        print(f"floord.demo.tail: {exc}", file=sys.stderr)
+        print(f"floord_demo.tail: {exc}", file=sys.stderr)
         return 2
     except broker_errors() as exc:
         print(
-            f"floord.demo.tail: cannot use the broker {url}: {broker_problem(exc)}", file=sys.stderr
+            f"floord_demo.tail: cannot use the broker {url}: {broker_problem(exc)}", file=sys.stderr
         )
         return 1
     return 0

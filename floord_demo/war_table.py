@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from floord.demo.card_devices import DEVICE_SPEED, POWER_ON_QUIET_S
-from floord.demo.pty_device import PtyDevice
+from floord_demo.card_devices import DEVICE_SPEED, POWER_ON_QUIET_S
+from floord_demo.pty_device import PtyDevice
 
 WAR_TABLE = "WR-01"
 SHOE_PROFILE = "ref-shoe-manual"

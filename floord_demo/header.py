@@ -17,9 +17,9 @@ import textwrap
 from pathlib import Path
 
 from floord.contract import DEFAULT_TOPIC_PREFIX
-from floord.demo.operators import OPERATORS, SECURITY
-from floord.demo.sensor_wheel import FAVOURED, SURVEILLANCE
-from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
+from floord_demo.operators import OPERATORS, SECURITY
+from floord_demo.sensor_wheel import FAVOURED, SURVEILLANCE
+from floord_demo.sensor_wheel import TABLE as SENSOR_TABLE
 
 INTRO_WIDTH = 80  # the intro's lines fit an 80-column terminal
 FIRST_ALERT = "A00001"  # floord.table.surveillance numbers a table's alerts from 1
@@ -105,7 +105,7 @@ def intro_lines(*, site: str, seed: int, url: str, tables: list[str]) -> list[st
         f"{'-'.join(FAVOURED)}:",
         f"  its sector test raises {FIRST_ALERT} once {SURVEILLANCE['window']} results are in",
         f"{SUBSCRIBE}mosquitto_sub -h {host} -p {port} -t '{DEFAULT_TOPIC_PREFIX}/{site}/#' -v",
-        f"{OR}{shlex.join([sys.executable, '-m', 'floord.demo.tail', url])})",
+        f"{OR}{shlex.join([sys.executable, '-m', 'floord_demo.tail', url])})",
     ]
 
 

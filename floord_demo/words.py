@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from floord.demo.dice_words import describe_dice
 from floord.watch.shuffle_sentences import shuffle_alert
+from floord_demo.dice_words import describe_dice
 
 
 def _cards(cards: Any) -> str:

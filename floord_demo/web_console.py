@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from floord.config.broker import BrokerConfig
-from floord.demo.operators import SECURITY
 from floord.system.extras import missing_extra_message
+from floord_demo.operators import SECURITY
 
 if TYPE_CHECKING:
     from floord.web.server import WebConsole

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from floord.demo.seat import CommandSeat
+from floord_demo.seat import CommandSeat
 
 ROUND_OVER = ("round.ended", "round.voided")
 

@@ -31,9 +31,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from floord.demo.dice_words import dice_row
-from floord.demo.screen import RESET, clip, screen_size, visible_length
-from floord.demo.words import RESULTS, describe
+from floord_demo.dice_words import dice_row
+from floord_demo.screen import RESET, clip, screen_size, visible_length
+from floord_demo.words import RESULTS, describe
 
 HIGHLIGHT = {
     "table.halted": "\x1b[1;31m",
@@ -97,7 +97,7 @@ class LiveView:
         self.stopped: set[str] = set()  # the tables whose `daemon.stopped` was seen
         self.closed = False  # the output's reader went away
         self.card_results: dict[str, str] = {}  # a card table's last blackjack.result
-        self.archive_line = ""  # what the demo's archive holds (`floord.demo.archive`)
+        self.archive_line = ""  # what the demo's archive holds (`floord_demo.archive`)
 
     def on_message(self, topic: str, payload: bytes) -> None:
         try:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from floord.demo.dealer import Seat, VirtualDealer
-from floord.demo.dice_tables import (
+from floord_demo.dealer import Seat, VirtualDealer
+from floord_demo.dice_tables import (
     FIRE_BET,
     GAP_S,
     IMPROPER_THROW,
@@ -33,8 +33,8 @@ from floord.demo.dice_tables import (
     select_step,
     shake_steps,
 )
-from floord.demo.hand_seat import ROUND_OVER, HandSeat, Send
-from floord.demo.war_dealer import WarSeat
+from floord_demo.hand_seat import ROUND_OVER, HandSeat, Send
+from floord_demo.war_dealer import WarSeat
 
 
 class CrapsSeat(HandSeat):

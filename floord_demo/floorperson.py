@@ -25,13 +25,13 @@ from typing import Any
 import structlog
 
 from floord.contract import Topics
-from floord.demo.dice_tables import COUNT_ORDER, DICE_SET
-from floord.demo.seat import SignedOperator
-from floord.demo.war_table import DECKS
 from floord.engine.big_six.engine import big_six_inspection
 from floord.engine.craps.engine import craps_inspection
 from floord.engine.pai_gow.rules import PaiGowRules, pai_gow_inspection
 from floord.engine.war.rules import WarRules, war_inspection
+from floord_demo.dice_tables import COUNT_ORDER, DICE_SET
+from floord_demo.seat import SignedOperator
+from floord_demo.war_table import DECKS
 
 CHECKLIST = {
     "no_magnet_or_contrivance": True,

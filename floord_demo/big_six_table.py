@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from floord.demo.card_devices import DEVICE_SPEED, POWER_ON_QUIET_S
-from floord.demo.pty_device import PtyDevice
+from floord_demo.card_devices import DEVICE_SPEED, POWER_ON_QUIET_S
+from floord_demo.pty_device import PtyDevice
 
 TABLE = "B6-01"
 PROFILE = "ref-big-six"

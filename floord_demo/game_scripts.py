@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import random
 
-from floord.demo.card_script import (
+from floord.engine.baccarat.tableau import NEXT_NONE, next_card
+from floord.engine.cards.card import burn_value
+from floord_demo.card_script import (
     DRAW_S,
     GAP_S,
     ROUND_GAP_S,
@@ -29,8 +31,6 @@ from floord.demo.card_script import (
     batch_table_timeline,
     reader_fault_timeline,
 )
-from floord.engine.baccarat.tableau import NEXT_NONE, next_card
-from floord.engine.cards.card import burn_value
 
 RANKS = "A23456789TJQK"
 BACCARAT_DECKS = 8

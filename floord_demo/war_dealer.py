@@ -15,9 +15,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from floord.demo.dice_tables import DeviceHand
-from floord.demo.hand_seat import HandSeat, Send
-from floord.demo.war_table import (
+from floord_demo.dice_tables import DeviceHand
+from floord_demo.hand_seat import HandSeat, Send
+from floord_demo.war_table import (
     BOXES,
     COVER_BOX,
     CUT_CARDS,

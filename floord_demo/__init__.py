@@ -74,15 +74,17 @@ import yaml
 
 from floord.config.load import load_config
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
-from floord.demo.archive import DemoArchive
-from floord.demo.big_six_table import TABLE as BIG_SIX_TABLE
-from floord.demo.big_six_table import BigSixHand, big_six_wheel
-from floord.demo.big_six_table import table_config as big_six_config
-from floord.demo.broker import demo_broker
-from floord.demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
-from floord.demo.dealer import VirtualDealer
-from floord.demo.dice_dealer import Crew
-from floord.demo.dice_tables import (
+from floord.operator.client import client_args
+from floord.processes.daemon import Daemon
+from floord_demo.archive import DemoArchive
+from floord_demo.big_six_table import TABLE as BIG_SIX_TABLE
+from floord_demo.big_six_table import BigSixHand, big_six_wheel
+from floord_demo.big_six_table import table_config as big_six_config
+from floord_demo.broker import demo_broker
+from floord_demo.card_devices import DEMO_CARD_TABLES, CardFloor, pace_for, table_config
+from floord_demo.dealer import VirtualDealer
+from floord_demo.dice_dealer import Crew
+from floord_demo.dice_tables import (
     CRAPS_TABLE,
     DICE_GAMES,
     PAI_GOW_TABLE,
@@ -92,23 +94,21 @@ from floord.demo.dice_tables import (
     dice_devices,
     pai_gow_config,
 )
-from floord.demo.floorperson import VirtualFloorperson
-from floord.demo.header import command_lines, header_lines, intro_lines, web_line
-from floord.demo.operators import CREW, FLOORPERSON, write_operators
-from floord.demo.operators import DEALER as DEALER_OPERATOR
-from floord.demo.pty_device import PtyDevice
-from floord.demo.seat import SignedOperator
-from floord.demo.sensor_wheel import SURVEILLANCE, time_lapse_wheel
-from floord.demo.sensor_wheel import TABLE as SENSOR_TABLE
-from floord.demo.sensor_wheel import WHEEL as SENSOR_WHEEL
-from floord.demo.sensor_wheel import table_config as sensor_config
-from floord.demo.ss2_wheels import DEMO_TABLES, open_wheels, power_on, wheel_config
-from floord.demo.stop_signals import StopSignals
-from floord.demo.view import LiveView
-from floord.demo.war_table import SHOE_PROFILE, WAR_TABLE, war_config, war_shoe
-from floord.demo.web_console import start_web, unavailable
-from floord.operator.client import client_args
-from floord.processes.daemon import Daemon
+from floord_demo.floorperson import VirtualFloorperson
+from floord_demo.header import command_lines, header_lines, intro_lines, web_line
+from floord_demo.operators import CREW, FLOORPERSON, write_operators
+from floord_demo.operators import DEALER as DEALER_OPERATOR
+from floord_demo.pty_device import PtyDevice
+from floord_demo.seat import SignedOperator
+from floord_demo.sensor_wheel import SURVEILLANCE, time_lapse_wheel
+from floord_demo.sensor_wheel import TABLE as SENSOR_TABLE
+from floord_demo.sensor_wheel import WHEEL as SENSOR_WHEEL
+from floord_demo.sensor_wheel import table_config as sensor_config
+from floord_demo.ss2_wheels import DEMO_TABLES, open_wheels, power_on, wheel_config
+from floord_demo.stop_signals import StopSignals
+from floord_demo.view import LiveView
+from floord_demo.war_table import SHOE_PROFILE, WAR_TABLE, war_config, war_shoe
+from floord_demo.web_console import start_web, unavailable
 
 SITE = "demo"
 OPERATOR = FLOORPERSON.id

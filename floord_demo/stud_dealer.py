@@ -18,9 +18,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from floord.demo.card_script import SUITS
-from floord.demo.game_scripts import RANKS
-from floord.demo.seat import CommandSeat, receipt_cleared, receipt_in
+from floord_demo.card_script import SUITS
+from floord_demo.game_scripts import RANKS
+from floord_demo.seat import CommandSeat, receipt_cleared, receipt_in
 
 
 def stud_ready(state: dict[str, Any]) -> bool:

@@ -43,8 +43,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from floord.analytics.wheel_watch import roulette_order, sector_arcs
-from floord.demo import crafted_pace
-from floord.demo.pty_device import PtyDevice
+from floord_demo import crafted_pace
+from floord_demo.pty_device import PtyDevice
 from simulators.flf1.wheel_sensor import WheelSensorSimulator
 from simulators.flf1.wheel_sensor_scenarios import WheelSensorStep
 
