@@ -163,8 +163,18 @@ def compared(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     yield seen
 
 
-GAMES = ("Roulette", "BigSix", "Blackjack", "Baccarat", "Stud", "Carnival", "Poker", "War",
-         "PaiGow", "Craps")  # fmt: skip
+GAMES = (
+    "Roulette",
+    "BigSix",
+    "Blackjack",
+    "Baccarat",
+    "Stud",
+    "Carnival",
+    "Poker",
+    "War",
+    "PaiGow",
+    "Craps",
+)
 
 
 def run_engine_tests(module_name: str, seen: list[str], ran: dict[str, frozenset[str]]) -> None:
