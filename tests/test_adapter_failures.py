@@ -18,7 +18,7 @@ from test_config_addresses import MALFORMED_PORTS
 from floord.adapters.local import DeviceAdapter, Received
 from floord.contract import EventType
 from floord.journal.store import Journal
-from floord.profiles import load_profile
+from floord.profiles import DeviceProfile, load_profile
 from floord.transport.ports import PortError, parse_port
 
 pytestmark = pytest.mark.unit
@@ -39,13 +39,19 @@ async def until(what: str, done: Callable[[], bool]) -> None:
         await asyncio.sleep(0.02)
 
 
+def quick_retrying(profile: DeviceProfile) -> DeviceProfile:
+    """The profile with a 50 ms first back-off: the test waits for a second attempt."""
+    timeouts = profile.timeouts.model_copy(update={"reconnect_min_s": 0.05})
+    return profile.model_copy(update={"timeouts": timeouts})
+
+
 def adapter(journal: Journal, port: str, got: list[Received]) -> DeviceAdapter:
     return DeviceAdapter(
         site="s",
         table="RL-01",
         device="wheel",
         port=port,
-        profile=load_profile("cammegh-ss2"),
+        profile=quick_retrying(load_profile("cammegh-ss2")),
         driver_options={"pockets": 37},
         journal=journal,
         sink=got.append,
