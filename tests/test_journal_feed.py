@@ -4,12 +4,14 @@ one timeout is tested in test_publish_batch.py."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from mqtt_link_support import builder as build
 
 from floord.contract import Envelope
+from floord.journal.feed import Wake
 from floord.journal.store import Journal, JournalError
 from floord.mqtt.outbox import Place
 
@@ -36,6 +38,53 @@ def test_a_commit_feeds_the_rows_it_stored_to_the_publisher_of_their_streams(
         journal.feeds.unfollow(feed)
         journal.append("t1", build("t1"))
         assert feed.take(100) == []
+    finally:
+        journal.close()
+
+
+def test_a_commit_wakes_its_publisher_before_its_committer_resumes(tmp_path: Path) -> None:
+    """The feed's wake runs on the loop ahead of the committer's follow-up, once a
+    commit, and only for a commit that fed it."""
+    journal = Journal(tmp_path / "j.db")
+
+    async def scenario() -> list[tuple[str, int, bool]]:
+        seen: list[tuple[str, int, bool]] = []
+
+        def woken() -> None:
+            seen.append(("woken", len(feed.take(100)), committing.done()))
+
+        feed = journal.feeds.follow(["t1"], wake=Wake(asyncio.get_running_loop(), woken))
+
+        committing = asyncio.ensure_future(
+            journal.append_many_async("t1", [build("t1"), build("t1")])
+        )
+        envelopes = await committing
+        seen.append(("committed", len(envelopes), True))
+        await journal.append_many_async("other", [build("other")])  # feeds nothing
+        await asyncio.sleep(0.05)
+        journal.feeds.unfollow(feed)
+        return seen
+
+    try:
+        assert asyncio.run(scenario()) == [("woken", 2, False), ("committed", 2, True)]
+    finally:
+        journal.close()
+
+
+def test_a_commit_waited_for_off_the_loop_wakes_the_publisher_too(tmp_path: Path) -> None:
+    """A commit no loop waits for (a tool's, start-up's) sends its wake on its own."""
+    journal = Journal(tmp_path / "j.db")
+
+    async def scenario() -> int:
+        loop = asyncio.get_running_loop()
+        woken = asyncio.Event()
+        feed = journal.feeds.follow(["t1"], wake=Wake(loop, woken.set))
+        await loop.run_in_executor(None, journal.append, "t1", build("t1"))
+        await asyncio.wait_for(woken.wait(), 5)
+        return len(feed.take(100))
+
+    try:
+        assert asyncio.run(scenario()) == 1
     finally:
         journal.close()
 

@@ -15,14 +15,22 @@ gap (rows dropped, a publisher that is behind the journal) sends it back to read
 journal, which holds everything. Rows stored as published already (a remote adapter's
 stream copied by the daemon) are not fed.
 
+A feed may also wake its publisher (`Wake`): a commit that fed it leaves that wake due,
+and the journal's thread runs it on the publisher's loop in the same callback that tells
+the committer, before it (`floord.journal.writer`). So the publisher takes the rows in the
+loop's next turn, not after the committer's follow-up: the frame's event goes out first,
+and one self-pipe write on the thread says both.
+
 `deque.extend` on the journal's thread and `popleft` on the loop's are each atomic in
 CPython, so a feed needs no lock.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 # Rows a feed holds: several of the link's batches (`floord.journal.batches`).
 from floord.journal.batches import FEED_LIMIT
@@ -30,11 +38,21 @@ from floord.journal.batches import FEED_LIMIT
 Row = tuple[str, int, str]  # (stream, seq, stored JSON)
 
 
+class Wake(NamedTuple):
+    """What wakes a feed's publisher: `call`, run on `loop`."""
+
+    loop: asyncio.AbstractEventLoop
+    call: Callable[[], None]
+
+
 class Feed:
     """The rows committed on some streams since the publisher last took them."""
 
-    def __init__(self, streams: Iterable[str], limit: int = FEED_LIMIT) -> None:
+    def __init__(
+        self, streams: Iterable[str], limit: int = FEED_LIMIT, wake: Wake | None = None
+    ) -> None:
         self.streams = frozenset(streams)
+        self.wake = wake
         self._rows: deque[Row] = deque(maxlen=limit)
 
     def put(self, rows: list[Row]) -> None:
@@ -58,10 +76,15 @@ class Feeds:
 
     def __init__(self) -> None:
         self._by_stream: dict[str, Feed] = {}
+        # The wakes of the feeds fed since `due` last took them (the journal's thread's).
+        self._due: dict[Wake, None] = {}
 
-    def follow(self, streams: Iterable[str], limit: int = FEED_LIMIT) -> Feed:
-        """A new feed of `streams`' commits (replacing any older feed of them)."""
-        feed = Feed(streams, limit)
+    def follow(
+        self, streams: Iterable[str], limit: int = FEED_LIMIT, wake: Wake | None = None
+    ) -> Feed:
+        """A new feed of `streams`' commits (replacing any older feed of them), woken by
+        `wake` when a commit feeds it."""
+        feed = Feed(streams, limit, wake)
         # A new dict, swapped in whole: the journal's thread may be reading the old one.
         self._by_stream = {**self._by_stream, **dict.fromkeys(feed.streams, feed)}
         return feed
@@ -75,7 +98,17 @@ class Feeds:
         by_stream = self._by_stream
         if not by_stream:
             return
+        due = self._due
         for row in rows:
             feed = by_stream.get(row[0])
             if feed is not None:
                 feed.put([row])
+                if feed.wake is not None:
+                    due[feed.wake] = None
+
+    def due(self) -> list[Wake]:
+        """The wakes of the feeds fed since the last call (journal's thread), taken."""
+        if not self._due:
+            return []
+        due, self._due = self._due, {}
+        return list(due)

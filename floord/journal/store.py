@@ -157,15 +157,15 @@ class Journal:
 
     def _start(self, connect: Callable[[], sqlite3.Connection], doing: str) -> None:
         """The journal's thread and, on it, its connection."""
+        # Each publisher's feed of what the commits store (`floord.journal.feed`), and
+        # the acknowledgements the next write takes (`watermark.Acks`).
+        self.feeds = Feeds()
         try:
-            self._writer = WriterThread(f"journal {self.path.name}", connect)
+            self._writer = WriterThread(f"journal {self.path.name}", connect, self.feeds.due)
         except sqlite3.Error as exc:
             raise JournalError(f"journal {self.path}: {doing}: {exc}") from exc
         self._writer.end_with(self)
         self._checkpoints = None
-        # Each publisher's feed of what the commits store (`floord.journal.feed`), and
-        # the acknowledgements the next write takes (`watermark.Acks`).
-        self.feeds = Feeds()
         self.acks = watermark.Acks()
         # The connection, for what runs on the thread (and a test's PRAGMA).
         self._db = self._writer.db

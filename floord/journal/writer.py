@@ -15,6 +15,11 @@ start-up before anything is served); `call(job)` is awaited on the event loop (a
 of CPU on every frame's commit). A job whose caller gave up before it started
 is not run, either way. A job handed in from the thread itself runs at once.
 
+The publishers' feeds a job fed (`wakes`, `floord.journal.feed.Wake`) are woken in that
+same callback, first: a frame's event goes out in the loop's next turn, ahead of its
+committer's follow-up, for one self-pipe write. The wakes of a job that settles
+elsewhere (`run`, `submit`) are sent on their own once it ends.
+
 A job that is a `floord.journal.shared_commit.Write` (an append) shares one transaction,
 one COMMIT and one fsync, with the writes queued right behind it: see that module.
 
@@ -41,22 +46,32 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import NamedTuple, TypeVar
 
+from floord.journal.feed import Wake
 from floord.journal.shared_commit import MOST, Settles, Write, commit_together
 
 T = TypeVar("T")
 
 Job = Callable[[sqlite3.Connection], T]
+# The wakes due of the feeds the jobs so far fed, taken (`floord.journal.feed.Feeds.due`).
+Wakes = Callable[[], list[Wake]]
+
+
+def _no_wakes() -> list[Wake]:
+    return []
 
 
 class WriterThread:
     """One thread owning one SQLite connection; its jobs run in submission order."""
 
-    def __init__(self, name: str, connect: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(
+        self, name: str, connect: Callable[[], sqlite3.Connection], wakes: Wakes = _no_wakes
+    ) -> None:
+        self._wakes = wakes
         self._jobs: queue.SimpleQueue[tuple[Job[object], Outcome] | None] = queue.SimpleQueue()
         opened: Future[sqlite3.Connection] = Future()
         self._changed = _Changed()
         self._timed = _Timed()
-        serving = (self._jobs, connect, opened, self._changed, self._timed)
+        serving = (self._jobs, connect, opened, self._changed, self._timed, wakes)
         self._thread = threading.Thread(target=_serve, args=serving, name=name, daemon=True)
         self._closed = False
         self._thread.start()
@@ -122,7 +137,7 @@ class WriterThread:
             except Exception as exc:
                 waiter.set_exception(exc)
             return waiter
-        self._jobs.put((job, OnLoop(loop, waiter, whole)))  # type: ignore[arg-type]
+        self._jobs.put((job, OnLoop(loop, waiter, whole, self._wakes)))  # type: ignore[arg-type]
         return waiter
 
     def close(self, last: Job[object] | None = None) -> None:
@@ -148,14 +163,19 @@ class OnLoop:
     settled there (the thread never touches the waiter but to see whether it was
     cancelled)."""
 
-    __slots__ = ("_loop", "_waiter", "_whole")
+    __slots__ = ("_loop", "_waiter", "_wakes", "_whole")
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, waiter: asyncio.Future[object], whole: bool
+        self,
+        loop: asyncio.AbstractEventLoop,
+        waiter: asyncio.Future[object],
+        whole: bool,
+        wakes: Wakes = _no_wakes,
     ) -> None:
         self._loop = loop
         self._waiter = waiter
         self._whole = whole
+        self._wakes = wakes
 
     def set_running_or_notify_cancel(self) -> bool:
         """False if the caller gave up before the job started: it is not run (unless
@@ -169,11 +189,30 @@ class OnLoop:
         self._settle(None, exc)
 
     def _settle(self, result: object, exc: BaseException | None) -> None:
+        first: list[Callable[[], None]] = []
+        for wake in self._wakes():
+            if wake.loop is self._loop:
+                first.append(wake.call)
+            else:
+                _send(wake)
         with contextlib.suppress(RuntimeError):  # the loop is closed: no one waits
-            self._loop.call_soon_threadsafe(_deliver, self._waiter, result, exc)
+            self._loop.call_soon_threadsafe(_deliver, self._waiter, result, exc, first)
 
 
-def _deliver(waiter: asyncio.Future[object], result: object, exc: BaseException | None) -> None:
+def _send(wake: Wake) -> None:
+    """Run `wake` on its loop (from the journal's thread)."""
+    with contextlib.suppress(RuntimeError):  # its loop is closed: no one publishes there
+        wake.loop.call_soon_threadsafe(wake.call)
+
+
+def _deliver(
+    waiter: asyncio.Future[object],
+    result: object,
+    exc: BaseException | None,
+    first: list[Callable[[], None]],
+) -> None:
+    for wake in first:
+        wake()
     if waiter.done():
         return  # cancelled while the job ran: its caller no longer waits
     if exc is not None:
@@ -218,6 +257,7 @@ def _serve(
     opened: Future[sqlite3.Connection],
     changed: _Changed,
     timed: _Timed,
+    wakes: Wakes,
 ) -> None:
     try:
         conn = connect()
@@ -248,6 +288,8 @@ def _serve(
         with contextlib.suppress(sqlite3.ProgrammingError):  # the job closed it
             rows = conn.total_changes
         changed.now = Changes(rows, changed.now.turns + 1)
+        for wake in wakes():  # what no waiter on a loop took with its outcome
+            _send(wake)
         # Hold nothing of a finished job while waiting: a job may hold its journal, which
         # must stay collectable (see `end_with`).
         del item

@@ -20,7 +20,7 @@ from functools import partial
 
 import aiomqtt
 
-from floord.journal.feed import Feed, Row
+from floord.journal.feed import Feed, Row, Wake
 from floord.journal.store import Journal
 from floord.mqtt.confirm import Message, publish_batch, refusal
 from floord.mqtt.retained import RETAINED_EVERY_S
@@ -74,9 +74,12 @@ async def drain(
     What a commit stores comes by the streams' feed (`floord.journal.feed`), not read
     back, as long as it continues each stream where this connection left off; else (the
     start, a backlog, a gap) the rows are read from the journal, which holds them all.
+    A commit that feeds it sets `wake` itself, in the callback that tells its committer,
+    before it: the rows go out ahead of the committer's follow-up (its `notify`, which
+    then finds them taken, is for what no feed carries).
     `acked_after` hears, for each batch acknowledged whole, the seconds from its publish
     to its last PUBACK."""
-    feed = journal.feeds.follow(topics)
+    feed = journal.feeds.follow(topics, wake=Wake(asyncio.get_running_loop(), wake.set))
     try:
         await _drain(
             client,
