@@ -89,6 +89,32 @@ def test_a_commit_waited_for_off_the_loop_wakes_the_publisher_too(tmp_path: Path
         journal.close()
 
 
+def test_a_wake_that_fails_leaves_no_committer_waiting(tmp_path: Path) -> None:
+    """A publisher's wake that raises (a bug) is the loop's to report; the commit's
+    caller still hears its outcome."""
+    journal = Journal(tmp_path / "j.db")
+
+    async def scenario() -> tuple[int, list[str]]:
+        loop = asyncio.get_running_loop()
+        reported: list[str] = []
+        loop.set_exception_handler(
+            lambda _loop, context: reported.append(repr(context["exception"]))
+        )
+
+        def broken() -> None:
+            raise RuntimeError("a publisher's bug")
+
+        feed = journal.feeds.follow(["t1"], wake=Wake(loop, broken))
+        envelopes = await asyncio.wait_for(journal.append_many_async("t1", [build("t1")]), 5)
+        journal.feeds.unfollow(feed)
+        return len(envelopes), reported
+
+    try:
+        assert asyncio.run(scenario()) == (1, ['RuntimeError("a publisher\'s bug")'])
+    finally:
+        journal.close()
+
+
 def test_a_refused_commit_feeds_nothing(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.db")
     try:

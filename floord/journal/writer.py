@@ -211,8 +211,16 @@ def _deliver(
     exc: BaseException | None,
     first: list[Callable[[], None]],
 ) -> None:
-    for wake in first:
-        wake()
+    try:
+        for wake in first:
+            wake()
+    finally:  # a wake that failed (a bug, reported by the loop) leaves no caller waiting
+        _settle_waiter(waiter, result, exc)
+
+
+def _settle_waiter(
+    waiter: asyncio.Future[object], result: object, exc: BaseException | None
+) -> None:
     if waiter.done():
         return  # cancelled while the job ran: its caller no longer waits
     if exc is not None:
