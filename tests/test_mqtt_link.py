@@ -199,15 +199,16 @@ def test_an_outage_between_bursts_loses_and_repeats_nothing(broker: Broker, tmp_
             h = Harness(tmp_path, proxy.url)
             append(h.journal, "t1", 50)
             sub_id = "audit-console"
-            async with h.running():
-                async with Subscriber(broker.port, [TOPICS.events], sub_id) as sub:
-                    await until("first burst", lambda: len(sub.got) == 50)
-                    await until("first burst marked", lambda: h.journal.backlog(["t1"]) == 0)
-                    await _outage(broker, proxy, h)
-                    append(h.journal, "t1", 50)
-                    h.link.notify()
-                    assert h.journal.backlog(["t1"]) == 50
-                    broker.start()
+            # Subscribed before the link starts, so it sees the stream from its first event
+            # (its connection goes with the broker; the second takes its client id after).
+            async with Subscriber(broker.port, [TOPICS.events], sub_id) as sub, h.running():
+                await until("first burst", lambda: len(sub.got) == 50)
+                await until("first burst marked", lambda: h.journal.backlog(["t1"]) == 0)
+                await _outage(broker, proxy, h)
+                append(h.journal, "t1", 50)
+                h.link.notify()
+                assert h.journal.backlog(["t1"]) == 50
+                broker.start()
                 async with Subscriber(broker.port, [TOPICS.events], sub_id) as sub2:
                     await proxy.open()
                     await until("second burst", lambda: len(sub2.got) == 50)
@@ -224,19 +225,19 @@ def test_broker_killed_mid_stream_resends_from_the_first_unacknowledged(
         async with GatedProxy(broker.port) as proxy:
             h = Harness(tmp_path, proxy.url)
             append(h.journal, "t1", 3000)
-            async with h.running():
-                async with Subscriber(broker.port, [TOPICS.events]) as sub:
-                    await until("stream under way", lambda: len(sub.got) >= 100)
-                    await _outage(broker, proxy, h)
-                    before = sub.seqs(TOPICS.events)
-                    # Whatever arrived before the kill arrived once, in order, from 1.
-                    assert before == list(range(1, len(before) + 1))
-                    pending = h.journal.unpublished(["t1"], limit=1)
-                    first_unacked = pending[0][1] if pending else 3001
-                    assert first_unacked > 1
-                    append(h.journal, "t1", 20)
-                    h.link.notify()
-                    broker.start()
+            # Subscribed before the link starts, so it sees the stream from its first event.
+            async with Subscriber(broker.port, [TOPICS.events]) as sub, h.running():
+                await until("stream under way", lambda: len(sub.got) >= 100)
+                await _outage(broker, proxy, h)
+                before = sub.seqs(TOPICS.events)
+                # Whatever arrived before the kill arrived once, in order, from 1.
+                assert before == list(range(1, len(before) + 1))
+                pending = h.journal.unpublished(["t1"], limit=1)
+                first_unacked = pending[0][1] if pending else 3001
+                assert first_unacked > 1
+                append(h.journal, "t1", 20)
+                h.link.notify()
+                broker.start()
                 async with Subscriber(broker.port, [TOPICS.events]) as sub2:
                     await proxy.open()
                     expected = list(range(first_unacked, 3021))
