@@ -17,9 +17,9 @@ stream copied by the daemon) are not fed.
 
 A feed may also wake its publisher (`Wake`): a commit that fed it leaves that wake due,
 and the journal's thread runs it on the publisher's loop in the same callback that tells
-the committer, before it (`floord.journal.writer`). So the publisher takes the rows in the
-loop's next turn, not after the committer's follow-up: the frame's event goes out first,
-and one self-pipe write on the thread says both.
+the committer, right after (`floord.journal.writer`). So the publisher takes the rows in
+the loop's next turn, behind the committer's own step, not a turn later on its word; and
+one self-pipe write on the thread says both.
 
 `deque.extend` on the journal's thread and `popleft` on the loop's are each atomic in
 CPython, so a feed needs no lock.

@@ -16,8 +16,10 @@ of CPU on every frame's commit). A job whose caller gave up before it started
 is not run, either way. A job handed in from the thread itself runs at once.
 
 The publishers' feeds a job fed (`wakes`, `floord.journal.feed.Wake`) are woken in that
-same callback, first: a frame's event goes out in the loop's next turn, ahead of its
-committer's follow-up, for one self-pipe write. The wakes of a job that settles
+same callback, right after the waiter is settled: in the loop's next turn the committer
+goes on first (a table's runner hands its next turn to this thread, so the disk is not
+left idle while rows go out), then the publisher sends the rows; not a turn later, on
+the committer's word, and for one self-pipe write. The wakes of a job that settles
 elsewhere (`run`, `submit`) are sent on their own once it ends.
 
 A job that is a `floord.journal.shared_commit.Write` (an append) shares one transaction,
@@ -189,14 +191,14 @@ class OnLoop:
         self._settle(None, exc)
 
     def _settle(self, result: object, exc: BaseException | None) -> None:
-        first: list[Callable[[], None]] = []
+        then: list[Callable[[], None]] = []
         for wake in self._wakes():
             if wake.loop is self._loop:
-                first.append(wake.call)
+                then.append(wake.call)
             else:
                 _send(wake)
         with contextlib.suppress(RuntimeError):  # the loop is closed: no one waits
-            self._loop.call_soon_threadsafe(_deliver, self._waiter, result, exc, first)
+            self._loop.call_soon_threadsafe(_deliver, self._waiter, result, exc, then)
 
 
 def _send(wake: Wake) -> None:
@@ -209,13 +211,13 @@ def _deliver(
     waiter: asyncio.Future[object],
     result: object,
     exc: BaseException | None,
-    first: list[Callable[[], None]],
+    then: list[Callable[[], None]],
 ) -> None:
-    try:
-        for wake in first:
-            wake()
-    finally:  # a wake that failed (a bug, reported by the loop) leaves no caller waiting
-        _settle_waiter(waiter, result, exc)
+    """The waiter settled, then the publishers woken: their tasks run after its caller's
+    in the loop's next turn (each wake-up is queued behind the ones before it)."""
+    _settle_waiter(waiter, result, exc)
+    for wake in then:
+        wake()
 
 
 def _settle_waiter(

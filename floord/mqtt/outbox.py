@@ -74,9 +74,9 @@ async def drain(
     What a commit stores comes by the streams' feed (`floord.journal.feed`), not read
     back, as long as it continues each stream where this connection left off; else (the
     start, a backlog, a gap) the rows are read from the journal, which holds them all.
-    A commit that feeds it sets `wake` itself, in the callback that tells its committer,
-    before it: the rows go out ahead of the committer's follow-up (its `notify`, which
-    then finds them taken, is for what no feed carries).
+    A commit that feeds it sets `wake` itself, in the callback that tells its committer:
+    the rows go out in the same turn of the loop as the committer's follow-up, not a turn
+    after its `notify` (which is for what no feed carries).
     `acked_after` hears, for each batch acknowledged whole, the seconds from its publish
     to its last PUBACK."""
     feed = journal.feeds.follow(topics, wake=Wake(asyncio.get_running_loop(), wake.set))
