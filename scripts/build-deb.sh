@@ -178,7 +178,7 @@ Priority: optional
 Description: floord's device simulators and demo, for a test rig (never a live table)
  The behavioural twins of every device floord drives, speaking each device's exact
  wire bytes, with their scenario files, the floord-sim@.service unit and an example
- rig configuration (docs/rigs.md), and the demo `floord demo` runs (a floor of
+ rig configuration (docs/rigs.md), and the demo that floord demo runs (a floor of
  simulated tables on one machine). For hardware-in-the-loop test rigs only: a box
  that serves a live table installs floord alone.
 EOF

@@ -106,6 +106,17 @@ def test_the_deb_script_reads_the_version_from_the_package_it_packs() -> None:
     assert re.search(r"^Version: \$VERSION$", script, re.M)
 
 
+def test_the_deb_scripts_control_texts_run_no_command() -> None:
+    # An unquoted here-document expands `...` and $(...): a control text that named a
+    # command in backticks ran it at build time (`floord demo`, which never returns, on
+    # a machine where floord is on the PATH).
+    script = (ROOT / "scripts" / "build-deb.sh").read_text(encoding="utf-8")
+    bodies = re.findall(r"<<EOF\n(.*?)^EOF$", script, re.S | re.M)
+    assert len(bodies) == 2
+    for body in bodies:
+        assert "`" not in body and "$(" not in body, body
+
+
 @pytest.mark.parametrize(
     ("pep440", "debian"),
     [
