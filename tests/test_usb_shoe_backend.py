@@ -157,6 +157,44 @@ async def test_unplugged_shoe_fails_the_read() -> None:
 
 
 @run_async
+async def test_a_receiver_gets_the_record_the_answer_and_the_unplugging() -> None:
+    sim = SimulatedShoeBackend(PROFILE)
+    transport = await usb_transport.open_usb(VID, PID, backend=sim)
+    chunks: list[bytes] = []
+    ends: list[TransportError | None] = []
+    changed = asyncio.Event()
+
+    class Receiver:
+        def received(self, data: bytes) -> None:
+            chunks.append(data)
+            changed.set()
+
+        def lost(self, error: TransportError | None) -> None:
+            ends.append(error)
+            changed.set()
+
+    async def until(condition: Callable[[], bool]) -> None:
+        async with asyncio.timeout(5.0):
+            while not condition():
+                changed.clear()
+                await changed.wait()
+
+    try:
+        transport.deliver(Receiver())
+        assert chunks and chunks[0].startswith(DESCRIPTOR_MAGIC)  # queued at open: at once
+        await transport.write(DESCRIPTOR_QUERY)
+        assert len(chunks) == 1  # the answer comes after the write returns, not inside it
+        await until(lambda: len(chunks) == 2)
+        assert chunks[1] == chunks[0]
+        sim.unplug()
+        await until(lambda: bool(ends))
+        assert len(ends) == 1 and "read failed" in str(ends[0])
+    finally:
+        await transport.close()
+    assert len(ends) == 1  # the close says nothing more
+
+
+@run_async
 async def test_open_refuses_a_missing_or_other_device() -> None:
     sim = SimulatedShoeBackend(PROFILE, serial_number="A1")
     with pytest.raises(TransportError, match="no such USB device"):

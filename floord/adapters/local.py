@@ -19,10 +19,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -32,9 +32,10 @@ from floord.adapters.command_channel import REFUSALS, CommandChannel
 from floord.adapters.device_rows import Row
 from floord.adapters.event_record import EventRecord
 from floord.adapters.outage import Outage
+from floord.adapters.reception import Reception
 from floord.adapters.silence import Silence
 from floord.contract import EventType, format_ts
-from floord.events import DeviceCommand, DeviceEvent, DeviceReply, Driver, Outgoing
+from floord.events import DeviceCommand, DeviceEvent, DeviceOutput, DeviceReply, Driver
 from floord.journal.store import Journal
 from floord.mqtt.backoff import Backoff
 from floord.profiles import DeviceProfile
@@ -137,6 +138,10 @@ class DeviceAdapter:
             back="device back",
             repeat=log_repeat,
         )
+        # This session's: whether the device has spoken, asking who it is, its reading.
+        self._heard_now = False
+        self._identifying: asyncio.Task[None] | None = None
+        self._reception: Reception | None = None
         # Set once the first connection attempt has an outcome (the port would not open,
         # the device spoke, or its first session ended): the daemon waits for it, bounded,
         # before it tells systemd it is ready.
@@ -290,69 +295,80 @@ class DeviceAdapter:
             self._commands.detach()
 
     async def _session(self, transport: Transport) -> bool:
-        """Read until the link breaks or goes silent; True if the device said anything."""
+        """Read until the link breaks or goes silent; True if the device said anything.
+
+        What the device says is decoded in the transport's callback that read it
+        (`floord.adapters.reception`); this task waits for the session's end and writes
+        what the driver answers."""
         timeouts = self.profile.timeouts
         first_wait = timeouts.power_on_quiet_s + timeouts.silence_s
-        heard = False
-        identify: asyncio.Task[None] | None = None
+        self._heard_now = False
+        self._identifying = None
         scope = asyncio.timeout(None)
         try:
-            # asyncio.timeout, not wait_for: on Python 3.11 a wait_for whose read completes
-            # as the task is cancelled returns the data and swallows the cancellation
-            # (CPython gh-86296), so a chatty device kept a stopping daemon waiting until
-            # it fell silent. One scope a session, expired only by a read that waited its
-            # whole limit (`floord.adapters.silence`: not a timer per read).
+            # asyncio.timeout, not wait_for: on Python 3.11 a wait_for whose wait completes
+            # as the task is cancelled returns and swallows the cancellation (CPython
+            # gh-86296), so a chatty device kept a stopping daemon waiting until it fell
+            # silent. One scope a session, expired only when the device was silent for
+            # the whole limit (`floord.adapters.silence`: not a timer per read).
             async with scope:
                 silence = Silence(scope)
+                reception = Reception(
+                    take=self._take,
+                    hand=self._hand_output,
+                    write=lambda payload: self._commands.write(transport, payload),
+                    silence=silence,
+                    limit=lambda: timeouts.silence_s if self._heard_now else first_wait,
+                    stopping=lambda: self._stopping,
+                )
+                self._reception = reception
                 try:
-                    while not self._stopping:
-                        silence.reading(timeouts.silence_s if heard else first_wait)
-                        try:
-                            data = await transport.read()
-                        except TransportError as exc:
-                            self._went_offline(f"link broke: {exc}")
-                            return heard
-                        finally:
-                            silence.done()
-                        if not data:
-                            self._went_offline("link closed")
-                            return heard
-                        if identify is not None and identify.done() and not identify.cancelled():
-                            failed = identify.exception()
-                            if failed is not None:
-                                raise failed  # run() reports it: offline, a log line, a retry
-                        self._heard_at = self._clock()
-                        outputs = self._driver.feed(data, time.monotonic())
-                        if not heard:
-                            heard = True
-                            self._went_online()
-                            self.tried.set()
-                            identify = asyncio.create_task(self._identify())
-                        for item in outputs:
-                            if isinstance(item, DeviceReply):
-                                self._commands.match(item)
-                            elif isinstance(item, Outgoing):
-                                try:
-                                    await self._commands.write(transport, item.payload)
-                                except TransportError as exc:
-                                    self._went_offline(f"link broke: {exc}")
-                                    return heard
-                            else:
-                                self._events.emit(item)
-                    return heard
+                    silence.reading(first_wait)
+                    transport.deliver(reception)
+                    ended = await reception.run()
                 finally:
+                    reception.close()
                     silence.close()
+                if ended is not None:
+                    self._went_offline(ended)
+                return self._heard_now
         except TimeoutError:
             if not scope.expired():
                 raise  # not silence: a TimeoutError of something else goes on up
-            waited = timeouts.silence_s if heard else first_wait
+            waited = timeouts.silence_s if self._heard_now else first_wait
             self._went_offline(f"silent for {waited:g} s")
-            return heard
+            return self._heard_now
         finally:
+            identify, self._identifying = self._identifying, None
             if identify is not None:
                 identify.cancel()
                 # Its own failure, if any, was raised above or dies with the session.
                 await asyncio.gather(identify, return_exceptions=True)
+
+    def _take(self, data: bytes) -> Sequence[DeviceOutput]:
+        """A chunk the device sent, to its driver; the first of a session brings the
+        device online and starts asking who it is."""
+        self._heard_at = self._clock()
+        outputs = self._driver.feed(data, time.monotonic())
+        if not self._heard_now:
+            self._heard_now = True
+            self._went_online()
+            self.tried.set()
+            self._identifying = asyncio.create_task(self._identify())
+            self._identifying.add_done_callback(self._identify_ended)
+        return outputs
+
+    def _identify_ended(self, task: asyncio.Task[None]) -> None:
+        """Asking who the device is failed: the session fails with it (run() reports it:
+        offline, a log line, a retry)."""
+        if not task.cancelled() and task.exception() is not None and self._reception:
+            self._reception.fail(cast(BaseException, task.exception()))
+
+    def _hand_output(self, item: DeviceEvent | DeviceReply) -> None:
+        if isinstance(item, DeviceReply):
+            self._commands.match(item)
+        else:
+            self._events.emit(item)
 
     async def _identify(self) -> None:
         """Ask the device who it is until it answers (the handshake of its driver)."""

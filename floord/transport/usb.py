@@ -5,8 +5,10 @@ one is plugged in), takes its HID boot keyboard interface from the kernel's keyb
 driver (only where the backend can tell), claims it, asks for boot reports
 (SET_PROTOCOL) and an idle report every `idle_s` (SET_IDLE, best effort: a device may
 refuse it), and reads the interrupt IN endpoint on one thread with a short poll
-timeout. `read()`, `write()` and `close()` have the shape of `StreamTransport`'s, so the
-adapter drives it for a port written `usb://VID:PID[/SERIAL]` (hex ids, as lsusb shows).
+timeout. `read()`, `deliver()`, `write()` and `close()` have the shape of
+`StreamTransport`'s, so the adapter drives it for a port written `usb://VID:PID[/SERIAL]`
+(hex ids, as lsusb shows); each report read is handed to the loop, and from there to the
+adapter's receiver once it is named.
 
 Bytes read are the 8-byte reports, unchanged. A keyboard takes no host data, so the one
 thing `write` accepts is the descriptor query of `drivers/usb_shoe/hid_wedge_shoe.py`, answered
@@ -40,7 +42,7 @@ from typing import Any
 import usb.core
 import usb.util
 
-from floord.transport.base import TransportError
+from floord.transport.base import Receiver, TransportError
 from floord.transport.ports import RIG_BACKEND, SIM_PREFIX, PortError, parse_port
 
 DESCRIPTOR_MAGIC = b"\x00\xffUSBD"
@@ -76,6 +78,8 @@ class UsbTransport:
     record: bytes
     detached: bool
     _queue: asyncio.Queue[bytes | Exception | None] = field(default_factory=asyncio.Queue)
+    _receiver: Receiver | None = None
+    _lost_said: bool = False
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _closed: bool = False
@@ -105,7 +109,26 @@ class UsbTransport:
 
     def _deliver(self, loop: asyncio.AbstractEventLoop, item: bytes | Exception) -> None:
         with contextlib.suppress(RuntimeError):  # the loop closed under us
-            loop.call_soon_threadsafe(self._queue.put_nowait, item)
+            loop.call_soon_threadsafe(self._put, item)
+
+    def _put(self, item: bytes | Exception | None) -> None:
+        """What was read, or the link's end: to the receiver if one is named, else queued
+        for `read()`."""
+        receiver = self._receiver
+        if receiver is None:
+            self._queue.put_nowait(item)
+        elif self._lost_said:
+            return  # the receiver was told the link ended: nothing after that
+        elif isinstance(item, bytes):
+            receiver.received(item)
+        else:
+            self._lost_said = True
+            receiver.lost(item if isinstance(item, TransportError) else None)
+
+    def deliver(self, receiver: Receiver) -> None:
+        self._receiver = receiver
+        while not self._queue.empty():
+            self._put(self._queue.get_nowait())
 
     async def read(self) -> bytes:
         """What the device sent since the last read (whole reports); b"" once closed."""
@@ -142,7 +165,9 @@ class UsbTransport:
                 f"{self.port}: a keyboard takes no host data, only the "
                 f"descriptor query; refused {data[:16]!r}"
             )
-        self._queue.put_nowait(self.record)
+        # Answered as a device answers, after the write returns: a receiver is never
+        # called back inside the write its own reading asked for.
+        asyncio.get_running_loop().call_soon(self._put, self.record)
 
     async def close(self) -> None:
         if self._closed:
@@ -154,7 +179,7 @@ class UsbTransport:
         await asyncio.to_thread(self._release)
         while not self._queue.empty():  # what was never read is dropped with the link
             self._queue.get_nowait()
-        self._queue.put_nowait(None)
+        self._put(None)
 
     def _release(self) -> None:
         """Give the interface back, and to the kernel's driver if it was taken from it."""
