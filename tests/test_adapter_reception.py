@@ -22,8 +22,9 @@ def _event(name: str) -> DeviceEvent:
 
 
 class Session:
-    """A reception whose driver gives, for each chunk, the outputs `script` names: a
-    word per output, `!` before it for an `Outgoing`, `?` for a reply."""
+    """A reception whose driver gives, for each chunk, the outputs its words name: a
+    word per output, `!` before it for an `Outgoing`, `?` for a reply. With a
+    `write_gate`, a write cannot be made at once: it is awaited until the gate opens."""
 
     def __init__(self, scope: asyncio.Timeout, *, write_gate: asyncio.Event | None = None):
         self.handed: list[str] = []
@@ -36,6 +37,7 @@ class Session:
         self.reception = Reception(
             take=self._take,
             hand=self._hand,
+            write_now=self._write_now,
             write=self._write,
             silence=self.silence,
             limit=lambda: 5.0,
@@ -59,9 +61,18 @@ class Session:
     def _hand(self, item: DeviceEvent | DeviceReply) -> None:
         self.handed.append(item.text if isinstance(item, DeviceReply) else item.data["name"])
 
+    def _write_now(self, payload: bytes) -> bool:
+        if self._gate is not None:
+            return False
+        self._wrote(payload)
+        return True
+
     async def _write(self, payload: bytes) -> None:
         if self._gate is not None:
             await self._gate.wait()
+        self._wrote(payload)
+
+    def _wrote(self, payload: bytes) -> None:
         if self.write_fails:
             raise TransportError("port: write failed: gone")
         self.written.append(payload)
@@ -89,6 +100,21 @@ def test_a_chunk_is_handed_on_in_the_callback_that_read_it() -> None:
 
     handed, end = asyncio.run(main())
     assert handed == ["a", "r", "b", "|", "a", "r", "b", "c"]
+    assert end == "link closed"
+
+
+def test_an_outgoing_the_link_takes_at_once_is_written_in_the_callback() -> None:
+    async def main() -> tuple[list[str], str | None]:
+        async with asyncio.timeout(None) as scope:
+            session = Session(scope)
+            task = asyncio.create_task(_run(session))
+            session.reception.received(b"a !ack1 b")
+            handed_at_once = list(session.handed)  # the task has not run
+            session.reception.lost(None)
+            return handed_at_once, await task
+
+    handed, end = asyncio.run(main())
+    assert handed == ["a", "wrote ack1", "b"]
     assert end == "link closed"
 
 
@@ -228,6 +254,7 @@ def test_silence_counts_from_the_last_chunk() -> None:
                 session.reception = Reception(
                     take=lambda data: [],
                     hand=lambda item: None,
+                    write_now=lambda payload: True,
                     write=lambda payload: asyncio.sleep(0),
                     silence=session.silence,
                     limit=lambda: 0.15,

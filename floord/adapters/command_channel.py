@@ -42,6 +42,14 @@ class CommandChannel:
             if not future.done():
                 future.cancel()
 
+    def write_now(self, transport: Transport, payload: bytes) -> bool:
+        """Write the driver's bytes at once if no command is writing and the link takes
+        them without waiting: an acknowledgement goes out before anything written after
+        the frame it answers was read. False: they must be awaited with `write`."""
+        if self._write_lock.locked():
+            return False
+        return transport.write_now(payload)
+
     async def write(self, transport: Transport, payload: bytes) -> None:
         """Write bytes the driver sends of its own accord, between commands' writes."""
         async with self._write_lock:

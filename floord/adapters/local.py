@@ -316,6 +316,7 @@ class DeviceAdapter:
                 reception = Reception(
                     take=self._take,
                     hand=self._hand_output,
+                    write_now=lambda payload: self._commands.write_now(transport, payload),
                     write=lambda payload: self._commands.write(transport, payload),
                     silence=silence,
                     limit=lambda: timeouts.silence_s if self._heard_now else first_wait,

@@ -8,14 +8,19 @@ Here the transport hands the chunk to `Reception.received` (`floord.transport.ba
 which feeds the driver and hands on what it said in that same callback; the session's
 task sleeps until it is needed.
 
-It is needed for two things. The driver's own bytes to the device (`Outgoing`, an
-acknowledgement) are written with an await, and nothing the device said after them may
-be handed on before they are written: an `Outgoing` and everything after it are held,
-in order, with every chunk read meanwhile, until the task has written it and caught up.
-And the session's end: the link closed or broke (after every chunk read before it), the
-adapter stopping, or a failure (the driver's, or the identification's), which the task
-raises as a read loop would have. Silence is timed as a read loop's would be: from the
-moment the reading caught up with what the device said (`floord.adapters.silence`).
+The driver's own bytes to the device (`Outgoing`, an acknowledgement) are written in
+the callback too, when the link takes them at once and no command is being written:
+an acknowledgement goes out before anything another task writes after its frame was
+read (a device that answers requests only once its frame is acknowledged sees them in
+the order a read loop wrote them). Only when one must be awaited (the link's buffer is
+full, a command's write under way) is the session's task needed: nothing the device
+said after it may be handed on before it is written, so an `Outgoing` and everything
+after it are held, in order, with every chunk read meanwhile, until the task has
+written it and caught up. The task also sees the session's end: the link closed or
+broke (after every chunk read before it), the adapter stopping, or a failure (the
+driver's, or the identification's), which it raises as a read loop would have. Silence
+is timed as a read loop's would be: from the moment the reading caught up with what the
+device said (`floord.adapters.silence`).
 """
 
 from __future__ import annotations
@@ -33,8 +38,9 @@ class Reception:
     """What one session reads, decoded as it arrives (a `floord.transport.base.Receiver`).
 
     `take(data)` feeds a chunk to the driver (and notes that the device spoke); `hand`
-    passes on one of its outputs that is not `Outgoing`; `write` writes an `Outgoing`'s
-    bytes; `limit()` is the silence allowed from now; `stopping()` says the adapter
+    passes on one of its outputs that is not `Outgoing`; `write_now` writes an
+    `Outgoing`'s bytes if that needs no wait (False: it does), `write` awaits them;
+    `limit()` is the silence allowed from now; `stopping()` says the adapter
     stops, after which nothing read is taken."""
 
     def __init__(
@@ -42,6 +48,7 @@ class Reception:
         *,
         take: Callable[[bytes], Sequence[DeviceOutput]],
         hand: Callable[[DeviceEvent | DeviceReply], None],
+        write_now: Callable[[bytes], bool],
         write: Callable[[bytes], Awaitable[None]],
         silence: Silence,
         limit: Callable[[], float],
@@ -49,6 +56,7 @@ class Reception:
     ) -> None:
         self._take = take
         self._hand = hand
+        self._write_now = write_now
         self._write = write
         self._silence = silence
         self._limit = limit
@@ -130,16 +138,24 @@ class Reception:
     # ----- within ---------------------------------------------------------------------
 
     def _pass(self, outputs: deque[DeviceOutput]) -> None:
-        """Hand on `outputs` in order, up to the first `Outgoing`: it and the rest wait
-        for the task."""
+        """Hand on `outputs` in order, writing each `Outgoing` at once; from one that
+        must be awaited, it and the rest wait for the task. A link that ended while
+        written to ends the session; the rest is dropped."""
         while outputs:
             item = outputs.popleft()
             if isinstance(item, Outgoing):
-                self._held.append(item)
-                self._held.extend(outputs)
-                self._woken.set()
-                return
-            self._hand(item)
+                try:
+                    written = self._write_now(item.payload)
+                except TransportError as exc:
+                    self._finish(f"link broke: {exc}")
+                    return
+                if not written:
+                    self._held.append(item)
+                    self._held.extend(outputs)
+                    self._woken.set()
+                    return
+            else:
+                self._hand(item)
 
     def _finish(self, end: str | None) -> None:
         """The link ended (or the adapter stops): once what is held is written and

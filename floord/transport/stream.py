@@ -77,7 +77,7 @@ class _Link(asyncio.Protocol):
         self._paused_reading = False
         self._reader: asyncio.Future[None] | None = None
         self._writers: list[asyncio.Future[None]] = []
-        self._write_paused = False
+        self.write_paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -108,10 +108,10 @@ class _Link(asyncio.Protocol):
             self._wake_reader()
 
     def pause_writing(self) -> None:
-        self._write_paused = True
+        self.write_paused = True
 
     def resume_writing(self) -> None:
-        self._write_paused = False
+        self.write_paused = False
         self._wake_writers()
 
     def deliver(self, receiver: Receiver) -> None:
@@ -146,7 +146,7 @@ class _Link(asyncio.Protocol):
 
     async def drained(self) -> None:
         """Return once the transport takes more, or raise if the link ended."""
-        while self._write_paused and not self.ended:
+        while self.write_paused and not self.ended:
             waiter = asyncio.get_running_loop().create_future()
             self._writers.append(waiter)
             await waiter
@@ -178,7 +178,17 @@ class StreamTransport:
     def deliver(self, receiver: Receiver) -> None:
         self.link.deliver(receiver)
 
+    def write_now(self, data: bytes) -> bool:
+        if self.link.write_paused and not self.link.ended:
+            return False
+        self._write(data)
+        return True
+
     async def write(self, data: bytes) -> None:
+        self._write(data)
+        await self.link.drained()
+
+    def _write(self, data: bytes) -> None:
         transport = self.link.transport
         if transport is None or self.link.ended:
             raise TransportError(f"{self.port}: write failed: {self.link.error or 'link closed'}")
@@ -186,7 +196,6 @@ class StreamTransport:
             transport.write(data)
         except (OSError, serial.SerialException, RuntimeError) as exc:
             raise TransportError(f"{self.port}: write failed: {exc}") from exc
-        await self.link.drained()
 
     async def close(self) -> None:
         if self.link.transport is not None:

@@ -157,7 +157,15 @@ class UsbTransport:
         for piece in [item, *rest]:
             self._queue.put_nowait(piece)
 
+    def write_now(self, data: bytes) -> bool:
+        """As `write`: nothing the keyboard takes is ever waited for."""
+        self._write(data)
+        return True
+
     async def write(self, data: bytes) -> None:
+        self._write(data)
+
+    def _write(self, data: bytes) -> None:
         if self._closed:
             raise TransportError(f"{self.port}: write after close")
         if data != DESCRIPTOR_QUERY:
