@@ -193,6 +193,9 @@ class Floor:
                 stdout=log,
                 stderr=log,
                 tree=tree,
+                # Not the checkout: `python -m` puts the working directory ahead of
+                # PYTHONPATH, and a tree's daemon would run the checkout's floord.
+                cwd=folder,
             )
         )
         self.daemon_trees.append((tree or INSTALLED, count))

@@ -9,6 +9,11 @@ A tree is a `git archive <commit> floord drivers simulators device_profiles syst
 unpacked into a folder (run with this interpreter, `PYTHONPATH=TREE`), or a worktree with
 a venv of its own (`TREE/.venv/bin/python`, which imports its editable floord).
 
+A daemon run from a tree must not have a checkout as its working directory: `python -m
+floord` puts that directory first on `sys.path`, ahead of `PYTHONPATH`, and would import
+the checkout's floord instead of the tree's. Each bench starts its daemons in a folder of
+their own.
+
 `bench.startup` runs a daemon with the environment its box's unit gives it
 (`unit_environment`): what `systemd/floord.service` sets with `Environment=` changes what a
 box's daemon loads, so a bench of its memory that left it out would measure a process no
