@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import os
 import tty
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -44,40 +44,41 @@ class Heard:
                 await self.changed.wait()
 
 
-Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+@contextlib.asynccontextmanager
+async def _device_link(first: bytes, then: bytes, go_on: asyncio.Event) -> AsyncIterator[Transport]:
+    """A socket transport to a device that sends `first`, waits for `go_on`, sends
+    `then` and closes the link."""
 
+    async def serve(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(first)
+        await writer.drain()
+        await go_on.wait()
+        writer.write(then)
+        await writer.drain()
+        writer.close()
+        await writer.wait_closed()
 
-async def _served(serve: Serve) -> tuple[asyncio.Server, int]:
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
-    return server, server.sockets[0].getsockname()[1]
+    async with server:
+        port = server.sockets[0].getsockname()[1]
+        transport = await open_transport(f"socket://127.0.0.1:{port}", SETTINGS, 5.0)
+        try:
+            yield transport
+        finally:
+            await transport.close()
 
 
 def test_a_socket_hands_what_came_before_and_after_delivery_then_its_end() -> None:
     async def main() -> tuple[list[bytes], list[bytes], list[TransportError | None]]:
         go_on = asyncio.Event()
-
-        async def serve(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            writer.write(b"early")
-            await writer.drain()
-            await go_on.wait()
-            writer.write(b"late")
-            await writer.drain()
-            writer.close()
-            await writer.wait_closed()
-
-        server, port = await _served(serve)
-        async with server:
-            transport = await open_transport(f"socket://127.0.0.1:{port}", SETTINGS, 5.0)
-            try:
-                await asyncio.sleep(0.2)  # "early" is read before anyone is told
-                heard = Heard()
-                transport.deliver(heard)
-                at_delivery = list(heard.chunks)
-                go_on.set()
-                await heard.until(lambda: bool(heard.ends))
-                return at_delivery, heard.chunks, heard.ends
-            finally:
-                await transport.close()
+        async with _device_link(b"early", b"late", go_on) as transport:
+            await asyncio.sleep(0.2)  # "early" is read before anyone is told
+            heard = Heard()
+            transport.deliver(heard)
+            at_delivery = list(heard.chunks)
+            go_on.set()
+            await heard.until(lambda: bool(heard.ends))
+            return at_delivery, heard.chunks, heard.ends
 
     at_delivery, chunks, ends = asyncio.run(main())
     assert at_delivery == [b"early"]
@@ -120,24 +121,15 @@ def test_read_takes_every_byte_of_more_than_the_link_holds_unread() -> None:
     sent = bytes(i % 251 for i in range(size))
 
     async def main() -> bytes:
-        async def serve(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            writer.write(sent)
-            await writer.drain()
-            writer.close()
-            await writer.wait_closed()
-
-        server, port = await _served(serve)
-        async with server:
-            transport: Transport = await open_transport(f"socket://127.0.0.1:{port}", SETTINGS, 5.0)
-            try:
-                await asyncio.sleep(0.3)  # it all arrives before the first read
-                got = bytearray()
-                while chunk := await transport.read():
-                    assert len(chunk) <= 4096
-                    got += chunk
-                return bytes(got)
-            finally:
-                await transport.close()
+        go_on = asyncio.Event()
+        go_on.set()
+        async with _device_link(sent, b"", go_on) as transport:
+            await asyncio.sleep(0.3)  # it all arrives before the first read
+            got = bytearray()
+            while chunk := await transport.read():
+                assert len(chunk) <= 4096
+                got += chunk
+            return bytes(got)
 
     assert asyncio.run(main()) == sent
 
@@ -145,26 +137,13 @@ def test_read_takes_every_byte_of_more_than_the_link_holds_unread() -> None:
 def test_a_read_cancelled_loses_nothing() -> None:
     async def main() -> bytes:
         go_on = asyncio.Event()
-
-        async def serve(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await go_on.wait()
-            writer.write(b"kept")
-            await writer.drain()
-            writer.close()
-            await writer.wait_closed()
-
-        server, port = await _served(serve)
-        async with server:
-            transport = await open_transport(f"socket://127.0.0.1:{port}", SETTINGS, 5.0)
-            try:
-                waiting = asyncio.ensure_future(transport.read())
-                await asyncio.sleep(0.05)
-                waiting.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await waiting
-                go_on.set()
-                return await transport.read()
-            finally:
-                await transport.close()
+        async with _device_link(b"", b"kept", go_on) as transport:
+            waiting = asyncio.ensure_future(transport.read())
+            await asyncio.sleep(0.05)
+            waiting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiting
+            go_on.set()
+            return await transport.read()
 
     assert asyncio.run(main()) == b"kept"
