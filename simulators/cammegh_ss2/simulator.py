@@ -65,6 +65,7 @@ from simulators.cammegh_ss2.wire import (
 )
 from simulators.link import Link
 from simulators.scenario import FaultSpec, Scenario, SpinSpec, Step, pocket_labels
+from simulators.waiting import wait_set
 
 # Seconds of the wheel's own clock (divided by `speed`).
 STATUS_INTERVAL_S = 0.5
@@ -195,8 +196,7 @@ class Ss2Simulator(Ss2HostCommands):
             if remaining <= 0:
                 return False
             self._nudge.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._nudge.wait(), remaining)
+            await wait_set(self._nudge, remaining)
 
     async def _hold(self, seconds: float, until: Callable[[], bool] | None = None) -> bool:
         """Keep the present state `seconds`, and until at least one frame has shown it."""
