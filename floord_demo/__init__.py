@@ -359,7 +359,8 @@ async def run_demo(
                     view.archive_line = archive.line()
                     view.render(time.monotonic() - started)
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(signals.requested.wait(), 0.5)
+                        async with asyncio.timeout(0.5):
+                            await signals.requested.wait()
                     if runner.done() or signals.requested.is_set():
                         break
             finally:

@@ -75,7 +75,8 @@ async def private_mosquitto(binary: str) -> AsyncIterator[str]:
             if proc.returncode is None:
                 proc.terminate()
                 try:
-                    await asyncio.wait_for(proc.wait(), 5)
+                    async with asyncio.timeout(5):
+                        await proc.wait()
                 except TimeoutError:
                     proc.kill()
                     await proc.wait()

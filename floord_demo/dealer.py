@@ -312,7 +312,8 @@ class VirtualDealer(SignedOperator):
         seat, inbox = self.seats[table], self._inbox[table]
         while True:
             try:
-                kind, body = await asyncio.wait_for(inbox.get(), seat.quiet_s())
+                async with asyncio.timeout(seat.quiet_s()):
+                    kind, body = await inbox.get()
             except TimeoutError:
                 await seat.on_quiet()
                 continue

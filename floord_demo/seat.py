@@ -40,7 +40,8 @@ class SignedOperator:
         """Send nothing more; wait (at most `timeout_s`) for the answers still due."""
         self._leaving.set()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._idle.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await self._idle.wait()
 
     async def _send(
         self,

@@ -116,6 +116,33 @@ def test_a_pty_whose_device_side_closes_is_a_broken_link() -> None:
     assert "read failed" in str(ends[0])
 
 
+def test_a_pty_opened_takes_a_write_at_once() -> None:
+    # `floord capture --send` writes as soon as the port is open: the serial link's
+    # connection is made by then.
+    async def main() -> bytes:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        try:
+            os.set_blocking(master, False)
+            transport = await open_transport(os.ttyname(slave), SETTINGS, 5.0)
+            heard = b""
+            try:
+                await transport.write(b"*V\r\n")
+                async with asyncio.timeout(10):
+                    while not heard.endswith(b"\r\n"):
+                        await asyncio.sleep(0.01)
+                        with contextlib.suppress(BlockingIOError):
+                            heard += os.read(master, 64)
+            finally:
+                await transport.close()
+            return heard
+        finally:
+            os.close(slave)
+            os.close(master)
+
+    assert asyncio.run(main()) == b"*V\r\n"
+
+
 def test_read_takes_every_byte_of_more_than_the_link_holds_unread() -> None:
     size = 5 * READ_HIGH_WATER + 123
     sent = bytes(i % 251 for i in range(size))

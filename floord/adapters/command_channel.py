@@ -67,7 +67,8 @@ class CommandChannel:
         try:
             async with self._write_lock:
                 await transport.write(request.payload)
-            return await asyncio.wait_for(future, request.timeout_s)
+            async with asyncio.timeout(request.timeout_s):
+                return await future
         except (TimeoutError, TransportError):
             return None
         finally:

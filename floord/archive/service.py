@@ -138,7 +138,8 @@ class Archive:
             said = loop.time()
             while not stop.is_set() and not feed.done() and self.writer.alive:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), CHECK_EVERY_S)
+                    async with asyncio.timeout(CHECK_EVERY_S):
+                        await stop.wait()
                 if loop.time() - said >= STATUS_EVERY_S:
                     said = loop.time()
                     self._status()

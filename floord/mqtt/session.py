@@ -155,7 +155,8 @@ class SessionLoop:
             if delay is None:
                 break
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), timeout=delay)
+                async with asyncio.timeout(delay):
+                    await self._stop.wait()
 
     async def _connect_once(self) -> None:
         client = self._make_client()

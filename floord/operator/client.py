@@ -115,7 +115,8 @@ async def send_command(
             raise ConnectionError("the broker closed the connection before the table answered")
 
         try:
-            return await asyncio.wait_for(answer(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                return await answer()
         except TimeoutError:
             return {
                 "id": command["id"],

@@ -137,7 +137,8 @@ class AdapterProcess:
         passed, so a port that opens but stays quiet cannot hold readiness back."""
         bound = self.profile.timeouts.connect_s + READY_GRACE_S
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.adapter.tried.wait(), bound)
+            async with asyncio.timeout(bound):
+                await self.adapter.tried.wait()
         while not self.link.connected:
             await asyncio.sleep(0.05)
         notify("READY=1")
@@ -169,7 +170,8 @@ class AdapterProcess:
                 await asyncio.sleep(0.05)
             await self.link.stop()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(link), STOP_DRAIN_S + 3.0)
+                async with asyncio.timeout(STOP_DRAIN_S + 3.0):
+                    await asyncio.shield(link)
             link.cancel()
             for task in helpers:
                 task.cancel()

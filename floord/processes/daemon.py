@@ -293,11 +293,13 @@ class Daemon:
             unit.bus.put(Finish())
         for unit in self._serving:
             try:
-                await asyncio.wait_for(unit.runner.stop.finished.wait(), RUNNER_FINISH_S)
+                async with asyncio.timeout(RUNNER_FINISH_S):
+                    await unit.runner.stop.finished.wait()
             except TimeoutError:
                 self.log.error("table runner did not finish its stop", table=unit.config.id)
                 try:
-                    await asyncio.wait_for(unit.runner.finish(self.clock()), RUNNER_FINISH_S)
+                    async with asyncio.timeout(RUNNER_FINISH_S):
+                        await unit.runner.finish(self.clock())
                 except TimeoutError:
                     # Its commit is stuck on the journal's thread: the stop goes on.
                     self.log.error("table runner could not record its stop", table=unit.config.id)

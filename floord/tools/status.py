@@ -260,7 +260,8 @@ async def _collect(
     messages = aiter(client.messages)
     while missing:
         try:
-            message = await asyncio.wait_for(anext(messages), RETAINED_QUIET_S)
+            async with asyncio.timeout(RETAINED_QUIET_S):
+                message = await anext(messages)
         except TimeoutError:
             return
         topic = str(message.topic)

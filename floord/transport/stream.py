@@ -71,7 +71,12 @@ class _Link(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.ended = False
         self.error: TransportError | None = None
-        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        # `made`: connection_made has run. pyserial-asyncio's create_serial_connection
+        # returns before it does (it is scheduled, not awaited), so a port opened for a
+        # write at once (`floord capture --send`) waits for it.
+        self.made: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()
         self._receiver: Receiver | None = None
         self._unread = bytearray()
         self._paused_reading = False
@@ -81,6 +86,8 @@ class _Link(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
+        if not self.made.done():
+            self.made.set_result(None)
 
     def data_received(self, data: bytes) -> None:
         if self._receiver is not None:
@@ -202,7 +209,8 @@ class StreamTransport:
             with contextlib.suppress(Exception):
                 self.link.transport.close()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.shield(self.link.closed), 1.0)
+            async with asyncio.timeout(1.0):
+                await asyncio.shield(self.link.closed)
 
 
 async def open_transport(port: str, settings: SerialSettings, timeout_s: float) -> Transport:
@@ -220,15 +228,13 @@ async def open_transport(port: str, settings: SerialSettings, timeout_s: float) 
     loop = asyncio.get_running_loop()
     link = _Link(port)
     try:
-        if address.kind == "socket":
-            if address.host is None or address.number is None:  # parse_port sets both
-                raise PortError(port, "socket://HOST:PORT", repr(port))
-            await asyncio.wait_for(
-                loop.create_connection(lambda: link, address.host, address.number), timeout_s
-            )
-        else:
-            await asyncio.wait_for(
-                serial_asyncio.create_serial_connection(
+        async with asyncio.timeout(timeout_s):
+            if address.kind == "socket":
+                if address.host is None or address.number is None:  # parse_port sets both
+                    raise PortError(port, "socket://HOST:PORT", repr(port))
+                await loop.create_connection(lambda: link, address.host, address.number)
+            else:
+                await serial_asyncio.create_serial_connection(
                     loop,
                     lambda: link,
                     url=port,
@@ -239,9 +245,8 @@ async def open_transport(port: str, settings: SerialSettings, timeout_s: float) 
                     rtscts=settings.flow_control == "rtscts",
                     xonxoff=settings.flow_control == "xonxoff",
                     exclusive=True,
-                ),
-                timeout_s,
-            )
+                )
+            await link.made
     except TimeoutError as exc:
         raise TransportError(f"{port}: not opened within {timeout_s} s") from exc
     except (OSError, serial.SerialException, ValueError, OverflowError) as exc:

@@ -296,10 +296,10 @@ async def open_usb(
     """Open the one matching HID boot keyboard; `backend` None is pyusb's own choice."""
     port = f"usb://{vendor_id:04x}:{product_id:04x}" + (f"/{serial}" if serial else "")
     try:
-        device, number, endpoint, record, detached = await asyncio.wait_for(
-            asyncio.to_thread(_open_blocking, port, vendor_id, product_id, serial, backend, idle_s),
-            timeout_s,
-        )
+        async with asyncio.timeout(timeout_s):
+            device, number, endpoint, record, detached = await asyncio.to_thread(
+                _open_blocking, port, vendor_id, product_id, serial, backend, idle_s
+            )
     except TimeoutError as exc:
         raise TransportError(f"{port}: not opened within {timeout_s} s") from exc
     transport = UsbTransport(port, device, number, endpoint, record, detached)

@@ -66,7 +66,8 @@ async def forward_signed(
                 raise aiomqtt.MqttError("the broker closed the connection before the answer")
 
             try:
-                body = await asyncio.wait_for(answer(), timeout_s)
+                async with asyncio.timeout(timeout_s):
+                    body = await answer()
             except TimeoutError:
                 return False, f"no answer from {table} within {timeout_s:g} s"
     except aiomqtt.MqttError as exc:

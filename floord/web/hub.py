@@ -281,7 +281,8 @@ class Hub:
         """Send `viewer`'s queue in order until its connection fails or is cancelled."""
         while True:
             body = await viewer.queue.get()
-            await asyncio.wait_for(viewer.send(body), SEND_TIMEOUT_S)
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                await viewer.send(body)
 
     # ----- commands -------------------------------------------------------------------
 
@@ -309,7 +310,8 @@ class Hub:
             return False, why
         started = time.monotonic()
         with contextlib.suppress(TimeoutError):
-            return await asyncio.wait_for(answer, timeout_s)
+            async with asyncio.timeout(timeout_s):
+                return await answer
         return False, f"no answer within {time.monotonic() - started:.0f} s"
 
     def _log_forward(
