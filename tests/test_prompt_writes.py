@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import selectors
+import signal
 import threading
 from collections import deque
 from typing import Any
@@ -81,8 +82,16 @@ def test_a_batch_larger_than_the_socket_takes_is_finished_by_the_watcher(
             body = "x" * 20_000
             for i in range(400):  # 8 MB: more than the socket's buffers take at once
                 inner.publish("big/t", f"{i}:{body}", qos=1)
-            made.write_now()
-            assert inner.want_write() and watched_for_writing(client)
+            # ... while the broker reads none of it. A broker that reads as fast as it is
+            # written to can take it all in one go: on loopback its receive buffer grows
+            # with its reading (to tcp_rmem's maximum, 32 MiB on the CI machines).
+            assert broker.proc is not None
+            broker.proc.send_signal(signal.SIGSTOP)
+            try:
+                made.write_now()
+                assert inner.want_write() and watched_for_writing(client)
+            finally:
+                broker.proc.send_signal(signal.SIGCONT)
             await until("the watcher to write the rest", lambda: not inner.want_write())
             await until("its watcher removed", lambda: not watched_for_writing(client))
             # A batch after it, through the same path, acknowledged in full.
