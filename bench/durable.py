@@ -10,6 +10,13 @@ with nothing else to do can afford). A burst's lines read together share one COM
 as floord's group commit shares one. What floord does beyond this is what the ratio to
 it measures; the bare publish (`bench.latency.baseline`) leaves out the disk as well.
 
+With `--off-loop` it is the least a journaled reader can do under floord's own rule of
+no blocking I/O on the event loop: the same, but each transaction (INSERT and COMMIT)
+runs on one thread of its own, awaited by the loop (`loop.run_in_executor`), so every
+read costs the two hand-offs between threads that floord's journal thread costs. The
+ratio to it is floord's own work per frame alone; the ratio between the two baselines
+is what keeping the disk off the loop costs on this machine.
+
 `run_durable(...)` drives it from the bench as `bench.latency.floord_run` drives the
 daemon: the same pty writer (`Wheel`), the same frames, latency to the subscriber and
 the burst, and the process's CPU over each.
@@ -27,6 +34,7 @@ import sys
 import termios
 import time
 import tty
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import aiomqtt
@@ -36,14 +44,37 @@ from bench.proc_stats import sample
 TOPIC = "bench/durable"
 
 
-async def serve(port: str, url: str, db: Path) -> None:
-    """Read, commit, then publish, until the pty closes."""
-    # aiomqtt warns of every publish queued beside others, as a burst's are.
-    logging.getLogger("mqtt").setLevel(logging.ERROR)
-    connection = sqlite3.connect(db, isolation_level=None)
+def _open(db: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=FULL")
     connection.execute("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, line BLOB)")
+    return connection
+
+
+def _commit(connection: sqlite3.Connection, lines: list[bytes]) -> None:
+    connection.execute("BEGIN")
+    connection.executemany("INSERT INTO events (line) VALUES (?)", [(x,) for x in lines])
+    connection.execute("COMMIT")
+
+
+async def serve(port: str, url: str, db: Path, off_loop: bool = False) -> None:
+    """Read, commit, then publish, until the pty closes; with `off_loop`, every
+    transaction on the baseline's one disk thread."""
+    # aiomqtt warns of every publish queued beside others, as a burst's are.
+    logging.getLogger("mqtt").setLevel(logging.ERROR)
+    with ThreadPoolExecutor(1, thread_name_prefix="disk") as disk:
+        loop = asyncio.get_running_loop()
+        if off_loop:
+            connection = await loop.run_in_executor(disk, _open, db)
+        else:
+            connection = _open(db)
+        await _serve(port, url, connection, disk if off_loop else None)
+
+
+async def _serve(
+    port: str, url: str, connection: sqlite3.Connection, disk: ThreadPoolExecutor | None
+) -> None:
     fd = os.open(port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
     tty.setraw(fd)
     termios.tcflush(fd, termios.TCIFLUSH)
@@ -51,8 +82,25 @@ async def serve(port: str, url: str, db: Path) -> None:
     loop = asyncio.get_running_loop()
     readable = asyncio.Event()
     loop.add_reader(fd, readable.set)
+    try:
+        await _relay(fd, readable, aiomqtt.Client(host, int(mqtt_port)), connection, disk)
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+        connection.close()
+
+
+async def _relay(
+    fd: int,
+    readable: asyncio.Event,
+    mqtt: aiomqtt.Client,
+    connection: sqlite3.Connection,
+    disk: ThreadPoolExecutor | None,
+) -> None:
+    """Each read's complete lines committed (on `disk` when given), then published."""
+    loop = asyncio.get_running_loop()
     buffer = b""
-    async with aiomqtt.Client(host, int(mqtt_port)) as client:
+    async with mqtt as client:
         while True:
             await readable.wait()
             readable.clear()
@@ -66,17 +114,19 @@ async def serve(port: str, url: str, db: Path) -> None:
             *lines, buffer = buffer.split(b"\n")
             if not lines:
                 continue
-            connection.execute("BEGIN")
-            connection.executemany("INSERT INTO events (line) VALUES (?)", [(x,) for x in lines])
-            connection.execute("COMMIT")
+            if disk is None:
+                _commit(connection, lines)
+            else:
+                await loop.run_in_executor(disk, _commit, connection, lines)
             await asyncio.gather(*(client.publish(TOPIC, x.strip(), qos=1) for x in lines))
 
 
 async def run_durable(
-    url: str, count: int, tmp: Path, env: dict[str, str] | None = None
+    url: str, count: int, tmp: Path, env: dict[str, str] | None = None, off_loop: bool = False
 ) -> tuple[list[float], float, dict[str, float]]:
     """Latencies (ms) of `count` frames one at a time, a burst of `count` (lines/s), and
-    the process's CPU µs a frame over each."""
+    the process's CPU µs a frame over each (`off_loop`: the baseline with its disk
+    thread)."""
     from bench.latency import Wheel, frame
 
     wheel = Wheel()
@@ -95,6 +145,7 @@ async def run_durable(
                 wheel.path,
                 url,
                 str(tmp / "durable.db"),
+                *(["--off-loop"] if off_loop else []),
                 env=env,
                 cwd=str(Path(__file__).resolve().parent.parent),
             )
@@ -149,6 +200,9 @@ if __name__ == "__main__":
     parser.add_argument("port")
     parser.add_argument("url")
     parser.add_argument("db", type=Path)
+    parser.add_argument(
+        "--off-loop", action="store_true", help="every transaction on a thread of its own"
+    )
     ns = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(ns.port, ns.url, ns.db))
+        asyncio.run(serve(ns.port, ns.url, ns.db, ns.off_loop))

@@ -15,7 +15,11 @@
 
 - The durable baseline (`bench/durable.py`): a process that reads the same pty, commits
   each read to SQLite (WAL, `synchronous=FULL`) and then publishes each line at QoS 1,
-  through the same latency loop and burst; its CPU a frame beside the daemon's.
+  through the same latency loop and burst; its CPU a frame beside the daemon's. And the
+  same with its disk off the event loop (`durable_off_loop`: each transaction on one
+  thread of its own, as floord keeps its journal's), so that the ratio to it is floord's
+  own work per frame, and `off_loop_to_durable` what the two hand-offs between threads
+  cost by themselves on this machine.
 - `--compare-tree PATH` (repeatable) runs another source tree's daemon too, and
   `--rounds N` repeats the bare, durable and every daemon's run, each other round in
   reverse order: two commits compared on the same broker, minutes apart, and each
@@ -47,6 +51,9 @@ from bench.durable import cpu_seconds, run_durable
 from bench.slow_disk import shim_env
 from bench.trees import INSTALLED, tree_command
 from floord_demo.broker import mosquitto_binary, private_mosquitto
+
+# The durable baseline with its disk on a thread (`bench.durable --off-loop`).
+OFF_LOOP = "durable_off_loop"
 
 IDENTITY = {
     b"*V": b"*V V2.50 Cammegh / Syoptic - SlingShot 2 Roulette Wheel (c) 03/12/18\r\n",
@@ -265,16 +272,21 @@ async def one_round(
         env = shim_env(slow_fsync_ms, tmp) if slow_fsync_ms else None
         if slow_fsync_ms and env is None:
             raise SystemExit("--slow-fsync-ms needs a C compiler (cc) to build its shim")
-        runs: list[str | None] = ["bare", "durable", *[t or INSTALLED for t in trees]]
+        runs: list[str | None] = [
+            "bare",
+            "durable",
+            OFF_LOOP,
+            *[t or INSTALLED for t in trees],
+        ]
         for name in reversed(runs) if reverse else runs:
             run = tmp / str(len(out))
             run.mkdir()
             if name == "bare":
                 lat, tput = await baseline(url, count)
                 out["bare"] = {**_measure(lat), "burst": tput}
-            elif name == "durable":
-                lat, tput, cpu = await run_durable(url, count, run, env)
-                out["durable"] = {**_measure(lat), "burst": tput, "cpu": cpu}
+            elif name in ("durable", OFF_LOOP):
+                lat, tput, cpu = await run_durable(url, count, run, env, name == OFF_LOOP)
+                out[name] = {**_measure(lat), "burst": tput, "cpu": cpu}
             else:
                 tree = None if name == INSTALLED else name
                 lat, table_lat, tput, cpu = await floord_run(url, count, run, env, tree)
@@ -294,10 +306,14 @@ def _median(values: list[float], digits: int = 2) -> float:
 def ratios(rounds: list[dict[str, dict]], tree: str) -> dict[str, float]:
     """Medians over the rounds of each round's ratio: the table's event on `P/events`
     to the durable baseline and to the bare publish, the burst to both, the daemon's
-    CPU a frame to the durable process's."""
+    CPU a frame to the durable process's; then the same to the durable baseline whose
+    disk is off its loop, as floord's is."""
 
     def each(f: object) -> float:
         return _median([f(r[tree], r["durable"], r["bare"]) for r in rounds])  # type: ignore[operator]
+
+    def off(f: object) -> float:
+        return _median([f(r[tree], r[OFF_LOOP]) for r in rounds])  # type: ignore[operator]
 
     return {
         "table_p50_to_durable": each(lambda t, d, b: t["table"]["p50"] / d["p50"]),
@@ -313,6 +329,27 @@ def ratios(rounds: list[dict[str, dict]], tree: str) -> dict[str, float]:
         "cpu_burst_to_durable": each(
             lambda t, d, b: t["cpu"]["burst_us_per_frame"] / d["cpu"]["burst_us_per_frame"]
         ),
+        "table_p50_to_off_loop": off(lambda t, d: t["table"]["p50"] / d["p50"]),
+        "table_p99_to_off_loop": off(lambda t, d: t["table"]["p99"] / d["p99"]),
+        "burst_to_off_loop": off(lambda t, d: t["burst"] / d["burst"]),
+        "cpu_latency_to_off_loop": off(
+            lambda t, d: t["cpu"]["latency_us_per_frame"] / d["cpu"]["latency_us_per_frame"]
+        ),
+    }
+
+
+def off_loop_cost(rounds: list[dict[str, dict]]) -> dict[str, float]:
+    """Medians over the rounds of the off-loop durable baseline to the on-loop one: what
+    keeping the disk off the event loop costs by itself on this machine."""
+
+    def each(f: object) -> float:
+        return _median([f(r[OFF_LOOP]) / f(r["durable"]) for r in rounds])  # type: ignore[operator]
+
+    return {
+        "p50": each(lambda d: d["p50"]),
+        "p99": each(lambda d: d["p99"]),
+        "burst": each(lambda d: d["burst"]),
+        "cpu_latency_per_frame": each(lambda d: d["cpu"]["latency_us_per_frame"]),
     }
 
 
@@ -354,6 +391,7 @@ async def main(
         "load_average_1m": [round(x, 2) for x in load],
         "runs": [{name: _rounded(value) for name, value in r.items()} for r in done],
         "ratio": {name: ratios(done, name) for name in names},
+        "off_loop_to_durable": off_loop_cost(done),
     }
     if compare:
         result["paired_to_first_tree"] = {name: paired(done, name, names[0]) for name in names[1:]}
