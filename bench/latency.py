@@ -264,8 +264,9 @@ def _measure(lat: list[float]) -> dict[str, float]:
 async def one_round(
     url: str, count: int, trees: list[str | None], slow_fsync_ms: float, reverse: bool
 ) -> dict[str, dict]:
-    """The bare publish, the durable baseline and each tree's daemon, once each, in
-    this order or (`reverse`) the daemons first, then the baselines reversed."""
+    """The bare publish, the durable baselines (on the loop, then off it) and each
+    tree's daemon, once each, in this order or (`reverse`) the daemons first, then the
+    baselines reversed."""
     out: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="floord-bench-") as tmp_dir:
         tmp = Path(tmp_dir)
