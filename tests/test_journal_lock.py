@@ -47,6 +47,27 @@ def test_a_second_lock_in_the_same_process_is_refused_naming_the_holder(tmp_path
     again.release()  # a second release does nothing
 
 
+def test_a_holder_started_with_a_long_command_line_is_named_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Details longer than a page (a process started with hundreds of arguments) are
+    read whole by the refused opener, not cut short into text that names no one."""
+    monkeypatch.setattr(
+        sys, "argv", ["floord", "run", *[f"/srv/tables/{n}.yaml" for n in range(600)]]
+    )
+    journal = tmp_path / "floord.db"
+    first = JournalLock(journal)
+    try:
+        assert lock_path(journal).stat().st_size > 8192
+        with pytest.raises(JournalInUse) as refused:
+            JournalLock(journal)
+    finally:
+        first.release()
+    holder = refused.value.holder
+    assert holder is not None and holder.pid == os.getpid()
+    assert holder.command == command_line() and holder.command.endswith("/srv/tables/599.yaml")
+
+
 def test_the_lock_file_is_beside_the_journal_0640_and_kept(tmp_path: Path) -> None:
     journal = tmp_path / "floord.db"
     old = os.umask(0o022)

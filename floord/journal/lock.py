@@ -207,7 +207,7 @@ def _wait_for_details(fd: int, path: Path) -> LockHolder | None:
     deadline = time.monotonic() + DETAILS_WAIT_S
     while True:
         try:
-            holder = _parse(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+            holder = _parse(_read_all(fd).decode("utf-8", "replace"))
         except OSError:
             holder = None
         pid = _locked_by(path)
@@ -216,6 +216,17 @@ def _wait_for_details(fd: int, path: Path) -> LockHolder | None:
         if time.monotonic() >= deadline:
             return holder if pid is None else LockHolder(pid, NOT_RECORDED, "unknown")
         time.sleep(0.02)
+
+
+def _read_all(fd: int) -> bytes:
+    """The lock file's whole text through `fd`, however long the holder's command line
+    (a daemon started with many arguments writes more than one page of details)."""
+    chunks: list[bytes] = []
+    offset = 0
+    while chunk := os.pread(fd, 65536, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 def _close_in_child() -> None:
