@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import math
 import random
+from types import ModuleType
 
 import pytest
-from scipy import stats
 
 from floord.analytics.chi_square import chi2_sf, chi_square, upper_regularized_gamma
 
 pytestmark = pytest.mark.unit
 
 
-def test_statistic_and_p_value_match_scipy_on_random_count_vectors() -> None:
+@pytest.fixture(scope="module")
+def stats() -> ModuleType:
+    """scipy's statistics, imported by the tests that compare with them: every test
+    worker collects this file, and only the one that runs it needs scipy."""
+    from scipy import stats as scipy_stats
+
+    return scipy_stats
+
+
+def test_statistic_and_p_value_match_scipy_on_random_count_vectors(stats: ModuleType) -> None:
     rng = random.Random(20240531)
     for _ in range(500):
         k = rng.randint(2, 60)
@@ -35,7 +44,7 @@ def test_statistic_and_p_value_match_scipy_on_random_count_vectors() -> None:
         assert ours.p_value == pytest.approx(theirs.pvalue, rel=1e-9, abs=1e-300)
 
 
-def test_tail_matches_scipy_over_dof_and_far_into_the_tail() -> None:
+def test_tail_matches_scipy_over_dof_and_far_into_the_tail(stats: ModuleType) -> None:
     rng = random.Random(7)
     for dof in (1, 2, 3, 5, 7, 36, 37, 53, 100, 1000):
         for _ in range(60):
@@ -48,7 +57,7 @@ def test_tail_matches_scipy_over_dof_and_far_into_the_tail() -> None:
     assert chi2_sf(math.inf, 5) == 0.0
 
 
-def test_incomplete_gamma_at_non_integer_shapes_matches_scipy() -> None:
+def test_incomplete_gamma_at_non_integer_shapes_matches_scipy(stats: ModuleType) -> None:
     for a in (0.1, 0.5, 1.5, 2.25, 10.7, 250.3):
         for x in (0.01, 0.5, a, a + 1, 2 * a + 3, 10 * a + 20):
             ours = upper_regularized_gamma(a, x)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shlex
 from pathlib import Path
@@ -80,11 +81,17 @@ def _literals(tree: ast.AST) -> list[str]:
     ]
 
 
-LITERALS = [
-    text
-    for path in sorted((ROOT / "floord").rglob("*.py"))
-    for text in _literals(ast.parse(path.read_text(encoding="utf-8")))
-]
+@functools.cache
+def literals() -> list[str]:
+    """Every string literal of floord/, docstrings left out: parsed once, on first use
+    (not at collection, which every test worker does whichever tests it runs)."""
+    return [
+        text
+        for path in sorted((ROOT / "floord").rglob("*.py"))
+        for text in _literals(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+
+
 QUOTED = quoted_lines()
 
 
@@ -101,16 +108,16 @@ def test_a_quoted_line_is_in_the_code_verbatim(where: str, quoted: str) -> None:
     pieces = [p.strip() for p in _ELLIPSIS.split(quoted) if len(p.strip()) >= MIN_PIECE]
     assert pieces or len(quoted) < MIN_PIECE, quoted
     for piece in pieces:
-        assert any(piece in literal for literal in LITERALS), (
+        assert any(piece in literal for literal in literals()), (
             f"docs/deployment.md, {where!r}, quotes {quoted!r}: {piece!r} is in no string "
             "of floord/"
         )
 
 
 def test_the_check_finds_a_line_the_code_does_not_have() -> None:
-    assert not any("journal disk fulll" in literal for literal in LITERALS)
+    assert not any("journal disk fulll" in literal for literal in literals())
     # A docstring is no log line.
-    assert not any(literal.startswith("docs/deployment.md cannot drift") for literal in LITERALS)
+    assert not any(literal.startswith("docs/deployment.md cannot drift") for literal in literals())
 
 
 _BLOCK = re.compile(r"^```(?:sh|bash)\n(.*?)^```", re.S | re.M)
