@@ -9,7 +9,6 @@ file that forgot its tier would silently drop out of it: collection refuses such
 from __future__ import annotations
 
 import gc
-import logging
 import sys
 import threading
 import time
@@ -17,7 +16,6 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
-import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -130,19 +128,3 @@ def _no_journal_thread_left() -> Iterator[None]:
             pytest.fail(f"journal threads left running after the test: {names}")
         gc.collect()
         time.sleep(0.02)
-
-
-@pytest.fixture(autouse=True)
-def _logging_as_it_was() -> Iterator[None]:
-    """Each test leaves structlog's configuration and the root logger as it found them.
-    A test that runs the CLI in this process configures logging as `floord` does
-    (`floord demo` at the error level alone), and a later test in the same worker that
-    captures info lines (`structlog.testing.capture_logs`) would otherwise capture
-    nothing, depending on which tests its worker ran before it."""
-    config = structlog.get_config()
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    structlog.configure(**config)
-    root.handlers[:] = handlers
-    root.setLevel(level)
