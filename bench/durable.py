@@ -52,7 +52,9 @@ def _open(db: Path) -> sqlite3.Connection:
     return connection
 
 
-def _commit(connection: sqlite3.Connection, lines: list[bytes]) -> None:
+def commit_lines(connection: sqlite3.Connection, lines: list[bytes]) -> None:
+    """One transaction of `lines`, its COMMIT fsync'd (the test wraps it to see which
+    thread runs it)."""
     connection.execute("BEGIN")
     connection.executemany("INSERT INTO events (line) VALUES (?)", [(x,) for x in lines])
     connection.execute("COMMIT")
@@ -115,9 +117,9 @@ async def _relay(
             if not lines:
                 continue
             if disk is None:
-                _commit(connection, lines)
+                commit_lines(connection, lines)
             else:
-                await loop.run_in_executor(disk, _commit, connection, lines)
+                await loop.run_in_executor(disk, commit_lines, connection, lines)
             await asyncio.gather(*(client.publish(TOPIC, x.strip(), qos=1) for x in lines))
 
 

@@ -29,7 +29,7 @@ async def _relayed(broker: Broker, db: Path, off_loop: bool) -> tuple[list[bytes
     """Five lines written on a pty, one at a time, as the baseline publishes them; and
     the names of the threads its transactions ran on."""
     threads: set[str] = set()
-    commit = durable._commit
+    commit = durable.commit_lines
 
     def noted(connection: sqlite3.Connection, lines: list[bytes]) -> None:
         threads.add(threading.current_thread().name)
@@ -40,7 +40,7 @@ async def _relayed(broker: Broker, db: Path, off_loop: bool) -> tuple[list[bytes
     got: list[bytes] = []
     serving: asyncio.Task[None] | None = None
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(durable, "_commit", noted)
+        patch.setattr(durable, "commit_lines", noted)
         try:
             async with aiomqtt.Client("127.0.0.1", broker.port) as sub:
                 await sub.subscribe(durable.TOPIC, qos=1)
