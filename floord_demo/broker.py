@@ -2,7 +2,11 @@
 
 amqtt is pure Python and enough for a demo's rates, but it speaks only MQTT 3.1.1,
 loses offline messages for anonymous sessions and marks queued messages as retained,
-so nothing that must be trusted (the tests) ever runs on it.
+so nothing that must be trusted (the tests) ever runs on it. It also drops a client
+that connects while another subscribes (amqtt 0.12.1: its session handler iterates the
+broker's subscriptions while they change, fails and closes the connection after CONNACK),
+some twenty times in a demo's first seconds on a busy machine: the daemon's links
+reconnect, and the demo's operators take a dropped command as a failed one and try again.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 The dealers' seats and the floorperson reach the tables exactly as a person's client
 would (signed commands through the broker, no broker login, five seconds to answer), and
-a seat logs a refusal the same way whatever its game. Kept here once so the seats differ
+a seat logs a refusal the same way whatever its game. A command whose connection the
+broker dropped comes back as a failed reply, like a refusal, so the participant carries
+on and tries again instead of ending. Kept here once so the seats differ
 only in how they play. A card table's dealer also inspects the decks received at the
 table before they are used (58 Pa. Code § 549.5(a), § 551.4(a), § 571.4(a)); the
 floorperson then verifies them.
@@ -15,6 +17,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import aiomqtt
 import structlog
 
 from floord.contract import Topics
@@ -29,6 +32,7 @@ class SignedOperator:
         self.operator = operator
         self.key = key
         self.topics = topics
+        self.answer_s = 5.0  # how long a command waits for its broker and its table
         # The demo's stop: no new command leaves once `leave` is called, and the commands
         # already sent are answered first, so none reaches a daemon that is stopping.
         self._leaving = asyncio.Event()
@@ -67,8 +71,13 @@ class SignedOperator:
                 by=signer[0] if signer else self.operator,
                 key=signer[1] if signer else self.key,
                 args=args,
-                timeout_s=5.0,
+                timeout_s=self.answer_s,
             )
+        except (aiomqtt.MqttError, ConnectionError) as exc:
+            # The broker dropped the command's connection: the operator sees the
+            # failure and tries again, as a person at a client would. The embedded amqtt
+            # broker drops a client that connects while another subscribes.
+            return {"ok": False, "error": f"the command did not reach {table}: {exc}"}
         finally:
             self._in_flight -= 1
             if not self._in_flight:

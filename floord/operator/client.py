@@ -98,7 +98,9 @@ async def send_command(
         return aiomqtt.Client(identifier=f"floord-cmd-{uuid.uuid4().hex[:12]}", **kwargs[node])
 
     async def subscribed(client: aiomqtt.Client) -> None:
-        await subscribe_checked(client, [topics.cmd_result])
+        # A broker that drops the connection before its SUBACK is not waited on for
+        # longer than the table would be.
+        await subscribe_checked(client, [topics.cmd_result], timeout=timeout_s)
 
     async with first_reachable(urls, connect, subscribed) as (client, _):
         topic = topics.replay_request if name == "replay" else topics.cmd
