@@ -43,6 +43,9 @@
 # target interpreter, default /usr/bin/python3.11). Prints the two .debs' paths last
 # (floord's, then floord-rig's).
 set -euo pipefail
+# The package's bytecode goes beside its modules whatever the caller's environment: a
+# pycache prefix (make test sets one) would send compileall's files there instead.
+unset PYTHONPYCACHEPREFIX
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$SRC/dist}
 VENV=${VENV:-$SRC/.venv}

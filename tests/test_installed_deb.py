@@ -244,6 +244,17 @@ def test_the_deb_ships_the_web_console(debs: tuple[Path, Path]) -> None:
     assert "/etc/floord/web.yaml" in conffiles.stdout.split()
 
 
+@pytest.mark.skipif(_cannot_build_deb() is not None, reason=str(_cannot_build_deb()))
+def test_the_deb_ships_floords_bytecode(debs: tuple[Path, Path]) -> None:
+    """A box never compiles floord at start (its unit's user may not write there): the
+    package holds each module's bytecode, whatever pycache prefix the build ran under."""
+    names = _names(debs[0])
+    modules = {n for n in names if "/site-packages/floord/" in n and n.endswith(".py")}
+    compiled = {n for n in names if "/site-packages/floord/" in n and n.endswith(".pyc")}
+    assert modules and len(compiled) >= len(modules), (len(modules), len(compiled))
+    assert any(n.endswith("/floord/__pycache__/__init__.cpython-311.pyc") for n in compiled)
+
+
 def _names(deb: Path) -> set[str]:
     listing = _run("dpkg-deb", "-c", str(deb))
     assert listing.returncode == 0, listing.stderr
