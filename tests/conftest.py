@@ -111,6 +111,18 @@ def _no_floord_process_left() -> Iterator[None]:
     reap_leftovers()
 
 
+@pytest.fixture(autouse=True)
+def _floords_logging() -> None:
+    """Every test starts with the logging a floord process sets up (`configure_logging`'s
+    defaults: info and above, one JSON line each off a terminal), whatever a test before it
+    in the same worker configured. A CLI command run in-process configures its own
+    (`floord demo` logs errors only), and a later test capturing lines would otherwise
+    depend on which tests xdist gave its worker first."""
+    from floord.system.logs import configure_logging
+
+    configure_logging()
+
+
 def _journal_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name.startswith("journal ") and t.is_alive()}
 
