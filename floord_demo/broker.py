@@ -7,6 +7,7 @@ that connects while another subscribes (amqtt 0.12.1: its session handler iterat
 broker's subscriptions while they change, fails and closes the connection after CONNACK),
 some twenty times in a demo's first seconds on a busy machine: the daemon's links
 reconnect, and the demo's operators take a dropped command as a failed one and try again.
+Each drop is one warning line (`DroppedClients`), not asyncio's traceback.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ import os
 import shutil
 import socket
 import tempfile
+import traceback
 from collections.abc import AsyncIterator
 from pathlib import Path
+
+import aiomqtt
 
 from floord.system.extras import require_extra
 
@@ -86,6 +90,38 @@ async def private_mosquitto(binary: str) -> AsyncIterator[str]:
                     await proc.wait()
 
 
+class DroppedClients(logging.Filter):
+    """On asyncio's logger once the embedded broker has run: a client amqtt dropped is
+    one warning line, not an error with amqtt's traceback; and the error a dropped
+    aiomqtt client leaves unretrieved (aiomqtt keeps an unexpected disconnection in a
+    future that nobody awaits once the client has failed, and asyncio reports it when the
+    future is collected, often after the broker has stopped) is not printed: the client
+    already reported its failure."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None:
+            return True
+        message = str(record.msg)
+        if message.startswith("Future exception was never retrieved"):
+            return not isinstance(exc, aiomqtt.MqttError)
+        if message.startswith("Unhandled exception in client_connected_cb") and _from_amqtt(exc):
+            record.msg = "the embedded amqtt broker dropped a client: %s: %s"
+            record.args = (type(exc).__name__, exc)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def _from_amqtt(exc: BaseException) -> bool:
+    """Whether `exc` was raised inside amqtt's own code."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and f"{os.sep}amqtt{os.sep}" in frames[-1].filename
+
+
+DROPPED_CLIENTS = DroppedClients()
+
+
 @contextlib.asynccontextmanager
 async def embedded_amqtt() -> AsyncIterator[str]:
     require_extra("demo", "floord demo without Mosquitto installed (its embedded broker)")
@@ -93,6 +129,8 @@ async def embedded_amqtt() -> AsyncIterator[str]:
 
     for name in ("amqtt", "transitions"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    # Kept for the rest of the process (added once): the unretrieved errors come later.
+    logging.getLogger("asyncio").addFilter(DROPPED_CLIENTS)
     port = free_port()
     broker = Broker(
         {
