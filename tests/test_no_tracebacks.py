@@ -21,6 +21,7 @@ from typing import Any
 
 import aiomqtt
 import pytest
+from dropping_broker_support import dropping_broker_in_a_thread
 from e2e_support import FP, start_sim, topics, write_config
 
 from floord_demo.broker import free_port
@@ -71,6 +72,23 @@ def test_cmd_with_the_broker_down_says_so_in_one_line(tmp_path: Path) -> None:
     [line] = err.splitlines()
     assert line.startswith("floord cmd: cannot use the broker mqtt://127.0.0.1:"), line
     assert "refused" in line.lower(), line
+
+
+def test_cmd_whose_broker_drops_it_before_the_suback_says_so_in_one_line(
+    tmp_path: Path,
+) -> None:
+    # aiomqtt keeps a lost connection's error for a reader of its messages: unread, asyncio
+    # printed it with its exception when the client was collected, after the line.
+    with dropping_broker_in_a_thread() as (broker, port):
+        config = write_config(tmp_path, f"mqtt://127.0.0.1:{port}", "socket://127.0.0.1:9")
+        command = floord("cmd", "-c", str(config), "--table", "RL-01", "--as", FP, "open")
+        proc = subprocess.run([*command, "--timeout", "1"], capture_output=True, env=ENV)
+    out, err = proc.stdout.decode(), proc.stderr.decode()
+    no_traceback(out, err)
+    assert proc.returncode == 1 and out == "" and broker.connections == 1
+    [line] = err.splitlines()
+    assert line.startswith(f"floord cmd: cannot use the broker mqtt://127.0.0.1:{port}"), line
+    assert line.endswith("(the broker closed the connection)"), line
 
 
 def test_status_with_the_broker_down_says_so(tmp_path: Path) -> None:

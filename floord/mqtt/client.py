@@ -13,6 +13,7 @@ next, so a box whose node dies carries on at another one after its back-off.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -110,6 +111,7 @@ async def first_reachable(
     failures: list[str] = []
     for url in urls:
         stack = contextlib.AsyncExitStack()
+        client: aiomqtt.Client | None = None
         try:
             client = await stack.enter_async_context(make(url))
             if ready is not None:
@@ -117,7 +119,9 @@ async def first_reachable(
         except aiomqtt.MqttError as exc:
             with contextlib.suppress(aiomqtt.MqttError):
                 await stack.aclose()
-            failures.append(f"{url}: {exc}")
+            dropped = client is not None and await _dropped(client)
+            lost = " (the broker closed the connection)" if dropped else ""
+            failures.append(f"{url}: {exc}{lost}")
             continue
         async with stack:
             yield client, url
@@ -125,6 +129,22 @@ async def first_reachable(
     if len(failures) == 1:
         raise aiomqtt.MqttError(failures[0].split(": ", 1)[1])
     raise aiomqtt.MqttError("no broker node answered (" + "; ".join(failures) + ")")
+
+
+async def _dropped(client: aiomqtt.Client) -> bool:
+    """Whether the closed `client`'s connection was lost rather than closed by us.
+    aiomqtt tells a lost connection only to a reader of its messages: a client that
+    failed before anything read them (its broker dropped it before the SUBACK) would
+    otherwise leave that error unread, and asyncio prints it, with its exception, when
+    the client is collected."""
+    try:
+        async with asyncio.timeout(0.1):
+            await anext(aiter(client.messages))
+    except aiomqtt.MqttError as ended:
+        return ended.__cause__ is not None  # the error the connection ended with
+    except TimeoutError:
+        pass
+    return False
 
 
 async def subscribe_checked(
