@@ -23,10 +23,11 @@ CHECK_ARGS ?= -q --durations=10 -n 2 --dist loadfile
 # a third of its minute.
 CHECK_TMPDIR ?= $(firstword $(wildcard /dev/shm) $(TMPDIR) /tmp)
 # The tests' bytecode, kept under the venv: each xdist worker collects every test file,
-# and pytest rewrites a file's asserts on every import unless it may keep the result (10 s
-# of a worker's collection where PYTHONDONTWRITEBYTECODE is set, 3 s where not); every
-# daemon and CLI a system test starts compiles floord again unless it may. A shell that
-# sets PYTHONDONTWRITEBYTECODE to keep .pyc files out of the tree still gets none there.
+# and pytest rewrites a file's asserts on every import unless it may keep the result (a
+# worker's collection of the unit tier: 13 s where PYTHONDONTWRITEBYTECODE is set, 3.5 s
+# where not); every daemon and CLI a system test starts compiles floord again unless it
+# may. A shell that sets PYTHONDONTWRITEBYTECODE to keep .pyc files out of the tree still
+# gets none there.
 PYCACHE_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache
 
 .PHONY: demo check test lint bench clean deb

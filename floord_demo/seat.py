@@ -4,10 +4,10 @@ The dealers' seats and the floorperson reach the tables exactly as a person's cl
 would (signed commands through the broker, no broker login, five seconds to answer), and
 a seat logs a refusal the same way whatever its game. A command whose connection the
 broker dropped comes back as a failed reply, like a refusal, so the participant carries
-on and tries again instead of ending. Kept here once so the seats differ
-only in how they play. A card table's dealer also inspects the decks received at the
-table before they are used (58 Pa. Code § 549.5(a), § 551.4(a), § 571.4(a)); the
-floorperson then verifies them.
+on and tries again instead of ending. Kept here once so the seats differ only in how
+they play. A card table's dealer also inspects the decks received at the table before
+they are used (58 Pa. Code § 549.5(a), § 551.4(a), § 571.4(a)); the floorperson then
+verifies them.
 """
 
 from __future__ import annotations
