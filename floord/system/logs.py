@@ -18,6 +18,9 @@ priority prefix (`<4>` for a warning ...), so `journalctl -p warning` filters, a
 whatever else reaches stderr (`floord.system.journald.PriorityStream`); `journal` adds
 the prefixes even where stderr is not recognised as the journal (`systemd-cat`, a
 supervisor that passes the stream on).
+
+asyncio's report of a socket closed before the loop could watch it (a broker dropping an
+MQTT client at the wrong moment) is one warning line (`floord.system.closed_sockets`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import logging
 import sys
 from typing import Any, TextIO, cast
 
+from floord.system import closed_sockets
 from floord.system.journald import PriorityStream, prefix_lines, priority, stream_is_journal
 from floord.system.log_library import structlog
 from floord.system.log_line import OneLineRenderer
@@ -97,6 +101,7 @@ def configure_logging(level: str = "info", *, fmt: str = "auto") -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(numeric)
+    closed_sockets.install()
 
 
 class _PriorityFormatter(structlog.stdlib.ProcessorFormatter):
