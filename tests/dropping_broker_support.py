@@ -4,13 +4,17 @@ The embedded amqtt broker (the demo's, where Mosquitto is not installed) drops a
 that connects while another subscribes: its session handler fails ("dictionary changed
 size during iteration") and the connection is closed after CONNACK. `DroppingBroker`
 does that to every client: it answers CONNECT with CONNACK and closes the connection at
-the next packet (the SUBSCRIBE of a command's reply topic).
+the next packet (the SUBSCRIBE of a command's reply topic). With `reset`, it closes with a
+TCP reset (SO_LINGER 0), as a broker that crashes or restarts under its clients does, so the
+client's next read fails with ECONNRESET.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import struct
 import threading
 from collections.abc import Iterator
 
@@ -21,7 +25,8 @@ CONNACK_V5 = bytes([0x20, 0x03, 0x00, 0x00, 0x00])  # MQTT 5: the same, no prope
 class DroppingBroker:
     """Accepts, answers CONNECT, and closes the connection at the next packet."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, reset: bool = False) -> None:
+        self.reset = reset
         self.connections = 0
         self.server: asyncio.Server | None = None
 
@@ -45,7 +50,15 @@ class DroppingBroker:
         except (asyncio.IncompleteReadError, ConnectionError, IndexError):
             pass
         finally:
-            writer.close()
+            if self.reset:
+                # Linger on, for 0 s: the close sends RST, not FIN.
+                linger = struct.pack("ii", 1, 0)
+                writer.get_extra_info("socket").setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, linger
+                )
+                writer.transport.abort()
+            else:
+                writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
 

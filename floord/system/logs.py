@@ -19,8 +19,9 @@ whatever else reaches stderr (`floord.system.journald.PriorityStream`); `journal
 the prefixes even where stderr is not recognised as the journal (`systemd-cat`, a
 supervisor that passes the stream on).
 
-asyncio's report of a socket closed before the loop could watch it (a broker dropping an
-MQTT client at the wrong moment) is one warning line (`floord.system.closed_sockets`).
+A broker dropping a connection is an expected failure: what paho and asyncio say of it
+is a warning line like floord's own, never an error or a traceback
+(`floord.system.dropped_connections`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import logging
 import sys
 from typing import Any, TextIO, cast
 
-from floord.system import closed_sockets
+from floord.system import dropped_connections
 from floord.system.journald import PriorityStream, prefix_lines, priority, stream_is_journal
 from floord.system.log_library import structlog
 from floord.system.log_line import OneLineRenderer
@@ -101,7 +102,7 @@ def configure_logging(level: str = "info", *, fmt: str = "auto") -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(numeric)
-    closed_sockets.install()
+    dropped_connections.install()
 
 
 class _PriorityFormatter(structlog.stdlib.ProcessorFormatter):

@@ -4,7 +4,8 @@ aiomqtt asks the loop, from paho's thread, to watch its MQTT socket; when the br
 the client in between, the socket is closed before the loop runs the request and asyncio
 reports the failed registration with a traceback. These tests make that request on a real
 loop, from another thread as paho does, on a socket closed first, and read what floord's
-log pipeline writes (`floord.system.closed_sockets`).
+log pipeline writes (`floord.system.dropped_connections`; paho's lines about a broker's
+reset: tests/test_dropped_connections_system.py).
 """
 
 from __future__ import annotations
@@ -93,9 +94,16 @@ def test_any_other_failing_callback_keeps_its_traceback(json_lines: Lines) -> No
     assert "Traceback (most recent call last)" in str(lines[0]["exception"])
 
 
+def test_another_paho_error_stays_an_error(json_lines: Lines) -> None:
+    logging.getLogger("mqtt").error("Caught exception in on_connect: %s", "a bug")
+    (line,) = json_lines()
+    assert (line["level"], line["event"]) == ("error", "Caught exception in on_connect: a bug")
+
+
 def test_configuring_again_installs_the_filter_once(json_lines: Lines) -> None:
     configure_logging("info", fmt="json")
     configure_logging("debug", fmt="json")
-    from floord.system.closed_sockets import CLOSED_SOCKET_WATCH
+    from floord.system.dropped_connections import FILTERS
 
-    assert logging.getLogger("asyncio").filters.count(CLOSED_SOCKET_WATCH) == 1
+    for name, kept in FILTERS.items():
+        assert logging.getLogger(name).filters.count(kept) == 1, name
