@@ -1,12 +1,16 @@
 """The session's silence timeout (`floord.adapters.silence`): one timer a silence period,
-and the same outcome as a timeout around each read."""
+and the same outcome as a timeout around each read.
+
+On a loop whose clock jumps to each timer (`virtual_clock`): a read of 40 ms against a
+limit of 50 ms is never taken for silence however loaded the machine, and the moment a
+session ends is exact."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
+from virtual_clock import run
 
 from floord.adapters.silence import Silence
 
@@ -34,41 +38,46 @@ async def _reads(delays: list[float], limit: float, *, work: float = 0.0) -> int
 
 
 def test_chatty_reads_never_time_out_however_long_the_session() -> None:
-    # 60 reads of 40 ms: 2.4 s in all, over twice the limit, but none waits 1 s (a limit
-    # wide enough that a loaded machine's late wake-up is not taken for silence).
-    assert asyncio.run(_reads([0.04] * 60, 1.0)) == 60
+    # 600 reads of 40 ms: 24 s in all, 480 limits, but none waits its 50 ms.
+    assert run(_reads([0.04] * 600, 0.05)) == 600
 
 
 def test_a_read_that_waits_its_limit_ends_the_session() -> None:
-    with pytest.raises(TimeoutError):
-        asyncio.run(_reads([0.01, 0.01, 0.5], 0.1))
+    async def session() -> float:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(TimeoutError):
+            await _reads([0.01, 0.01, 0.5], 0.1)
+        return loop.time()
+
+    # Two reads of 10 ms, then the third waits its 100 ms and no more.
+    assert run(session()) == pytest.approx(0.12)
 
 
 def test_time_between_reads_is_not_silence() -> None:
     # 0.6 s of work after each quick read (a slow write, say): longer than the limit.
-    assert asyncio.run(_reads([0.01, 0.01, 0.01], 0.5, work=0.6)) == 3
+    assert run(_reads([0.01, 0.01, 0.01], 0.5, work=0.6)) == 3
 
 
 def test_a_shorter_limit_takes_effect_at_once() -> None:
-    async def run() -> None:
-        async with asyncio.timeout(None) as scope:
-            silence = Silence(scope)
-            silence.reading(5.0)  # the first wait (power-on quiet) ...
-            silence.done()
-            silence.reading(0.1)  # ... then the profile's silence
-            try:
-                await asyncio.sleep(2.0)
-            finally:
-                silence.close()
+    async def session() -> float:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(None) as scope:
+                silence = Silence(scope)
+                silence.reading(5.0)  # the first wait (power-on quiet) ...
+                silence.done()
+                silence.reading(0.1)  # ... then the profile's silence
+                try:
+                    await asyncio.sleep(2.0)
+                finally:
+                    silence.close()
+        return loop.time()
 
-    start = time.monotonic()
-    with pytest.raises(TimeoutError):
-        asyncio.run(run())
-    assert time.monotonic() - start < 1.0
+    assert run(session()) == pytest.approx(0.1)
 
 
 def test_a_closed_silence_leaves_no_timer() -> None:
-    async def run() -> None:
+    async def session() -> None:
         async with asyncio.timeout(None) as scope:
             silence = Silence(scope)
             silence.reading(0.05)
@@ -76,4 +85,4 @@ def test_a_closed_silence_leaves_no_timer() -> None:
             silence.close()
             await asyncio.sleep(0.15)  # the scope outlives the limit: nothing expires it
 
-    asyncio.run(run())
+    run(session())
