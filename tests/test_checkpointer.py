@@ -246,7 +246,7 @@ def test_a_failing_checkpoint_is_logged_once_and_loses_nothing(tmp_path: Path) -
         with capture_logs() as logs:
             checkpoints = Checkpointer(
                 path, _refusing(path, refusals), _never, lambda: Changes(1000, 0),
-                pages=10, look_every_s=0.01,
+                pages=10, look_every_s=0.01, retry_every_s=0.05,
             )  # fmt: skip
             try:
                 assert until(lambda: checkpoints.checkpoints >= 1, 20)

@@ -143,11 +143,13 @@ class Checkpointer:
         pages: int = AUTOCHECKPOINT,
         start_again_at: int = START_AGAIN_AT,
         look_every_s: float = LOOK_EVERY_S,
+        retry_every_s: float = BLIND_EVERY_S,
     ) -> None:
         self.path = Path(path)
         self._pages = pages
         self._start_again_at = start_again_at
         self._look_every_s = look_every_s
+        self._retry_every_s = retry_every_s
         self._stop = threading.Event()
         self._log = structlog.get_logger("floord.journal").bind(journal=str(self.path))
         self.checkpoints = 0  # copies run here (the tests read them)
@@ -182,8 +184,8 @@ class Checkpointer:
     def _serve(self) -> None:
         failing = False
         try:
-            # A checkpoint that failed is tried again after BLIND_EVERY_S, not at once.
-            while not self._stop.wait(BLIND_EVERY_S if failing else self._look_every_s):
+            # A checkpoint that failed is tried again after `retry_every_s`, not at once.
+            while not self._stop.wait(self._retry_every_s if failing else self._look_every_s):
                 work = COPY if failing else self._work(self._changes().rows)
                 if work is not None:
                     failing = self._checkpoint(work, failing)
