@@ -3,9 +3,9 @@ the envelope's JSON round trip gave (`floord.journal.append`)."""
 
 from __future__ import annotations
 
+import itertools
 import json
-import shutil
-import tempfile
+from collections.abc import Iterator
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -62,23 +62,33 @@ _DATA = st.recursive(
 )
 
 
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Journal]:
+    """One journal for every example: each stores its event on a stream of its own."""
+    made = Journal(tmp_path_factory.mktemp("encoding") / "j.db")
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+_STREAMS = (f"t{n}" for n in itertools.count(1))
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.dictionaries(_KEYS, _DATA, max_size=4), text=_TEXT)
-def test_any_event_is_stored_as_its_round_trip_would_be(data: dict[Any, Any], text: str) -> None:
+def test_any_event_is_stored_as_its_round_trip_would_be(
+    journal: Journal, data: dict[Any, Any], text: str
+) -> None:
     """The same bytes as the round trip for any data an event may hold: ASCII or not,
     lone surrogates, keys of every kind JSON writes (the encoder's ASCII fast paths)."""
-    directory = Path(tempfile.mkdtemp(prefix="floord-enc-"))
-    journal = Journal(directory / "j.db")
-    try:
-        envelope = Envelope(
-            site="s1", table="t1", seq=1, ts="2026-01-01T00:00:00.000Z", type="x.y",
-            source=text or "wheel", data=data, rule=text, round="r1",
-        )  # fmt: skip
-        stored = journal.append("t1", lambda seq: envelope)
-        [stored_text] = journal.read_range("t1", 1, 1)
-    finally:
-        journal.close()
-        shutil.rmtree(directory)
+    stream = next(_STREAMS)
+    envelope = Envelope(
+        site="s1", table=stream, seq=1, ts="2026-01-01T00:00:00.000Z", type="x.y",
+        source=text or "wheel", data=data, rule=text, round="r1",
+    )  # fmt: skip
+    stored = journal.append(stream, lambda seq: envelope)
+    [stored_text] = journal.read_range(stream, 1, 1)
     body = storable(json.loads(replace(envelope, prev=stored.prev).to_json()))
     body["hash"] = event_hash(body)
     assert stored_text == json.dumps(body, separators=(",", ":"), ensure_ascii=False)
