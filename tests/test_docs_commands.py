@@ -61,22 +61,10 @@ COMMANDS = doc_commands()
 
 @pytest.fixture
 def box(tmp_path: Path) -> dict[str, str]:
-    """The docs' paths, mapped to the examples' and to a temporary folder."""
-    body = yaml.safe_load((EXAMPLES / "box.yaml").read_text())
-    body["journal"] = str(tmp_path / "journal.db")
-    for op in body["operators"]:
-        op["key_file"] = str(EXAMPLES / op["key_file"])
-    config = tmp_path / "floord.yaml"
-    config.write_text(yaml.safe_dump(body))
-    daemon = Daemon(load_config(config))
-    restore(daemon)
-    daemon.journal.close()
-    # The backup the restore steps name, as floord-backup.timer would have taken it.
-    take_backup(
-        tmp_path / "journal.db", f"{tmp_path}/", now=datetime(2026, 12, 4, 3, 30, tzinfo=UTC)
-    )
+    """The docs' paths, mapped to the examples' and to a temporary folder (the config and
+    its journal made there by `make_box`, for a command that runs)."""
     return {
-        "/etc/floord/floord.yaml": str(config),
+        "/etc/floord/floord.yaml": str(tmp_path / "floord.yaml"),
         "/etc/floord/profiles/": f"{EXAMPLES}/site-profiles/",
         "/var/lib/floord/journal.db": str(tmp_path / "journal.db"),
         "/etc/udev/rules.d/": f"{tmp_path}/",
@@ -88,6 +76,21 @@ def box(tmp_path: Path) -> dict[str, str]:
     }
 
 
+def make_box(folder: Path) -> None:
+    """The example box's config in `folder`, its journal restored once by a daemon, and the
+    backup the restore steps name, as floord-backup.timer would have taken it."""
+    body = yaml.safe_load((EXAMPLES / "box.yaml").read_text())
+    body["journal"] = str(folder / "journal.db")
+    for op in body["operators"]:
+        op["key_file"] = str(EXAMPLES / op["key_file"])
+    config = folder / "floord.yaml"
+    config.write_text(yaml.safe_dump(body))
+    daemon = Daemon(load_config(config))
+    restore(daemon)
+    daemon.journal.close()
+    take_backup(folder / "journal.db", f"{folder}/", now=datetime(2026, 12, 4, 3, 30, tzinfo=UTC))
+
+
 def test_the_docs_have_commands() -> None:
     verbs = {shlex.split(c)[1] for _, c in COMMANDS}
     assert {"check", "run", "cmd", "acl", "journal", "sim", "adapter"} <= verbs
@@ -95,7 +98,11 @@ def test_the_docs_have_commands() -> None:
 
 @pytest.mark.parametrize(("doc", "command"), COMMANDS, ids=[c for _, c in COMMANDS])
 def test_a_doc_command_runs_verbatim(
-    doc: str, command: str, box: dict[str, str], capsys: pytest.CaptureFixture[str]
+    doc: str,
+    command: str,
+    box: dict[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     # One pass, so that a path substituted is not substituted again.
     paths = re.compile("|".join(re.escape(old) for old in sorted(box, key=len, reverse=True)))
@@ -110,6 +117,7 @@ def test_a_doc_command_runs_verbatim(
             main([argv[0], "--help"])
         assert done.value.code == 0
         return
+    make_box(tmp_path)
     code = main(argv)
     out = capsys.readouterr()
     assert code == 0, f"{doc}: `{command}` exited {code}:\n{out.out}\n{out.err}"
