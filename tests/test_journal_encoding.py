@@ -84,9 +84,16 @@ def test_any_event_is_stored_as_its_round_trip_would_be(
     lone surrogates, keys of every kind JSON writes (the encoder's ASCII fast paths)."""
     stream = next(_STREAMS)
     envelope = Envelope(
-        site="s1", table=stream, seq=1, ts="2026-01-01T00:00:00.000Z", type="x.y",
-        source=text or "wheel", data=data, rule=text, round="r1",
-    )  # fmt: skip
+        site="s1",
+        table=stream,
+        seq=1,
+        ts="2026-01-01T00:00:00.000Z",
+        type="x.y",
+        source=text or "wheel",
+        data=data,
+        rule=text,
+        round="r1",
+    )
     stored = journal.append(stream, lambda seq: envelope)
     [stored_text] = journal.read_range(stream, 1, 1)
     body = storable(json.loads(replace(envelope, prev=stored.prev).to_json()))
