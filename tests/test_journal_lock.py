@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import floord.journal.lock as lock_module
 from floord.journal.lock import (
     JournalInUse,
     JournalLock,
@@ -117,10 +118,12 @@ def test_holder_of_a_free_or_missing_lock_is_none(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("left", ["", '{"pid": 1, "command": "floord run", "since": "x"}\n'])
 def test_a_holder_that_has_not_written_its_details_yet_is_named_by_the_kernel(
-    tmp_path: Path, left: str
+    tmp_path: Path, left: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The file empty, or still naming the holder before (SIGKILLed): the pid that holds
-    the lock is the kernel's, never the file's stale word."""
+    the lock is the kernel's, never the file's stale word. The details never come here,
+    so the refused opener's wait for them is made short."""
+    monkeypatch.setattr(lock_module, "DETAILS_WAIT_S", 0.05)
     journal = tmp_path / "floord.db"
     lock_path(journal).write_text(left)
     fd = os.open(lock_path(journal), os.O_RDWR)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Static
-from watch_support import PREFIX, SITE, publish, screen_text, state
+from watch_support import PREFIX, SITE, publish, screen_text, state, until
 
 from floord.watch.app import WatchApp
 from floord.watch.layout import COLUMNS
@@ -132,18 +132,24 @@ def detail(app: WatchApp) -> str:
     return str(app.query_one("#detail", Static).content)
 
 
+def rows_in(app: WatchApp) -> bool:
+    """Every table of the model has its row."""
+    return app.query_one("#tables", DataTable).row_count == len(app.model.tables)
+
+
 async def shown(app: WatchApp, pilot: Any) -> str:
-    """The screen once the table is laid out with every row (a loaded machine may take
-    longer than a few refreshes), at most 10 s."""
-    await pilot.pause(0.3)
-    for _ in range(100):
+    """The screen once the table is laid out with every row, at most 10 s."""
+
+    def laid_out() -> bool:
         table = app.query_one("#tables", DataTable)
-        if app.layout_now is not None and table.row_count == len(app.model.tables):
-            region = table.region
-            if region.height > len(app.model.tables) and table_region(app, screen_text(app)):
-                break
-        await pilot.pause(0.1)
-    await pilot.pause(0.1)
+        return (
+            app.layout_now is not None
+            and rows_in(app)
+            and table.region.height > len(app.model.tables)
+            and bool(table_region(app, screen_text(app)))
+        )
+
+    await until(pilot, laid_out)
     return screen_text(app)
 
 
@@ -179,26 +185,32 @@ def test_80x24_keeps_state_alerts_and_halt_reasons_whole() -> None:
             grid = app.query_one("#tables", DataTable)
             grid.move_cursor(row=grid.get_row_index(f"{SITE}/RL-01"))
             await pilot.press("t")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: "(all events)" in detail(app))
             side = app.query_one("#side")
             assert side.scroll_y == 0
             await pilot.press("]")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: side.scroll_y > 0)
             assert side.scroll_y > 0
             await pilot.press("[")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: side.scroll_y == 0)
             assert side.scroll_y == 0
             await pilot.press("t")
 
             # `d` hides the detail view: the table takes the whole screen's height.
             height = app.query_one("#tables", DataTable).region.height
             await pilot.press("d")
+            await until(
+                pilot,
+                lambda: (
+                    not side.display and app.query_one("#tables", DataTable).region.height > height
+                ),
+            )
             text = await shown(app, pilot)
             assert not app.query_one("#side").display
             assert app.query_one("#tables", DataTable).region.height > height
             check_every_visible_cell(app, text)
             await pilot.press("d")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: side.display)
             assert app.query_one("#side").display
 
     asyncio.run(main())
@@ -228,10 +240,10 @@ def test_the_detail_view_reads_as_sentences_and_filters_by_type() -> None:
     async def main() -> None:
         app = WatchApp(floor(), refresh_s=0.05)
         async with app.run_test(size=(200, 50)) as pilot:
-            await pilot.pause(0.3)
+            await until(pilot, lambda: rows_in(app))
             grid = app.query_one("#tables", DataTable)
             grid.move_cursor(row=grid.get_row_index(f"{SITE}/RL-01"))
-            await pilot.pause(0.1)
+            await until(pilot, lambda: "17 black" in detail(app))
             text = detail(app).replace("\u00a0", " ")
             assert "#8 17 black, round 42, dealer DL-7, § 531.5(a)" in text
             assert (
@@ -259,13 +271,13 @@ def test_the_detail_view_reads_as_sentences_and_filters_by_type() -> None:
             assert "(telemetry hidden)" in detail(app)
 
             grid.move_cursor(row=grid.get_row_index(f"{SITE}/BJ-01"))
-            await pilot.pause(0.1)
+            await until(pilot, lambda: "reader offline" in detail(app))
             text = detail(app).replace("\u00a0", " ")
             assert "#1 halted: reader offline (silent 5 s), § 549.16(k)" in text
             assert "halted: device_offline (reader): silent 5 s" in text
 
             grid.move_cursor(row=grid.get_row_index(f"{SITE}/RL-03"))
-            await pilot.pause(0.1)
+            await until(pilot, lambda: "A00001" in detail(app))
             text = detail(app)
             assert "alert A00001: pocket test p = 0.000213 (level 0.001, window 270)" in text
             assert "test pocket: p = 0.000213 (level 0.001, window 270, alert A00001)" in text
@@ -278,20 +290,20 @@ def test_ack_needs_an_alert_a_second_press_and_a_signer() -> None:
     async def main() -> None:
         app = WatchApp(floor(), refresh_s=0.05)
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause(0.3)
+            await until(pilot, lambda: rows_in(app))
             grid = app.query_one("#tables", DataTable)
             status = app.query_one("#status", Static)
             await pilot.press("a")
             assert f"no open alert on {SITE}/BA-01" in str(status.content)
             grid.move_cursor(row=grid.get_row_index(f"{SITE}/RL-03"))
-            await pilot.pause(0.1)
+            await until(pilot, lambda: app.selected == (SITE, "RL-03"))
             await pilot.press("a")
             assert "acknowledge alert A00001 on casino-1/RL-03? press a again" in str(
                 status.content
             )
             # A new table's row rebuilds the table in between: the choice stands.
             publish(app.model, "AA-01", 1, "table.opened", {"by": "FP-1", "role": "floorperson"})
-            await pilot.pause(0.2)
+            await until(pilot, lambda: rows_in(app))
             assert app.selected == (SITE, "RL-03")
             await pilot.press("a")
             assert "cannot acknowledge A00001: no broker connection in this console" in str(
@@ -309,10 +321,10 @@ def test_a_second_a_too_late_names_the_alert_again(monkeypatch) -> None:
     async def main() -> None:
         app = WatchApp(floor(), refresh_s=0.05)
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause(0.3)
+            await until(pilot, lambda: rows_in(app))
             grid = app.query_one("#tables", DataTable)
             grid.move_cursor(row=grid.get_row_index(f"{SITE}/RL-03"))
-            await pilot.pause(0.1)
+            await until(pilot, lambda: app.selected == (SITE, "RL-03"))
             await pilot.press("a")
             await pilot.pause(0.05)
             await pilot.press("a")

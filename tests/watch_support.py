@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -33,6 +35,16 @@ def screen_text(app: App[Any]) -> str:
     )
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text()
+
+
+async def until(pilot: Any, ready: Callable[[], object], *, within_s: float = 10.0) -> None:
+    """Let the app run until `ready()` holds, at most `within_s` (a loaded machine may need
+    more than a few refreshes). It does not fail by itself: the caller's assertion after
+    it says what never came."""
+    deadline = time.monotonic() + within_s
+    await pilot.pause()
+    while not ready() and time.monotonic() < deadline:
+        await pilot.pause(0.01)
 
 
 def publish(
