@@ -6,7 +6,6 @@ and, when only the chain head or a device's clock moved, at most about once a se
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -19,8 +18,19 @@ def text(body: dict) -> str:
     return json.dumps(body, separators=(",", ":"))
 
 
+class Clock:
+    """The pacer's clock, moved only by the test: exact moments, no wall-clock waits."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_a_change_of_state_goes_out_at_once_a_moved_head_waits_its_turn() -> None:
-    pacer = RetainedPacer(every=0.2)
+    clock = Clock()
+    pacer = RetainedPacer(every=0.2, clock=clock)
     state = {
         "state": "open",
         "chain": {"seq": 1, "hash": "a"},
@@ -32,11 +42,12 @@ def test_a_change_of_state_goes_out_at_once_a_moved_head_waits_its_turn() -> Non
     assert pacer.wait_s() is None
 
     moved = {**state, "chain": {"seq": 2, "hash": "b"}, "devices": {"w": {"last_seen": "2"}}}
+    clock.now += 0.05
     assert None is pacer.due("P/state", moved, text)  # only the head and a clock
-    wait = pacer.wait_s()
-    assert wait is not None and 0 < wait <= 0.2
+    assert pacer.wait_s() == pytest.approx(0.15)
     until = pacer.held_until()  # the same moment, as the link's one timer is armed for it
-    assert until is not None and 0 < until - time.monotonic() <= 0.2
+    assert until == pytest.approx(clock.now + 0.15)
+    clock.now += 0.1
     assert None is pacer.due("P/state", moved, text)  # held again: the moment stays
     assert pacer.held_until() == until
 
@@ -46,8 +57,9 @@ def test_a_change_of_state_goes_out_at_once_a_moved_head_waits_its_turn() -> Non
     assert pacer.wait_s() is None and pacer.held_until() is None
 
     later = {**halted, "chain": {"seq": 3, "hash": "c"}}
+    clock.now += 0.19
     assert None is pacer.due("P/state", later, text)
-    time.sleep(0.21)
+    clock.now += 0.02
     assert pacer.due("P/state", later, text) is not None  # its second is up
 
 
@@ -81,19 +93,21 @@ def test_a_body_held_back_or_unchanged_is_not_encoded() -> None:
 
 
 def test_a_device_clock_keeps_its_own_slower_pace_its_online_flag_none() -> None:
-    pacer = RetainedPacer(every=0.05)
+    clock = Clock()
+    pacer = RetainedPacer(every=0.05, clock=clock)
     body = {"device": "w", "online": True, "last_heard": "t1"}
     pacer.sent("P/devices/w", text(body))
     heard = {**body, "last_heard": "t2"}
-    time.sleep(0.1)  # past the pacer's own pace, not the topic's
+    clock.now += 0.1  # past the pacer's own pace, not the topic's
     assert None is pacer.due("P/devices/w", heard, text, 0.3)
-    wait = pacer.wait_s()
-    assert wait is not None and 0.1 < wait <= 0.2
+    assert pacer.wait_s() == pytest.approx(0.2)
     offline = {**heard, "online": False}
     assert pacer.due("P/devices/w", offline, text, 0.3) is not None  # at once
     pacer.sent("P/devices/w", text(offline))
     again = {**offline, "last_heard": "t3"}
-    time.sleep(0.31)
+    clock.now += 0.29
+    assert None is pacer.due("P/devices/w", again, text, 0.3)
+    clock.now += 0.02
     assert pacer.due("P/devices/w", again, text, 0.3) is not None  # its five seconds
 
 

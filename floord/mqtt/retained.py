@@ -86,8 +86,12 @@ class _Sent(NamedTuple):
 class RetainedPacer:
     """Per topic: what was sent, its steady form and when; what waits and until when."""
 
-    def __init__(self, every: float = RETAINED_EVERY_S) -> None:
+    def __init__(
+        self, every: float = RETAINED_EVERY_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """`clock`: seconds on a clock that never goes back, the pace's (a test's own)."""
         self._every = every
+        self._clock = clock
         self._sent: dict[str, _Sent] = {}
         self._held: dict[str, float] = {}
         # What `due` last handed out per topic, for `sent` (made once, not again).
@@ -117,7 +121,7 @@ class RetainedPacer:
                 self._held.pop(topic, None)  # the same body: nothing to send
                 return None
             ready_at = sent.at + (self._every if every is None else every)
-            if time.monotonic() < ready_at:
+            if self._clock() < ready_at:
                 self._held[topic] = ready_at
                 return None
         text = encode(body)
@@ -133,15 +137,15 @@ class RetainedPacer:
         if handed is None or handed.text != text:
             body = json.loads(text)
             handed = _Sent(text, steady(body), moving(body))
-        self._sent[topic] = handed._replace(at=time.monotonic())
+        self._sent[topic] = handed._replace(at=self._clock())
         self._held.pop(topic, None)
 
     def held_until(self) -> float | None:
-        """When (`time.monotonic()`) the first held-back body is due; None when none waits."""
+        """When (on the pacer's clock) the first held-back body is due; None when none waits."""
         return min(self._held.values()) if self._held else None
 
     def wait_s(self) -> float | None:
         """Seconds until the first held-back body is due; None when none waits."""
         if not self._held:
             return None
-        return max(0.0, min(self._held.values()) - time.monotonic())
+        return max(0.0, min(self._held.values()) - self._clock())
