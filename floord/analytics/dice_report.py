@@ -10,7 +10,6 @@ opened read-only.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,9 +19,8 @@ from typing import Any
 
 from floord.analytics.dice_watch import FACE_CELLS, TOTAL_CELLS, DiceWatch, set_name
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, Category, evaluate
+from floord.analytics.stream_events import stream_events
 from floord.contract import EventType, parse_ts
-from floord.journal.errors import JournalError
-from floord.journal.readers import stream_rows
 
 
 @dataclass(frozen=True)
@@ -80,18 +78,7 @@ def read_rolls(
 ) -> list[DiceRoll]:
     """The table's rolls called, in order, in [since, until) (the dice set as it stood),
     from its journal."""
-    if not journal.is_file():
-        raise ValueError(f"no journal at {journal}")
-    try:
-        rows = stream_rows(journal, table)
-    except JournalError as exc:
-        raise ValueError(str(exc)) from exc
-    events = []
-    for seq, body in rows:
-        try:
-            events.append(json.loads(body))
-        except ValueError as exc:
-            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable") from exc
+    events = [event for _, event in stream_events(journal, table)]
     return rolls_of(events, since, until, f"journal {journal}: {table!r}")
 
 

@@ -9,7 +9,6 @@ write to the record it reads.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -20,12 +19,11 @@ from typing import Any
 from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 from floord.analytics.spin_physics import SpinSettings
+from floord.analytics.stream_events import stream_events
 from floord.analytics.wheel_physics import SpinRecord, WheelPhysics, physics_report, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
 from floord.engine.core.copies import Fixed
-from floord.journal.errors import JournalError
-from floord.journal.readers import stream_rows
 
 RESULT_TYPES = (EventType.ROULETTE_RESULT.value, EventType.BIGSIX_RESULT.value)
 
@@ -66,20 +64,7 @@ def read_results(
 ) -> list[WheelResult]:
     """The table's `roulette.result` and `bigsix.result` events, in order, in [since,
     until), from its journal."""
-    if not journal.is_file():
-        raise ValueError(f"no journal at {journal}")
-    try:
-        rows = stream_rows(journal, table)
-    except JournalError as exc:
-        raise ValueError(str(exc)) from exc
-    events = []
-    for seq, body in rows:
-        try:
-            events.append(json.loads(body))
-        except ValueError as exc:
-            raise ValueError(
-                f"journal {journal}: {table!r} seq {seq} is unreadable: {exc!r}"
-            ) from exc
+    events = [event for _, event in stream_events(journal, table)]
     return results_of(events, since, until, f"journal {journal}: {table!r}")
 
 

@@ -11,7 +11,6 @@ opened read-only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from floord.analytics.shuffle_watch import CORRELATION, SLUG, ShuffleSetup, ShuffleWatch
+from floord.analytics.stream_events import stream_events
 from floord.contract import EventType, parse_ts
-from floord.journal.errors import JournalError
-from floord.journal.readers import stream_rows
 
 SHOE_TYPES = frozenset(
     {EventType.SHOE_LOADED.value, EventType.SHOE_CARD_DRAWN.value, EventType.SHOE_EMPTY.value}
@@ -41,24 +39,17 @@ class ShoeEvent:
 
 def read_shoe_events(journal: Path, table: str) -> list[ShoeEvent]:
     """Every shoe event on the table's record, in order (any shoe's: the caller picks)."""
-    if not journal.is_file():
-        raise ValueError(f"no journal at {journal}")
-    try:
-        rows = stream_rows(journal, table)
-    except JournalError as exc:
-        raise ValueError(str(exc)) from exc
     found = []
-    for seq, body in rows:
+    for seq, event in stream_events(journal, table):
         try:
-            event = json.loads(body)
             if event["type"] in SHOE_TYPES:
                 data = event.get("data")
                 data = data if isinstance(data, dict) else {}
                 found.append(
                     ShoeEvent(seq, str(event["ts"]), event.get("source"), event["type"], data)
                 )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"journal {journal}: {table!r} seq {seq} is unreadable") from exc
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"journal {journal}: {table!r} seq {seq} is not an event") from exc
     return found
 
 

@@ -7,13 +7,13 @@ table streams (never the device streams: no figure of the report is counted from
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from floord.analytics.stream_events import stream_events
 from floord.journal.errors import JournalError
-from floord.journal.readers import stream_names, stream_rows
+from floord.journal.readers import stream_names
 
 
 def journal_events(
@@ -31,16 +31,6 @@ def journal_events(
         for stream in streams:
             if table is not None and stream != table:
                 continue
-            try:
-                rows = stream_rows(path, stream)
-            except JournalError as exc:
-                raise ValueError(str(exc)) from exc
-            for seq, body in rows:
-                try:
-                    event = json.loads(body)
-                except ValueError as exc:
-                    raise ValueError(f"journal {path}: {stream!r} seq {seq} is not JSON") from exc
-                if not isinstance(event, dict):
-                    raise ValueError(f"journal {path}: {stream!r} seq {seq} is not an event")
+            for _, event in stream_events(path, stream):
                 if site is None or event.get("site") == site:
                     yield event

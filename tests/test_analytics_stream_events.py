@@ -1,0 +1,98 @@
+"""What every report that reads a journal says of a file it cannot use: the same
+ValueError, naming the file, the stream and the row (`floord.analytics.stream_events`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from floord.analytics.dice_report import read_rolls
+from floord.analytics.floor_report.sources import journal_events
+from floord.analytics.report import read_results
+from floord.analytics.shuffle_report import read_shoe_events
+from floord.analytics.stream_events import stream_events
+from floord.contract import Envelope
+from floord.journal.store import Journal
+
+pytestmark = pytest.mark.unit
+
+TABLE = "RL-01"
+
+
+def build(seq: int) -> Envelope:
+    ts = "2026-12-07T10:00:00.000Z"
+    return Envelope("casino-1", TABLE, seq, ts, "table.opened", "engine", {})
+
+
+def journal_of(tmp_path: Path, events: int) -> Path:
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    try:
+        for _ in range(events):
+            journal.append(TABLE, build)
+    finally:
+        journal.close()
+    return path
+
+
+def stored_as(path: Path, seq: int, body: str) -> None:
+    """The row `seq` of the table's stream edited in the file (as a damaged disk would)."""
+    db = sqlite3.connect(path)
+    try:
+        db.execute("UPDATE events SET body = ? WHERE stream = ? AND seq = ?", (body, TABLE, seq))
+        db.commit()
+    finally:
+        db.close()
+
+
+READERS: list[Callable[[Path], Any]] = [
+    lambda path: stream_events(path, TABLE),
+    lambda path: read_results(path, TABLE, None),
+    lambda path: read_rolls(path, TABLE, None),
+    lambda path: read_shoe_events(path, TABLE),
+    lambda path: list(journal_events([path])),
+]
+
+
+def test_the_events_come_in_seq_order_each_with_its_seq(tmp_path: Path) -> None:
+    events = stream_events(journal_of(tmp_path, 3), TABLE)
+    assert [seq for seq, _ in events] == [1, 2, 3]
+    assert [event["seq"] for _, event in events] == [1, 2, 3]
+    assert {event["type"] for _, event in events} == {"table.opened"}
+    assert stream_events(tmp_path / "journal.db", "BJ-01") == []  # a stream with no events
+
+
+@pytest.mark.parametrize("read", READERS)
+def test_a_missing_file_is_named(tmp_path: Path, read: Callable[[Path], Any]) -> None:
+    with pytest.raises(ValueError) as refused:
+        read(tmp_path / "nowhere.db")
+    assert str(refused.value) == f"no journal at {tmp_path / 'nowhere.db'}"
+
+
+@pytest.mark.parametrize("read", READERS)
+@pytest.mark.parametrize(
+    ("body", "said"), [("{not json", "is not JSON"), ("[1, 2]", "is not an event")]
+)
+def test_a_damaged_row_is_named_by_its_file_stream_and_seq(
+    tmp_path: Path, read: Callable[[Path], Any], body: str, said: str
+) -> None:
+    path = journal_of(tmp_path, 3)
+    stored_as(path, 2, body)
+    with pytest.raises(ValueError) as refused:
+        read(path)
+    assert str(refused.value) == f"journal {path}: {TABLE!r} seq 2 {said}"
+
+
+@pytest.mark.parametrize("read", READERS)
+def test_a_file_that_is_no_journal_is_a_line_not_a_traceback(
+    tmp_path: Path, read: Callable[[Path], Any]
+) -> None:
+    path = tmp_path / "journal.db"
+    path.write_bytes(b"not a database at all, " * 100)
+    with pytest.raises(ValueError) as refused:
+        read(path)
+    assert str(path) in str(refused.value)
