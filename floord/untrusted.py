@@ -122,6 +122,17 @@ def parse_json(raw: bytes, *, max_bytes: int) -> Any:
         raise ValueError("JSON nested too deeply") from exc
 
 
+def read_json(text: str | bytes | bytearray) -> Any:
+    """A JSON document read back from a file (a journal's row, an archive's, a bundle's
+    line), as `json.loads` gives it; a document nested too deeply for the parser is a
+    ValueError like any other text that is not JSON, never a RecursionError, so a
+    damaged file is one named error wherever it is read."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply") from exc
+
+
 def escaped(value: Any) -> Any:
     """`value` with every unsafe character escaped (`escape_text`) in its keys and
     strings, at any depth json_problem allowed; `value` itself when it has none."""

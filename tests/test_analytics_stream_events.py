@@ -75,7 +75,8 @@ def test_a_missing_file_is_named(tmp_path: Path, read: Callable[[Path], Any]) ->
 
 @pytest.mark.parametrize("read", READERS)
 @pytest.mark.parametrize(
-    ("body", "said"), [("{not json", "is not JSON"), ("[1, 2]", "is not an event")]
+    ("body", "said"),
+    [("{not json", "is not JSON"), ("[" * 100_000, "is not JSON"), ("[1, 2]", "is not an event")],
 )
 def test_a_damaged_row_is_named_by_its_file_stream_and_seq(
     tmp_path: Path, read: Callable[[Path], Any], body: str, said: str

@@ -100,6 +100,12 @@ def test_what_cannot_be_read_is_one_line(tmp_path: Path, archive: Path) -> None:
     db.close()
     with open_archive(str(archive)) as reader, pytest.raises(ArchiveError, match="is not JSON"):
         list(reader.events())
+    db = sqlite3.connect(archive)  # nested deeper than the parser goes: the same line
+    db.execute("UPDATE archive_events SET body = ? WHERE seq = 3", ("[" * 100_000,))
+    db.commit()
+    db.close()
+    with open_archive(str(archive)) as reader, pytest.raises(ArchiveError, match="is not JSON"):
+        list(reader.events())
 
 
 def test_a_postgresql_url_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,7 +33,6 @@ last wills of its connections with it.
 from __future__ import annotations
 
 import asyncio
-import json
 import ssl
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
@@ -53,7 +52,7 @@ from floord.mqtt.lost import lost_field, say_online
 from floord.mqtt.outbox import drain
 from floord.mqtt.session import Loss, SessionLoop
 from floord.mqtt.takeover import TakeoverWatch, this_instance
-from floord.untrusted import escape_text, json_problem, parse_json, text_problem
+from floord.untrusted import escape_text, json_problem, parse_json, read_json, text_problem
 
 # QoS 1 messages in flight, a batch, as the table link's (`floord.journal.batches`).
 WINDOW = PUBLISH_WINDOW
@@ -223,7 +222,7 @@ class AdapterLink:
         """The stream's last seq and its first event's `ts` (on the journal's thread)."""
         last = self._journal.last_seq(self.stream)
         first = self._journal.read_range(self.stream, 1, 1) if last else []
-        return last, json.loads(first[0])["ts"] if first else None
+        return last, read_json(first[0])["ts"] if first else None
 
     def _status_body(self, *, online: bool, reason: str, lost: Loss | None = None) -> str:
         """The status body from the stream head last read: no SQLite here, so the last
@@ -384,7 +383,7 @@ class AdapterLink:
             "id": request["id"],
             "from_seq": first,
             "last_seq": last,
-            "events": [json.loads(row) for row in rows],
+            "events": [read_json(row) for row in rows],
         }
         await client.publish(
             self._topics.device_replay(self._device),
@@ -408,7 +407,7 @@ class AdapterLink:
         while start <= last:
             end = min(last, start + SCAN_CHUNK - 1)
             for row in self._journal.read_range(self.stream, start, end):
-                if json.loads(row).get("type") == EventType.DEVICE_ONLINE:
+                if read_json(row).get("type") == EventType.DEVICE_ONLINE:
                     return True
             start = end + 1
         return False

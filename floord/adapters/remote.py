@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import ssl
 import uuid
 from collections.abc import Callable, Sequence
@@ -51,7 +50,7 @@ from floord.mqtt.link import compact
 from floord.mqtt.lost import lost_said
 from floord.mqtt.session import SessionLoop
 from floord.profiles import DeviceProfile
-from floord.untrusted import escape_text, parse_json
+from floord.untrusted import escape_text, parse_json, read_json
 
 WATCH_S = 0.1
 REPLAY_TIMEOUT_S = 3.0
@@ -139,7 +138,7 @@ class RemoteDevice:
         self._order = StreamOrder(
             self.stream,
             have + 1,
-            json.loads(first[0]).get("ts") if first else None,
+            read_json(first[0]).get("ts") if first else None,
             deliver=self._deliver,
             ask=self._ask,
             broke=self._broke,

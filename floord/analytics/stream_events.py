@@ -8,12 +8,12 @@ stream and the row, which the command prints as one line.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from floord.journal.errors import JournalError
 from floord.journal.readers import stream_rows
+from floord.untrusted import read_json
 
 
 def stream_events(journal: Path, stream: str) -> list[tuple[int, dict[str, Any]]]:
@@ -27,7 +27,7 @@ def stream_events(journal: Path, stream: str) -> list[tuple[int, dict[str, Any]]
     events = []
     for seq, body in rows:
         try:
-            event = json.loads(body)
+            event = read_json(body)
         except ValueError as exc:
             raise ValueError(f"journal {journal}: {stream!r} seq {seq} is not JSON") from exc
         if not isinstance(event, dict):

@@ -33,7 +33,7 @@ from floord.mqtt.jobs import run_session
 from floord.mqtt.paho_hooks import manual_acks
 from floord.mqtt.session import SessionLoop
 from floord.operator.commands import build_command
-from floord.untrusted import parse_json
+from floord.untrusted import parse_json, read_json
 
 log = structlog.get_logger("floord.archive")
 
@@ -188,7 +188,7 @@ class ArchiveFeed:
 
     def _answer(self, topic: str, raw: bytes) -> None:
         try:
-            body = json.loads(raw)
+            body = read_json(raw)
         except ValueError:
             return
         if not isinstance(body, dict) or not isinstance(body.get("id"), str):

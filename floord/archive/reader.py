@@ -16,7 +16,6 @@ same microsecond always come out the same way, so a report computed twice is the
 from __future__ import annotations
 
 import importlib.util
-import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -27,6 +26,7 @@ from urllib.parse import urlsplit
 
 from floord.contract import format_ts
 from floord.system.extras import missing_extra_message
+from floord.untrusted import read_json
 
 TABLE = "archive_events"
 ORDER = "ORDER BY ts, site, stream, epoch, seq"
@@ -303,7 +303,7 @@ class ArchiveReader:
 
     def _event(self, body: Any, site: str, stream: str, seq: int) -> dict[str, Any]:
         try:
-            event = json.loads(body)
+            event = read_json(body)
         except ValueError as exc:
             raise ArchiveError(
                 f"archive {_safe(self.url)}: {site}/{stream} seq {seq} is not JSON"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import shlex
 import sys
 from datetime import UTC, datetime
@@ -33,6 +32,7 @@ from floord.journal.bundle_witness import compare_heads, differing_fields, store
 from floord.journal.lock import lock_path, read_holder
 from floord.profile_sources import ProfileShelf, profile_sources, site_directory
 from floord.profiles import ProfileError
+from floord.untrusted import read_json
 from floord.yaml_files import YamlFileError, read_yaml
 
 NO_CONFIG = (
@@ -282,7 +282,7 @@ def _name_edited_fields(report: BundleReport, ns: argparse.Namespace) -> int:
 
 def _decoded(line: str | None) -> Any:
     try:
-        return None if line is None else json.loads(line)
+        return None if line is None else read_json(line)
     except ValueError:
         return None
 

@@ -19,7 +19,6 @@ The layout and the manifest are documented in docs/journal.md, "Evidence bundles
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from floord.journal.bundle_format import (
     manifest_bytes,
     sums_bytes,
 )
+from floord.untrusted import read_json
 
 HOW_TO_VERIFY = (
     "Check every member against SHA256SUMS (sha256sum -c SHA256SUMS) and against "
@@ -269,7 +269,7 @@ def _started(db: sqlite3.Connection, table: str) -> dict[str, Any] | None:
     ).fetchone()
     if row is None:
         return None
-    body = json.loads(row[1])
+    body = read_json(row[1])
     data = body.get("data") if isinstance(body.get("data"), dict) else {}
     return {
         "seq": int(row[0]),

@@ -10,12 +10,12 @@ retention, whose last hash is `anchor`) and where it ends (`head`). The lines of
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from floord.contract import format_ts, parse_ts
 from floord.journal.chain import Anchor, verify_bodies
+from floord.untrusted import read_json
 
 STARTS = ("event", "genesis", "pruned")
 
@@ -109,7 +109,7 @@ def _lines(data: bytes | None) -> list[str] | None:
 
 def _body(line: str) -> dict[str, Any]:
     try:
-        body = json.loads(line)
+        body = read_json(line)
     except ValueError:
         return {}
     return body if isinstance(body, dict) else {}

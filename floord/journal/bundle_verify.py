@@ -16,7 +16,6 @@ makes of the whole journal.
 from __future__ import annotations
 
 import hashlib
-import json
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 from floord.contract import format_ts, parse_ts
 from floord.journal.bundle_format import FORMAT, FORMAT_VERSION, MANIFEST, SUMS, parse_sums
 from floord.journal.bundle_streams import StreamEntry, check_stream
+from floord.untrusted import read_json
 
 
 class BundleUnreadable(ValueError):
@@ -140,7 +140,7 @@ def _manifest(members: dict[str, bytes], report: BundleReport) -> dict[str, Any]
             report.problems.append(Problem(MANIFEST, "missing", "the bundle has no manifest"))
         return None
     try:
-        manifest = json.loads(data.decode("utf-8"))
+        manifest = read_json(data.decode("utf-8"))
     except ValueError as exc:
         report.problems.append(Problem(MANIFEST, "unreadable", f"not JSON ({exc})"))
         return None
@@ -278,7 +278,7 @@ def _check_started(manifest: dict[str, Any], report: BundleReport) -> None:
     where = "before the range: the manifest's word for it"
     if line is not None:
         try:
-            body = json.loads(line)
+            body = read_json(line)
         except ValueError:
             body = None
         body = body if isinstance(body, dict) else {}

@@ -9,12 +9,12 @@ is the head's, the range is the journal's own (docs/journal.md, "Evidence bundle
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
 from floord.journal.audit import AuditError, open_readonly
 from floord.journal.chain import event_hash
+from floord.untrusted import read_json
 
 
 def _against(db: sqlite3.Connection, stream: str, seq: int, digest: str) -> str | None:
@@ -33,7 +33,7 @@ def _against(db: sqlite3.Connection, stream: str, seq: int, digest: str) -> str 
             return f"the journal has no seq {seq} on this stream"
     else:
         try:
-            body = json.loads(row[0])
+            body = read_json(row[0])
         except ValueError:
             return f"the journal's seq {seq} is not JSON"
         held = str(body.get("hash"))

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from floord.untrusted import read_json
+
 GENESIS_FORMAT = "floord/v1 genesis {site}/{stream}"
 # The canonical encoder, made once: `json.dumps` with options builds one per call, and
 # this runs for every event journaled. An encoder holds only its options.
@@ -96,7 +98,7 @@ class _StreamCheck:
             return Break(self.stream, seq, kind, detail)
 
         try:
-            body = json.loads(body_json)
+            body = read_json(body_json)
         except ValueError as exc:
             return broken("unreadable", f"the stored body is not JSON ({exc})")
         if not isinstance(body, dict):

@@ -19,13 +19,13 @@ every stream and every snapshot); `floord journal verify` walks everything.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sqlite3
 from re import Match
 from typing import Any
 
 from floord.journal.chain import Anchor, Break, canonical_bytes, canonical_text, verify_bodies
+from floord.untrusted import read_json
 
 TAIL_EVENTS = 64
 LATCH_TYPES = ("table.halted", "table.resumed")
@@ -113,7 +113,7 @@ def check_snapshot(
     if own is None or after_seq is None:
         return Break(table, seq, "snapshot_unchained", "the snapshot carries no hash")
     try:
-        state = json.loads(state_text)
+        state = read_json(state_text)
     except ValueError as exc:
         return Break(table, seq, "snapshot_unreadable", f"the snapshot is not JSON ({exc})")
     if snapshot_hash(table, after_seq, after_hash, state) != own:
@@ -138,7 +138,7 @@ def unsupported_halt(table: str, state: dict[str, Any] | None, latch: str | None
     """
     if latch is None:
         return None
-    body = json.loads(latch)
+    body = read_json(latch)
     if body.get("type") != "table.halted":
         return None
     data = body.get("data") or {}
@@ -183,7 +183,7 @@ def snapshot_breaks(db: sqlite3.Connection, table: str | None = None) -> list[Br
         if broken is not None:
             found.append(broken)
         try:
-            states[table_id] = json.loads(text)
+            states[table_id] = read_json(text)
         except ValueError:
             states[table_id] = None
     tables = [table] if table is not None else sorted(s for s in heads if "/" not in s)
@@ -229,7 +229,7 @@ def tail_breaks(db: sqlite3.Connection, streams: list[str], last: int = TAIL_EVE
 def _anchor_on(row: tuple[int, str]) -> Anchor:
     """The event just before the window, trusted as far as its own hash goes."""
     try:
-        body = json.loads(row[1])
+        body = read_json(row[1])
         own = body.get("hash") if isinstance(body, dict) else None
     except ValueError:
         own = None

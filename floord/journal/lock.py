@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from floord.journal.errors import JournalError
+from floord.untrusted import read_json
 
 LOCK_SUFFIX = ".lock"
 LOCK_MODE = 0o640
@@ -191,7 +192,7 @@ def _locked_by(path: Path) -> int | None:
 
 def _parse(text: str) -> LockHolder | None:
     try:
-        body = json.loads(text)
+        body = read_json(text)
     except ValueError:
         return None
     if not isinstance(body, dict) or not isinstance(body.get("pid"), int):

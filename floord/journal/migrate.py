@@ -17,6 +17,7 @@ from pathlib import Path
 from floord.journal.chain import event_hash, genesis
 from floord.journal.errors import JournalError, rollback
 from floord.journal.integrity import snapshot_hash
+from floord.untrusted import read_json
 
 
 def bring_up_to_date(db: sqlite3.Connection, path: Path, version: int) -> None:
@@ -63,7 +64,7 @@ def chain_version_1(db: sqlite3.Connection, schema_version: int) -> int:
             "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (stream,)
         ).fetchall()
         for seq, text in rows:
-            body = json.loads(text)
+            body = read_json(text)
             if not isinstance(body, dict) or body.get("seq") != seq:
                 raise ValueError(f"{stream!r} seq {seq} is unreadable; cannot chain it")
             body.pop("hash", None)
@@ -99,7 +100,7 @@ def chain_snapshots(db: sqlite3.Connection, schema_version: int) -> int:
             "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (table_id,)
         ).fetchone()
         after_seq, after_hash = head if head else (0, None)
-        own = snapshot_hash(table_id, after_seq, after_hash, json.loads(text))
+        own = snapshot_hash(table_id, after_seq, after_hash, read_json(text))
         db.execute(
             "UPDATE snapshots SET after_seq = ?, after_hash = ?, hash = ? WHERE table_id = ?",
             (after_seq, after_hash, own, table_id),

@@ -5,13 +5,13 @@ Runs on the journal's own thread (`floord.journal.writer`), called by `Journal.p
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
 from floord.contract import format_ts, parse_ts
 from floord.journal import watermark
 from floord.journal.errors import JournalError, fail, rollback
+from floord.untrusted import read_json
 
 
 def prune_streams(db: sqlite3.Connection, path: Path, before_ts: str) -> int:
@@ -39,7 +39,7 @@ def prune_streams(db: sqlite3.Connection, path: Path, before_ts: str) -> int:
             ).fetchone()
             if row is None:
                 continue  # nothing old enough, or pruned up to here already
-            last_hash = json.loads(row[0]).get("hash")
+            last_hash = read_json(row[0]).get("hash")
             if not isinstance(last_hash, str):
                 raise JournalError(f"journal {path}: {stream!r} seq {up_to} is unchained")
             cur = db.execute("DELETE FROM events WHERE stream = ? AND seq <= ?", (stream, up_to))

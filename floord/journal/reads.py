@@ -8,12 +8,12 @@ becomes a `JournalError` naming what was being read, so the caller fails closed.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from floord.journal.errors import JournalError, fail
+from floord.untrusted import read_json
 
 
 def query(
@@ -60,7 +60,7 @@ def load_snapshot(db: sqlite3.Connection, path: Path, table_id: str) -> dict[str
     if not rows:
         return None
     try:
-        state = json.loads(rows[0][0])
+        state = read_json(rows[0][0])
     except ValueError as exc:
         raise fail(path, f"decode the snapshot of {table_id!r}", exc) from exc
     if not isinstance(state, dict):
@@ -74,7 +74,7 @@ def last_event(db: sqlite3.Connection, path: Path, stream: str) -> dict[str, Any
     if not rows:
         return None
     try:
-        body = json.loads(rows[0][0])
+        body = read_json(rows[0][0])
     except ValueError as exc:
         raise JournalError(f"journal {path}: {stream!r}: undecodable event") from exc
     return body if isinstance(body, dict) else None

@@ -17,7 +17,6 @@ subscriber that held higher `seq`s learns there that the stream was restored, no
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from floord.journal.audit import open_readonly as open_audit
 from floord.journal.backup import STAMP, Head, file_sha256, fsync_path, read_heads
 from floord.journal.errors import rollback
 from floord.journal.lock import JournalLock
+from floord.untrusted import read_json
 
 POLICY = (
     "floord policy: a restored journal continues from the backup's heads; what the "
@@ -336,7 +336,7 @@ def _snapshot(db: sqlite3.Connection, table: str) -> dict[str, Any] | None:
     row = db.execute("SELECT state FROM snapshots WHERE table_id = ?", (table,)).fetchone()
     if row is None:
         return None
-    state = json.loads(row[0])
+    state = read_json(row[0])
     return state if isinstance(state, dict) else None
 
 

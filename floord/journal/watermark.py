@@ -25,6 +25,8 @@ import json
 import sqlite3
 from collections import deque
 
+from floord.untrusted import read_json
+
 # The journal's WAL checkpoint threshold, in pages (SQLite's default).
 AUTOCHECKPOINT = 1000
 
@@ -226,7 +228,7 @@ def _folded(db: sqlite3.Connection) -> dict[str, int]:
     if row is None:
         return {}
     try:
-        found = json.loads(row[0])
+        found = read_json(row[0])
     except ValueError:
         return {}  # unreadable (edited by hand): fold every stream from its start
     if not isinstance(found, dict):

@@ -18,7 +18,6 @@ which says so when it reconnects.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import socket
@@ -30,7 +29,7 @@ import aiomqtt
 
 from floord.contract import STATUS_INSTANCE, format_ts, parse_ts
 from floord.mqtt.session import SessionLoop
-from floord.untrusted import escape_text
+from floord.untrusted import escape_text, read_json
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,7 @@ def rival(body: dict[str, Any], me: Instance, first: str | None = None) -> dict[
 
 def _status(payload: bytes | bytearray | str) -> dict[str, Any] | None:
     try:
-        body = json.loads(payload)
+        body = read_json(payload)
     except ValueError:
         return None
     return body if isinstance(body, dict) else None

@@ -20,6 +20,7 @@ from floord.contract import Topics
 from floord.mqtt.client import first_reachable, subscribe_checked
 from floord.mqtt.link import broker_address
 from floord.operator.commands import build_command
+from floord.untrusted import read_json
 
 
 def parse_args(pairs: list[str]) -> dict[str, Any]:
@@ -31,8 +32,8 @@ def parse_args(pairs: list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise ValueError(f"key=value expected, found {pair!r}")
         try:
-            value: Any = json.loads(text)
-        except json.JSONDecodeError:
+            value: Any = read_json(text)
+        except ValueError:
             value = text
         node = args
         parts = key.split(".")
@@ -109,7 +110,7 @@ async def send_command(
         async def answer() -> dict[str, Any]:
             async for message in client.messages:
                 try:
-                    body = json.loads(bytes(message.payload))
+                    body = read_json(bytes(message.payload))
                 except (TypeError, ValueError):
                     continue
                 if isinstance(body, dict) and body.get("id") == command["id"]:

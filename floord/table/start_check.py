@@ -13,7 +13,6 @@ tail is not recorded again (the floorperson who resumed knew of it); it is logge
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Protocol
 
@@ -24,6 +23,7 @@ from floord.engine.core.types import Decision, EngineOutput
 from floord.journal.chain import Break
 from floord.journal.integrity import TAIL_EVENTS
 from floord.journal.store import Journal, JournalError
+from floord.untrusted import read_json
 
 HALT_CODE = "journal_integrity"
 NAMED = 10  # breaks named one by one in the event and the halt
@@ -103,7 +103,7 @@ def _already_named(journal: Journal, table: str) -> set[Key]:
     known: set[Key] = set()
     for text in journal.read_range(table, max(1, last - TAIL_EVENTS), last):
         try:
-            body = json.loads(text)
+            body = read_json(text)
         except ValueError:
             continue
         if not isinstance(body, dict) or body.get("type") != EventType.JOURNAL_INTEGRITY:

@@ -37,6 +37,7 @@ from typing import IO, Any
 from floord.profiles import SerialSettings
 from floord.transport.base import Transport
 from floord.transport.stream import TransportError, open_transport
+from floord.untrusted import read_json
 
 CAPTURE_VERSION = 1
 OPEN_TIMEOUT_S = 5.0
@@ -176,8 +177,8 @@ def read_capture(path: Path) -> tuple[dict[str, Any], list[Chunk]]:
 
 def _json_line(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
-        item = json.loads(line)
-    except json.JSONDecodeError as exc:
+        item = read_json(line)
+    except ValueError as exc:
         raise CaptureError(f"{path}:{number}: a JSON object expected: {exc}") from exc
     if not isinstance(item, dict):
         raise CaptureError(f"{path}:{number}: a JSON object expected, found {line[:60]!r}")

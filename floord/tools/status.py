@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from floord.journal.store import Journal, JournalError
 from floord.mqtt.client import first_reachable
 from floord.mqtt.tls import client_tls
 from floord.operator.client import client_args
+from floord.untrusted import read_json
 
 # After the subscriptions are acknowledged the broker sends the retained messages at
 # once; this much quiet means it has sent all it holds.
@@ -268,7 +268,7 @@ async def _collect(
         if topic not in wanted or not message.payload:
             continue
         try:
-            body = json.loads(bytes(message.payload))
+            body = read_json(bytes(message.payload))
         except (TypeError, ValueError):
             continue
         if not isinstance(body, dict):

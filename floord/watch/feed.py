@@ -39,6 +39,7 @@ from floord.mqtt.jobs import run_session
 from floord.mqtt.session import SessionLoop
 from floord.operator.client import client_args
 from floord.operator.commands import build_command
+from floord.untrusted import read_json
 from floord.watch.model import FloorModel, Notice, ReplayRequest
 
 # What the console subscribes to, under `<prefix>/<site or +>/+/`.
@@ -226,7 +227,7 @@ class WatchFeed:
     def _answer(self, raw: bytes) -> list[Notice]:
         """A table's reply to a command: ours only if it answers one of our replays."""
         try:
-            body = json.loads(raw)
+            body = read_json(raw)
         except ValueError:
             return []
         if not isinstance(body, dict) or not isinstance(body.get("id"), str):

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floord.contract import REPLAY_MAX_EVENTS, STATUS_LOST, Envelope, EventType
+from floord.untrusted import read_json
 from floord.watch.streams import DUPLICATE, FILL
 from floord.watch.table_view import CommandOutcome, TableView
 
@@ -217,7 +218,7 @@ class FloorModel:
             # Commands are not ours to show; an empty payload clears a retained topic.
             return []
         try:
-            body = json.loads(payload)
+            body = read_json(payload)
             if not isinstance(body, dict):
                 raise ValueError(f"a JSON object expected, found {type(body).__name__}")
             return self._route(site, table, rest, body)

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from floord.untrusted import read_json
 from floord.web.auth import COOKIE, Access, certificate_user
 from floord.web.commands import MAX_BODY, command_problem
 from floord.web.history import History
@@ -201,7 +202,7 @@ async def command(request: web.Request) -> web.Response:
     if len(raw) > MAX_BODY:
         raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(raw))
     try:
-        body = json.loads(raw)
+        body = read_json(raw)
     except ValueError:
         return web.json_response({"ok": False, "error": "JSON expected"}, status=400)
     problem = command_problem(body)

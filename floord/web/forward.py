@@ -22,6 +22,7 @@ import aiomqtt
 from floord.contract import Topics
 from floord.mqtt.client import first_reachable, subscribe_checked
 from floord.operator.client import client_args
+from floord.untrusted import read_json
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ async def forward_signed(
             async def answer() -> dict[str, Any]:
                 async for message in client.messages:
                     try:
-                        body = json.loads(bytes(message.payload))
+                        body = read_json(bytes(message.payload))
                     except (TypeError, ValueError):
                         continue
                     if isinstance(body, dict) and body.get("id") == command["id"]:
