@@ -3,6 +3,7 @@ ValueError, naming the file, the stream and the row (`floord.analytics.stream_ev
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -10,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from floord.analytics.dice_report import read_rolls
+from floord.analytics.dice_report import read_rolls, rolls_of
 from floord.analytics.floor_report.sources import journal_events
-from floord.analytics.report import read_results
+from floord.analytics.report import read_results, results_of
 from floord.analytics.shuffle_report import read_shoe_events
 from floord.analytics.stream_events import stream_events
 from floord.contract import Envelope
@@ -97,3 +98,56 @@ def test_a_file_that_is_no_journal_is_a_line_not_a_traceback(
     with pytest.raises(ValueError) as refused:
         read(path)
     assert str(path) in str(refused.value)
+
+
+def event_with(**fields: Any) -> dict[str, Any]:
+    body = build(2).to_dict()
+    body.update(fields)
+    return body
+
+
+@pytest.mark.parametrize("read", READERS)
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"data": [1]}, "its data is a list, not an object"),
+        ({"ts": 7}, "its ts is a number"),
+        ({"type": None}, "its type is missing"),
+        ({"source": ["shoe"]}, "its source is a list"),
+        ({"seq": "2"}, "its seq is text, not an integer"),
+    ],
+)
+def test_an_event_with_a_field_of_the_wrong_type_is_named(
+    tmp_path: Path, read: Callable[[Path], Any], fields: dict[str, Any], said: str
+) -> None:
+    path = journal_of(tmp_path, 3)
+    stored_as(path, 2, json.dumps(event_with(**fields)))
+    with pytest.raises(ValueError) as refused:
+        read(path)
+    assert str(refused.value) == f"journal {path}: {TABLE!r} seq 2 is not an event: {said}"
+
+
+ROULETTE = {"type": "roulette.result", "data": {"number": "17", "colour": "black"}}
+ROLL = {"type": "craps.roll", "data": {"faces": [3, 4]}}
+
+
+@pytest.mark.parametrize(
+    ("report", "event"),
+    [
+        (results_of, event_with(**{**ROULETTE, "data": None})),
+        (results_of, event_with(**{**ROULETTE, "data": ["17"]})),
+        (results_of, event_with(**{**ROULETTE, "ts": None})),
+        (results_of, event_with(type="bigsix.result", data={"symbol": "1", "section": 1e999})),
+        (rolls_of, event_with(**{**ROLL, "data": "3 4"})),
+        (rolls_of, event_with(**{**ROLL, "data": {"faces": [1e999, 4]}})),
+        (rolls_of, event_with(**{**ROLL, "seq": 1e999})),
+    ],
+)
+def test_a_report_of_an_archives_events_names_a_damaged_one(
+    report: Callable[..., Any], event: dict[str, Any]
+) -> None:
+    """An archive's rows reach the reports as decoded objects (`floord.archive.reader`):
+    a field of the wrong type, or a number JSON reads as infinity, is the same one line."""
+    with pytest.raises(ValueError) as refused:
+        report([event], None, None, "archive: casino-1/RL-01")
+    assert str(refused.value).startswith("archive: casino-1/RL-01")

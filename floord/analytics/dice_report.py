@@ -19,7 +19,7 @@ from typing import Any
 
 from floord.analytics.dice_watch import FACE_CELLS, TOTAL_CELLS, DiceWatch, set_name
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, Category, evaluate
-from floord.analytics.stream_events import stream_events
+from floord.analytics.stream_events import checked_event, stream_events
 from floord.contract import EventType, parse_ts
 
 
@@ -94,10 +94,11 @@ def rolls_of(
     """The rolls among `events` (one table's, in order: a journal's stream or an
     archive's rows) in [since, until), each with the dice set as it stood (a set before
     `since` still counts); `where` names the source in an error."""
+    checked = [checked_event(e, f"{where} seq {e.get('seq')}") for e in events]
     try:
-        wanted = [(int(e["seq"]), e) for e in events if e["type"] in ROLL_TYPES]
+        wanted = [(e["seq"], e) for e in checked if e["type"] in ROLL_TYPES]
         rolls = rolls_from_events(wanted)
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, OverflowError) as exc:
         raise ValueError(f"{where} has an unreadable roll: {exc!r}") from exc
     return [
         r

@@ -19,7 +19,7 @@ from typing import Any
 from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 from floord.analytics.spin_physics import SpinSettings
-from floord.analytics.stream_events import stream_events
+from floord.analytics.stream_events import checked_event, stream_events
 from floord.analytics.wheel_physics import SpinRecord, WheelPhysics, physics_report, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
@@ -77,7 +77,8 @@ def results_of(
     """The wheel results among `events` (one table's, in order: a journal's stream or an
     archive's rows) in [since, until); `where` names the source in an error."""
     found = []
-    for event in events:
+    for unchecked in events:
+        event = checked_event(unchecked, f"{where} seq {unchecked.get('seq')}")
         try:
             if event["type"] not in RESULT_TYPES:
                 continue
@@ -101,8 +102,8 @@ def results_of(
                 )
             else:
                 found.append(WheelResult(seq, ts, str(data["symbol"]), int(data["section"])))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{where} seq {event.get('seq')} is unreadable: {exc!r}") from exc
+        except (ValueError, KeyError, TypeError, OverflowError) as exc:
+            raise ValueError(f"{where} seq {event['seq']} is unreadable: {exc!r}") from exc
     return found
 
 

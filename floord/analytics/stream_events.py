@@ -3,7 +3,9 @@
 Every report that reads a journal (the wheel, dice and shuffle reports, the floor
 report) reads it here, so each says the same of a file that is not there, a journal it
 cannot read and a stored row that is not an event: a ValueError naming the file, the
-stream and the row, which the command prints as one line.
+stream and the row, which the command prints as one line. `checked_event` is the same
+check for an event a report takes from elsewhere (an archive's row): an envelope's
+fields of the types the contract gives them, so a report reads them without a guard.
 """
 
 from __future__ import annotations
@@ -30,7 +32,35 @@ def stream_events(journal: Path, stream: str) -> list[tuple[int, dict[str, Any]]
             event = read_json(body)
         except ValueError as exc:
             raise ValueError(f"journal {journal}: {stream!r} seq {seq} is not JSON") from exc
-        if not isinstance(event, dict):
-            raise ValueError(f"journal {journal}: {stream!r} seq {seq} is not an event")
-        events.append((seq, event))
+        events.append((seq, checked_event(event, f"journal {journal}: {stream!r} seq {seq}")))
     return events
+
+
+def checked_event(event: Any, where: str) -> dict[str, Any]:
+    """`event` if it is an envelope whose `seq`, `ts`, `type`, `source` and `data` are
+    of their types (`floord.contract.Envelope`; `data` null read as `{}`), else a
+    ValueError: `<where> is not an event`, and what is wrong with it."""
+    if not isinstance(event, dict):
+        raise ValueError(f"{where} is not an event")
+    seq = event.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        raise ValueError(f"{where} is not an event: its seq is {_kind(seq)}, not an integer")
+    for key in ("ts", "type", "source"):
+        if not isinstance(event.get(key), str):
+            raise ValueError(f"{where} is not an event: its {key} is {_kind(event.get(key))}")
+    data = event.get("data")
+    if data is None:
+        return {**event, "data": {}}
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} is not an event: its data is {_kind(data)}, not an object")
+    return event
+
+
+_KINDS = {bool: "true or false", int: "a number", float: "a number", str: "text"}
+
+
+def _kind(value: Any) -> str:
+    """What a field holds, as the error says it."""
+    if value is None:
+        return "missing"
+    return _KINDS.get(type(value), "a list" if isinstance(value, list) else "an object")
