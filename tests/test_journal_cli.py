@@ -172,3 +172,27 @@ def test_bad_requests_exit_2_with_a_reason(
     assert "later than" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["journal", "export", "--db", str(live)])
+
+
+def test_an_export_of_a_body_not_stored_as_text_is_refused_and_leaves_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A body stored as bytes (the file edited; floord stores text) cannot go out byte
+    for byte as a line: the export names the row and writes nothing."""
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    for minute in range(3):
+        journal.append("RL-01", build("RL-01", minute))
+    journal.close()
+    db = sqlite3.connect(path)
+    try:
+        body = db.execute("SELECT body FROM events WHERE seq = 2").fetchone()[0]
+        db.execute("UPDATE events SET body = ? WHERE seq = 2", (body.encode(),))
+        db.commit()
+    finally:
+        db.close()
+    out = tmp_path / "export.jsonl"
+    window = ["--from", "2024-05-01T12:00:00Z", "--to", "2024-05-01T13:00:00Z"]
+    assert main(["journal", "export", "--db", str(path), *window, "--out", str(out)]) == 2
+    assert "'RL-01' seq 2: its body is not text" in capsys.readouterr().err
+    assert not out.exists()

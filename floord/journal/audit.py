@@ -133,7 +133,11 @@ def export_journal(path: Path, start: str, end: str, out: TextIO, stream: str | 
         if stream is not None:
             where += " AND stream = ?"
             params = (*params, stream)
-        for (body,) in db.execute(f"SELECT body FROM events {where} ORDER BY stream, seq", params):
+        sql = f"SELECT stream, seq, body FROM events {where} ORDER BY stream, seq"
+        for found, seq, body in db.execute(sql, params):
+            if not isinstance(body, str):
+                # Stored as bytes or a number: not a body floord wrote (the file was edited).
+                raise AuditError(f"journal {path}: {found!r} seq {seq}: its body is not text")
             out.write(body)
             out.write("\n")
             written += 1
