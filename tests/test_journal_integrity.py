@@ -27,7 +27,7 @@ from floord.contract import Envelope, EventType
 from floord.events import DeviceEvent
 from floord.journal.audit import verify_journal
 from floord.journal.chain import event_hash
-from floord.journal.integrity import snapshot_hash, tail_breaks
+from floord.journal.integrity import snapshot_hash, tail_breaks, unsupported_halt
 from floord.journal.store import DISK_FULL, Journal
 from floord.processes.daemon import Daemon
 from floord.table.bus import Tick
@@ -308,3 +308,24 @@ def test_a_rebuilt_chain_verifies_whole(tmp_path: Path) -> None:
     db.close()
     assert verify_journal(path).broken is None
     assert events(path)[-1]["hash"] != witness
+
+
+@pytest.mark.parametrize("reasons", ["device_offline", 3, ["device_offline"], {"code": "x"}])
+def test_a_latched_halt_whose_reasons_cannot_be_read_is_a_break(reasons: Any) -> None:
+    """A `table.halted` floord never writes (the file edited and chained again): nothing
+    shows the snapshot holds its reasons, so it is a break, never a crash."""
+    latch = json.dumps({"seq": 9, "type": "table.halted", "data": {"reasons": reasons}})
+    broken = unsupported_halt(TABLE, {"halt_reasons": []}, latch)
+    assert broken is not None
+    assert (broken.seq, broken.kind) == (9, "unreadable")
+
+
+def test_a_latch_not_an_event_is_a_break_and_unreadable_held_reasons_hold_none() -> None:
+    for latch in ("{not json", "null", "[" * 100_000):
+        broken = unsupported_halt(TABLE, None, latch)
+        assert broken is not None and broken.kind == "unreadable"
+    halted = {"seq": 4, "type": "table.halted", "data": {"reasons": [{"code": "tilt"}]}}
+    broken = unsupported_halt(TABLE, {"halt_reasons": "tilt"}, json.dumps(halted))
+    assert broken is not None and broken.kind == "halt_unsupported"
+    held = {"halt_reasons": [{"code": "tilt"}]}
+    assert unsupported_halt(TABLE, held, json.dumps(halted)) is None

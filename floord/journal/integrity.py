@@ -135,26 +135,48 @@ def unsupported_halt(table: str, state: dict[str, Any] | None, latch: str | None
     """A break when the stream's last halt latched reasons the snapshot does not hold.
 
     `latch` is the stored body of the stream's last `table.halted` or `table.resumed`.
+    A halt whose reasons cannot be read (a body floord never writes: the file edited and
+    chained again) is a break too: nothing then shows the snapshot holds them.
     """
     if latch is None:
         return None
-    body = read_json(latch)
+    try:
+        body = read_json(latch)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return Break(table, 0, "unreadable", "its last table.halted or table.resumed is not JSON")
     if body.get("type") != "table.halted":
         return None
-    data = body.get("data") or {}
-    wanted = {(r.get("code"), r.get("device")) for r in data.get("reasons") or []}
-    held = {(r.get("code"), r.get("device")) for r in (state or {}).get("halt_reasons") or []}
+    seq = body.get("seq")
+    at = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
+    data = body.get("data")
+    wanted = _reason_keys(data.get("reasons") if isinstance(data, dict) else None)
+    if wanted is None:
+        detail = f"the record's last table.halted (seq {seq}) has no readable reasons"
+        return Break(table, at, "unreadable", detail)
+    held = _reason_keys((state or {}).get("halt_reasons")) or set()
     missing = sorted(wanted - held, key=str)
     if not missing:
         return None
     names = ", ".join(f"{c}" + (f" ({d})" if d else "") for c, d in missing)
     return Break(
         table,
-        int(body.get("seq") or 0),
+        at,
         "halt_unsupported",
-        f"the record's last table.halted (seq {body.get('seq')}) latched {names} and no "
+        f"the record's last table.halted (seq {seq}) latched {names} and no "
         "table.resumed follows it, but the snapshot does not hold it",
     )
+
+
+def _reason_keys(reasons: Any) -> set[tuple[Any, Any]] | None:
+    """The (code, device) of each halt reason; None when `reasons` is not a list of
+    objects (absent: none)."""
+    if reasons is None:
+        return set()
+    if not isinstance(reasons, list) or not all(isinstance(r, dict) for r in reasons):
+        return None
+    return {(r.get("code"), r.get("device")) for r in reasons}
 
 
 def last_latch(db: sqlite3.Connection, table: str) -> str | None:
