@@ -384,3 +384,53 @@ def test_a_device_stream_left_out_is_named(
     code, out = verify(bundle, capsys)
     assert code == 1, out
     assert "manifest.json: missing_stream: the table's range has events of device 'wheel'" in out
+
+
+def set_in_central_directory(bundle: Path, member: str, offset: int, value: int) -> None:
+    """Write a 2-byte field of `member`'s central directory entry (8: its flags, 10: its
+    compression method), as a zip made by another tool, or damaged, would hold it."""
+    raw = bytearray(bundle.read_bytes())
+    at = raw.find(b"PK\x01\x02")
+    while at != -1:
+        name_len = int.from_bytes(raw[at + 28 : at + 30], "little")
+        if raw[at + 46 : at + 46 + name_len] == member.encode():
+            raw[at + offset : at + offset + 2] = value.to_bytes(2, "little")
+            bundle.write_bytes(bytes(raw))
+            return
+        at = raw.find(b"PK\x01\x02", at + 4)
+    raise AssertionError(f"{member} not in the central directory")
+
+
+@pytest.mark.parametrize(("offset", "value"), [(8, 0x0001), (10, 99)])  # encrypted; method 99
+def test_a_member_zipfile_cannot_read_is_named_damaged(
+    journal: Journal,
+    config: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    offset: int,
+    value: int,
+) -> None:
+    bundle = tmp_path / "odd.zip"
+    assert export(journal, config, bundle, "--round", "RL-01-2024-05-01-0002") == 0
+    set_in_central_directory(bundle, "events/RL-01.jsonl", offset, value)
+    code, out = verify(bundle, capsys)
+    assert code == 1, out
+    assert "events/RL-01.jsonl: damaged: the zip's own check of its bytes fails" in out
+
+
+def test_a_manifest_whose_profiles_are_not_a_list_is_named(
+    journal: Journal, config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = tmp_path / "profiles.zip"
+    assert export(journal, config, bundle, "--round", "RL-01-2024-05-01-0002") == 0
+    capsys.readouterr()
+
+    def count_the_profiles(members: dict[str, bytes]) -> None:
+        manifest = json.loads(members[MANIFEST])
+        manifest["profiles"] = len(manifest["profiles"])
+        members[MANIFEST] = json.dumps(manifest).encode()
+
+    rewrite(bundle, count_the_profiles, rehash=True)
+    code, out = verify(bundle, capsys)
+    assert code == 1, out
+    assert f"{MANIFEST}: format: `profiles` is not a list" in out

@@ -27,6 +27,7 @@ from floord.cli.main import main
 from floord.contract import Envelope, format_ts
 from floord.journal.bundle_export import Attachment, Selection, export_bundle
 from floord.journal.bundle_format import MANIFEST, SUMS
+from floord.journal.bundle_witness import compare_heads, stored_bodies
 from floord.journal.chain import event_hash
 from floord.journal.store import Journal
 
@@ -167,3 +168,14 @@ def test_each_profile_is_compared_with_what_the_start_recorded(
     capsys.readouterr()
     assert main(["journal", "verify-bundle", str(later)]) == 0
     assert "profile of wheel: NOT the file the daemon.started of seq 62" in capsys.readouterr().out
+
+
+def test_a_head_past_what_sqlite_holds_is_one_the_journal_does_not_hold(
+    journal: Journal,
+) -> None:
+    """A bundle may name any seq; one past a 64-bit integer is in no journal."""
+    huge = 2**70
+    assert compare_heads(journal.path, {"RL-01": (huge, "ab" * 32)}) == [
+        ("RL-01", f"the journal has no seq {huge} on this stream")
+    ]
+    assert stored_bodies(journal.path, [("RL-01", huge), ("RL-01", 1)]).keys() == {("RL-01", 1)}

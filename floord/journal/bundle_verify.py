@@ -85,7 +85,15 @@ def _read_members(zf: zipfile.ZipFile, report: BundleReport) -> dict[str, bytes]
             continue
         try:
             members[info.filename] = zf.read(info)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            OSError,
+            ValueError,
+            RuntimeError,  # encrypted: a floord bundle never is
+            NotImplementedError,  # a compression method zipfile cannot read
+        ) as exc:
             report.problems.append(
                 Problem(
                     info.filename,
@@ -157,6 +165,10 @@ def _manifest(members: dict[str, bytes], report: BundleReport) -> dict[str, Any]
             )
         )
         return None
+    for key, kind, said in (("profiles", list, "a list"), ("selection", dict, "an object")):
+        if manifest.get(key) is not None and not isinstance(manifest[key], kind):
+            report.problems.append(Problem(MANIFEST, "format", f"`{key}` is not {said}"))
+            return None
     return manifest
 
 

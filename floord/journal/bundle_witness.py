@@ -16,11 +16,16 @@ from floord.journal.audit import AuditError, open_readonly
 from floord.journal.chain import event_hash
 from floord.untrusted import read_json
 
+# A seq SQLite can hold (a signed 64-bit integer); a bundle may name any number.
+_SEQS = range(-(2**63), 2**63)
+
 
 def _against(db: sqlite3.Connection, stream: str, seq: int, digest: str) -> str | None:
-    row = db.execute(
-        "SELECT body FROM events WHERE stream = ? AND seq = ?", (stream, seq)
-    ).fetchone()
+    row = (
+        db.execute("SELECT body FROM events WHERE stream = ? AND seq = ?", (stream, seq)).fetchone()
+        if seq in _SEQS
+        else None
+    )
     if row is None:
         pruned = db.execute(
             "SELECT up_to_seq, last_hash FROM pruned WHERE stream = ?", (stream,)
@@ -36,6 +41,8 @@ def _against(db: sqlite3.Connection, stream: str, seq: int, digest: str) -> str 
             body = read_json(row[0])
         except ValueError:
             return f"the journal's seq {seq} is not JSON"
+        if not isinstance(body, dict):
+            return f"the journal's seq {seq} is not an event"
         held = str(body.get("hash"))
         if event_hash(body) != held:
             return f"the journal's seq {seq} no longer hashes to its own hash (verify it)"
@@ -71,6 +78,8 @@ def stored_bodies(path: Path, wanted: list[tuple[str, int]]) -> dict[tuple[str, 
     try:
         db.execute("BEGIN")
         for stream, seq in wanted:
+            if seq not in _SEQS:
+                continue  # no journal holds it
             row = db.execute(
                 "SELECT body FROM events WHERE stream = ? AND seq = ?", (stream, seq)
             ).fetchone()
