@@ -5,6 +5,7 @@ its extra is one line naming the extra."""
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,21 @@ def test_check_says_what_it_found_and_writes_nothing(
     assert main(["archive", "-c", str(path), "--check"]) == 1
     err = capsys.readouterr().err
     assert "schema version 99, newer than this floord's 1" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_an_archive_file_that_is_not_a_regular_file_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A FIFO at the archive's path would block SQLite's open, and the check, forever."""
+    path = _config(tmp_path)
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "archive.db")
+    else:
+        (tmp_path / "archive.db").mkdir()
+    assert main(["archive", "-c", str(path), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert f"the archive file {tmp_path / 'archive.db'} is not a regular file" in err
 
 
 def test_postgresql_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:

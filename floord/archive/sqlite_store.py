@@ -22,6 +22,9 @@ class SqliteStore(Store):
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        if path.exists() and not path.is_file():
+            # A FIFO would block the open forever, a folder fail later and less clearly.
+            raise ArchiveDatabaseError(f"the archive file {path} is not a regular file")
         try:
             if read_only:
                 self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
