@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from floord.analytics.dice_report import read_rolls, rolls_of
-from floord.analytics.floor_report.sources import journal_events
+from floord.analytics.floor_report.sources import checked_events, journal_events
 from floord.analytics.report import read_results, results_of
 from floord.analytics.shuffle_report import read_shoe_events
 from floord.analytics.stream_events import stream_events
@@ -115,6 +115,9 @@ def event_with(**fields: Any) -> dict[str, Any]:
         ({"type": None}, "its type is missing"),
         ({"source": ["shoe"]}, "its source is a list"),
         ({"seq": "2"}, "its seq is text, not an integer"),
+        ({"site": 1}, "its site is a number"),
+        ({"rule": 5}, "its rule is a number"),
+        ({"round": True}, "its round is true or false"),
     ],
 )
 def test_an_event_with_a_field_of_the_wrong_type_is_named(
@@ -151,3 +154,13 @@ def test_a_report_of_an_archives_events_names_a_damaged_one(
     with pytest.raises(ValueError) as refused:
         report([event], None, None, "archive: casino-1/RL-01")
     assert str(refused.value).startswith("archive: casino-1/RL-01")
+
+
+def test_an_archives_events_for_the_floor_report_are_checked_as_a_journals() -> None:
+    good = event_with(type="procedure.violation", data={"what": "spin_while_closed"})
+    assert list(checked_events([good], "archive sqlite:///a.db:")) == [good]
+    with pytest.raises(ValueError) as refused:
+        list(checked_events([good, {**good, "seq": 3, "rule": 5}], "archive sqlite:///a.db:"))
+    assert str(refused.value) == (
+        "archive sqlite:///a.db: casino-1/RL-01 seq 3 is not an event: its rule is a number"
+    )

@@ -37,17 +37,20 @@ def stream_events(journal: Path, stream: str) -> list[tuple[int, dict[str, Any]]
 
 
 def checked_event(event: Any, where: str) -> dict[str, Any]:
-    """`event` if it is an envelope whose `seq`, `ts`, `type`, `source` and `data` are
-    of their types (`floord.contract.Envelope`; `data` null read as `{}`), else a
-    ValueError: `<where> is not an event`, and what is wrong with it."""
+    """`event` if it is an envelope whose fields are of their types
+    (`floord.contract.Envelope`: `rule` and `round` text or null, `data` an object, null
+    read as `{}`), else a ValueError: `<where> is not an event`, and what is wrong."""
     if not isinstance(event, dict):
         raise ValueError(f"{where} is not an event")
     seq = event.get("seq")
     if not isinstance(seq, int) or isinstance(seq, bool):
         raise ValueError(f"{where} is not an event: its seq is {_kind(seq)}, not an integer")
-    for key in ("ts", "type", "source"):
+    for key in ("site", "table", "ts", "type", "source"):
         if not isinstance(event.get(key), str):
             raise ValueError(f"{where} is not an event: its {key} is {_kind(event.get(key))}")
+    for key in ("rule", "round"):
+        if event.get(key) is not None and not isinstance(event[key], str):
+            raise ValueError(f"{where} is not an event: its {key} is {_kind(event[key])}")
     data = event.get("data")
     if data is None:
         return {**event, "data": {}}

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from floord.analytics.floor_report.compute import TYPES
-from floord.analytics.floor_report.sources import journal_events
+from floord.analytics.floor_report.sources import checked_events, journal_events
 from floord.analytics.floor_report.summary import floor_report
 from floord.analytics.floor_report.text import floor_csv, format_floor_report
 from floord.archive.reader import open_archive
@@ -63,7 +63,10 @@ def _events(
     if ns.archive:
         reader = stack.enter_context(open_archive(ns.archive))
         # From each table's start: its state at --from is made of its events before it.
-        return reader.events(until=end, site=ns.site, table=ns.table, types=TYPES, tables_only=True)
+        events = reader.events(
+            until=end, site=ns.site, table=ns.table, types=TYPES, tables_only=True
+        )
+        return checked_events(events, f"archive {ns.archive}:")
     if ns.db:
         return journal_events(ns.db, site=ns.site, table=ns.table)
     raise ValueError("where from? --archive URL or --db JOURNAL")

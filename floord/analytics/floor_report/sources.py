@@ -7,11 +7,11 @@ table streams (never the device streams: no figure of the report is counted from
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from floord.analytics.stream_events import stream_events
+from floord.analytics.stream_events import checked_event, stream_events
 from floord.journal.errors import JournalError
 from floord.journal.readers import stream_names
 
@@ -34,3 +34,11 @@ def journal_events(
             for _, event in stream_events(path, stream):
                 if site is None or event.get("site") == site:
                     yield event
+
+
+def checked_events(events: Iterable[dict[str, Any]], where: str) -> Iterator[dict[str, Any]]:
+    """Events from elsewhere (an archive's rows), each checked as a journal's are
+    (`checked_event`): a damaged one is a ValueError naming `where`, its table and seq."""
+    for event in events:
+        at = f"{where} {event.get('site')}/{event.get('table')} seq {event.get('seq')}"
+        yield checked_event(event, at)
