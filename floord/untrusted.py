@@ -122,11 +122,14 @@ def parse_json(raw: bytes, *, max_bytes: int) -> Any:
         raise ValueError("JSON nested too deeply") from exc
 
 
-def read_json(text: str | bytes | bytearray) -> Any:
+def read_json(text: object) -> Any:
     """A JSON document read back from a file (a journal's row, an archive's, a bundle's
-    line), as `json.loads` gives it; a document nested too deeply for the parser is a
-    ValueError like any other text that is not JSON, never a RecursionError, so a
-    damaged file is one named error wherever it is read."""
+    line), as `json.loads` gives it; a document nested too deeply for the parser, or
+    what is no text at all (a row's NULL or number), is a ValueError like any other
+    text that is not JSON, never a RecursionError or a TypeError, so a damaged file is
+    one named error wherever it is read."""
+    if not isinstance(text, str | bytes | bytearray):
+        raise ValueError(f"JSON text expected, found {type(text).__name__}")
     try:
         return json.loads(text)
     except RecursionError as exc:

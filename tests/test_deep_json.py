@@ -54,3 +54,13 @@ def test_a_journal_row_nested_too_deeply_is_an_unreadable_break(tmp_path: Path) 
     assert found is not None
     assert (found.stream, found.seq, found.kind) == ("RL-01", 1, "unreadable")
     assert "nested too deeply" in found.detail
+
+
+@pytest.mark.parametrize("stored", [None, 5, 2.5])
+def test_a_row_that_is_no_text_is_not_json_either(stored: object) -> None:
+    """A journal row's body NULL or a number (the file edited): a ValueError, as for
+    text that is not JSON, never json.loads's TypeError."""
+    with pytest.raises(ValueError, match="JSON text expected"):
+        read_json(stored)
+    found = verify_bodies([("RL-01", 1, stored)])  # type: ignore[list-item]
+    assert found is not None and found.kind == "unreadable"

@@ -196,3 +196,28 @@ def test_an_export_of_a_body_not_stored_as_text_is_refused_and_leaves_no_file(
     assert main(["journal", "export", "--db", str(path), *window, "--out", str(out)]) == 2
     assert "'RL-01' seq 2: its body is not text" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("up_to_seq", "last_hash"), [("x", "ab"), (0, "ab"), (3, b"ab")])
+def test_verify_of_an_unreadable_pruning_record_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], up_to_seq: object, last_hash: object
+) -> None:
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    for minute in range(3):
+        journal.append("RL-01", build("RL-01", minute))
+    journal.close()
+    db = sqlite3.connect(path)
+    try:
+        db.execute(
+            "INSERT INTO pruned (stream, up_to_seq, last_hash, pruned_before) "
+            "VALUES ('RL-01', ?, ?, '2024-05-01T00:00:00Z')",
+            (up_to_seq, last_hash),
+        )
+        db.commit()
+    finally:
+        db.close()
+    assert main(["journal", "verify", "--db", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"the pruning record of 'RL-01' is unreadable (up_to_seq {up_to_seq!r})" in err
+    assert "Traceback" not in err

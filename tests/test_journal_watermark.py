@@ -14,6 +14,7 @@ import pytest
 from floord.contract import Envelope
 from floord.journal.checkpointer import Checkpointer, catch_up
 from floord.journal.store import Journal, JournalError
+from floord.journal.watermark import SCHEMA, mark
 
 pytestmark = pytest.mark.unit
 
@@ -260,3 +261,16 @@ def test_acknowledgements_handed_in_are_written_by_the_next_write(tmp_path: Path
     finally:
         journal.close()
     assert rows(path, "SELECT up_to_seq FROM published_marks WHERE stream = 't1'") == [(6,)]
+
+
+@pytest.mark.parametrize("stored", ["x", b"\x00", 2.5])
+def test_a_mark_that_is_no_integer_is_no_mark(stored: object) -> None:
+    """A watermark edited by hand: none, so the stream's events all go out again (as an
+    unreadable fold record folds every stream from its start), never a crash."""
+    db = sqlite3.connect(":memory:")
+    db.executescript(SCHEMA)
+    db.execute("INSERT INTO published_marks (stream, up_to_seq) VALUES ('RL-01', ?)", (stored,))
+    assert mark(db, "RL-01") == 0
+    db.execute("UPDATE published_marks SET up_to_seq = 7")
+    assert mark(db, "RL-01") == 7
+    db.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from floord.contract import format_ts, parse_ts
-from floord.journal.chain import Anchor, Break, verify_bodies
+from floord.journal.chain import Anchor, Break, anchor_of, verify_bodies
 from floord.journal.integrity import snapshot_breaks
 
 CHAINED_SCHEMA = "2"  # events chained; snapshots too from version 3 (SNAPSHOTS_CHAINED)
@@ -84,12 +84,17 @@ def verify_journal(path: Path, stream: str | None = None) -> VerifyReport:
         }
         if stream is not None and stream not in heads:
             raise AuditError(f"journal {path}: no stream {stream!r}")
-        anchors = {
-            s: Anchor(seq, h)
-            for s, seq, h in db.execute(
-                f"SELECT stream, up_to_seq, last_hash FROM pruned {where}", params
-            )
-        }
+        anchors: dict[str, Anchor] = {}
+        for s, seq, h in db.execute(
+            f"SELECT stream, up_to_seq, last_hash FROM pruned {where}", params
+        ):
+            anchor = anchor_of(seq, h)
+            if anchor is None:
+                raise AuditError(
+                    f"journal {path}: the pruning record of {s!r} is unreadable "
+                    f"(up_to_seq {seq!r}): nothing to verify its stream from"
+                )
+            anchors[s] = anchor
         counted = [0]
 
         def rows() -> Iterator[tuple[str, int, str]]:

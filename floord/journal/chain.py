@@ -77,6 +77,15 @@ class Anchor:
     last_hash: str
 
 
+def anchor_of(up_to_seq: Any, last_hash: Any) -> Anchor | None:
+    """The anchor a pruning record's row (`up_to_seq`, `last_hash`) says; None when the
+    row is not one floord writes (a seq that is no positive integer, a hash that is no
+    text): the file was edited, and nothing can be anchored on it."""
+    if not isinstance(up_to_seq, int) or isinstance(up_to_seq, bool) or up_to_seq < 1:
+        return None
+    return Anchor(up_to_seq, last_hash) if isinstance(last_hash, str) else None
+
+
 class _StreamCheck:
     """The walk along one stream: what the next event must link to."""
 

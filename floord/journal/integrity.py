@@ -24,7 +24,14 @@ import sqlite3
 from re import Match
 from typing import Any
 
-from floord.journal.chain import Anchor, Break, canonical_bytes, canonical_text, verify_bodies
+from floord.journal.chain import (
+    Anchor,
+    Break,
+    anchor_of,
+    canonical_bytes,
+    canonical_text,
+    verify_bodies,
+)
 from floord.untrusted import read_json
 
 TAIL_EVENTS = 64
@@ -240,7 +247,8 @@ def tail_breaks(db: sqlite3.Connection, streams: list[str], last: int = TAIL_EVE
         pruned = db.execute(
             "SELECT up_to_seq, last_hash FROM pruned WHERE stream = ?", (stream,)
         ).fetchone()
-        anchor = Anchor(pruned[0], pruned[1]) if pruned else None
+        # An unreadable pruning record anchors nothing: the window's first event does.
+        anchor = anchor_of(*pruned) if pruned else None
         if rows and rows[0][0] > 1 and not (anchor and anchor.up_to_seq + 1 == rows[0][0]):
             anchor = _anchor_on(rows[0])
             rows = rows[1:]

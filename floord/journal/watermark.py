@@ -45,7 +45,9 @@ _MARK_OF_STREAM = "coalesce((SELECT up_to_seq FROM published_marks WHERE stream 
 def mark(db: sqlite3.Connection, stream: str) -> int:
     """The stream's watermark: every event up to it is acknowledged (0: none yet)."""
     row = db.execute("SELECT up_to_seq FROM published_marks WHERE stream = ?", (stream,)).fetchone()
-    return int(row[0]) if row else 0
+    found = row[0] if row else 0
+    # A mark that is no integer (the file edited): none, so everything goes out again.
+    return found if isinstance(found, int) and not isinstance(found, bool) else 0
 
 
 def advance(db: sqlite3.Connection, stream: str, seqs: list[int]) -> None:
