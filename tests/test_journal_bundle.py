@@ -434,3 +434,26 @@ def test_a_manifest_whose_profiles_are_not_a_list_is_named(
     code, out = verify(bundle, capsys)
     assert code == 1, out
     assert f"{MANIFEST}: format: `profiles` is not a list" in out
+
+
+def test_a_round_ending_on_an_event_without_a_time_is_refused_by_name(
+    journal: Journal, config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = sqlite3.connect(journal.path)
+    try:
+        [last] = db.execute(
+            "SELECT max(seq) FROM events WHERE stream = 'RL-01' "
+            "AND json_extract(body, '$.round') = 'RL-01-2024-05-01-0002'"
+        ).fetchone()
+        db.execute(
+            "UPDATE events SET body = json_remove(body, '$.ts') WHERE stream = 'RL-01' AND seq = ?",
+            (last,),
+        )
+        db.commit()
+    finally:
+        db.close()
+    bundle = tmp_path / "no-time.zip"
+    assert export(journal, config, bundle, "--round", "RL-01-2024-05-01-0002") == 2
+    err = capsys.readouterr().err
+    assert "round 'RL-01-2024-05-01-0002' ends on an event whose ts ('None') is not a time" in err
+    assert "Traceback" not in err and not bundle.exists()

@@ -182,7 +182,13 @@ def _plans(db: sqlite3.Connection, table: str, selection: Selection) -> list[_Pl
         raise AuditError(f"the journal has no stream for table {table!r}")
     if selection.round is not None:
         first, last, low, last_ts = _round_range(db, table, selection.round)
-        high = format_ts(parse_ts(last_ts) + timedelta(microseconds=1))
+        try:
+            high = format_ts(parse_ts(str(last_ts)) + timedelta(microseconds=1))
+        except ValueError as exc:
+            raise AuditError(
+                f"round {selection.round!r} ends on an event whose ts ({last_ts!r}) is not a "
+                "time: the journal is damaged there (floord journal verify names it)"
+            ) from exc
         table_part: tuple[int | None, int | None, int] = (first, last, first - 1)
         table_select = {"round": selection.round}
     else:
