@@ -174,16 +174,23 @@ def test_bad_requests_exit_2_with_a_reason(
         main(["journal", "export", "--db", str(live)])
 
 
-def test_an_export_of_a_body_not_stored_as_text_is_refused_and_leaves_no_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A body stored as bytes (the file edited; floord stores text) cannot go out byte
-    for byte as a line: the export names the row and writes nothing."""
+@pytest.fixture
+def closed(tmp_path: Path) -> Path:
+    """A journal of three minutes of one stream, closed: a file a test may damage."""
     path = tmp_path / "journal.db"
     journal = Journal(path)
     for minute in range(3):
         journal.append("RL-01", build("RL-01", minute))
     journal.close()
+    return path
+
+
+def test_an_export_of_a_body_not_stored_as_text_is_refused_and_leaves_no_file(
+    closed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A body stored as bytes (the file edited; floord stores text) cannot go out byte
+    for byte as a line: the export names the row and writes nothing."""
+    path = closed
     db = sqlite3.connect(path)
     try:
         body = db.execute("SELECT body FROM events WHERE seq = 2").fetchone()[0]
@@ -200,13 +207,9 @@ def test_an_export_of_a_body_not_stored_as_text_is_refused_and_leaves_no_file(
 
 @pytest.mark.parametrize(("up_to_seq", "last_hash"), [("x", "ab"), (0, "ab"), (3, b"ab")])
 def test_verify_of_an_unreadable_pruning_record_says_so(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], up_to_seq: object, last_hash: object
+    closed: Path, capsys: pytest.CaptureFixture[str], up_to_seq: object, last_hash: object
 ) -> None:
-    path = tmp_path / "journal.db"
-    journal = Journal(path)
-    for minute in range(3):
-        journal.append("RL-01", build("RL-01", minute))
-    journal.close()
+    path = closed
     db = sqlite3.connect(path)
     try:
         db.execute(
