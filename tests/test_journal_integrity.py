@@ -310,7 +310,9 @@ def test_a_rebuilt_chain_verifies_whole(tmp_path: Path) -> None:
     assert events(path)[-1]["hash"] != witness
 
 
-@pytest.mark.parametrize("reasons", ["device_offline", 3, ["device_offline"], {"code": "x"}])
+@pytest.mark.parametrize(
+    "reasons", ["device_offline", 3, ["device_offline"], {"code": "x"}, [{"code": ["x"]}]]
+)
 def test_a_latched_halt_whose_reasons_cannot_be_read_is_a_break(reasons: Any) -> None:
     """A `table.halted` floord never writes (the file edited and chained again): nothing
     shows the snapshot holds its reasons, so it is a break, never a crash."""
@@ -325,7 +327,8 @@ def test_a_latch_not_an_event_is_a_break_and_unreadable_held_reasons_hold_none()
         broken = unsupported_halt(TABLE, None, latch)
         assert broken is not None and broken.kind == "unreadable"
     halted = {"seq": 4, "type": "table.halted", "data": {"reasons": [{"code": "tilt"}]}}
-    broken = unsupported_halt(TABLE, {"halt_reasons": "tilt"}, json.dumps(halted))
-    assert broken is not None and broken.kind == "halt_unsupported"
+    for held_badly in ("tilt", [{"code": "tilt", "device": ["wheel"]}]):
+        broken = unsupported_halt(TABLE, {"halt_reasons": held_badly}, json.dumps(halted))
+        assert broken is not None and broken.kind == "halt_unsupported"
     held = {"halt_reasons": [{"code": "tilt"}]}
     assert unsupported_halt(TABLE, held, json.dumps(halted)) is None

@@ -178,12 +178,18 @@ def unsupported_halt(table: str, state: dict[str, Any] | None, latch: str | None
 
 def _reason_keys(reasons: Any) -> set[tuple[Any, Any]] | None:
     """The (code, device) of each halt reason; None when `reasons` is not a list of
-    objects (absent: none)."""
+    objects whose code and device are text or absent (`reasons` absent: none)."""
     if reasons is None:
         return set()
-    if not isinstance(reasons, list) or not all(isinstance(r, dict) for r in reasons):
+    if not isinstance(reasons, list) or not all(_readable_reason(r) for r in reasons):
         return None
     return {(r.get("code"), r.get("device")) for r in reasons}
+
+
+def _readable_reason(reason: Any) -> bool:
+    return isinstance(reason, dict) and all(
+        isinstance(reason.get(key), str | None) for key in ("code", "device")
+    )
 
 
 def last_latch(db: sqlite3.Connection, table: str) -> str | None:
