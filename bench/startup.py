@@ -2,7 +2,8 @@
 
 Shape: a private Mosquitto on a free loopback port; 8 SS2 roulette wheels (`--tables`),
 each on a pty of its own served by this process (the wheel's end answers the handshake,
-`bench.latency.Wheel`); one config naming them all, a fresh journal each run. The bench
+`bench.latency.Wheel`); one config naming them all, a fresh journal each run (but see
+`--history-results`). The bench
 subscribes to the site's device streams, starts `python -m floord run` and takes the
 time from just before the process is spawned to the arrival of the last wheel's
 `device.online`; then the daemon's peak resident set (`VmHWM`, /proc) at that moment.
@@ -24,9 +25,14 @@ neither does a daemon here. `--no-compile` runs the trees as they are: a fresh `
 holds no bytecode, so where `PYTHONDONTWRITEBYTECODE` is set its every start compiles
 floord from source.
 
+`--history-results N` starts every daemon on a copy of one journal whose tables have each
+played N spins (`bench.aged_journal`), not a fresh one: a box's start reads its tables'
+records (the live wheel tests refill their windows from them), so this is a box after
+weeks of play.
+
 Prints one JSON line. Nothing here is asserted by a test (`bench/__init__.py`).
-Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...] [--no-compile]
-[--no-unit-env]`.
+Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...]
+[--history-results N] [--no-compile] [--no-unit-env]`.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import argparse
 import asyncio
 import json
 import logging
+import shutil
 import statistics
 import sys
 import tempfile
@@ -45,6 +52,7 @@ from typing import Any
 import aiomqtt
 import yaml
 
+from bench.aged_journal import age
 from bench.latency import Wheel, frame
 from bench.proc_stats import machine, sample
 from bench.trees import INSTALLED, byte_compile, tree_command, unit_environment
@@ -97,62 +105,102 @@ def _config(tmp: Path, url: str, wheels: list[Wheel]) -> Path:
 
 
 async def daemon_start(
-    url: str, tables: int, tree: str, timeout: float, unit_env: bool = True
+    url: str,
+    tables: int,
+    tree: str,
+    timeout: float,
+    unit_env: bool = True,
+    journal: Path | None = None,
+    keep: Path | None = None,
 ) -> tuple[float, float]:
     """Seconds from spawn to the last wheel's `device.online`, and the daemon's peak RSS
-    MiB then; with the environment its unit sets unless `unit_env` is false."""
+    MiB then; with the environment its unit sets unless `unit_env` is false. The daemon
+    starts on a copy of `journal` (None: a fresh one); `keep` receives the journal as
+    the daemon leaves it, stopped."""
     host, port = url.split("://", 1)[1].rsplit(":", 1)
     wheels = [Wheel() for _ in range(tables)]
     source = None if tree == INSTALLED else tree
     python, env = tree_command(source, None)
     if unit_env:
         env.update(unit_environment(source))
-    daemon: asyncio.subprocess.Process | None = None
     try:
         with tempfile.TemporaryDirectory(prefix="floord-startup-") as tmp:
             path = _config(Path(tmp), url, wheels)
-            async with aiomqtt.Client(host, int(port)) as sub:
-                await sub.subscribe(f"floor/v1/{SITE}/+/devices/+/events", qos=1)
-                online: set[str] = set()
-                started = time.perf_counter()
-                daemon = await asyncio.create_subprocess_exec(
-                    python,
-                    "-m",
-                    "floord",
-                    "--log-level",
-                    "warning",
-                    "run",
-                    "-c",
-                    str(path),
-                    stdout=asyncio.subprocess.DEVNULL,
-                    stderr=asyncio.subprocess.DEVNULL,
-                    env=env,
-                    cwd=tmp,
-                )
+            if journal is not None:
+                shutil.copyfile(journal, Path(tmp) / "journal.db")
+            try:
+                return await _measured(host, int(port), path, python, env, tables, timeout, wheels)
+            finally:
+                if keep is not None:
+                    shutil.copyfile(Path(tmp) / "journal.db", keep)
+    finally:
+        for wheel in wheels:
+            wheel.close()
 
-                async def all_online() -> float:
-                    async for message in sub.messages:
-                        if json.loads(bytes(message.payload)).get("type") == "device.online":
-                            online.add(str(message.topic).split("/")[3])
-                            if len(online) == tables:
-                                return time.perf_counter() - started
-                    raise ConnectionError("subscriber closed")
 
-                status = asyncio.create_task(_automatic_status(wheels))
-                try:
-                    elapsed = await asyncio.wait_for(all_online(), timeout)
-                finally:
-                    status.cancel()
-                stats = sample(daemon.pid)
-                if stats is None:
-                    raise SystemExit("startup bench: the daemon ended before it was measured")
-                return elapsed, stats.peak_rss_mib
+async def _measured(
+    host: str,
+    port: int,
+    path: Path,
+    python: str,
+    env: dict[str, str],
+    tables: int,
+    timeout: float,
+    wheels: list[Wheel],
+) -> tuple[float, float]:
+    """Spawn the daemon on the config at `path` and time it to every wheel online."""
+    daemon: asyncio.subprocess.Process | None = None
+    try:
+        async with aiomqtt.Client(host, port) as sub:
+            await sub.subscribe(f"floor/v1/{SITE}/+/devices/+/events", qos=1)
+            online: set[str] = set()
+            started = time.perf_counter()
+            daemon = await asyncio.create_subprocess_exec(
+                python,
+                "-m",
+                "floord",
+                "--log-level",
+                "warning",
+                "run",
+                "-c",
+                str(path),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                env=env,
+                cwd=path.parent,
+            )
+
+            async def all_online() -> float:
+                async for message in sub.messages:
+                    if json.loads(bytes(message.payload)).get("type") == "device.online":
+                        online.add(str(message.topic).split("/")[3])
+                        if len(online) == tables:
+                            return time.perf_counter() - started
+                raise ConnectionError("subscriber closed")
+
+            status = asyncio.create_task(_automatic_status(wheels))
+            try:
+                elapsed = await asyncio.wait_for(all_online(), timeout)
+            finally:
+                status.cancel()
+            stats = sample(daemon.pid)
+            if stats is None:
+                raise SystemExit("startup bench: the daemon ended before it was measured")
+            return elapsed, stats.peak_rss_mib
     finally:
         if daemon is not None and daemon.returncode is None:
             daemon.terminate()
             await daemon.wait()
-        for wheel in wheels:
-            wheel.close()
+
+
+async def _aged(url: str, tables: int, results: int, folder: Path) -> Path:
+    """A journal of `tables` tables that have each played `results` spins: the one a
+    daemon of this checkout leaves after its first start, aged (`bench.aged_journal`)."""
+    journal = folder / "aged.db"
+    await daemon_start(url, tables, INSTALLED, 60.0, keep=journal)
+    tables_ids = [f"RL-{i + 1:02d}" for i in range(tables)]
+    age(journal, SITE, tables_ids, results)
+    return journal
 
 
 async def _automatic_status(wheels: list[Wheel]) -> None:
@@ -184,17 +232,21 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
     base_s: list[float] = []
     base_mib: list[float] = []
     runs: dict[str, tuple[list[float], list[float]]] = {t: ([], []) for t in trees}
-    async with private_mosquitto(binary) as url:
-        for _ in range(ns.rounds):
-            seconds, mib = await baseline()
-            base_s.append(seconds)
-            base_mib.append(mib)
-            for tree in trees:
-                seconds, mib = await daemon_start(
-                    url, ns.tables, tree, ns.timeout, not ns.no_unit_env
-                )
-                runs[tree][0].append(seconds)
-                runs[tree][1].append(mib)
+    with tempfile.TemporaryDirectory(prefix="floord-aged-") as kept:
+        async with private_mosquitto(binary) as url:
+            history = None
+            if ns.history_results:
+                history = await _aged(url, ns.tables, ns.history_results, Path(kept))
+            for _ in range(ns.rounds):
+                seconds, mib = await baseline()
+                base_s.append(seconds)
+                base_mib.append(mib)
+                for tree in trees:
+                    seconds, mib = await daemon_start(
+                        url, ns.tables, tree, ns.timeout, not ns.no_unit_env, history
+                    )
+                    runs[tree][0].append(seconds)
+                    runs[tree][1].append(mib)
     base_time, base_rss = statistics.median(base_s), statistics.median(base_mib)
     daemons = {}
     for tree, (times, peaks) in runs.items():
@@ -209,6 +261,7 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
     return {
         "bench": "startup",
         "tables": ns.tables,
+        "history_results": ns.history_results,
         "rounds": ns.rounds,
         "byte_compiled": not ns.no_compile,
         "unit_environment": {
@@ -231,6 +284,12 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to all online")
     parser.add_argument("--tree", action="append", help="run the daemon from this source tree")
+    parser.add_argument(
+        "--history-results",
+        type=int,
+        default=0,
+        help="start each daemon on a journal whose tables have played this many spins",
+    )
     parser.add_argument(
         "--no-compile",
         action="store_true",
