@@ -15,8 +15,9 @@ from floord.analytics.dice_report import read_rolls, rolls_of
 from floord.analytics.floor_report.sources import checked_events, journal_events
 from floord.analytics.report import read_results, results_of
 from floord.analytics.shuffle_report import read_shoe_events
-from floord.analytics.stream_events import stream_events
+from floord.analytics.stream_events import stream_events, stream_events_of_types
 from floord.contract import Envelope
+from floord.journal.readers import stream_rows_of_types
 from floord.journal.store import Journal
 
 pytestmark = pytest.mark.unit
@@ -57,6 +58,8 @@ READERS: list[Callable[[Path], Any]] = [
     lambda path: read_shoe_events(path, TABLE),
     lambda path: list(journal_events([path])),
 ]
+# The type of event each reader reads (the whole stream's readers: any).
+READS = ["table.opened", "roulette.result", "craps.roll", "shoe.card_drawn", "table.opened"]
 
 
 def test_the_events_come_in_seq_order_each_with_its_seq(tmp_path: Path) -> None:
@@ -100,13 +103,44 @@ def test_a_file_that_is_no_journal_is_a_line_not_a_traceback(
     assert str(path) in str(refused.value)
 
 
+def test_a_reader_of_one_kind_of_event_reads_only_those_in_order_across_batches(
+    tmp_path: Path,
+) -> None:
+    """The reports' and the live tests' readers ask SQLite for their kind of event only:
+    a table's record of months is mostly other events, which they need not decode (a
+    damaged one among them is `verify`'s to name, not theirs)."""
+    path = journal_of(tmp_path, 1200)
+    for seq in range(3, 1201, 2):
+        stored_as(path, seq, json.dumps(event_with(seq=seq, **ROULETTE)))
+    stored_as(path, 2, json.dumps(event_with(seq=2, data=[1])))  # not a result: not read
+    found = list(stream_events_of_types(path, TABLE, ["roulette.result"]))
+    assert [seq for seq, _ in found] == list(range(3, 1201, 2))
+    assert {event["type"] for _, event in found} == {"roulette.result"}
+    assert [r.seq for r in read_results(path, TABLE, None)] == list(range(3, 1201, 2))
+    assert list(stream_events_of_types(path, TABLE, [])) == []
+
+
+def test_a_reader_stopped_half_way_leaves_no_connection_open(tmp_path: Path) -> None:
+    """Each batch is read on a connection closed before its rows are handed on: a reader
+    that stops at a damaged row holds nothing a thread could not close."""
+    path = journal_of(tmp_path, 600)
+    rows = stream_rows_of_types(path, TABLE, ["table.opened"])
+    assert next(rows)[0] == 1
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA journal_mode=DELETE")  # refused while another connection reads
+    finally:
+        db.close()
+    rows.close()
+
+
 def event_with(**fields: Any) -> dict[str, Any]:
     body = build(2).to_dict()
     body.update(fields)
     return body
 
 
-@pytest.mark.parametrize("read", READERS)
+@pytest.mark.parametrize(("read", "etype"), list(zip(READERS, READS, strict=True)))
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
@@ -121,10 +155,10 @@ def event_with(**fields: Any) -> dict[str, Any]:
     ],
 )
 def test_an_event_with_a_field_of_the_wrong_type_is_named(
-    tmp_path: Path, read: Callable[[Path], Any], fields: dict[str, Any], said: str
+    tmp_path: Path, read: Callable[[Path], Any], etype: str, fields: dict[str, Any], said: str
 ) -> None:
     path = journal_of(tmp_path, 3)
-    stored_as(path, 2, json.dumps(event_with(**fields)))
+    stored_as(path, 2, json.dumps(event_with(**{"type": etype, **fields})))
     with pytest.raises(ValueError) as refused:
         read(path)
     assert str(refused.value) == f"journal {path}: {TABLE!r} seq 2 is not an event: {said}"

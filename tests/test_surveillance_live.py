@@ -4,6 +4,7 @@ until acknowledged, restored after a restart."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,38 @@ def test_a_dealer_who_aims_is_alerted_live_and_a_fair_dealer_is_not() -> None:
     warmed = TableSurveillance(setup, watcher.snapshot())
     warmed.warm_up(history)
     assert warmed.dealers is not None and warmed.dealers.statistics("DL-AIM")["p_value"] < 0.001
+
+
+def test_the_warm_up_reads_its_results_once_and_refills_every_window_as_it_was() -> None:
+    """A table's record of months is read one result at a time (a generator, read once):
+    the pocket and sector tests keep the last `window` of them, the dealer test each
+    dealer's last `dealer_window`, as they stood before the restart."""
+    setup = WheelSetup("single_zero", tuple(roulette_order("single_zero")), 370, 0.001, 8,
+                       dealer_window=200, dealer_bins=8)  # fmt: skip
+    live = TableSurveillance(setup)
+    order = list(setup.order)
+    rng = random.Random(5)
+    history: list[WheelResult] = []
+    for spin in range(1500):
+        dealer, release, number = f"DL-{spin // 40 % 3}", rng.choice(order), rng.choice(order)
+        live.on_decisions([_signed_result(number, dealer, release)])
+        history.append(WheelResult(spin + 1, "t", number, None, dealer, release))
+    read = 0
+
+    def once() -> Iterator[WheelResult]:
+        nonlocal read
+        for past in history:
+            read += 1
+            yield past
+
+    warmed = TableSurveillance(setup, live.snapshot())
+    warmed.warm_up(once())
+    assert read == len(history)
+    assert warmed.watch.statistics() == live.watch.statistics()
+    assert warmed.watch.pocket.counts == live.watch.pocket.counts
+    assert live.dealers is not None and warmed.dealers is not None
+    for dealer in ("DL-0", "DL-1", "DL-2"):
+        assert warmed.dealers.statistics(dealer) == live.dealers.statistics(dealer)
 
 
 def test_check_refuses_surveillance_settings_a_wheel_cannot_run(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ opened read-only.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 
 from floord.analytics.dice_watch import FACE_CELLS, TOTAL_CELLS, DiceWatch, set_name
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, Category, evaluate
-from floord.analytics.stream_events import checked_event, stream_events
+from floord.analytics.stream_events import checked_event, stream_events_of_types
 from floord.contract import EventType, parse_ts
 
 
@@ -49,28 +49,27 @@ def _ids(value: Any) -> tuple[str | None, ...]:
     return tuple(d if isinstance(d, str) else None for d in value or [])
 
 
-def rolls_from_events(events: Sequence[tuple[int, dict[str, Any]]]) -> list[DiceRoll]:
-    """The rolls of a table's events (seq, event) in order, each with its dice set."""
-    dice_set: tuple[str, ...] = ()
-    found = []
-    for seq, event in events:
-        data = event["data"]
-        if event["type"] == EventType.CRAPS_DICE and data.get("action") == "set":
+def _roll(
+    event: dict[str, Any], dice_set: tuple[str, ...]
+) -> tuple[tuple[str, ...], DiceRoll | None]:
+    """The dice set after one checked event of `ROLL_TYPES`, and the roll it calls (None
+    for a set of dice)."""
+    data = event["data"]
+    if event["type"] == EventType.CRAPS_DICE:
+        if data.get("action") == "set":
             dice_set = tuple(d for d in data.get("dice") or [] if isinstance(d, str))
-        elif event["type"] == EventType.CRAPS_ROLL:
-            d1, d2 = (int(f) for f in data["faces"])
-            shooter = data.get("shooter")
-            found.append(
-                DiceRoll(
-                    seq,
-                    event["ts"],
-                    (d1, d2),
-                    _ids(data.get("dice")),
-                    shooter if isinstance(shooter, int) else None,
-                    dice_set,
-                )
-            )
-    return found
+        return dice_set, None
+    d1, d2 = (int(f) for f in data["faces"])
+    shooter = data.get("shooter")
+    roll = DiceRoll(
+        int(event["seq"]),
+        event["ts"],
+        (d1, d2),
+        _ids(data.get("dice")),
+        shooter if isinstance(shooter, int) else None,
+        dice_set,
+    )
+    return dice_set, roll
 
 
 def read_rolls(
@@ -78,8 +77,16 @@ def read_rolls(
 ) -> list[DiceRoll]:
     """The table's rolls called, in order, in [since, until) (the dice set as it stood),
     from its journal."""
-    events = [event for _, event in stream_events(journal, table)]
-    return rolls_of(events, since, until, f"journal {journal}: {table!r}")
+    return list(journal_rolls(journal, table, since, until))
+
+
+def journal_rolls(
+    journal: Path, table: str, since: datetime | None, until: datetime | None = None
+) -> Iterator[DiceRoll]:
+    """`read_rolls`, one at a time: a live watch refilled at start holds its windows, not
+    the table's every roll."""
+    events = (event for _, event in stream_events_of_types(journal, table, ROLL_TYPES))
+    return rolls_in(events, since, until, f"journal {journal}: {table!r}")
 
 
 ROLL_TYPES = (EventType.CRAPS_DICE.value, EventType.CRAPS_ROLL.value)
@@ -94,17 +101,30 @@ def rolls_of(
     """The rolls among `events` (one table's, in order: a journal's stream or an
     archive's rows) in [since, until), each with the dice set as it stood (a set before
     `since` still counts); `where` names the source in an error."""
-    checked = [checked_event(e, f"{where} seq {e.get('seq')}") for e in events]
-    try:
-        wanted = [(e["seq"], e) for e in checked if e["type"] in ROLL_TYPES]
-        rolls = rolls_from_events(wanted)
-    except (ValueError, KeyError, TypeError, OverflowError) as exc:
-        raise ValueError(f"{where} has an unreadable roll: {exc!r}") from exc
-    return [
-        r
-        for r in rolls
-        if (since is None or parse_ts(r.ts) >= since) and (until is None or parse_ts(r.ts) < until)
-    ]
+    return list(rolls_in(events, since, until, where))
+
+
+def rolls_in(
+    events: Iterable[dict[str, Any]],
+    since: datetime | None,
+    until: datetime | None,
+    where: str,
+) -> Iterator[DiceRoll]:
+    """`rolls_of`, one at a time."""
+    dice_set: tuple[str, ...] = ()
+    for unchecked in events:
+        event = checked_event(unchecked, f"{where} seq {unchecked.get('seq')}")
+        if event["type"] not in ROLL_TYPES:
+            continue
+        try:
+            dice_set, roll = _roll(event, dice_set)
+            if roll is None:
+                continue
+            when = parse_ts(roll.ts)
+        except (ValueError, KeyError, TypeError, OverflowError) as exc:
+            raise ValueError(f"{where} has an unreadable roll: {exc!r}") from exc
+        if (since is None or when >= since) and (until is None or when < until):
+            yield roll
 
 
 def replay(watch: DiceWatch, rolls: Sequence[DiceRoll]) -> list[dict[str, Any]]:

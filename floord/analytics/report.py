@@ -10,7 +10,7 @@ write to the record it reads.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 from floord.analytics.spin_physics import SpinSettings
-from floord.analytics.stream_events import checked_event, stream_events
+from floord.analytics.stream_events import checked_event, stream_events_of_types
 from floord.analytics.wheel_physics import SpinRecord, WheelPhysics, physics_report, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
@@ -64,8 +64,16 @@ def read_results(
 ) -> list[WheelResult]:
     """The table's `roulette.result` and `bigsix.result` events, in order, in [since,
     until), from its journal."""
-    events = [event for _, event in stream_events(journal, table)]
-    return results_of(events, since, until, f"journal {journal}: {table!r}")
+    return list(journal_results(journal, table, since, until))
+
+
+def journal_results(
+    journal: Path, table: str, since: datetime | None, until: datetime | None = None
+) -> Iterator[WheelResult]:
+    """`read_results`, one at a time: a live watch refilled at start holds its windows,
+    not the table's every result."""
+    events = (event for _, event in stream_events_of_types(journal, table, RESULT_TYPES))
+    return results_in(events, since, until, f"journal {journal}: {table!r}")
 
 
 def results_of(
@@ -76,35 +84,49 @@ def results_of(
 ) -> list[WheelResult]:
     """The wheel results among `events` (one table's, in order: a journal's stream or an
     archive's rows) in [since, until); `where` names the source in an error."""
-    found = []
+    return list(results_in(events, since, until, where))
+
+
+def results_in(
+    events: Iterable[dict[str, Any]],
+    since: datetime | None,
+    until: datetime | None,
+    where: str,
+) -> Iterator[WheelResult]:
+    """`results_of`, one at a time."""
     for unchecked in events:
         event = checked_event(unchecked, f"{where} seq {unchecked.get('seq')}")
+        if event["type"] not in RESULT_TYPES:
+            continue
         try:
-            if event["type"] not in RESULT_TYPES:
-                continue
-            seq, ts = int(event["seq"]), event["ts"]
-            when = parse_ts(ts)
-            if (since is not None and when < since) or (until is not None and when >= until):
-                continue
-            data = event["data"]
-            if event["type"] == EventType.ROULETTE_RESULT:
-                dealer, release = data.get("dealer"), data.get("release_pocket")
-                found.append(
-                    WheelResult(
-                        seq,
-                        ts,
-                        str(data["number"]),
-                        None,
-                        dealer if isinstance(dealer, str) else None,
-                        release if isinstance(release, str) else None,
-                        spin_record(data, ts),
-                    )
-                )
-            else:
-                found.append(WheelResult(seq, ts, str(data["symbol"]), int(data["section"])))
+            found = _result(event, since, until)
         except (ValueError, KeyError, TypeError, OverflowError) as exc:
             raise ValueError(f"{where} seq {event['seq']} is unreadable: {exc!r}") from exc
-    return found
+        if found is not None:
+            yield found
+
+
+def _result(
+    event: dict[str, Any], since: datetime | None, until: datetime | None
+) -> WheelResult | None:
+    """The result a checked result event records; None outside [since, until)."""
+    seq, ts = int(event["seq"]), event["ts"]
+    when = parse_ts(ts)
+    if (since is not None and when < since) or (until is not None and when >= until):
+        return None
+    data = event["data"]
+    if event["type"] != EventType.ROULETTE_RESULT:
+        return WheelResult(seq, ts, str(data["symbol"]), int(data["section"]))
+    dealer, release = data.get("dealer"), data.get("release_pocket")
+    return WheelResult(
+        seq,
+        ts,
+        str(data["number"]),
+        None,
+        dealer if isinstance(dealer, str) else None,
+        release if isinstance(release, str) else None,
+        spin_record(data, ts),
+    )
 
 
 def wheel_report(setup: WheelSetup, results: Sequence[WheelResult]) -> dict[str, Any]:

@@ -11,14 +11,14 @@ opened read-only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from floord.analytics.shuffle_watch import CORRELATION, SLUG, ShuffleSetup, ShuffleWatch
-from floord.analytics.stream_events import stream_events
+from floord.analytics.stream_events import stream_events_of_types
 from floord.contract import EventType, parse_ts
 
 SHOE_TYPES = frozenset(
@@ -39,18 +39,15 @@ class ShoeEvent:
 
 def read_shoe_events(journal: Path, table: str) -> list[ShoeEvent]:
     """Every shoe event on the table's record, in order (any shoe's: the caller picks)."""
-    found = []
-    for seq, event in stream_events(journal, table):
-        try:
-            if event["type"] in SHOE_TYPES:
-                data = event.get("data")
-                data = data if isinstance(data, dict) else {}
-                found.append(
-                    ShoeEvent(seq, str(event["ts"]), event.get("source"), event["type"], data)
-                )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"journal {journal}: {table!r} seq {seq} is not an event") from exc
-    return found
+    return list(journal_shoe_events(journal, table))
+
+
+def journal_shoe_events(journal: Path, table: str) -> Iterator[ShoeEvent]:
+    """`read_shoe_events`, one at a time: a live watch refilled at start holds the shoes
+    it compares, not the table's every card."""
+    for seq, event in stream_events_of_types(journal, table, SHOE_TYPES):
+        data = event["data"]
+        yield ShoeEvent(seq, event["ts"], event["source"], event["type"], data)
 
 
 def replay(

@@ -10,11 +10,12 @@ fields of the types the contract gives them, so a report reads them without a gu
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
 from floord.journal.errors import JournalError
-from floord.journal.readers import stream_rows
+from floord.journal.readers import stream_rows, stream_rows_of_types
 from floord.untrusted import read_json
 
 
@@ -26,14 +27,36 @@ def stream_events(journal: Path, stream: str) -> list[tuple[int, dict[str, Any]]
         rows = stream_rows(journal, stream)
     except JournalError as exc:
         raise ValueError(str(exc)) from exc
-    events = []
-    for seq, body in rows:
+    return [(seq, _decoded(journal, stream, seq, body)) for seq, body in rows]
+
+
+def stream_events_of_types(
+    journal: Path, stream: str, types: Collection[str]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The events of `stream` in `journal` whose type is one of `types`, in seq order, as
+    (seq, event), read lazily (`floord.journal.readers.stream_rows_of_types`): what a
+    reader of one kind of event asks, so its time and memory go with the events it
+    wants, not with the whole record. A stored row that is not an event is named as
+    `stream_events` names it; one of another type is not read."""
+    if not journal.is_file():
+        raise ValueError(f"no journal at {journal}")
+    rows = stream_rows_of_types(journal, stream, types)
+    while True:
         try:
-            event = read_json(body)
-        except ValueError as exc:
-            raise ValueError(f"journal {journal}: {stream!r} seq {seq} is not JSON") from exc
-        events.append((seq, checked_event(event, f"journal {journal}: {stream!r} seq {seq}")))
-    return events
+            seq, body = next(rows)
+        except StopIteration:
+            return
+        except JournalError as exc:
+            raise ValueError(str(exc)) from exc
+        yield seq, _decoded(journal, stream, seq, body)
+
+
+def _decoded(journal: Path, stream: str, seq: int, body: Any) -> dict[str, Any]:
+    try:
+        event = read_json(body)
+    except ValueError as exc:
+        raise ValueError(f"journal {journal}: {stream!r} seq {seq} is not JSON") from exc
+    return checked_event(event, f"journal {journal}: {stream!r} seq {seq}")
 
 
 def checked_event(event: Any, where: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ thread").
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +106,51 @@ def stream_rows(path: Path, stream: str) -> list[tuple[int, str]]:
     finally:
         db.close()
     return rows
+
+
+# A row is read when its type is one asked for, and also when it cannot be told not to
+# be (no body, a body that is not JSON, a type that is not text): the caller decodes it
+# and names what is wrong with it, as it would on a read of the whole stream.
+_OF_TYPES = (
+    "SELECT seq, body FROM events WHERE stream = ? AND seq > ? AND (body IS NULL "
+    "OR NOT json_valid(body) OR json_type(body, '$.type') IS NOT 'text' "
+    "OR json_extract(body, '$.type') IN ({})) ORDER BY seq LIMIT ?"
+)
+_OF_TYPES_BATCH = 500
+
+
+def stream_rows_of_types(
+    path: Path, stream: str, types: Collection[str]
+) -> Iterator[tuple[int, str]]:
+    """The stored events of `stream` whose `type` is one of `types`, as (seq, its JSON as
+    stored), in seq order, read lazily: a table's record of months holds hundreds of
+    thousands of events, of which a reader of results or rolls wants one in ten, and
+    SQLite picks them out without Python decoding the others. A row that is not a
+    decodable event with a text type is read too, for the caller to name.
+
+    Each batch is read on a connection of its own, closed before its rows are handed
+    on, so a reader that stops half way (a damaged row named) leaves nothing open."""
+    wanted = sorted(set(types))
+    if not wanted:
+        return
+    query = _OF_TYPES.format(", ".join("?" * len(wanted)))
+    after = 0
+    while True:
+        db = _open(path)
+        try:
+            batch = db.execute(query, (stream, after, *wanted, _OF_TYPES_BATCH)).fetchall()
+        except sqlite3.Error as exc:
+            raise ReadOnlyFailed(
+                f"journal {path}: cannot read stream {stream!r}: {exc}",
+                opening=False,
+                reason=str(exc),
+            ) from exc
+        finally:
+            db.close()
+        yield from batch
+        if len(batch) < _OF_TYPES_BATCH:
+            return
+        after = batch[-1][0]
 
 
 def stream_names(path: Path) -> list[str]:

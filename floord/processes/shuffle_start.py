@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from floord.analytics.shuffle_report import read_shoe_events
+from floord.analytics.shuffle_report import journal_shoe_events
 from floord.games.registry import TableConfig
 from floord.games.shuffle import shuffle_table
 from floord.profile_sources import ProfileShelf
@@ -28,5 +28,5 @@ def shuffle_watcher(
         return None
     watcher = ShuffleSurveillance(found.setup, found.shoes, saved)
     if journal.is_file():
-        watcher.warm_up((e.source, e.type, e.data) for e in read_shoe_events(journal, table.id))
+        watcher.warm_up((e.source, e.type, e.data) for e in journal_shoe_events(journal, table.id))
     return watcher

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from floord.analytics.report import read_results
+from floord.analytics.report import journal_results
 from floord.config.load import SurveillanceConfig
 from floord.games import registry
 from floord.games.definition import SHOE_FAMILY
@@ -46,19 +46,19 @@ def table_watcher(
         if shuffle is not None:
             return shuffle
     if definition.dice_watch:
-        from floord.analytics.dice_report import read_rolls
+        from floord.analytics.dice_report import journal_rolls
         from floord.table.dice_surveillance import DiceSurveillance
 
         dice = registry.dice_setup(table, settings)
         if dice is not None:
             dice_watcher = DiceSurveillance(dice, saved)
             if journal.is_file():
-                dice_watcher.warm_up_rolls(read_rolls(journal, table.id, None))
+                dice_watcher.warm_up_rolls(journal_rolls(journal, table.id, None))
             return dice_watcher
     setup = registry.live_setup(table, settings)
     if setup is None:
         return held
     watcher = TableSurveillance(setup, saved)
     if journal.is_file():
-        watcher.warm_up(read_results(journal, table.id, None))
+        watcher.warm_up(journal_results(journal, table.id, None))
     return watcher

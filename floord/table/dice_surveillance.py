@@ -10,6 +10,7 @@ are refilled from the journal's rolls on start.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from floord.analytics.dice_report import DiceRoll, DiceSetup
@@ -27,7 +28,7 @@ class DiceSurveillance(AlertKeeper):
         self.setup = setup
         self.dice = DiceWatch(setup.window, setup.level, setup.shooter_window, setup.shooter_bins)
 
-    def warm_up_rolls(self, history: list[DiceRoll]) -> None:
+    def warm_up_rolls(self, history: Iterable[DiceRoll]) -> None:
         """Replay the journal's rolls so every window is as it was before the restart;
         the alerts they raise were recorded the first time round."""
         self.changes += 1

@@ -10,6 +10,8 @@ of security acknowledges it (`ack_alert`), and survives a restart through the sn
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from floord.analytics.dealer_signature import DealerSignature
@@ -107,19 +109,21 @@ class TableSurveillance(AlertKeeper):
         # Pace and spin physics (`floord.analytics.wheel_physics`), when the table sets them.
         self.physics = WheelPhysics(setup.kind, setup.order, setup.level, setup.pace, setup.spin)
 
-    def warm_up(self, history: list[WheelResult]) -> None:
-        """Replay the journal's last results so the window is full again after a restart;
-        alerts those would raise were already recorded the first time round."""
+    def warm_up(self, history: Iterable[WheelResult]) -> None:
+        """Replay the journal's results, oldest first, so every window is full again
+        after a restart; alerts those would raise were already recorded the first time
+        round. The results are read one at a time and only the pocket and sector tests'
+        window of them is held: a table's record of months is not held whole."""
         self.changes += 1
-        for past in history[-self.setup.window :]:
-            self.watch.add(past.result, position=past.position)
-        if self.dealers is not None:
-            for past in history:
-                if past.dealer and past.release:
-                    self.dealers.add(past.dealer, past.release, past.result)
+        last: deque[WheelResult] = deque(maxlen=self.setup.window)
         for past in history:
+            last.append(past)
+            if self.dealers is not None and past.dealer and past.release:
+                self.dealers.add(past.dealer, past.release, past.result)
             if past.spin is not None:
                 self.physics.add(past.spin)
+        for past in last:
+            self.watch.add(past.result, position=past.position)
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         raised: list[Decision] = []
