@@ -15,9 +15,9 @@ from floord.analytics.dice_report import read_rolls, rolls_of
 from floord.analytics.floor_report.sources import checked_events, journal_events
 from floord.analytics.report import read_results, results_of
 from floord.analytics.shuffle_report import read_shoe_events
-from floord.analytics.stream_events import stream_events, stream_events_of_types
+from floord.analytics.stream_events import stream_events
 from floord.contract import Envelope
-from floord.journal.readers import stream_rows_of_types
+from floord.journal.readers import stream_rows
 from floord.journal.store import Journal
 
 pytestmark = pytest.mark.unit
@@ -52,7 +52,7 @@ def stored_as(path: Path, seq: int, body: str) -> None:
 
 
 READERS: list[Callable[[Path], Any]] = [
-    lambda path: stream_events(path, TABLE),
+    lambda path: list(stream_events(path, TABLE)),
     lambda path: read_results(path, TABLE, None),
     lambda path: read_rolls(path, TABLE, None),
     lambda path: read_shoe_events(path, TABLE),
@@ -63,11 +63,11 @@ READS = ["table.opened", "roulette.result", "craps.roll", "shoe.card_drawn", "ta
 
 
 def test_the_events_come_in_seq_order_each_with_its_seq(tmp_path: Path) -> None:
-    events = stream_events(journal_of(tmp_path, 3), TABLE)
+    events = list(stream_events(journal_of(tmp_path, 3), TABLE))
     assert [seq for seq, _ in events] == [1, 2, 3]
     assert [event["seq"] for _, event in events] == [1, 2, 3]
     assert {event["type"] for _, event in events} == {"table.opened"}
-    assert stream_events(tmp_path / "journal.db", "BJ-01") == []  # a stream with no events
+    assert list(stream_events(tmp_path / "journal.db", "BJ-01")) == []  # a stream with no events
 
 
 @pytest.mark.parametrize("read", READERS)
@@ -113,18 +113,18 @@ def test_a_reader_of_one_kind_of_event_reads_only_those_in_order_across_batches(
     for seq in range(3, 1201, 2):
         stored_as(path, seq, json.dumps(event_with(seq=seq, **ROULETTE)))
     stored_as(path, 2, json.dumps(event_with(seq=2, data=[1])))  # not a result: not read
-    found = list(stream_events_of_types(path, TABLE, ["roulette.result"]))
+    found = list(stream_events(path, TABLE, ["roulette.result"]))
     assert [seq for seq, _ in found] == list(range(3, 1201, 2))
     assert {event["type"] for _, event in found} == {"roulette.result"}
     assert [r.seq for r in read_results(path, TABLE, None)] == list(range(3, 1201, 2))
-    assert list(stream_events_of_types(path, TABLE, [])) == []
+    assert list(stream_events(path, TABLE, [])) == []
 
 
 def test_a_reader_stopped_half_way_leaves_no_connection_open(tmp_path: Path) -> None:
     """Each batch is read on a connection closed before its rows are handed on: a reader
     that stops at a damaged row holds nothing a thread could not close."""
     path = journal_of(tmp_path, 600)
-    rows = stream_rows_of_types(path, TABLE, ["table.opened"])
+    rows = stream_rows(path, TABLE, ["table.opened"])
     assert next(rows)[0] == 1
     db = sqlite3.connect(path)
     try:

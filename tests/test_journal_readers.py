@@ -50,13 +50,13 @@ def test_a_stream_is_read_beside_its_writer_in_the_same_process(tmp_path: Path) 
         _append(journal, "RL-01", "17")
         _append(journal, "RL-02", "3")
         _append(journal, "RL-01", "0")
-        rows = stream_rows(journal.path, "RL-01")
+        rows = list(stream_rows(journal.path, "RL-01"))
         assert [seq for seq, _ in rows] == [1, 2]
         assert [json.loads(body)["data"]["number"] for _, body in rows] == ["17", "0"]
         # The reader's connection came and went; the writer's locks are SQLite's to keep.
         _append(journal, "RL-01", "32")
         assert [seq for seq, _ in stream_rows(journal.path, "RL-01")] == [1, 2, 3]
-        assert stream_rows(journal.path, "RL-09") == []
+        assert list(stream_rows(journal.path, "RL-09")) == []
     finally:
         journal.close()
 
@@ -75,7 +75,7 @@ def test_another_program_s_database_is_told_apart_and_left_as_it_was(tmp_path: P
     assert read_schema(path).tables == frozenset({"orders"})
     assert read_schema(path).version is None
     with pytest.raises(ReadOnlyFailed, match="cannot read stream 'RL-01'") as raised:
-        stream_rows(path, "RL-01")
+        list(stream_rows(path, "RL-01"))
     assert not raised.value.opening and "no such table: events" in raised.value.reason
     with pytest.raises(JournalError, match="cannot read its schema version: no such table"):
         schema_version(path)

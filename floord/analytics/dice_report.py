@@ -19,7 +19,7 @@ from typing import Any
 
 from floord.analytics.dice_watch import FACE_CELLS, TOTAL_CELLS, DiceWatch, set_name
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, Category, evaluate
-from floord.analytics.stream_events import checked_event, stream_events_of_types
+from floord.analytics.stream_events import checked_event, stream_events
 from floord.contract import EventType, parse_ts
 
 
@@ -85,7 +85,7 @@ def journal_rolls(
 ) -> Iterator[DiceRoll]:
     """`read_rolls`, one at a time: a live watch refilled at start holds its windows, not
     the table's every roll."""
-    events = (event for _, event in stream_events_of_types(journal, table, ROLL_TYPES))
+    events = (event for _, event in stream_events(journal, table, ROLL_TYPES))
     return rolls_in(events, since, until, f"journal {journal}: {table!r}")
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 from floord.analytics.spin_physics import SpinSettings
-from floord.analytics.stream_events import checked_event, stream_events_of_types
+from floord.analytics.stream_events import checked_event, stream_events
 from floord.analytics.wheel_physics import SpinRecord, WheelPhysics, physics_report, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
@@ -72,7 +72,7 @@ def journal_results(
 ) -> Iterator[WheelResult]:
     """`read_results`, one at a time: a live watch refilled at start holds its windows,
     not the table's every result."""
-    events = (event for _, event in stream_events_of_types(journal, table, RESULT_TYPES))
+    events = (event for _, event in stream_events(journal, table, RESULT_TYPES))
     return results_in(events, since, until, f"journal {journal}: {table!r}")
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from floord.analytics.shuffle_watch import CORRELATION, SLUG, ShuffleSetup, ShuffleWatch
-from floord.analytics.stream_events import stream_events_of_types
+from floord.analytics.stream_events import stream_events
 from floord.contract import EventType, parse_ts
 
 SHOE_TYPES = frozenset(
@@ -45,7 +45,7 @@ def read_shoe_events(journal: Path, table: str) -> list[ShoeEvent]:
 def journal_shoe_events(journal: Path, table: str) -> Iterator[ShoeEvent]:
     """`read_shoe_events`, one at a time: a live watch refilled at start holds the shoes
     it compares, not the table's every card."""
-    for seq, event in stream_events_of_types(journal, table, SHOE_TYPES):
+    for seq, event in stream_events(journal, table, SHOE_TYPES):
         data = event["data"]
         yield ShoeEvent(seq, event["ts"], event["source"], event["type"], data)
 

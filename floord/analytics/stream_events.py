@@ -1,9 +1,11 @@
 """A table's events as a report reads them from its journal: decoded, each with its seq.
 
 Every report that reads a journal (the wheel, dice and shuffle reports, the floor
-report) reads it here, so each says the same of a file that is not there, a journal it
-cannot read and a stored row that is not an event: a ValueError naming the file, the
-stream and the row, which the command prints as one line. `checked_event` is the same
+report) and the live tests refilled at a daemon's start read it here, the kinds of event
+they count and no others (`stream_events` with its `types`), so each says the same of a file
+that is not there, a journal it cannot read and a stored row that is not an event: a
+ValueError naming the file, the stream and the row, which the command prints as one
+line. `checked_event` is the same
 check for an event a report takes from elsewhere (an archive's row): an envelope's
 fields of the types the contract gives them, so a report reads them without a guard.
 """
@@ -15,32 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from floord.journal.errors import JournalError
-from floord.journal.readers import stream_rows, stream_rows_of_types
+from floord.journal.readers import stream_rows
 from floord.untrusted import read_json
 
 
-def stream_events(journal: Path, stream: str) -> list[tuple[int, dict[str, Any]]]:
-    """Every event stored on `stream` in `journal`, in seq order, as (seq, event)."""
-    if not journal.is_file():
-        raise ValueError(f"no journal at {journal}")
-    try:
-        rows = stream_rows(journal, stream)
-    except JournalError as exc:
-        raise ValueError(str(exc)) from exc
-    return [(seq, _decoded(journal, stream, seq, body)) for seq, body in rows]
-
-
-def stream_events_of_types(
-    journal: Path, stream: str, types: Collection[str]
+def stream_events(
+    journal: Path, stream: str, types: Collection[str] | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The events of `stream` in `journal` whose type is one of `types`, in seq order, as
-    (seq, event), read lazily (`floord.journal.readers.stream_rows_of_types`): what a
-    reader of one kind of event asks, so its time and memory go with the events it
-    wants, not with the whole record. A stored row that is not an event is named as
-    `stream_events` names it; one of another type is not read."""
+    """The events stored on `stream` in `journal` (of `types` only, if given: none of
+    the others is decoded), in seq order, as (seq, event), a batch at a time
+    (`floord.journal.readers.stream_rows`): a reader's time and memory go with the
+    events it wants, not with the whole record. A stored row that is not an event is a
+    ValueError naming it; one of another type is not read."""
     if not journal.is_file():
         raise ValueError(f"no journal at {journal}")
-    rows = stream_rows_of_types(journal, stream, types)
+    rows = stream_rows(journal, stream, types)
     while True:
         try:
             seq, body = next(rows)

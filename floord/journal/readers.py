@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from floord.journal.errors import JournalError
 
@@ -92,53 +93,40 @@ def schema_version(path: Path) -> str | None:
     return str(row[0]) if row else None
 
 
-def stream_rows(path: Path, stream: str) -> list[tuple[int, str]]:
-    """Every stored event of `stream` as (seq, its JSON as stored), in seq order."""
-    db = _open(path)
-    try:
-        rows = db.execute(
-            "SELECT seq, body FROM events WHERE stream = ? ORDER BY seq", (stream,)
-        ).fetchall()
-    except sqlite3.Error as exc:
-        raise ReadOnlyFailed(
-            f"journal {path}: cannot read stream {stream!r}: {exc}", opening=False, reason=str(exc)
-        ) from exc
-    finally:
-        db.close()
-    return rows
-
-
-# A row is read when its type is one asked for, and also when it cannot be told not to
-# be (no body, a body that is not JSON, a type that is not text): the caller decodes it
-# and names what is wrong with it, as it would on a read of the whole stream.
+# With `types`, a row is read when its type is one asked for, and also when it cannot be
+# told not to be (no body, a body that is not JSON, a type that is not text): the caller
+# decodes it and names what is wrong with it, as it would on a read of the whole stream.
+_ROWS = "SELECT seq, body FROM events WHERE stream = ?{after}{types} ORDER BY seq LIMIT ?"
+_AFTER = " AND seq > ?"
 _OF_TYPES = (
-    "SELECT seq, body FROM events WHERE stream = ? AND seq > ? AND (body IS NULL "
-    "OR NOT json_valid(body) OR json_type(body, '$.type') IS NOT 'text' "
-    "OR json_extract(body, '$.type') IN ({})) ORDER BY seq LIMIT ?"
+    " AND (body IS NULL OR NOT json_valid(body) OR json_type(body, '$.type') IS NOT 'text' "
+    "OR json_extract(body, '$.type') IN ({}))"
 )
-_OF_TYPES_BATCH = 500
+ROWS_A_BATCH = 500
 
 
-def stream_rows_of_types(
-    path: Path, stream: str, types: Collection[str]
+def stream_rows(
+    path: Path, stream: str, types: Collection[str] | None = None
 ) -> Iterator[tuple[int, str]]:
-    """The stored events of `stream` whose `type` is one of `types`, as (seq, its JSON as
-    stored), in seq order, read lazily: a table's record of months holds hundreds of
-    thousands of events, of which a reader of results or rolls wants one in ten, and
-    SQLite picks them out without Python decoding the others. A row that is not a
-    decodable event with a text type is read too, for the caller to name.
+    """The stored events of `stream` (those whose `type` is one of `types`, if given) as
+    (seq, its JSON as stored), in seq order, read `ROWS_A_BATCH` at a time: a table's
+    record of months holds hundreds of thousands of events, never held at once, of which
+    a reader of results or rolls wants one in ten, picked out by SQLite without Python
+    decoding the others.
 
-    Each batch is read on a connection of its own, closed before its rows are handed
-    on, so a reader that stops half way (a damaged row named) leaves nothing open."""
-    wanted = sorted(set(types))
-    if not wanted:
+    Each batch is read on a connection of its own, closed before its rows are handed on,
+    so a reader that stops half way (a damaged row named) leaves nothing open."""
+    wanted = sorted(set(types)) if types is not None else []
+    if types is not None and not wanted:
         return
-    query = _OF_TYPES.format(", ".join("?" * len(wanted)))
-    after = 0
+    kinds = _OF_TYPES.format(", ".join("?" * len(wanted))) if wanted else ""
+    after: Any = None
     while True:
+        query = _ROWS.format(after="" if after is None else _AFTER, types=kinds)
+        bound = (stream,) if after is None else (stream, after)
         db = _open(path)
         try:
-            batch = db.execute(query, (stream, after, *wanted, _OF_TYPES_BATCH)).fetchall()
+            batch = db.execute(query, (*bound, *wanted, ROWS_A_BATCH)).fetchall()
         except sqlite3.Error as exc:
             raise ReadOnlyFailed(
                 f"journal {path}: cannot read stream {stream!r}: {exc}",
@@ -148,7 +136,7 @@ def stream_rows_of_types(
         finally:
             db.close()
         yield from batch
-        if len(batch) < _OF_TYPES_BATCH:
+        if len(batch) < ROWS_A_BATCH:
             return
         after = batch[-1][0]
 

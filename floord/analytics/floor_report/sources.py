@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from floord.analytics.floor_report.compute import TYPES
 from floord.analytics.stream_events import checked_event, stream_events
 from floord.journal.errors import JournalError
 from floord.journal.readers import stream_names
@@ -19,8 +20,9 @@ from floord.journal.readers import stream_names
 def journal_events(
     journals: Sequence[Path], *, site: str | None = None, table: str | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Every event of the tables' streams of `journals` (of one site and table if given).
-    An unreadable file or event is a ValueError naming it."""
+    """The events of the tables' streams of `journals` (of one site and table if given)
+    of the types the report counts (`compute.TYPES`, as an archive is asked for them),
+    read a batch at a time. An unreadable file or event is a ValueError naming it."""
     for path in journals:
         if not path.is_file():
             raise ValueError(f"no journal at {path}")
@@ -31,7 +33,7 @@ def journal_events(
         for stream in streams:
             if table is not None and stream != table:
                 continue
-            for _, event in stream_events(path, stream):
+            for _, event in stream_events(path, stream, TYPES):
                 if site is None or event.get("site") == site:
                     yield event
 
