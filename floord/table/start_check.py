@@ -54,7 +54,8 @@ def _read(journal: Journal, table: str, streams: list[str]) -> tuple[list[Break]
     """The breaks found, and those already named on the record (on the journal's
     thread); a record that cannot be read is a break itself (fail closed)."""
     try:
-        return journal.integrity_breaks(table, streams), _already_named(journal, table)
+        found = journal.integrity_breaks(table, streams)
+        return found, _already_named(journal, table, found)
     except JournalError as exc:
         return [Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
 
@@ -95,20 +96,46 @@ def _key(b: Break) -> Key:
     return (b.stream, b.seq, b.kind)
 
 
-def _already_named(journal: Journal, table: str) -> set[Key]:
-    """Breaks named by the `journal.integrity` events among the table's last events."""
+def _already_named(journal: Journal, table: str, found: list[Break]) -> set[Key]:
+    """Breaks named by the `journal.integrity` events among the table's last events.
+
+    Only a naming event that is whole counts (none of `found` is at its own seq), and of
+    the table's own stream only the breaks before it: the record of a break comes after
+    the break. So an event edited into one that names itself, or a later event, does not
+    excuse what it names (it is a break itself), and a named break whose fields are not
+    of their types names nothing."""
     last = journal.last_seq(table)
     if last == 0:
         return set()
+    broken = {b.seq for b in found if b.stream == table}
+    first = max(1, last - TAIL_EVENTS)
     known: set[Key] = set()
-    for text in journal.read_range(table, max(1, last - TAIL_EVENTS), last):
+    for seq, text in enumerate(journal.read_range(table, first, last), start=first):
+        if seq in broken:
+            continue
         try:
             body = read_json(text)
         except ValueError:
             continue
         if not isinstance(body, dict) or body.get("type") != EventType.JOURNAL_INTEGRITY:
             continue
-        for b in (body.get("data") or {}).get("breaks") or []:
-            if isinstance(b, dict):
-                known.add((str(b.get("stream")), int(b.get("seq") or 0), str(b.get("kind"))))
+        data = body.get("data")
+        named = data.get("breaks") if isinstance(data, dict) else None
+        for b in named if isinstance(named, list) else []:
+            key = _named_key(b)
+            if key is not None and (key[0] != table or key[1] < seq):
+                known.add(key)
     return known
+
+
+def _named_key(named: object) -> Key | None:
+    """(stream, seq, kind) of one break as a `journal.integrity` event names it; None
+    when it is not one."""
+    if not isinstance(named, dict):
+        return None
+    stream, seq, kind = named.get("stream"), named.get("seq"), named.get("kind")
+    if not isinstance(stream, str) or not isinstance(kind, str):
+        return None
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        return None
+    return (stream, seq, kind)
