@@ -55,8 +55,11 @@ def test_a_halt_event_edited_into_one_that_names_itself_does_not_lift_the_halt(
 ) -> None:
     path = halted_by_a_full_disk(tmp_path)
     halted = [e for e in events(path) if e["type"] == EventType.TABLE_HALTED][-1]
-    rewrite(path, halted["seq"], naming(halted, [{"stream": TABLE, "seq": halted["seq"],
-                                                  "kind": "edited"}]))  # fmt: skip
+    rewrite(
+        path,
+        halted["seq"],
+        naming(halted, [{"stream": TABLE, "seq": halted["seq"], "kind": "edited"}]),
+    )
     edit_snapshot(path, rehash=True)  # the snapshot's halt lifted and hashed again
 
     assert "journal_integrity" in halt_codes(tmp_path, 5)

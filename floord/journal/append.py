@@ -152,6 +152,8 @@ def _store(
         "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
     ).fetchone()
     seq, prev = (row[0], row[1]) if row else (0, None)
+    if type(seq) is not int or seq < 0:
+        raise JournalError(f"journal {path}: {stream!r} has a head whose seq is {seq!r}")
     if seq and prev is None:
         raise JournalError(f"journal {path}: {stream!r} has no chain head")
     envelopes: list[Envelope] = []

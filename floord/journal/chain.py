@@ -106,6 +106,8 @@ class _StreamCheck:
         def broken(kind: str, detail: str) -> Break:
             return Break(self.stream, seq, kind, detail)
 
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            return Break(self.stream, 0, "unreadable", f"a row is stored under seq {seq!r}")
         try:
             body = read_json(body_json)
         except ValueError as exc:
@@ -171,6 +173,8 @@ class _StreamCheck:
         if head is None:
             return None
         head_seq, head_hash = head
+        if not isinstance(head_seq, int) or isinstance(head_seq, bool) or head_seq < 0:
+            return Break(self.stream, 0, "unreadable", f"its head's seq is {head_seq!r}")
         last = self.last_body_seq if self.last_row_seq is not None else None
         if last is None:
             if self.anchor is not None and self.anchor.up_to_seq == head_seq:
@@ -192,7 +196,7 @@ class _StreamCheck:
                 "inserted",
                 f"the record goes on past seq {head_seq}, the last the journal numbered",
             )
-        if head_hash is not None and head_hash != self.last_hash:
+        if head_hash != self.last_hash:
             return Break(
                 self.stream,
                 last,

@@ -244,12 +244,20 @@ def tail_breaks(db: sqlite3.Connection, streams: list[str], last: int = TAIL_EVE
         head = db.execute(
             "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (stream,)
         ).fetchone()
+        broken_head = _head_break(db, stream, head)
+        if broken_head is not None:
+            found.append(broken_head)
+            continue
         if head is None:
             continue
         rows = db.execute(
             "SELECT seq, body FROM events WHERE stream = ? AND seq >= ? ORDER BY seq",
             (stream, head[0] - last),
         ).fetchall()
+        odd = next((seq for seq, _ in rows if not _is_seq(seq)), None)
+        if odd is not None:
+            found.append(Break(stream, 0, "unreadable", f"a stored seq is {odd!r}, no number"))
+            continue
         pruned = db.execute(
             "SELECT up_to_seq, last_hash FROM pruned WHERE stream = ?", (stream,)
         ).fetchone()
@@ -260,6 +268,29 @@ def tail_breaks(db: sqlite3.Connection, streams: list[str], last: int = TAIL_EVE
             rows = rows[1:]
         found.extend(_walk(stream, rows, anchor, (head[0], head[1])))
     return found
+
+
+def _is_seq(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _head_break(db: sqlite3.Connection, stream: str, head: Any) -> Break | None:
+    """What is wrong with a stream's head in `streams` (None: nothing): a stream with
+    events and no head, a head whose seq is no number of its own or whose hash is
+    missing once events were numbered. Appending would fail on each; the start check
+    names it instead, so the table halts for its record, not at its first event."""
+    if head is None:
+        row = db.execute("SELECT max(seq) FROM events WHERE stream = ?", (stream,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        seq = row[0] if _is_seq(row[0]) else 0
+        return Break(stream, seq, "inserted", "a stream the journal never numbered")
+    seq, own = head
+    if not _is_seq(seq) or seq < 0:
+        return Break(stream, 0, "unreadable", f"its head's seq is {seq!r}, no number of events")
+    if seq > 0 and not isinstance(own, str):
+        return Break(stream, seq, "head_mismatch", "the journal recorded no chain head for it")
+    return None
 
 
 def _anchor_on(row: tuple[int, str]) -> Anchor:

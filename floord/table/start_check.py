@@ -58,6 +58,8 @@ def _read(journal: Journal, table: str, streams: list[str]) -> tuple[list[Break]
         return found, _already_named(journal, table, found)
     except JournalError as exc:
         return [Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
+    except Exception as exc:  # a file no floord wrote: whatever it raises, the table halts
+        return [Break(table, 0, "unreadable", f"cannot be checked: {exc!r}")], set()
 
 
 def _decide(
@@ -105,7 +107,7 @@ def _already_named(journal: Journal, table: str, found: list[Break]) -> set[Key]
     excuse what it names (it is a break itself), and a named break whose fields are not
     of their types names nothing."""
     last = journal.last_seq(table)
-    if last == 0:
+    if not isinstance(last, int) or last < 1:
         return set()
     broken = {b.seq for b in found if b.stream == table}
     first = max(1, last - TAIL_EVENTS)
