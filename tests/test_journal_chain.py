@@ -256,6 +256,20 @@ def test_prune_keeps_the_chain_verifiable(path: Path) -> None:
     assert report.pruned[TABLE].up_to_seq == 5 and report.pruned[DEVICE].up_to_seq == 2
 
 
+@pytest.mark.parametrize("damaged", ["{not json", "[1, 2]", '{"ts": 5}'])
+def test_prune_stops_at_a_damaged_body_and_keeps_it(path: Path, damaged: str) -> None:
+    """A body that is no event with a time is evidence: pruning keeps it and every event
+    after it, where it used to fail every hour (or crash on a body that is no object)."""
+    tamper(path, ("UPDATE events SET body = ? WHERE stream = ? AND seq = 3", (damaged, TABLE)))
+    journal = Journal(path)
+    try:
+        journal.mark_published(TABLE, [1, 2, 3, 4, 5, 6])
+        assert journal.prune(format_ts(T0 + timedelta(days=30))) == 2
+        assert journal.read_range(TABLE, 3, 3) == [damaged]
+    finally:
+        journal.close()
+
+
 def test_after_pruning_a_forged_first_event_fails_the_anchor(path: Path) -> None:
     journal = Journal(path)
     try:

@@ -19,7 +19,7 @@ from typing import Any
 
 from floord.analytics.dice_watch import FACE_CELLS, TOTAL_CELLS, DiceWatch, set_name
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, Category, evaluate
-from floord.analytics.stream_events import checked_event, stream_events
+from floord.analytics.stream_events import EventError, checked_event, stream_events
 from floord.contract import EventType, parse_ts
 
 
@@ -122,7 +122,8 @@ def rolls_in(
                 continue
             when = parse_ts(roll.ts)
         except (ValueError, KeyError, TypeError, OverflowError) as exc:
-            raise ValueError(f"{where} has an unreadable roll: {exc!r}") from exc
+            seq = event["seq"]
+            raise EventError(f"{where} seq {seq} is an unreadable roll: {exc!r}", seq) from exc
         if (since is None or when >= since) and (until is None or when < until):
             yield roll
 

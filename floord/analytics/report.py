@@ -19,7 +19,7 @@ from typing import Any
 from floord.analytics.pace import PaceSettings
 from floord.analytics.sliding_chi_square import MIN_EXPECTED, evaluate
 from floord.analytics.spin_physics import SpinSettings
-from floord.analytics.stream_events import checked_event, stream_events
+from floord.analytics.stream_events import EventError, checked_event, stream_events
 from floord.analytics.wheel_physics import SpinRecord, WheelPhysics, physics_report, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType, parse_ts
@@ -101,7 +101,8 @@ def results_in(
         try:
             found = _result(event, since, until)
         except (ValueError, KeyError, TypeError, OverflowError) as exc:
-            raise ValueError(f"{where} seq {event['seq']} is unreadable: {exc!r}") from exc
+            seq = event["seq"]
+            raise EventError(f"{where} seq {seq} is unreadable: {exc!r}", seq) from exc
         if found is not None:
             yield found
 

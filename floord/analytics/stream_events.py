@@ -21,6 +21,16 @@ from floord.journal.readers import stream_rows
 from floord.untrusted import read_json
 
 
+class EventError(ValueError):
+    """A stored event that cannot be read as one, or whose content a reader cannot use
+    (a result no wheel has): the message names the file or source and the row; `seq` is
+    the row's, for a caller that records it (a table's start check)."""
+
+    def __init__(self, message: str, seq: int) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
 def stream_events(
     journal: Path, stream: str, types: Collection[str] | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -43,11 +53,15 @@ def stream_events(
 
 
 def _decoded(journal: Path, stream: str, seq: int, body: Any) -> dict[str, Any]:
+    where = f"journal {journal}: {stream!r} seq {seq}"
     try:
         event = read_json(body)
     except ValueError as exc:
-        raise ValueError(f"journal {journal}: {stream!r} seq {seq} is not JSON") from exc
-    return checked_event(event, f"journal {journal}: {stream!r} seq {seq}")
+        raise EventError(f"{where} is not JSON", seq) from exc
+    try:
+        return checked_event(event, where)
+    except ValueError as exc:
+        raise EventError(str(exc), seq) from exc
 
 
 def checked_event(event: Any, where: str) -> dict[str, Any]:

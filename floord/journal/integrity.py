@@ -195,8 +195,8 @@ def _readable_reason(reason: Any) -> bool:
 def last_latch(db: sqlite3.Connection, table: str) -> str | None:
     """The stored body of the table stream's last `table.halted` or `table.resumed`."""
     row = db.execute(
-        "SELECT body FROM events WHERE stream = ? AND json_extract(body, '$.type') IN (?, ?) "
-        "ORDER BY seq DESC LIMIT 1",
+        "SELECT body FROM events WHERE stream = ? AND CASE WHEN json_valid(body) "
+        "THEN json_extract(body, '$.type') END IN (?, ?) ORDER BY seq DESC LIMIT 1",
         (table, *LATCH_TYPES),
     ).fetchone()
     return row[0] if row else None

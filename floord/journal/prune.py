@@ -28,9 +28,13 @@ def prune_streams(db: sqlite3.Connection, path: Path, before_ts: str) -> int:
         db.execute("BEGIN IMMEDIATE")
         streams = db.execute("SELECT stream, last_seq FROM streams").fetchall()
         for stream, last_seq in streams:
+            # A body that is no event with a time is kept, and all after it: damage is
+            # evidence. (CASE tries its conditions in order: no JSON function sees text
+            # that is not JSON.)
             keep = db.execute(
-                "SELECT seq FROM events WHERE stream = ? AND (seq > ? OR "
-                "json_extract(body, '$.ts') >= ?) ORDER BY seq LIMIT 1",
+                "SELECT seq FROM events WHERE stream = ? AND (seq > ? OR CASE "
+                "WHEN NOT json_valid(body) THEN 1 WHEN json_type(body, '$.ts') IS NOT 'text' "
+                "THEN 1 ELSE json_extract(body, '$.ts') >= ? END) ORDER BY seq LIMIT 1",
                 (stream, watermark.mark(db, stream), cut),
             ).fetchone()
             up_to = min(keep[0] - 1 if keep else last_seq, last_seq - 1)
@@ -39,7 +43,8 @@ def prune_streams(db: sqlite3.Connection, path: Path, before_ts: str) -> int:
             ).fetchone()
             if row is None:
                 continue  # nothing old enough, or pruned up to here already
-            last_hash = read_json(row[0]).get("hash")
+            body = read_json(row[0])
+            last_hash = body.get("hash") if isinstance(body, dict) else None
             if not isinstance(last_hash, str):
                 raise JournalError(f"journal {path}: {stream!r} seq {up_to} is unchained")
             cur = db.execute("DELETE FROM events WHERE stream = ? AND seq <= ?", (stream, up_to))

@@ -96,11 +96,13 @@ def schema_version(path: Path) -> str | None:
 # With `types`, a row is read when its type is one asked for, and also when it cannot be
 # told not to be (no body, a body that is not JSON, a type that is not text): the caller
 # decodes it and names what is wrong with it, as it would on a read of the whole stream.
+# CASE tries its conditions in order, so no JSON function is given text that is not JSON.
 _ROWS = "SELECT seq, body FROM events WHERE stream = ?{after}{types} ORDER BY seq LIMIT ?"
 _AFTER = " AND seq > ?"
 _OF_TYPES = (
-    " AND (body IS NULL OR NOT json_valid(body) OR json_type(body, '$.type') IS NOT 'text' "
-    "OR json_extract(body, '$.type') IN ({}))"
+    " AND CASE WHEN body IS NULL THEN 1 WHEN NOT json_valid(body) THEN 1 "
+    "WHEN json_type(body, '$.type') IS NOT 'text' THEN 1 "
+    "ELSE json_extract(body, '$.type') IN ({}) END"
 )
 ROWS_A_BATCH = 500
 

@@ -95,7 +95,9 @@ class Daemon:
         # The chain's tail and the snapshot: a break halts the table (fail closed).
         engine = unit.runner.engine
         table, streams = unit.config.id, unit.streams
-        started.extend(await check_on_start(self.journal, table, streams, engine, now))
+        started.extend(
+            await check_on_start(self.journal, table, streams, engine, now, unit.record_breaks)
+        )
         await unit.runner.record_output(started, now)
 
     def _started(self, unit: TableUnit, now: datetime) -> EngineOutput:

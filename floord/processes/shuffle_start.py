@@ -19,14 +19,16 @@ from floord.table.shuffle_surveillance import ShuffleSurveillance
 
 
 def shuffle_watcher(
-    table: TableConfig, profiles: ProfileShelf, journal: Path, saved: dict[str, Any] | None
+    table: TableConfig, profiles: ProfileShelf, saved: dict[str, Any] | None
 ) -> ShuffleSurveillance | None:
-    """The table's shuffle watcher, warmed up; None when the table runs no shuffle tests
-    (no shoe reads the cards, or its `shuffle_quality` is off)."""
+    """The table's shuffle watcher, not yet warmed up (`warm_up`); None when the table
+    runs no shuffle tests (no shoe reads the cards, or its `shuffle_quality` is off)."""
     found = shuffle_table(table, profiles)
     if found is None:
         return None
-    watcher = ShuffleSurveillance(found.setup, found.shoes, saved)
-    if journal.is_file():
-        watcher.warm_up((e.source, e.type, e.data) for e in journal_shoe_events(journal, table.id))
-    return watcher
+    return ShuffleSurveillance(found.setup, found.shoes, saved)
+
+
+def warm_up(watcher: ShuffleSurveillance, journal: Path, table: str) -> None:
+    """The watcher fed the table's recorded shoe events, one at a time."""
+    watcher.warm_up((e.source, e.type, e.data) for e in journal_shoe_events(journal, table))

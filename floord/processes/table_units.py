@@ -21,6 +21,7 @@ from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.contract import Topics
 from floord.games import registry
+from floord.journal.chain import Break
 from floord.journal.store import Journal
 from floord.mqtt import TableLink
 from floord.mqtt.tls import client_tls
@@ -70,6 +71,9 @@ class TableUnit:
     # Its runner's and its link's tasks, and its devices' (stopped first on a stop).
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     device_tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    # What building the table met on its record (an event its live tests could not be
+    # refilled from): breaks its start check records and halts it for.
+    record_breaks: list[Break] = field(default_factory=list)
 
 
 class TableBuilder:
@@ -155,6 +159,7 @@ class TableBuilder:
                 # Its rows go in the table's commits: one fsync a frame, not two.
                 in_table_commit=True,
             )
+        breaks: list[Break] = []
         runner = TableRunner(
             surveillance=table_watcher(
                 table,
@@ -162,6 +167,7 @@ class TableBuilder:
                 self.loaded.profiles,
                 self.loaded.journal_path,
                 (self.journal.load_snapshot(table.id) or {}).get("surveillance"),
+                breaks,
             ),
             site=cfg.site,
             table=table.id,
@@ -174,7 +180,16 @@ class TableBuilder:
             committed=port,
         )
         return TableUnit(
-            table, topics, bus, runner, adapters, link, list(streams), profiles, drivers
+            table,
+            topics,
+            bus,
+            runner,
+            adapters,
+            link,
+            list(streams),
+            profiles,
+            drivers,
+            record_breaks=breaks,
         )
 
     def _remote(

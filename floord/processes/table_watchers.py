@@ -13,13 +13,16 @@ results' alerts).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from floord.analytics.report import journal_results
+from floord.analytics.stream_events import EventError
 from floord.config.load import SurveillanceConfig
 from floord.games import registry
 from floord.games.definition import SHOE_FAMILY
+from floord.journal.chain import Break
 from floord.profile_sources import ProfileShelf
 from floord.table.surveillance import AlertKeeper, ResultAlerts, TableSurveillance
 
@@ -30,20 +33,27 @@ def table_watcher(
     profiles: ProfileShelf,
     journal: Path,
     saved: dict[str, Any] | None,
+    breaks: list[Break],
 ) -> AlertKeeper | None:
     """The live wheel-, dice-integrity or shuffle tests of a table, their windows refilled
     from the journal (`journal`, when it exists) and their open alerts restored from the
     last snapshot's (`saved`); for a table with a second source and no live tests, the
-    alerts of its held results alone; None for a table with neither."""
+    alerts of its held results alone; None for a table with neither. A recorded event
+    the refill cannot read is added to `breaks` (the table's start check halts it for
+    its record) and the refill stops there: one table's damaged record is that table's
+    halt, not a box that cannot start."""
     held = ResultAlerts(saved) if getattr(table, "second_source", None) else None
     if not settings.enabled:
         return held
     definition = registry.definition_of(table)
+    refill = journal.is_file()
     if SHOE_FAMILY in definition.families:
-        from floord.processes.shuffle_start import shuffle_watcher
+        from floord.processes import shuffle_start
 
-        shuffle = shuffle_watcher(table, profiles, journal, saved)
+        shuffle = shuffle_start.shuffle_watcher(table, profiles, saved)
         if shuffle is not None:
+            if refill:
+                _refill(table.id, breaks, lambda: shuffle_start.warm_up(shuffle, journal, table.id))
             return shuffle
     if definition.dice_watch:
         from floord.analytics.dice_report import journal_rolls
@@ -52,13 +62,24 @@ def table_watcher(
         dice = registry.dice_setup(table, settings)
         if dice is not None:
             dice_watcher = DiceSurveillance(dice, saved)
-            if journal.is_file():
-                dice_watcher.warm_up_rolls(journal_rolls(journal, table.id, None))
+            if refill:
+                rolls = journal_rolls(journal, table.id, None)
+                _refill(table.id, breaks, lambda: dice_watcher.warm_up_rolls(rolls))
             return dice_watcher
     setup = registry.live_setup(table, settings)
     if setup is None:
         return held
     watcher = TableSurveillance(setup, saved)
-    if journal.is_file():
-        watcher.warm_up(journal_results(journal, table.id, None))
+    if refill:
+        results = journal_results(journal, table.id, None)
+        _refill(table.id, breaks, lambda: watcher.warm_up(results))
     return watcher
+
+
+def _refill(table: str, breaks: list[Break], warm_up: Callable[[], None]) -> None:
+    try:
+        warm_up()
+    except EventError as exc:
+        breaks.append(Break(table, exc.seq, "unreadable", f"the live tests' refill: {exc}"))
+    except ValueError as exc:  # the journal itself could not be read for it
+        breaks.append(Break(table, 0, "unreadable", f"the live tests' refill: {exc}"))

@@ -15,6 +15,7 @@ from typing import Any
 
 from floord.analytics.dice_report import DiceRoll, DiceSetup
 from floord.analytics.dice_watch import DiceWatch
+from floord.analytics.stream_events import EventError
 from floord.contract import EventType
 from floord.engine.core.types import Decision
 from floord.table.surveillance import AlertKeeper
@@ -33,8 +34,11 @@ class DiceSurveillance(AlertKeeper):
         the alerts they raise were recorded the first time round."""
         self.changes += 1
         for past in history:
-            self.dice.set_dice(past.dice_set)
-            self.dice.add(past.faces, past.dice, past.shooter)
+            try:
+                self.dice.set_dice(past.dice_set)
+                self.dice.add(past.faces, past.dice, past.shooter)
+            except (ValueError, TypeError) as exc:
+                raise EventError(f"roll seq {past.seq}: {exc}", past.seq) from exc
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         raised: list[Decision] = []

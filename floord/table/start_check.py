@@ -13,6 +13,7 @@ tail is not recorded again (the floorperson who resumed knew of it); it is logge
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -38,28 +39,37 @@ class Halting(Protocol):
 
 
 async def check_on_start(
-    journal: Journal, table: str, streams: list[str], engine: Halting, now: datetime
+    journal: Journal,
+    table: str,
+    streams: list[str],
+    engine: Halting,
+    now: datetime,
+    met: Sequence[Break] = (),
 ) -> EngineOutput:
     """The decisions that record a broken record and halt the table (none when whole),
     its reads one job on the journal's thread, awaited: the loop goes on (other tables,
-    devices, the broker) while this table's record is walked."""
-    found, known = await journal.call(lambda: _read(journal, table, streams))
+    devices, the broker) while this table's record is walked. `met`: breaks found
+    before it, building the table (a recorded event its live tests could not read)."""
+    found, known = await journal.call(lambda: _read(journal, table, streams, list(met)))
     return _decide(found, known, table, streams, engine, now)
 
 
 Key = tuple[str, int, str]
 
 
-def _read(journal: Journal, table: str, streams: list[str]) -> tuple[list[Break], set[Key]]:
-    """The breaks found, and those already named on the record (on the journal's
-    thread); a record that cannot be read is a break itself (fail closed)."""
+def _read(
+    journal: Journal, table: str, streams: list[str], met: list[Break]
+) -> tuple[list[Break], set[Key]]:
+    """The breaks found (after those `met` before), and those already named on the
+    record (on the journal's thread); a record that cannot be read is a break itself
+    (fail closed)."""
     try:
-        found = journal.integrity_breaks(table, streams)
+        found = [*met, *journal.integrity_breaks(table, streams)]
         return found, _already_named(journal, table, found)
     except JournalError as exc:
-        return [Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
+        return [*met, Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
     except Exception as exc:  # a file no floord wrote: whatever it raises, the table halts
-        return [Break(table, 0, "unreadable", f"cannot be checked: {exc!r}")], set()
+        return [*met, Break(table, 0, "unreadable", f"cannot be checked: {exc!r}")], set()
 
 
 def _decide(
@@ -105,7 +115,8 @@ def _already_named(journal: Journal, table: str, found: list[Break]) -> set[Key]
     the table's own stream only the breaks before it: the record of a break comes after
     the break. So an event edited into one that names itself, or a later event, does not
     excuse what it names (it is a break itself), and a named break whose fields are not
-    of their types names nothing."""
+    of their types names nothing. A break of no row (seq 0: the record could not be
+    checked at all) is never known: it halts the table at every start until mended."""
     last = journal.last_seq(table)
     if not isinstance(last, int) or last < 1:
         return set()
@@ -125,7 +136,7 @@ def _already_named(journal: Journal, table: str, found: list[Break]) -> set[Key]
         named = data.get("breaks") if isinstance(data, dict) else None
         for b in named if isinstance(named, list) else []:
             key = _named_key(b)
-            if key is not None and (key[0] != table or key[1] < seq):
+            if key is not None and key[1] > 0 and (key[0] != table or key[1] < seq):
                 known.add(key)
     return known
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from floord.analytics.dealer_signature import DealerSignature
 from floord.analytics.report import WheelResult, WheelSetup
+from floord.analytics.stream_events import EventError
 from floord.analytics.wheel_physics import WheelPhysics, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType
@@ -118,12 +120,14 @@ class TableSurveillance(AlertKeeper):
         last: deque[WheelResult] = deque(maxlen=self.setup.window)
         for past in history:
             last.append(past)
-            if self.dealers is not None and past.dealer and past.release:
-                self.dealers.add(past.dealer, past.release, past.result)
-            if past.spin is not None:
-                self.physics.add(past.spin)
+            with _named(past):
+                if self.dealers is not None and past.dealer and past.release:
+                    self.dealers.add(past.dealer, past.release, past.result)
+                if past.spin is not None:
+                    self.physics.add(past.spin)
         for past in last:
-            self.watch.add(past.result, position=past.position)
+            with _named(past):
+                self.watch.add(past.result, position=past.position)
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         raised: list[Decision] = []
@@ -148,3 +152,13 @@ class TableSurveillance(AlertKeeper):
         if self.dealers is None or not isinstance(dealer, str) or not isinstance(release, str):
             return []
         return self.dealers.add(dealer, release, result)
+
+
+@contextmanager
+def _named(past: WheelResult) -> Iterator[None]:
+    """A recorded result the tests refuse (no pocket of this wheel: the record was not
+    written by this table's engine) named by its seq, for the table's start check."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        raise EventError(f"result seq {past.seq}: {exc}", past.seq) from exc
