@@ -261,6 +261,9 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
 
 COMMAND_MAX_SKEW_S = 30.0
 REPLAY_MAX_EVENTS = 10_000
+# The largest `seq` a stream can have: the journal's (SQLite's) 64-bit integer. A seq
+# from outside above it is refused where it is read: no stream holds it.
+SEQ_MAX = 2**63 - 1
 # A device replay answer carries at most this many events; the daemon asks again for more.
 DEVICE_REPLAY_BATCH = 500
 

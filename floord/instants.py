@@ -57,8 +57,18 @@ def format_ts(when: datetime) -> str:
 
 
 def parse_ts(text: str) -> datetime:
-    """Read a wire timestamp (a `Z` or an explicit offset); naive times are refused."""
+    """Read a wire timestamp (a `Z` or an explicit offset); naive times are refused.
+
+    Every failure is a ValueError, the one error its callers (at the edges where a
+    command, an envelope or a status comes in) expect: an instant at the very end of the
+    calendar with an offset that carries it past (`9999-12-31T23:59:59-01:00`) has no UTC
+    form, and `astimezone` says so with an OverflowError."""
+    if not isinstance(text, str):
+        raise ValueError(f"a timestamp (text) expected, found {type(text).__name__}")
     when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if when.tzinfo is None:
         raise ValueError(f"timestamp without a timezone: {text!r}")
-    return when.astimezone(UTC)
+    try:
+        return when.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError(f"timestamp out of range in UTC: {text!r}") from exc

@@ -182,7 +182,9 @@ def test_only_the_event_topics_are_streams() -> None:
     for bad, why in (
         ({**body, "table": "RL-02"}, "an envelope of casino/RL-01"),
         ({**body, "seq": True}, "positive integer"),
+        ({**body, "seq": 2**70}, "positive integer"),  # no store holds it: the writer died
         ({**body, "ts": "2026-01-01T00:00:00"}, "zone"),
+        ({**body, "ts": "9999-12-31T23:59:59-01:00"}, "out of range"),
         ({**body, "hash": "xyz"}, "`hash`"),
     ):
         with pytest.raises(ValueError, match=why):

@@ -85,6 +85,9 @@ def test_bytes_that_are_not_a_command_object_are_malformed(raw: bytes) -> None:
         (lambda c: c.update(id=""), "'id' must be 1 to"),
         (lambda c: c.update(ts="yesterday"), "'ts'"),
         (lambda c: c.update(ts="2024-05-01T12:00:00"), "'ts'"),
+        # Instants with no UTC form: an unsigned message that halted the table.
+        (lambda c: c.update(ts="9999-12-31T23:59:59-01:00"), "out of range"),
+        (lambda c: c.update(ts="0001-01-01T00:00:00+01:00"), "out of range"),
         (lambda c: c.update(sig=5), "'sig' must be a str"),
     ],
 )

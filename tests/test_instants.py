@@ -105,3 +105,13 @@ def test_the_record_path_formats_each_instant_once(
         table.stop()
     assert formatted, "nothing was formatted: the test saw no record path"
     assert max(formatted.values()) == 1, formatted.most_common(3)
+
+
+@pytest.mark.parametrize(
+    "text", ["9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00", None, 5, ["x"]]
+)
+def test_an_instant_with_no_utc_form_or_no_text_is_a_value_error(text: object) -> None:
+    """The edges that read a time from outside (a command, an envelope, a status) catch
+    ValueError: an instant an offset carries past the calendar is one too."""
+    with pytest.raises(ValueError):
+        parse_ts(text)  # type: ignore[arg-type]

@@ -146,3 +146,36 @@ def test_a_different_first_event_is_refused_at_once(tmp_path: Path) -> None:
         remote._journal.close()
 
     asyncio.run(run())
+
+
+def test_a_status_far_ahead_costs_one_request_and_one_past_any_journal_none(
+    tmp_path: Path,
+) -> None:
+    """A status claiming a stream no adapter has (forged: the topic is the adapter's)
+    is answered once; the answer says where the adapter's journal ends, and no request
+    follows. A `last_seq` no journal can hold is refused where it is read."""
+    from floord.adapters.remote import BadEnvelope
+    from floord.contract import SEQ_MAX
+
+    got: list[Any] = []
+
+    async def run() -> None:
+        remote, requests = _following(tmp_path, got, 4)
+        remote._on_status({"online": True, "last_seq": SEQ_MAX, "first_ts": None}, live=True)
+        await asyncio.sleep(0)
+        [request] = requests.sent
+        remote._on_replay(_answer(request, 4, []))
+        assert remote.broken is None
+        await asyncio.sleep(0)
+        remote._order.retry(float("inf"), 1.0)
+        await asyncio.sleep(0)
+        assert len(requests.sent) == 1  # nothing more to ask for
+        with pytest.raises(BadEnvelope):
+            remote._on_status({"online": True, "last_seq": 2**70, "first_ts": None}, live=True)
+        with pytest.raises(BadEnvelope):
+            remote._on_replay({**_answer(request, 2**63, []), "from_seq": 5})
+        assert len(requests.sent) == 1
+        await remote._appends.settled()
+        remote._journal.close()
+
+    asyncio.run(run())

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from floord.contract import REPLAY_MAX_EVENTS
+from floord.contract import REPLAY_MAX_EVENTS, SEQ_MAX
 from floord.table.replay import replay_range
 
 pytestmark = pytest.mark.unit
@@ -27,6 +27,10 @@ pytestmark = pytest.mark.unit
         ({"from_seq": 0, "to_seq": 2}, "1 <= from_seq <= to_seq"),
         ({"from_seq": 5, "to_seq": 4}, "1 <= from_seq <= to_seq"),
         ({"from_seq": 1, "to_seq": REPLAY_MAX_EVENTS + 1}, f"limited to {REPLAY_MAX_EVENTS}"),
+        # No stream holds these; the journal's reads cannot even ask (it halted the table).
+        ({"from_seq": 2**63, "to_seq": 2**63}, "at most"),
+        ({"from_seq": 2**64 + 1, "to_seq": 2**64 + 1}, "at most"),
+        ({"from_seq": 1, "to_seq": 2, "stream": "RL-01/devices/wheel"}, "'stream'"),
     ],
 )
 def test_a_replay_outside_whole_ordered_numbers_is_refused(
@@ -39,3 +43,4 @@ def test_a_replay_outside_whole_ordered_numbers_is_refused(
 def test_a_replay_range_is_read_as_asked() -> None:
     assert replay_range({"from_seq": 3, "to_seq": 3}) == (3, 3)
     assert replay_range({"from_seq": 1, "to_seq": REPLAY_MAX_EVENTS}) == (1, REPLAY_MAX_EVENTS)
+    assert replay_range({"from_seq": SEQ_MAX, "to_seq": SEQ_MAX}) == (SEQ_MAX, SEQ_MAX)

@@ -31,7 +31,7 @@ import ssl
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import aiomqtt
 import structlog
@@ -41,7 +41,15 @@ from floord.adapters.local import Received, Sink
 from floord.adapters.remote_envelope import BadEnvelope, printable, read_envelope, unchained
 from floord.adapters.remote_order import StreamOrder
 from floord.adapters.stream_appends import StreamAppends
-from floord.contract import CONTRACT_VERSION, Envelope, EventType, Topics, format_ts, parse_ts
+from floord.contract import (
+    CONTRACT_VERSION,
+    SEQ_MAX,
+    Envelope,
+    EventType,
+    Topics,
+    format_ts,
+    parse_ts,
+)
 from floord.events import DeviceCommand, DeviceEvent
 from floord.journal.store import Journal
 from floord.mqtt.client import Broker, subscribe_checked
@@ -252,15 +260,15 @@ class RemoteDevice:
         if not isinstance(body, dict) or not isinstance(body.get("events"), list):
             raise BadEnvelope("a replay answer must be an object with a list of events")
         first, last = body.get("from_seq"), body.get("last_seq")
-        if not isinstance(first, int) or not isinstance(last, int):
-            raise BadEnvelope("a replay answer needs integer from_seq and last_seq")
+        if not _seq(first) or not _seq(last):
+            raise BadEnvelope(f"a replay answer needs from_seq and last_seq of 0 to {SEQ_MAX}")
         self._order.asked_at = None
         self.tried.set()
         if not self._order.verified(body.get("id"), last):
             return
         for item in body["events"]:
             self._accept(self._read_envelope(item))
-        self._order.replayed(first, last)
+        self._order.replayed(first, last, body.get("id"))
 
     def _on_status(self, body: Any, live: bool) -> None:
         if not isinstance(body, dict) or not isinstance(body.get("online"), bool):
@@ -275,8 +283,8 @@ class RemoteDevice:
             self._heard()
         self._on_lost(body)
         last = body.get("last_seq")
-        if not isinstance(last, int) or isinstance(last, bool):
-            raise BadEnvelope("an online status needs an integer last_seq")
+        if not _seq(last):
+            raise BadEnvelope(f"an online status needs a last_seq of 0 to {SEQ_MAX}")
         gap = self._order.status(last, body.get("first_ts"))
         # A gap the next event would show, or a device the adapter has online while the
         # engine counts it offline (the daemon restarted, or it heard nothing for a while).
@@ -407,3 +415,9 @@ class RemoteDevice:
         """This device's task failed (`floord.adapters.supervision`): the device is offline."""
         self._went_offline(reason)
         self.tried.set()
+
+
+def _seq(value: Any) -> TypeGuard[int]:
+    """A seq an adapter can say: its stream's, 0 (none yet) to the largest a journal holds;
+    a larger one is a message no adapter wrote, and would have the daemon ask for ever."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= SEQ_MAX

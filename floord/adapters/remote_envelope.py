@@ -12,7 +12,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from floord.contract import CONTRACT_VERSION, EVENT_TYPES, Envelope, parse_ts
+from floord.contract import CONTRACT_VERSION, EVENT_TYPES, SEQ_MAX, Envelope, parse_ts
 from floord.untrusted import escaped, json_problem
 
 # Text of an event's data, and how deep it may nest.
@@ -50,8 +50,8 @@ def read_envelope(body: Any, site: str, table: str, device: str) -> Envelope:
         raise BadEnvelope(f"not an event envelope: {exc!r}") from exc
     if (env.site, env.table, env.source) != (site, table, device):
         raise BadEnvelope(f"an event of {env.site!r}/{env.table!r}/{env.source!r}, not this device")
-    if not isinstance(env.seq, int) or isinstance(env.seq, bool) or env.seq < 1:
-        raise BadEnvelope(f"seq {env.seq!r} is not a positive integer")
+    if not isinstance(env.seq, int) or isinstance(env.seq, bool) or not 1 <= env.seq <= SEQ_MAX:
+        raise BadEnvelope(f"seq {env.seq!r} is not a positive integer a journal can hold")
     if not isinstance(env.type, str) or env.type not in EVENT_TYPES:
         raise BadEnvelope(f"unknown event type {env.type!r}")
     if not isinstance(env.data, dict):

@@ -121,12 +121,15 @@ class StreamOrder:
         self.verify_have = None
         return True
 
-    def replayed(self, first: int, last: int) -> None:
+    def replayed(self, first: int, last: int, answer_id: Any = None) -> None:
         """A replay answer's events (`first` to `last` asked) were accepted: deliver what
         they freed, and ask again for what is still missing, or fail closed when the
-        adapter no longer holds the first seq asked for."""
+        adapter no longer holds the first seq asked for. An answer to the request last
+        sent says where the adapter's journal ended then, whatever a status claimed
+        before (a forged one, far ahead, would have the daemon ask for ever)."""
         self.deliver_held()
-        self.adapter_last = max(self.adapter_last, last)
+        current = self.asked is not None and answer_id == self.asked[0]
+        self.adapter_last = last if current else max(self.adapter_last, last)
         if self.verify_have is not None:
             self._ask()  # the proof is still to come: an answer to a request sent now
         elif self.next == first and first <= last:

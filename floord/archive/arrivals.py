@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from floord.contract import parse_ts
+from floord.contract import SEQ_MAX, parse_ts
 from floord.untrusted import parse_json
 
 # An event is at most 64 KiB on the wire (docs/contract.md, the adapter topics).
@@ -104,8 +104,8 @@ def read_arrival(at: Where, raw: bytes, ack: tuple[int, int] | None = None) -> A
             f"{body.get('site')!r}/{body.get('table')!r}"
         )
     seq = body.get("seq")
-    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
-        raise ValueError(f"a positive integer `seq` expected, found {seq!r}")
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= SEQ_MAX:
+        raise ValueError(f"a positive integer `seq` up to {SEQ_MAX} expected, found {seq!r}")
     for key in _TEXT_FIELDS:
         if not isinstance(body.get(key), str) or not body[key]:
             raise ValueError(f"`{key}` text expected, found {body.get(key)!r}")

@@ -26,7 +26,7 @@ import structlog
 from floord.archive.arrivals import read_arrival, where
 from floord.archive.requests import Ask, ReplayPlanner
 from floord.archive.writer import ArchiveWriter, Tail
-from floord.contract import Topics
+from floord.contract import SEQ_MAX, Topics
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import Broker, subscribe_checked
 from floord.mqtt.jobs import run_session
@@ -181,7 +181,7 @@ class ArchiveFeed:
         if not isinstance(chain, dict):
             return
         seq, hash_ = chain.get("seq"), chain.get("hash")
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= SEQ_MAX:
             return
         if isinstance(hash_, str) and _HEX64.match(hash_):
             self._writer.put(Tail(parts[0], parts[1], seq, hash_))

@@ -41,6 +41,7 @@ TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
 STATUS_EVERY_S = 1.0
 PRUNE_EVERY_S = 3600.0  # journal retention runs at start and then hourly
+LINK_RETRY_S = 1.0  # a table's MQTT link that ended on a fault starts again after this
 
 
 def status_text(units: Collection[TableUnit]) -> str:
@@ -135,7 +136,10 @@ class Daemon:
 
     async def _keep_linked(self, unit: TableUnit) -> None:
         """The link ends only on a journal failure; the runner halts the table, and the
-        link starts again so the halted state and the backlog still go out."""
+        link starts again so the halted state and the backlog still go out. Anything else
+        that ends it is a fault of floord's (what comes from outside is refused where it
+        is read): logged with its traceback, and the link starts again, so no message can
+        leave a table unheard for good."""
         while True:
             try:
                 await unit.link.run()
@@ -144,7 +148,14 @@ class Daemon:
                 self.log.error(
                     "mqtt link stopped on a journal error", table=unit.config.id, error=str(exc)
                 )
-                await asyncio.sleep(1.0)
+            except Exception as exc:
+                self.log.error(
+                    "mqtt link failed; starting it again",
+                    table=unit.config.id,
+                    error=repr(exc),
+                    exc_info=exc,
+                )
+            await asyncio.sleep(LINK_RETRY_S)
 
     async def _ticks(self) -> None:
         while True:
