@@ -274,3 +274,20 @@ def test_a_mark_that_is_no_integer_is_no_mark(stored: object) -> None:
     db.execute("UPDATE published_marks SET up_to_seq = 7")
     assert mark(db, "RL-01") == 7
     db.close()
+
+
+@pytest.mark.parametrize("stored", ["x", b"\x00", 2.5])
+def test_a_journal_with_a_mark_that_is_no_integer_closes_cleanly(
+    tmp_path: Path, stored: object
+) -> None:
+    """The fold at close reads every mark: one edited by hand crashed the daemon's stop
+    (no `floord stopped`, exit 1); it is no mark, as `mark` reads it."""
+    path = tmp_path / "j.db"
+    journal = Journal(path)
+    try:
+        journal.append_many("t1", [builder("t1")] * 3)
+        journal.mark_published("t1", [1, 2])
+        journal._db.execute("UPDATE published_marks SET up_to_seq = ?", (stored,))
+    finally:
+        journal.close()
+    assert rows(path, "SELECT seq FROM events WHERE published = 1 ORDER BY seq") == []

@@ -29,7 +29,7 @@ from pydantic import Field, ValidationError, field_validator
 from floord.archive.postgres import SCHEMES
 from floord.config.broker import BrokerConfig
 from floord.config.load import ConfigError, read_secret
-from floord.config.secrets import secret_problems
+from floord.config.secrets import read_secret_text, secret_problems
 from floord.config.tables import ID_PATTERN, StrictModel
 from floord.mqtt.tls import client_tls
 from floord.problem_lines import validation_problems
@@ -124,11 +124,11 @@ class LoadedArchive:
 
     def broker_password(self) -> str | None:
         pw = self.config.broker.password_file
-        return read_secret(self.resolve(pw)).decode() if pw else None
+        return read_secret_text(self.resolve(pw)) if pw else None
 
     def database_password(self) -> str | None:
         pw = self.config.database_password_file
-        return read_secret(self.resolve(pw)).decode() if pw else None
+        return read_secret_text(self.resolve(pw)) if pw else None
 
     def signer_key(self) -> bytes | None:
         op = self.config.operator
@@ -159,9 +159,13 @@ def load_archive_config(path: Path | str) -> LoadedArchive:
     loaded = LoadedArchive(path.resolve(), cfg)
     problems: list[str] = []
     if cfg.broker.password_file is not None:
-        problems += secret_problems(path, "broker.password_file", cfg.broker.password_file)
+        problems += secret_problems(
+            path, "broker.password_file", cfg.broker.password_file, text=True
+        )
     if cfg.database_password_file is not None:
-        problems += secret_problems(path, "database_password_file", cfg.database_password_file)
+        problems += secret_problems(
+            path, "database_password_file", cfg.database_password_file, text=True
+        )
     if cfg.operator is not None:
         problems += secret_problems(path, "operator.key_file", cfg.operator.key_file)
     if cfg.database_password_file is not None and cfg.database is None:

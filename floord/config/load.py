@@ -23,7 +23,13 @@ from floord.config.journal_path import journal_problems
 from floord.config.metrics import MetricsConfig, metrics_problems
 from floord.config.ports import port_problems
 from floord.config.problems import config_problems
-from floord.config.secrets import broker_problems, read_secret, rotation_problems, secret_problems
+from floord.config.secrets import (
+    broker_problems,
+    read_secret,
+    read_secret_text,
+    rotation_problems,
+    secret_problems,
+)
 from floord.config.tables import GAMES, ID_PATTERN, StrictModel, TableConfig
 from floord.config.text import text_problems
 from floord.games.definition import devices_by_family
@@ -188,7 +194,7 @@ class LoadedConfig:
 
     def broker_password(self) -> str | None:
         pw = self.config.broker.password_file
-        return read_secret(self.resolve(pw)).decode() if pw else None
+        return read_secret_text(self.resolve(pw)) if pw else None
 
 
 def shelf_of(cfg: FloordConfig, path: Path) -> ProfileShelf:

@@ -5,6 +5,9 @@ expected, like every other config check (`floord.config.load`).
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,21 +17,53 @@ if TYPE_CHECKING:
     from floord.config.broker import BrokerConfig, OperatorConfig
 
 
+# A key or a password is a line; a file far larger is not a secret file (a log, a disk).
+MAX_SECRET_BYTES = 64 * 1024
+
+
 def read_secret(path: Path) -> bytes:
-    """A secret file holds one line of text; surrounding white space is not part of it."""
-    return path.read_bytes().strip()
+    """A secret file holds one line of text; surrounding white space is not part of it.
+
+    Only a regular file of at most `MAX_SECRET_BYTES` is read: a FIFO would block the
+    read (and `floord check` with it) until someone writes to it, and `/dev/zero` never
+    ends. Anything else is an OSError whose `strerror` says what was found."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        kind = os.fstat(fd).st_mode
+        if not stat.S_ISREG(kind):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_SECRET_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SECRET_BYTES:
+        raise OSError(errno.EFBIG, f"larger than {MAX_SECRET_BYTES} bytes", str(path))
+    return data.strip()
 
 
-def secret_problems(path: Path, key: str, secret: Path) -> list[str]:
-    """A secret file (a key, a password) must be readable and not empty."""
+def read_secret_text(path: Path) -> str:
+    """A secret that is text (a password): UTF-8, else a ValueError naming the file."""
+    secret = read_secret(path)
+    try:
+        return secret.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: a password of UTF-8 text expected ({exc.reason})") from exc
+
+
+def secret_problems(path: Path, key: str, secret: Path, *, text: bool = False) -> list[str]:
+    """A secret file (a key, a password: `text`, UTF-8) must be readable and not empty."""
     where = secret if secret.is_absolute() else path.parent / secret
     try:
-        if not read_secret(where):
-            return [
-                f"{path}: {key}: a file with a secret expected, found an empty file {str(where)!r}"
-            ]
+        found = read_secret(where)
     except OSError as exc:
         return [f"{path}: {key}: a readable file expected, found {str(where)!r} ({exc.strerror})"]
+    if not found:
+        return [f"{path}: {key}: a file with a secret expected, found an empty file {str(where)!r}"]
+    if text:
+        try:
+            found.decode("utf-8")
+        except UnicodeDecodeError:
+            return [f"{path}: {key}: a password of UTF-8 text expected, found {str(where)!r}"]
     return []
 
 
@@ -65,7 +100,7 @@ def broker_problems(path: Path, broker: BrokerConfig) -> list[str]:
     readable and loadable into a TLS context."""
     problems: list[str] = []
     if broker.password_file is not None:
-        problems += secret_problems(path, "broker.password_file", broker.password_file)
+        problems += secret_problems(path, "broker.password_file", broker.password_file, text=True)
         if broker.username is None:
             problems.append(
                 f"{path}: broker.username: a user name with password_file expected, found nothing"

@@ -189,7 +189,12 @@ def fold(db: sqlite3.Connection) -> None:
     range of the primary key, so no index on the flag is needed (a partial index on the
     unpublished rows would take a page of every commit)."""
     folded = _folded(db)
-    marks = db.execute("SELECT stream, up_to_seq FROM published_marks").fetchall()
+    # A mark that is no integer (the file edited) is none, as `mark` reads it: nothing to fold.
+    marks = [
+        (stream, up_to)
+        for stream, up_to in db.execute("SELECT stream, up_to_seq FROM published_marks")
+        if isinstance(up_to, int) and not isinstance(up_to, bool)
+    ]
     for stream, up_to in marks:
         start = folded.get(stream, 0)
         if up_to > start:

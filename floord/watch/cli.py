@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from floord.config.load import ConfigError, load_config, read_secret
+from floord.config.load import ConfigError, load_config, read_secret, read_secret_text
 from floord.contract import DEFAULT_TOPIC_PREFIX
 from floord.mqtt.client import NodeRing
 from floord.mqtt.tls import client_tls
@@ -104,7 +104,7 @@ def settings_from(ns: argparse.Namespace) -> WatchSettings:
     else:
         urls, username, tls_context = tuple(ns.broker), ns.username, None
         NodeRing(urls)  # each URL's shape, and one scheme for all
-        password = read_secret(ns.password_file).decode() if ns.password_file else None
+        password = read_secret_text(ns.password_file) if ns.password_file else None
         prefix = ns.prefix or DEFAULT_TOPIC_PREFIX
         if ns.operator and ns.key_file is None:
             raise ValueError("--as needs --key-file (or -c CONFIG that lists the operator)")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import structlog
 from aiohttp import web
 
-from floord.config.secrets import read_secret
+from floord.config.secrets import read_secret, read_secret_text
 from floord.mqtt.tls import client_tls
 from floord.system.sdnotify import notify
 from floord.watch.feed import ReplaySigner, WatchFeed
@@ -74,7 +74,7 @@ def build(loaded: LoadedWebConfig) -> Built:
     config = loaded.config
     broker = config.broker
     password = (
-        read_secret(loaded.resolve(broker.password_file)).decode()
+        read_secret_text(loaded.resolve(broker.password_file))
         if broker.password_file is not None
         else None
     )
@@ -105,7 +105,7 @@ def build(loaded: LoadedWebConfig) -> Built:
     tls_context = client_tls(broker, loaded.resolve)
     command_login = None
     if config.command_login is not None:
-        secret = read_secret(loaded.resolve(config.command_login.password_file)).decode()
+        secret = read_secret_text(loaded.resolve(config.command_login.password_file))
         command_login = CommandLogin(
             broker.nodes, config.command_login.username, secret, broker.topic_prefix, tls_context
         )
