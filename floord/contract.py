@@ -153,6 +153,8 @@ class EventType(StrEnum):
     OPERATOR_INSPECTION = "operator.inspection"
     OPERATOR_COMMAND = "operator.command"
     OPERATOR_COMMAND_REFUSED = "operator.command_refused"
+    # Unverified refusals past a window's first few, counted, not recorded one by one.
+    OPERATOR_COMMANDS_REFUSED = "operator.commands_refused"
     # The daemon itself.
     DAEMON_STARTED = "daemon.started"
     DAEMON_STOPPED = "daemon.stopped"
@@ -260,6 +262,8 @@ COMMAND_ROLES: dict[str, frozenset[str]] = {
 }
 
 COMMAND_MAX_SKEW_S = 30.0
+# A command's payload (`P/cmd`, `P/replay/request`) over this is refused unread (`malformed`).
+COMMAND_MAX_BYTES = 64 * 1024
 REPLAY_MAX_EVENTS = 10_000
 # The largest `seq` a stream can have: the journal's (SQLite's) 64-bit integer. A seq
 # from outside above it is refused where it is read: no stream holds it.

@@ -34,6 +34,7 @@ from floord.journal.store import Journal, JournalError
 from floord.mqtt.backoff import Backoff
 from floord.mqtt.client import CONNECT_TIMEOUT_S, Broker, subscribe_checked
 from floord.mqtt.client import broker_address as broker_address  # read here by its users
+from floord.mqtt.command_inbox import CommandInbox
 from floord.mqtt.confirm import Message, publish_batch, refusal
 from floord.mqtt.jobs import run_session
 from floord.mqtt.lost import lost_field, say_online
@@ -124,7 +125,7 @@ class TableLink:
         self._finished = asyncio.Event()
         self._running = False
         # (payload, replay_only): what came on `P/cmd`, or on `P/replay/request`.
-        self._commands: asyncio.Queue[tuple[bytes, bool]] = asyncio.Queue()
+        self._commands = CommandInbox(topics.table)
         # The retained bodies: at once on a change of state, else paced (`retained.py`).
         self._retained = RetainedPacer()
         # This process in its statuses, and another with its client id (`takeover.py`).
@@ -322,10 +323,8 @@ class TableLink:
             replay_only = message.topic.matches(self._topics.replay_request)
             if replay_only or message.topic.matches(self._topics.cmd):
                 payload = message.payload
-                if isinstance(payload, bytes | bytearray):
-                    self._commands.put_nowait((bytes(payload), replay_only))
-                else:
-                    self._commands.put_nowait((str(payload).encode("utf-8"), replay_only))
+                bounded = payload if isinstance(payload, bytes | bytearray) else str(payload)
+                self._commands.put(bounded, replay_only)
 
     async def _command_worker(self) -> None:
         """Commands one at a time, across reconnections, so none is cut off halfway."""

@@ -24,14 +24,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from floord.contract import COMMAND_MAX_SKEW_S, COMMAND_ROLES, format_ts, parse_ts
+from floord.contract import (
+    COMMAND_MAX_BYTES,
+    COMMAND_MAX_SKEW_S,
+    COMMAND_ROLES,
+    format_ts,
+    parse_ts,
+)
 from floord.engine.core.types import VerifiedCommand
 from floord.untrusted import escape_text, json_problem, text_problem
 
 _REQUIRED: dict[str, type] = {"id": str, "name": str, "by": str, "ts": str, "args": dict}
 _ALLOWED = frozenset({*_REQUIRED, "sig"})
 MAX_ID_LENGTH = 128
-MAX_COMMAND_BYTES = 64 * 1024
+MAX_COMMAND_BYTES = COMMAND_MAX_BYTES
 # The longest each text field may be (`id`: MAX_ID_LENGTH); `args` text: untrusted.MAX_TEXT.
 _MAX_FIELD = {"name": 64, "by": 128, "ts": 64, "sig": 128}
 # A refusal's reason is cut to this many characters (it may quote what was refused).
@@ -134,7 +140,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _parse(raw: bytes) -> dict[str, Any] | str:
     """The command object, or a sentence saying why the bytes are not one."""
     if len(raw) > MAX_COMMAND_BYTES:
-        return f"a command of at most {MAX_COMMAND_BYTES} bytes expected, found {len(raw)}"
+        return f"a command of at most {MAX_COMMAND_BYTES} bytes expected, found more"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

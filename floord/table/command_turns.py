@@ -21,6 +21,7 @@ from floord.table import command_check
 from floord.table.effects import Effects
 from floord.table.engine_state import EngineState
 from floord.table.recorder import Recorder
+from floord.table.refusal_limiter import RefusalLimiter
 from floord.table.replay import replay_range
 from floord.table.stopping import STOPPED_REASON, StopGate
 from floord.table.turn import Step
@@ -53,6 +54,16 @@ class CommandTurns:
         self._recorder = recorder
         self._effects = effects
         self._commit = commit
+        self._limiter = RefusalLimiter()
+
+    def refusals_counted(self, now: datetime, ts: str) -> list[Step]:
+        """The step recording the unverified refusals a window that has ended counted
+        (`floord.table.refusal_limiter`), if any; the runner asks at every tick too."""
+        summary = self._limiter.closed(now)
+        if summary is None:
+            return []
+        event = Decision(EventType.OPERATOR_COMMANDS_REFUSED, summary, source="daemon")
+        return [Step((event,), ts)]
 
     async def take(self, payload: bytes, *, replay_only: bool = False) -> None:
         """A command from `P/cmd`; with `replay_only`, from `P/replay/request`, where
@@ -73,7 +84,11 @@ class CommandTurns:
             self._effects.reply(claimed_id(payload), False, f"not recorded: {exc}")
             return
         if isinstance(verified, Refusal):
-            await self._refuse(verified, ts)
+            counted = self.refusals_counted(now, ts)
+            if counted:
+                await self._commit(counted, None)
+            if self._limiter.admit(verified, now):
+                await self._refuse(verified, ts)
             return
         command = verified.command
         # The id is used from now on: recorded with whatever record the command makes.

@@ -270,6 +270,7 @@ class TableRunner:
         # may have room now): the pending halt goes on the record and out over MQTT
         # without waiting for a device event.
         retry = [Step((), ts)] if self.record_failure else []
+        retry += self.commands.refusals_counted(now, ts)
         before = self.live.copy() if self.stop.stopping else None
         output = self.engine.tick(now)
         if self._held_back(output, before):

@@ -45,6 +45,11 @@ LINES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "command refused",
         ("name", "by", "code", "reason", "id"),
     ),
+    EventType.OPERATOR_COMMANDS_REFUSED: (
+        "warning",
+        "commands refused, counted not recorded",
+        ("count", "codes", "first", "last", "sample"),
+    ),
     EventType.SURVEILLANCE_ALERT: (
         "warning",
         "surveillance alert",

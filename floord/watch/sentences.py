@@ -217,6 +217,16 @@ def _refused(d: dict[str, Any], e: Envelope) -> str:
     return f"{get(d, 'by')}'s {get(d, 'name')} refused ({get(d, 'code')}): {get(d, 'reason')}"
 
 
+def _counted(d: dict[str, Any], e: Envelope) -> str:
+    codes = d.get("codes")
+    named = (
+        ", ".join(f"{value_text(k)} {value_text(v)}" for k, v in codes.items())
+        if isinstance(codes, dict)
+        else ""
+    )
+    return f"{get(d, 'count')} more unsigned commands refused, counted not recorded ({named})"
+
+
 def _integrity(d: dict[str, Any], e: Envelope) -> str:
     breaks = d.get("breaks")
     count = len(breaks) if isinstance(breaks, list) else 0
@@ -265,6 +275,7 @@ TABLE_SENTENCES: dict[str, Sentence] = {
     EventType.OPERATOR_INSPECTION: _inspection,
     EventType.OPERATOR_COMMAND: _command,
     EventType.OPERATOR_COMMAND_REFUSED: _refused,
+    EventType.OPERATOR_COMMANDS_REFUSED: _counted,
     EventType.DAEMON_STARTED: lambda d, e: f"daemon started (floord {get(d, 'version')})",
     EventType.DAEMON_STOPPED: lambda d, e: f"daemon stopped: {get(d, 'reason')}",
     EventType.JOURNAL_INTEGRITY: _integrity,
