@@ -20,6 +20,7 @@ from floord.adapters.remote import RemoteDevice, TableDevice
 from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.contract import Topics
+from floord.engine.core.snapshots import SnapshotError
 from floord.games import registry
 from floord.journal.chain import Break
 from floord.journal.store import Journal
@@ -32,12 +33,18 @@ from floord.profiles import DeviceProfile
 from floord.table.bus import CommandArrived, TableBus
 from floord.table.port import LinkPort
 from floord.table.runner import TableEngine, TableRunner
+from floord.table.surveillance import saved_alerts
 
 
 def build_engine(
     table: TableConfig, loaded: LoadedConfig, snapshot: dict[str, Any] | None
 ) -> TableEngine:
-    """The game engine a table's config asks for, restored from its last snapshot."""
+    """The game engine a table's config asks for, restored from its last snapshot.
+
+    A state the engine cannot be restored from, or cannot give back (an edited one: a
+    field of the wrong type, a value out of range), whatever it raises, is a
+    `SnapshotError` naming the table and the journal: `check` and `run` refuse it in one
+    line, as a state of another game (`floord journal retire` starts the table afresh)."""
     day = loaded.config.gaming_day
     common: dict[str, Any] = {  # what every engine takes
         "required_devices": [d.id for d in table.devices if d.required],
@@ -45,7 +52,16 @@ def build_engine(
         "timezone": day.timezone,
         "snapshot": snapshot,
     }
-    return registry.build_engine(table, common, loaded.profiles)
+    if snapshot is None:
+        return registry.build_engine(table, common, loaded.profiles)
+    try:
+        engine = registry.build_engine(table, common, loaded.profiles)
+        engine.snapshot()  # what the runner takes first: a state that cannot be given back
+        saved_alerts(snapshot.get("surveillance"))
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        why = str(exc) if isinstance(exc, SnapshotError) else f"{type(exc).__name__}: {exc}"
+        raise SnapshotError(f"{table.id}'s state in {loaded.journal_path}: {why}") from exc
+    return engine
 
 
 def driver_options(table: TableConfig, family: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from floord.analytics.stream_events import EventError
 from floord.analytics.wheel_physics import WheelPhysics, spin_record
 from floord.analytics.wheel_watch import BIG_SIX, WheelWatch
 from floord.contract import EventType
+from floord.engine.core.snapshots import SnapshotError
 from floord.engine.core.types import Decision
 from floord.table.result_alerts import held_results
 
@@ -32,9 +33,7 @@ class AlertKeeper(ABC):
     runner asks of a watcher (a wheel's below, a table's dice in `dice_surveillance`)."""
 
     def __init__(self, saved: dict[str, Any] | None = None) -> None:
-        saved = saved or {}
-        self.alerts: list[dict[str, Any]] = list(saved.get("alerts") or [])
-        self.raised = int(saved.get("raised") or 0)
+        self.alerts, self.raised = saved_alerts(saved)
         # Counted up by whatever changes the watcher (a result or a roll fed to its tests,
         # an alert raised or closed), so the runner keeps its copy of an unchanged watcher
         # as the committed one instead of copying it again (`floord.table.engine_state`).
@@ -76,6 +75,22 @@ class AlertKeeper(ABC):
 
     def snapshot(self) -> dict[str, Any]:
         return {"alerts": [dict(a) for a in self.alerts], "raised": self.raised}
+
+
+def saved_alerts(saved: Any) -> tuple[list[dict[str, Any]], int]:
+    """The open alerts and the count raised that a snapshot's `surveillance` holds (none:
+    a table that never had any); a `SnapshotError` when it holds something else (an
+    edited state), so the start refuses it in one line, as any state that does not fit."""
+    if saved is None:
+        return [], 0
+    if not isinstance(saved, dict):
+        raise SnapshotError("snapshot: surveillance must be an object of alerts and raised")
+    alerts, raised = saved.get("alerts") or [], saved.get("raised") or 0
+    if not isinstance(alerts, list) or not all(isinstance(a, dict) for a in alerts):
+        raise SnapshotError("snapshot: surveillance.alerts must be a list of objects")
+    if not isinstance(raised, int) or isinstance(raised, bool) or not 0 <= raised < 10**9:
+        raise SnapshotError(f"snapshot: surveillance.raised must be a count, found {raised!r}")
+    return [dict(a) for a in alerts], raised
 
 
 class ResultAlerts(AlertKeeper):
