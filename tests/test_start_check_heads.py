@@ -78,3 +78,42 @@ def test_a_head_or_seq_floord_never_writes_halts_the_table_and_fails_verify(
     [reason] = state["halt_reasons"]
     assert reason["code"] == code
     assert (kind if code == INTEGRITY else "has a head whose seq is") in reason["detail"]
+
+
+def test_a_deleted_snapshot_of_a_table_that_played_halts_it(tmp_path: Path) -> None:
+    """Without its snapshot a table starts afresh, its round count back at 1 and its
+    round ids used again: the start check names it, unless the state was retired."""
+    path = played(tmp_path)
+    db = sqlite3.connect(path)
+    try:
+        db.execute("DELETE FROM snapshots")
+        db.commit()
+    finally:
+        db.close()
+    daemon = start(tmp_path, 5)
+    try:
+        [reason] = daemon.tables[TABLE].runner.state()["halt_reasons"]
+    finally:
+        daemon.journal.close()
+    assert reason["code"] == INTEGRITY and "snapshot_missing" in reason["detail"]
+
+
+def test_a_journal_with_events_and_no_schema_version_is_refused_not_made_anew(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_journal_integrity import config
+
+    from floord.cli.main import main
+    from floord.journal.errors import JournalError
+
+    path = played(tmp_path)
+    db = sqlite3.connect(path)
+    try:
+        db.execute("DELETE FROM meta WHERE key = 'schema_version'")
+        db.commit()
+    finally:
+        db.close()
+    assert main(["check", "-c", str(config(tmp_path))]) == 1
+    assert "it holds events but no version" in capsys.readouterr().out
+    with pytest.raises(JournalError, match="holds events but no schema version"):
+        Journal(path)

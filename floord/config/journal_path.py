@@ -66,6 +66,11 @@ def _version_problem(journal: Path) -> str | None:
     if "meta" not in schema.tables:
         return None if not schema.tables else _foreign(journal)
     version = schema.version
+    if version is None and schema.has_events:
+        return (
+            f"a floord journal with its schema version expected, found {str(journal)!r} "
+            "(it holds events but no version: edited?)"
+        )
     if version is not None and (not str(version).isdigit() or int(version) > SCHEMA_VERSION):
         return (
             f"a journal of schema version {SCHEMA_VERSION} or older expected, found "

@@ -25,6 +25,10 @@ def bring_up_to_date(db: sqlite3.Connection, path: Path, version: int) -> None:
     transaction); a file of another version is refused (`JournalError`, naming `path`)."""
     row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
+        if db.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None:
+            # floord records the version before its first event: this file was edited,
+            # and taking it for a new one would start every table afresh on its record.
+            raise JournalError(f"journal {path}: it holds events but no schema version")
         db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(version),))
     elif row[0] in ("1", "2"):
         _migrate_from(db, path, int(row[0]), version)

@@ -39,11 +39,12 @@ class ReadOnlyFailed(JournalError):
 @dataclass(frozen=True)
 class FileSchema:
     """What a SQLite file holds, as far as telling a floord journal from another file
-    goes: its tables' names, and `meta.schema_version` (None: no `meta` table, or no
-    version in it)."""
+    goes: its tables' names, `meta.schema_version` (None: no `meta` table, or no
+    version in it), and whether it holds any event."""
 
     tables: frozenset[str]
     version: str | None
+    has_events: bool = False
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -70,13 +71,16 @@ def read_schema(path: Path) -> FileSchema:
         if "meta" in tables:
             row = db.execute(SCHEMA_VERSION_SQL).fetchone()
             version = None if row is None else str(row[0])
+        has_events = (
+            "events" in tables and db.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
+        )
     except sqlite3.Error as exc:
         raise ReadOnlyFailed(
             f"journal {path}: cannot read its tables: {exc}", opening=False, reason=str(exc)
         ) from exc
     finally:
         db.close()
-    return FileSchema(tables, version)
+    return FileSchema(tables, version, has_events)
 
 
 def schema_version(path: Path) -> str | None:

@@ -65,6 +65,8 @@ def _read(
     (fail closed)."""
     try:
         found = [*met, *journal.integrity_breaks(table, streams)]
+        if not any(b.kind == "halt_unsupported" for b in found):
+            found += _snapshot_missing(journal, table)
         return found, _already_named(journal, table, found)
     except JournalError as exc:
         return [*met, Break(table, 0, "unreadable", f"cannot be checked: {exc}")], set()
@@ -106,6 +108,22 @@ def _decide(
 
 def _key(b: Break) -> Key:
     return (b.stream, b.seq, b.kind)
+
+
+def _snapshot_missing(journal: Journal, table: str) -> list[Break]:
+    """A table whose record has events has its snapshot (every turn writes it, in the
+    same transaction), unless its state was retired on the record (`table.retired`, its
+    last event). Without one the engine starts afresh: its round count back at 1, its
+    round ids used again. (A halted table's missing snapshot is `halt_unsupported`
+    already, the caller's.)"""
+    last = journal.last_seq(table)
+    if not isinstance(last, int) or last < 1 or journal.load_snapshot(table) is not None:
+        return []
+    final = journal.last_event(table)
+    if final is not None and final.get("type") == EventType.TABLE_RETIRED:
+        return []
+    detail = "the table's record has events but no snapshot: its state would start afresh"
+    return [Break(table, last, "snapshot_missing", detail)]
 
 
 def _already_named(journal: Journal, table: str, found: list[Break]) -> set[Key]:
