@@ -352,6 +352,16 @@ def test_the_site_filter_and_the_recent_limit() -> None:
     }
 
 
+def test_a_notice_of_text_utf8_cannot_hold_is_still_a_line_of_utf8() -> None:
+    """A device's retained body with a lone surrogate (`"\\ud800"` in its JSON) once ended
+    `floord watch --json` with a traceback: its line could not be written."""
+    line = Notice(
+        "device", "casino-1", "RL-01", {"serial": "\ud800x", "maker": "Cammegh §"}
+    ).to_json()
+    line.encode("utf-8")
+    assert json.loads(line)["serial"] == "\\ud800x" and "§" in line
+
+
 def test_a_console_command_and_its_answer_show_on_the_row_while_they_matter() -> None:
     model = FloorModel(PREFIX)
     alert = {"id": "A00002", "test": "pocket", "p_value": 0.0001, "level": 0.001}
@@ -377,3 +387,18 @@ def test_a_console_command_and_its_answer_show_on_the_row_while_they_matter() ->
     assert view.command is not None and view.command.ok is False  # the detail still has it
     assert model.command_answered(SITE, "RL-01", True, None)[0].kind == "command_accepted"
     assert view.command.text() == "ack_alert A00002: accepted"
+
+
+def test_a_console_keeps_at_most_its_tables_and_says_once_it_ignores_more() -> None:
+    """Made-up table names under the prefix (60,000 held a console at 170 MB) stop at the
+    bound; the tables it has go on."""
+    model = FloorModel(PREFIX, max_tables=3)
+    for n in range(3):
+        model.on_message(topics(f"RL-{n}").state, json.dumps({"state": "open"}).encode())
+    said = model.on_message(topics("GHOST-1").state, b"{}")
+    assert [n.kind for n in said] == ["bad_message"] and "more than 3 tables" in said[0].data[
+        "error"
+    ]
+    assert model.on_message(topics("GHOST-2").state, b"{}") == []
+    assert len(model.tables) == 3 and model.ignored == 2
+    assert model.on_message(topics("RL-0").state, json.dumps({"state": "closed"}).encode())

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from floord.contract import REPLAY_MAX_EVENTS, STATUS_LOST, Envelope, EventType
-from floord.untrusted import read_json
+from floord.untrusted import read_json, storable
 from floord.watch.streams import DUPLICATE, FILL
 from floord.watch.table_view import CommandOutcome, TableView
 
@@ -49,8 +49,10 @@ class Notice:
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
+        """One JSON line, UTF-8 text whatever came from the broker: a lone surrogate in
+        a message's text (which UTF-8 cannot write) is escaped as floord stores it."""
         body = {"kind": self.kind, "site": self.site, "table": self.table, **self.data}
-        return json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=str)
+        return json.dumps(storable(body), separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,15 @@ class Totals:
     stale: int
 
 
+# Tables a console keeps: a floor's hundreds and room. Anyone who can publish under the
+# prefix could otherwise make a table of every name it makes up, each kept for good.
+MAX_TABLES = 2_000
+
+
+class _TooManyTables(Exception):
+    """A message of a new table past `FloorModel.max_tables`."""
+
+
 class FloorModel:
     """Every table under `prefix` (optionally one `site`), and what the console must do."""
 
@@ -93,8 +104,12 @@ class FloorModel:
         can_replay: bool = False,
         recent: int = 200,
         retry_s: float = DEFAULT_RETRY_S,
+        max_tables: int = MAX_TABLES,
     ) -> None:
         self.prefix = prefix.strip("/")
+        self.max_tables = max_tables
+        # Messages of tables past `max_tables`, ignored (the first one said so).
+        self.ignored = 0
         self.site = site
         self.can_replay = can_replay
         self.recent = recent
@@ -222,6 +237,11 @@ class FloorModel:
             if not isinstance(body, dict):
                 raise ValueError(f"a JSON object expected, found {type(body).__name__}")
             return self._route(site, table, rest, body)
+        except _TooManyTables as exc:
+            self.ignored += 1
+            if self.ignored > 1:
+                return []
+            return [Notice("bad_message", site, table, {"topic": topic, "error": str(exc)})]
         except (ValueError, KeyError, TypeError) as exc:
             detail = {"topic": topic, "error": f"{type(exc).__name__}: {exc}"}
             return [Notice("bad_message", site, table, detail)]
@@ -230,6 +250,11 @@ class FloorModel:
         key = (site, table)
         view = self.tables.get(key)
         if view is None:
+            if len(self.tables) >= self.max_tables:
+                raise _TooManyTables(
+                    f"more than {self.max_tables} tables under {self.prefix}: the messages "
+                    "of tables past them are ignored (said once)"
+                )
             view = self.tables[key] = TableView(site, table, recent_limit=self.recent)
         self._dirty.add(key)
         return view
