@@ -143,3 +143,21 @@ def test_check_refuses_a_journal_that_is_a_folder_or_not_a_journal(
     code, lines = _check(tmp_path, _body(tmp_path, journal="new/deeper/journal.db"), capsys)
     assert code == 0, lines
     assert not (tmp_path / "new").exists()  # check only looks
+
+
+@pytest.mark.parametrize("companion", [".lock", "-shm", "-wal"])
+def test_check_refuses_a_folder_where_run_opens_a_file_beside_the_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], companion: str
+) -> None:
+    """`run` opens the journal's lock and SQLite's WAL and shared memory beside it, and
+    refused a folder there while `check` passed it."""
+    with sqlite3.connect(tmp_path / "journal.db") as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.close()
+    (tmp_path / f"journal.db{companion}").mkdir()
+    code, lines = _check(tmp_path, _body(tmp_path, journal="journal.db"), capsys)
+    assert code == 1
+    found = str(tmp_path / f"journal.db{companion}")
+    # SQLite itself cannot open a journal whose WAL is a folder: check says so first.
+    said = "a journal floord can read" if companion == "-wal" else f"nothing expected at {found!r}"
+    assert said in lines[0], lines

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from floord.journal.lock import lock_path
 from floord.journal.readers import ReadOnlyFailed, read_schema
 from floord.journal.store import SCHEMA_VERSION
 
@@ -83,11 +84,22 @@ def _foreign(journal: Path) -> str:
     return f"a floord journal expected, found {str(journal)!r} (a SQLite file without its tables)"
 
 
+def _companion_problem(journal: Path) -> str | None:
+    """The files `run` opens beside the journal (its lock, SQLite's WAL and shared
+    memory): each, where it exists, must be a regular file, or `run` would refuse it."""
+    for companion in (lock_path(journal), *(Path(f"{journal}{s}") for s in ("-wal", "-shm"))):
+        if os.path.lexists(companion) and not (
+            companion.is_file() and not companion.is_symlink()
+        ):
+            return f"a regular file or nothing expected at {str(companion)!r}, found another kind"
+    return None
+
+
 def journal_problems(path: Path, key: str, journal: Path) -> list[str]:
     """The journal path as `floord run` will open it (relative to the config's folder)."""
     where = Path(os.path.abspath(journal if journal.is_absolute() else path.parent / journal))
     if os.path.lexists(where):
-        problem = _file_problem(where)
+        problem = _file_problem(where) or _companion_problem(where)
         if problem is None and not os.access(where.parent, os.W_OK | os.X_OK):
             # The WAL and shared-memory files are made beside the journal at each open.
             problem = f"a folder floord can write expected, found {str(where.parent)!r}"
