@@ -88,9 +88,7 @@ def _companion_problem(journal: Path) -> str | None:
     """The files `run` opens beside the journal (its lock, SQLite's WAL and shared
     memory): each, where it exists, must be a regular file, or `run` would refuse it."""
     for companion in (lock_path(journal), *(Path(f"{journal}{s}") for s in ("-wal", "-shm"))):
-        if os.path.lexists(companion) and not (
-            companion.is_file() and not companion.is_symlink()
-        ):
+        if os.path.lexists(companion) and not (companion.is_file() and not companion.is_symlink()):
             return f"a regular file or nothing expected at {str(companion)!r}, found another kind"
     return None
 
