@@ -102,6 +102,13 @@ def _newer_journal(tmp: Path, body: dict[str, Any]) -> None:
     db.close()
 
 
+def _older_journal_claimed(tmp: Path, body: dict[str, Any]) -> None:
+    _played(tmp)
+    with sqlite3.connect(tmp / "journal.db") as db:
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    db.close()
+
+
 def _not_a_journal(tmp: Path, body: dict[str, Any]) -> None:
     (tmp / "journal.db").write_bytes(b"not a database, whatever it is " * 200)
 
@@ -129,6 +136,11 @@ REFUSALS: list[tuple[Callable[[Path, dict[str, Any]], None], str, tuple[str, ...
     (_wheel_changed, "tables.0", ("wheel 'single_zero'", "floord journal retire")),
     (_game_changed, "tables.0", ("big_six", "floord journal retire")),
     (_newer_journal, "journal", ("schema version 3 or older", "'9'")),
+    (
+        _older_journal_claimed,
+        "journal",
+        ("schema version 2 is recorded", "snapshots.after_seq", "its version was edited"),
+    ),
     (_not_a_journal, "journal", ("a floord journal (SQLite) expected",)),
 ]
 

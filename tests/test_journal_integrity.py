@@ -27,7 +27,9 @@ from floord.contract import Envelope, EventType
 from floord.events import DeviceEvent
 from floord.journal.audit import verify_journal
 from floord.journal.chain import event_hash
+from floord.journal.errors import JournalError
 from floord.journal.integrity import snapshot_hash, tail_breaks, unsupported_halt
+from floord.journal.readers import older_schema_problem
 from floord.journal.store import DISK_FULL, Journal
 from floord.processes.daemon import Daemon
 from floord.table.bus import Tick
@@ -280,6 +282,40 @@ def test_a_version_2_journal_opens_and_its_snapshot_is_chained(tmp_path: Path) -
     assert verify_journal(path).broken is None
     assert all(e["type"] != EventType.JOURNAL_INTEGRITY for e in events(path))
     assert event_hash(events(path)[-1]) == events(path)[-1]["hash"]
+
+
+@pytest.mark.parametrize(
+    ("claimed", "columns"),
+    [("1", "streams.last_hash, snapshots.after_seq"), ("2", "(snapshots.after_seq")],
+)
+def test_a_version_edited_back_is_refused_by_name_not_half_migrated(
+    tmp_path: Path, claimed: str, columns: str
+) -> None:
+    """A version-3 file whose recorded version was set back: chaining it again would
+    fail on SQL's "duplicate column"; the reader `check` asks and the journal's open
+    name the columns that give it away, and the file is left as it was."""
+    path = halted_by_a_full_disk(tmp_path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (claimed,))
+    db.commit()
+    db.close()
+    found = older_schema_problem(path)
+    assert found is not None
+    assert f"schema version {claimed} is recorded" in found and columns in found
+    with pytest.raises(JournalError, match="its version was edited"):
+        Journal(path)
+    assert older_schema_problem(path) == found  # nothing was chained
+
+
+def test_a_true_version_2_file_has_no_shape_problem(tmp_path: Path) -> None:
+    path = halted_by_a_full_disk(tmp_path)
+    db = sqlite3.connect(path)
+    for column in ("hash", "after_hash", "after_seq"):
+        db.execute(f"ALTER TABLE snapshots DROP COLUMN {column}")
+    db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    assert older_schema_problem(path) is None
 
 
 def test_a_rebuilt_chain_verifies_whole(tmp_path: Path) -> None:

@@ -31,9 +31,45 @@ def bring_up_to_date(db: sqlite3.Connection, path: Path, version: int) -> None:
             raise JournalError(f"journal {path}: it holds events but no schema version")
         db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(version),))
     elif row[0] in ("1", "2"):
+        claimed = shape_problem(db, row[0])
+        if claimed is not None:
+            raise JournalError(f"journal {path}: {claimed}")
         _migrate_from(db, path, int(row[0]), version)
     elif row[0] != str(version):
         raise JournalError(f"journal {path}: schema version {row[0]} is not {version}")
+
+
+# The columns each migration adds: a file that claims an older version but already has
+# them was edited (or written by a floord that failed to record its version), and
+# chaining it again would fail half-way on SQL's own words.
+_ADDED_BY = {
+    "1": (("streams", "last_hash"),),
+    "2": (("snapshots", "after_seq"), ("snapshots", "after_hash"), ("snapshots", "hash")),
+}
+
+
+def shape_problem(db: sqlite3.Connection, claimed: str) -> str | None:
+    """Why a file whose `meta.schema_version` is `claimed` ("1" or "2") cannot be
+    chained up from it: it already holds a column a later version adds; None when its
+    tables are that version's. Reads only (`floord check` asks it on a read-only
+    connection, the journal's open before it migrates)."""
+    later = [
+        f"{table}.{column}"
+        for version, added in _ADDED_BY.items()
+        if int(version) >= int(claimed)
+        for table, column in added
+        if column in _columns(db, table)
+    ]
+    if not later:
+        return None
+    return (
+        f"schema version {claimed} is recorded, but the file already has a later "
+        f"version's columns ({', '.join(later)}): its version was edited"
+    )
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})").fetchall()}
 
 
 def _migrate_from(db: sqlite3.Connection, path: Path, old: int, version: int) -> None:

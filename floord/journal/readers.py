@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from floord.journal.errors import JournalError
+from floord.journal.migrate import shape_problem
 
 SCHEMA_VERSION_SQL = "SELECT value FROM meta WHERE key = 'schema_version'"
 
@@ -95,6 +96,24 @@ def schema_version(path: Path) -> str | None:
     except sqlite3.Error as exc:
         raise JournalError(f"journal {path}: cannot read its schema version: {exc}") from exc
     return str(row[0]) if row else None
+
+
+def older_schema_problem(path: Path) -> str | None:
+    """Why the journal, whose recorded schema version is an older one, cannot be chained
+    up to this floord's on its first open (`floord.journal.migrate.shape_problem`);
+    None for a file of any other version, or one that can."""
+    try:
+        db = _connect(path)
+        try:
+            row = db.execute(SCHEMA_VERSION_SQL).fetchone()
+            claimed = str(row[0]) if row else None
+            if claimed not in ("1", "2"):
+                return None
+            return shape_problem(db, claimed)
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise JournalError(f"journal {path}: cannot read its tables: {exc}") from exc
 
 
 # With `types`, a row is read when its type is one asked for, and also when it cannot be

@@ -20,7 +20,7 @@ from floord.config.load import LoadedConfig
 from floord.config.tables import TableConfig
 from floord.engine.core.snapshots import SnapshotError
 from floord.journal.lock import holder_of
-from floord.journal.readers import schema_version
+from floord.journal.readers import older_schema_problem, schema_version
 from floord.journal.store import SCHEMA_VERSION, Journal, JournalError
 from floord.processes.table_units import build_engine, driver_options
 from floord.profile_sources import ProfileShelf
@@ -72,6 +72,10 @@ def journal_problems(loaded: LoadedConfig) -> list[str]:
                 f"{where}: a journal of schema version {SCHEMA_VERSION} or older expected, "
                 f"found version {version!r} in {path} (written by a newer floord?)"
             ]
+        older = older_schema_problem(path)
+        if older is not None:
+            expected = "a journal floord can bring up to its schema expected"
+            return [f"{where}: {expected}, found: {older}"]
         problems = []
         for t, table in enumerate(loaded.config.tables):
             problems += _snapshot_problems(loaded, journal, t, table)
