@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,7 @@ class Pair:
         *,
         heartbeat_s: float = 60.0,
         follow: bool = True,
+        announce: Callable[[], bool] = lambda: True,
     ) -> None:
         self.adapter_journal = Journal(tmp / "adapter.db")
         self.daemon_journal = Journal(tmp / "daemon.db")
@@ -71,7 +72,7 @@ class Pair:
             device=DEVICE,
             journal=self.adapter_journal,
             on_command=self._command,
-            announce=lambda: True,
+            announce=announce,
             device_online=lambda: True,
             heartbeat_s=heartbeat_s,
             client_id="test-adapter",

@@ -41,7 +41,8 @@ from typing import Any
 import aiomqtt
 import structlog
 
-from floord.contract import CONTRACT_VERSION, DEVICE_REPLAY_BATCH, EventType, Topics, format_ts
+from floord.adapters.replay_answers import AnnounceGate, OnlineSeen, replay_rows
+from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.events import DeviceCommand
 from floord.journal.batches import PUBLISH_WINDOW
 from floord.journal.store import Journal
@@ -56,7 +57,6 @@ from floord.untrusted import escape_text, json_problem, parse_json, read_json, t
 
 # QoS 1 messages in flight, a batch, as the table link's (`floord.journal.batches`).
 WINDOW = PUBLISH_WINDOW
-SCAN_CHUNK = 1000
 # The QoS of the link's subscriptions to its `cmd` and `replay/request` (the docstring).
 REQUEST_QOS = 0
 # The largest command or replay request taken from the broker, and its id's length.
@@ -165,6 +165,12 @@ class AdapterLink:
         self._head: tuple[int, Any] = (0, None)
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Where the stream last said `device.online`, and announcements a second at most
+        # (`floord.adapters.replay_answers`): the first seq of one waiting, and its timer.
+        self._online_seen = OnlineSeen(journal, self.stream)
+        self._gate = AnnounceGate(lambda: asyncio.get_running_loop().time())
+        self._announce_from: int | None = None
+        self._announce_timer: asyncio.TimerHandle | None = None
         self.connections = 0
         # This process in its statuses, and another with its client id (`takeover.py`).
         self._takeover = TakeoverWatch(this_instance(datetime.now(UTC)))
@@ -209,6 +215,9 @@ class AdapterLink:
             self._head = await self._journal.call(self._read_head)
             await self._session.run()
         finally:
+            if self._announce_timer is not None:
+                self._announce_timer.cancel()
+                self._announce_timer = None
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -374,10 +383,12 @@ class AdapterLink:
                 "replay request refused", error=escape_text(str(exc), 300), raw=repr(raw[:80])
             )
             return
-        first = request["from_seq"]
-        last, rows, said = await self._journal.call(lambda: self._replay_rows(first))
-        if request.get("announce") and not said:
-            self._announce()
+        first, announce = request["from_seq"], bool(request.get("announce"))
+        last, rows, said = await self._journal.call(
+            lambda: replay_rows(self._journal, self.stream, self._online_seen, first, announce)
+        )
+        if not said:
+            self._announce_for(first)
         body = {
             "v": CONTRACT_VERSION,
             "id": request["id"],
@@ -392,22 +403,28 @@ class AdapterLink:
             timeout=self._ack_timeout,
         )
 
-    def _replay_rows(self, first: int) -> tuple[int, list[str], bool]:
-        """The stream's last seq, the rows of a replay from `first`, and whether the stream
-        says `device.online` from `first` on (run on the journal's thread)."""
-        last = self._journal.last_seq(self.stream)
-        end = min(last, first + DEVICE_REPLAY_BATCH - 1)
-        rows = self._journal.read_range(self.stream, first, end) if first <= last else []
-        return last, rows, self._online_said_since(first, last)
+    def _announce_for(self, first: int) -> None:
+        """Say `device.online` again now, or when the gate allows (`replay_answers`)."""
+        wait = self._gate.ask()
+        if wait == 0.0:
+            self._announce()
+            return
+        self._announce_from = min(first, self._announce_from or first)
+        if self._announce_timer is None:
+            loop = asyncio.get_running_loop()
+            self._announce_timer = loop.call_later(wait, self._announce_due)
 
-    def _online_said_since(self, first: int, last: int) -> bool:
-        """Whether the stream says `device.online` anywhere in first..last (the daemon
-        reads those rows anyway, so it needs no announcement)."""
-        start = first
-        while start <= last:
-            end = min(last, start + SCAN_CHUNK - 1)
-            for row in self._journal.read_range(self.stream, start, end):
-                if read_json(row).get("type") == EventType.DEVICE_ONLINE:
-                    return True
-            start = end + 1
-        return False
+    def _announce_due(self) -> None:
+        self._announce_timer = None
+        first, self._announce_from = self._announce_from, None
+        if first is not None and self._gate.due():
+            task = asyncio.create_task(self._announce_unless_said(first))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _announce_unless_said(self, first: int) -> None:
+        said = await self._journal.call(
+            lambda: self._online_seen.said_since(first, self._journal.last_seq(self.stream))
+        )
+        if not said:
+            self._announce()
