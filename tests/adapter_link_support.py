@@ -59,6 +59,7 @@ class Pair:
         heartbeat_s: float = 60.0,
         follow: bool = True,
         announce: Callable[[], bool] = lambda: True,
+        command_window_s: float = 10.0,
     ) -> None:
         self.adapter_journal = Journal(tmp / "adapter.db")
         self.daemon_journal = Journal(tmp / "daemon.db")
@@ -76,6 +77,7 @@ class Pair:
             device_online=lambda: True,
             heartbeat_s=heartbeat_s,
             client_id="test-adapter",
+            command_window_s=command_window_s,
         )
         self.remote = (
             RemoteDevice(

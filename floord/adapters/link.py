@@ -41,6 +41,7 @@ from typing import Any
 import aiomqtt
 import structlog
 
+from floord.adapters.command_budget import COMMANDS_A_WINDOW, WINDOW_S, CommandBudget
 from floord.adapters.replay_answers import AnnounceGate, OnlineSeen, replay_rows
 from floord.contract import CONTRACT_VERSION, Topics, format_ts
 from floord.events import DeviceCommand
@@ -130,6 +131,7 @@ class AdapterLink:
         client_id: str | None = None,
         tls_context: ssl.SSLContext | None = None,
         connect_timeout: float = CONNECT_TIMEOUT_S,
+        command_window_s: float = WINDOW_S,
     ) -> None:
         # The config's broker.tls (floord.mqtt.tls.client_tls), as for a table link.
         self._broker = Broker.from_url(
@@ -171,6 +173,10 @@ class AdapterLink:
         self._gate = AnnounceGate(lambda: asyncio.get_running_loop().time())
         self._announce_from: int | None = None
         self._announce_timer: asyncio.TimerHandle | None = None
+        # The cmd topic's messages, ten a window at most, and the timer of the line that
+        # counts those dropped (`floord.adapters.command_budget`).
+        self._budget = CommandBudget(lambda: asyncio.get_running_loop().time(), command_window_s)
+        self._drops_timer: asyncio.TimerHandle | None = None
         self.connections = 0
         # This process in its statuses, and another with its client id (`takeover.py`).
         self._takeover = TakeoverWatch(this_instance(datetime.now(UTC)))
@@ -215,9 +221,10 @@ class AdapterLink:
             self._head = await self._journal.call(self._read_head)
             await self._session.run()
         finally:
-            if self._announce_timer is not None:
-                self._announce_timer.cancel()
-                self._announce_timer = None
+            for timer in (self._announce_timer, self._drops_timer):
+                if timer is not None:
+                    timer.cancel()
+            self._announce_timer = self._drops_timer = None
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -355,6 +362,11 @@ class AdapterLink:
                 await self._replay(client, bytes(raw))
 
     def _command(self, raw: bytes) -> None:
+        if not self._budget.take():
+            if self._drops_timer is None:
+                loop = asyncio.get_running_loop()
+                self._drops_timer = loop.call_later(self._budget.window_left(), self._drops)
+            return
         try:
             command = read_command(raw, self._device)
         except (ValueError, TypeError) as exc:
@@ -368,6 +380,18 @@ class AdapterLink:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(self._command_done)
+
+    def _drops(self) -> None:
+        """The line for the messages a window dropped (`command_budget`)."""
+        self._drops_timer = None
+        dropped = self._budget.take_dropped()
+        if dropped:
+            self._log.warning(
+                "device commands dropped",
+                count=dropped,
+                window_s=self._budget.window_s,
+                taken=COMMANDS_A_WINDOW,
+            )
 
     def _command_done(self, task: asyncio.Task[Any]) -> None:
         """A command the adapter could not carry out is logged, never left unretrieved."""
