@@ -28,11 +28,14 @@ floord from source.
 `--history-results N` starts every daemon on a copy of one journal whose tables have each
 played N spins (`bench.aged_journal`), not a fresh one: a box's start reads its tables'
 records (the live wheel tests refill their windows from them), so this is a box after
-weeks of play.
+weeks of play. That journal has no live tests kept beside it (`watch_states`), as a box's
+first start after an upgrade, or after a crash since the last start that kept them; with
+`--history-kept`, one daemon of this checkout starts and stops cleanly on it first, so
+every measured start takes up the tests it kept, as a box's start after a clean stop.
 
 Prints one JSON line. Nothing here is asserted by a test (`bench/__init__.py`).
 Run: `python -m bench.startup [--tables 8] [--rounds 5] [--tree PATH ...]
-[--history-results N] [--no-compile] [--no-unit-env]`.
+[--history-results N [--history-kept]] [--no-compile] [--no-unit-env]`.
 """
 
 from __future__ import annotations
@@ -193,13 +196,17 @@ async def _measured(
             await daemon.wait()
 
 
-async def _aged(url: str, tables: int, results: int, folder: Path) -> Path:
+async def _aged(url: str, tables: int, results: int, folder: Path, kept: bool) -> Path:
     """A journal of `tables` tables that have each played `results` spins: the one a
-    daemon of this checkout leaves after its first start, aged (`bench.aged_journal`)."""
+    daemon of this checkout leaves after its first start, aged (`bench.aged_journal`);
+    with `kept`, as a daemon of this checkout leaves it after a start and a clean stop
+    on it (the live tests kept beside the record)."""
     journal = folder / "aged.db"
     await daemon_start(url, tables, INSTALLED, 60.0, keep=journal)
     tables_ids = [f"RL-{i + 1:02d}" for i in range(tables)]
     age(journal, SITE, tables_ids, results)
+    if kept:
+        await daemon_start(url, tables, INSTALLED, 600.0, journal=journal, keep=journal)
     return journal
 
 
@@ -236,7 +243,9 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
         async with private_mosquitto(binary) as url:
             history = None
             if ns.history_results:
-                history = await _aged(url, ns.tables, ns.history_results, Path(kept))
+                history = await _aged(
+                    url, ns.tables, ns.history_results, Path(kept), ns.history_kept
+                )
             for _ in range(ns.rounds):
                 seconds, mib = await baseline()
                 base_s.append(seconds)
@@ -262,6 +271,7 @@ async def main(ns: argparse.Namespace) -> dict[str, Any]:
         "bench": "startup",
         "tables": ns.tables,
         "history_results": ns.history_results,
+        "history_kept": ns.history_kept,
         "rounds": ns.rounds,
         "byte_compiled": not ns.no_compile,
         "unit_environment": {
@@ -289,6 +299,11 @@ if __name__ == "__main__":
         type=int,
         default=0,
         help="start each daemon on a journal whose tables have played this many spins",
+    )
+    parser.add_argument(
+        "--history-kept",
+        action="store_true",
+        help="with --history-results: the live tests kept by a clean stop, as after one",
     )
     parser.add_argument(
         "--no-compile",

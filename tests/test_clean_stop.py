@@ -30,7 +30,9 @@ from floord.adapters.local import Received
 from floord.config.load import load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
+from floord.journal.readers import saved_watch
 from floord.journal.store import Journal
+from floord.journal.watch_states import SavedWatch
 from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon
 from floord.table.bus import CommandArrived, Finish, Tick
@@ -191,6 +193,9 @@ def test_the_daemon_refuses_commands_during_its_stop_and_records_nothing_after_i
         journal.close()
     assert events[-1]["type"] == EventType.DAEMON_STOPPED
     assert events[-1]["data"]["not_acted_on"][0]["device_seq"] == 77
+    # The live tests kept at the record's end: the next start replays no result.
+    kept = saved_watch(tmp_path / "journal.db", "RL-01")
+    assert isinstance(kept, SavedWatch) and kept.after_seq == events[-1]["seq"], kept
     opened = max(i for i, e in enumerate(events) if e["type"] == EventType.TABLE_OPENED)
     stop = _after(events, opened + 1)
     assert EventType.ROUND_STARTED not in _types(stop)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from floord.analytics.saved_state import field
 from floord.analytics.sliding_chi_square import Category, RunningTest, check_level, check_window
 from floord.analytics.wheel_watch import sector_arcs
 from floord.engine.core.copies import copy_sharing
@@ -86,6 +87,21 @@ class DealerSignature:
             self._tests[dealer] = test
         found = test.push(self._bin_of[d])
         return [] if found is None else [{**found, "dealer": dealer, "wheel": self.kind}]
+
+    def state(self) -> dict[str, Any]:
+        """Each dealer's test, in the order the dealers were first seen."""
+        return {"dealers": {d: test.state() for d, test in self._tests.items()}}
+
+    def load(self, state: Any) -> None:
+        """Go on from a `state()`; ValueError when it does not fit."""
+        tests: dict[str, RunningTest] = {}
+        for dealer, saved in field(state, "dealers", dict).items():
+            if not dealer:
+                raise ValueError("a saved dealer test has no dealer")
+            test = RunningTest("dealer_signature", self._categories, self.window, self.level)
+            test.load(saved)
+            tests[dealer] = test
+        self._tests = tests
 
     def statistics(self, dealer: str) -> dict[str, Any] | None:
         """The latest evaluation of a dealer's test (None before the window first fills)."""

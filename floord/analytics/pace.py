@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from floord.analytics.saved_state import field, numbers, optional
+from floord.contract import format_ts, parse_ts
 from floord.engine.core.copies import Fixed
 
 TABLE = "table"
@@ -61,6 +63,17 @@ class _Window:
     def full(self) -> bool:
         return len(self.intervals) == self.intervals.maxlen
 
+    def state(self) -> dict[str, Any]:
+        return {"intervals": list(self.intervals), "armed": self.armed}
+
+    def load(self, state: Any) -> None:
+        intervals = numbers(field(state, "intervals", list), "pace window")
+        if len(intervals) > (self.intervals.maxlen or 0) or any(s < 0 for s in intervals):
+            raise ValueError("a saved pace window does not fit it")
+        self.intervals.clear()
+        self.intervals.extend(intervals)
+        self.armed = field(state, "armed", bool)
+
     def rate(self) -> float:
         total = sum(self.intervals)
         return float("inf") if total <= 0 else 3600.0 * len(self.intervals) / total
@@ -79,6 +92,26 @@ class PaceWatch:
         if found is None:
             found = self._windows[key] = _Window(self.settings.window)
         return found
+
+    def state(self) -> dict[str, Any]:
+        """Each window (the table's, each dealer's) and the last result's time and dealer."""
+        last = None if self._last is None else [format_ts(self._last[0]), self._last[1]]
+        windows = {key: window.state() for key, window in self._windows.items()}
+        return {"windows": windows, "last": last}
+
+    def load(self, state: Any) -> None:
+        """Go on from a `state()`; ValueError (nothing changed) when it does not fit."""
+        windows: dict[str, _Window] = {}
+        for key, saved in field(state, "windows", dict).items():
+            windows[key] = _Window(self.settings.window)
+            windows[key].load(saved)
+        last = optional(state, "last", list)
+        at: tuple[datetime, str | None] | None = None
+        if last is not None:
+            if len(last) != 2 or not isinstance(last[1], str | None):
+                raise ValueError("a saved pace needs the last result's time and dealer")
+            at = (parse_ts(last[0]), last[1])
+        self._windows, self._last = windows, at
 
     def add(self, at: datetime, dealer: str | None) -> list[dict[str, Any]]:
         """Count one result at `at` (dealt by `dealer`, if signed in); the alerts it raises."""

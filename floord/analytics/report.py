@@ -68,11 +68,15 @@ def read_results(
 
 
 def journal_results(
-    journal: Path, table: str, since: datetime | None, until: datetime | None = None
+    journal: Path,
+    table: str,
+    since: datetime | None,
+    until: datetime | None = None,
+    after: int = 0,
 ) -> Iterator[WheelResult]:
-    """`read_results`, one at a time: a live watch refilled at start holds its windows,
-    not the table's every result."""
-    events = (event for _, event in stream_events(journal, table, RESULT_TYPES))
+    """`read_results`, one at a time (those after seq `after`): a live watch refilled at
+    start holds its windows, not the table's every result."""
+    events = (event for _, event in stream_events(journal, table, RESULT_TYPES, after))
     return results_in(events, since, until, f"journal {journal}: {table!r}")
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from floord.analytics.chi_square import chi_square
+from floord.analytics.saved_state import field
 from floord.engine.core.copies import Fixed, copy_sharing
 
 MIN_EXPECTED = 5.0  # Cochran's rule: below this the chi-square tail is not trustworthy
@@ -113,6 +114,26 @@ class RunningTest:
         clone._recent = deque(self._recent)
         clone.counts = list(self.counts)
         return clone
+
+    def state(self) -> dict[str, Any]:
+        """What a restart needs to go on exactly where this test is: its window and its
+        alarm (the counts and the last evaluation follow from the window)."""
+        return {"recent": list(self._recent), "armed": self.armed}
+
+    def load(self, state: Any) -> None:
+        """Go on from a `state()`; ValueError (nothing changed) when it does not fit."""
+        recent, armed = field(state, "recent", list), field(state, "armed", bool)
+        cells = len(self.categories)
+        if len(recent) > self.window or not all(type(i) is int and 0 <= i < cells for i in recent):
+            raise ValueError(f"the {self.test} test's window does not fit it")
+        self._recent = deque(recent)
+        self.counts = [0] * cells
+        for index in recent:
+            self.counts[index] += 1
+        self.armed = armed
+        self.last = None
+        if len(recent) == self.window:
+            self.last = evaluate(self.test, self.categories, self.counts, self.window)
 
     def push(self, index: int) -> dict[str, Any] | None:
         """Count one result; return an alert if p has just fallen below the level."""

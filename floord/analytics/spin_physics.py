@@ -41,6 +41,7 @@ from statistics import median
 from typing import Any
 
 from floord.analytics.dealer_signature import DealerSignature
+from floord.analytics.saved_state import field, numbers, optional
 from floord.analytics.sliding_chi_square import RunningTest
 from floord.engine.core.copies import Fixed
 
@@ -84,6 +85,22 @@ class RotorAlternation:
         self._length = 0
         self.armed = True
 
+    def state(self) -> dict[str, Any]:
+        last = None if self._last is None else list(self._last)
+        return {"last": last, "length": self._length, "armed": self.armed}
+
+    def load(self, state: Any) -> None:
+        last, length = optional(state, "last", list), field(state, "length", int)
+        armed = field(state, "armed", bool)
+        if last is not None and (
+            len(last) != 2 or type(last[0]) is not int or last[1] not in ("cw", "ccw")
+        ):
+            raise ValueError("a saved rotor run needs the last game's spin and direction")
+        if length < 0:
+            raise ValueError("a saved rotor run's length is negative")
+        self._last = None if last is None else (last[0], last[1])
+        self._length, self.armed = length, armed
+
     def add(self, spin: Any, direction: Any) -> list[dict[str, Any]]:
         if direction not in ("cw", "ccw") or isinstance(spin, bool) or not isinstance(spin, int):
             self._last, self._length = None, 0
@@ -119,6 +136,17 @@ class Envelope:
         self._recent: deque[float] = deque()
         self._sorted: list[float] = []
         self.armed = True
+
+    def state(self) -> dict[str, Any]:
+        return {"recent": list(self._recent), "armed": self.armed}
+
+    def load(self, state: Any) -> None:
+        recent = numbers(field(state, "recent", list), f"{self.test} envelope")
+        if len(recent) > self.spins:
+            raise ValueError(f"a saved {self.test} envelope holds more than its spins")
+        self.armed = field(state, "armed", bool)
+        self._recent = deque(recent)
+        self._sorted = sorted(recent)
 
     def bounds(self) -> tuple[float, float, float, float] | None:
         """(median, robust sd, low, high) once the reference is full, else None."""
@@ -179,6 +207,12 @@ class DropZone:
     def __init__(self, kind: str, order: Sequence[str], window: int, level: float, bins: int):
         self._geometry = DealerSignature(kind, order, window, level, bins)
         self.test = RunningTest("drop_zone", self._geometry.categories, window, level)
+
+    def state(self) -> dict[str, Any]:
+        return self.test.state()
+
+    def load(self, state: Any) -> None:
+        self.test.load(state)
 
     def add(self, release: Any, result: str) -> list[dict[str, Any]]:
         if not isinstance(release, str):

@@ -32,16 +32,17 @@ class EventError(ValueError):
 
 
 def stream_events(
-    journal: Path, stream: str, types: Collection[str] | None = None
+    journal: Path, stream: str, types: Collection[str] | None = None, after: int = 0
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The events stored on `stream` in `journal` (of `types` only, if given: none of
     the others is decoded), in seq order, as (seq, event), a batch at a time
     (`floord.journal.readers.stream_rows`): a reader's time and memory go with the
-    events it wants, not with the whole record. A stored row that is not an event is a
+    events it wants, not with the whole record; with `after`, those of a later seq only.
+    A stored row that is not an event is a
     ValueError naming it; one of another type is not read."""
     if not journal.is_file():
         raise ValueError(f"no journal at {journal}")
-    rows = stream_rows(journal, stream, types)
+    rows = stream_rows(journal, stream, types, after)
     while True:
         try:
             seq, body = next(rows)

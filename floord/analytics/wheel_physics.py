@@ -112,6 +112,35 @@ class WheelPhysics:
                     kind, order, spin.drop_zone_window, level, spin.drop_zone_bins
                 )
 
+    def state(self) -> dict[str, Any]:
+        """Each test's own (`None`: the test is off)."""
+        return {
+            "pace": None if self.pace is None else self.pace.state(),
+            "rotor": None if self.rotor is None else self.rotor.state(),
+            "envelopes": {f: envelope.state() for f, envelope in self.envelopes},
+            "drop_zone": None if self.drop_zone is None else self.drop_zone.state(),
+        }
+
+    def load(self, state: Any) -> None:
+        """Go on from a `state()`; ValueError when it does not fit these tests (a test
+        turned on or off since, say). A test may be left loaded when a later one raises:
+        the caller then builds the watch again and replays the record."""
+        if not isinstance(state, dict):
+            raise ValueError("a saved spin physics state must be an object")
+        envelopes = state.get("envelopes")
+        tests = (("pace", self.pace), ("rotor", self.rotor), ("drop_zone", self.drop_zone))
+        if (
+            any((state.get(k) is None) != (t is None) for k, t in tests)
+            or not isinstance(envelopes, dict)
+            or sorted(envelopes) != sorted(f for f, _ in self.envelopes)
+        ):
+            raise ValueError("a saved spin physics state does not fit its tests")
+        for key, test in tests:
+            if test is not None:
+                test.load(state[key])
+        for f, envelope in self.envelopes:
+            envelope.load(envelopes[f])
+
     def add(self, record: SpinRecord) -> list[dict[str, Any]]:
         """Count one result; the alerts it raises, each naming its test and statistic."""
         alerts: list[dict[str, Any]] = []

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from floord.analytics.saved_state import field
 from floord.analytics.sliding_chi_square import Category, RunningTest
 from floord.engine.core.copies import copy_sharing
 from floord.engine.roulette.layout import WHEEL_KINDS, wheel_spec
@@ -179,6 +180,22 @@ class WheelWatch:
             if found is not None:
                 alerts.append(found)
         return [{**alert, "wheel": self.kind, "spins": self.spins} for alert in alerts]
+
+    def state(self) -> dict[str, Any]:
+        """Its tests' windows and alarms, and the results counted (`RunningTest.state`)."""
+        sector = None if self.sector is None else self.sector.state()
+        return {"pocket": self.pocket.state(), "sector": sector, "spins": self.spins}
+
+    def load(self, state: Any) -> None:
+        """Go on from a `state()`; ValueError when it does not fit this watch."""
+        spins = field(state, "spins", int)
+        sector = state.get("sector")
+        if (sector is None) != (self.sector is None) or spins < 0:
+            raise ValueError("a saved wheel watch does not fit its sector test or count")
+        self.pocket.load(state.get("pocket"))
+        if self.sector is not None:
+            self.sector.load(sector)
+        self.spins = spins
 
     def statistics(self) -> list[dict[str, Any]]:
         """The latest evaluation of each test (none before the window first fills)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from floord.contract import WIRE_JSON, Envelope
+from floord.journal import watch_states
 from floord.journal.chain import event_hash, genesis
 from floord.journal.errors import INTERNAL, JournalError, fail
 from floord.journal.feed import Feeds, Row
@@ -92,6 +93,7 @@ class Append(Write):
             write_snapshot(db, table_id, state, head)
         if self.drop_snapshot is not None:
             db.execute("DELETE FROM snapshots WHERE table_id = ?", (self.drop_snapshot,))
+            watch_states.drop(db, self.drop_snapshot)
         if self.command_id is not None:
             db.execute(
                 "INSERT INTO command_ids (id, ts) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",

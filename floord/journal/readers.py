@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from floord.journal import watch_states
 from floord.journal.errors import JournalError
 from floord.journal.migrate import shape_problem
+from floord.journal.watch_states import SavedWatch
 
 SCHEMA_VERSION_SQL = "SELECT value FROM meta WHERE key = 'schema_version'"
 
@@ -98,6 +100,19 @@ def schema_version(path: Path) -> str | None:
     return str(row[0]) if row else None
 
 
+def saved_watch(path: Path, table: str) -> SavedWatch | str:
+    """A table's live tests as last saved, whole and on its chain, or why there is none
+    to take (`floord.journal.watch_states.load`)."""
+    try:
+        db = _connect(path)
+        try:
+            return watch_states.load(db, table)
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return f"it cannot be read: {exc}"
+
+
 def older_schema_problem(path: Path) -> str | None:
     """Why the journal, whose recorded schema version is an older one, cannot be chained
     up to this floord's on its first open (`floord.journal.migrate.shape_problem`);
@@ -131,13 +146,13 @@ ROWS_A_BATCH = 500
 
 
 def stream_rows(
-    path: Path, stream: str, types: Collection[str] | None = None
+    path: Path, stream: str, types: Collection[str] | None = None, after: int = 0
 ) -> Iterator[tuple[int, str]]:
     """The stored events of `stream` (those whose `type` is one of `types`, if given) as
     (seq, its JSON as stored), in seq order, read `ROWS_A_BATCH` at a time: a table's
     record of months holds hundreds of thousands of events, never held at once, of which
     a reader of results or rolls wants one in ten, picked out by SQLite without Python
-    decoding the others.
+    decoding the others. With `after`, only those of a later seq.
 
     Each batch is read on a connection of its own, closed before its rows are handed on,
     so a reader that stops half way (a damaged row named) leaves nothing open."""
@@ -145,10 +160,10 @@ def stream_rows(
     if types is not None and not wanted:
         return
     kinds = _OF_TYPES.format(", ".join("?" * len(wanted))) if wanted else ""
-    after: Any = None
+    after_seq: Any = after if after > 0 else None
     while True:
-        query = _ROWS.format(after="" if after is None else _AFTER, types=kinds)
-        bound = (stream,) if after is None else (stream, after)
+        query = _ROWS.format(after="" if after_seq is None else _AFTER, types=kinds)
+        bound = (stream,) if after_seq is None else (stream, after_seq)
         db = _open(path)
         try:
             batch = db.execute(query, (*bound, *wanted, ROWS_A_BATCH)).fetchall()
@@ -163,7 +178,7 @@ def stream_rows(
         yield from batch
         if len(batch) < ROWS_A_BATCH:
             return
-        after = batch[-1][0]
+        after_seq = batch[-1][0]
 
 
 def stream_names(path: Path) -> list[str]:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from floord.contract import Envelope
-from floord.journal import reads, watermark
+from floord.journal import reads, watch_states, watermark
 from floord.journal.append import Append, AppendRows, Build
 from floord.journal.batches import JOURNAL_READ_LIMIT
 from floord.journal.chain import Break
@@ -177,7 +177,7 @@ class Journal:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's thread does
-        self._db.executescript(SCHEMA + watermark.SCHEMA)
+        self._db.executescript(SCHEMA + watermark.SCHEMA + watch_states.SCHEMA)
         bring_up_to_date(self._db, self.path, SCHEMA_VERSION)
         self._in_transaction(fill_watermarks)
         self._in_transaction(watermark.retire_unpublished_index)
@@ -373,6 +373,17 @@ class Journal:
         return reads.load_snapshot(self._db, self.path, table_id)
 
     @on_writer
+    def save_watch_state(self, table_id: str, state: dict[str, Any]) -> int:
+        """Keep a table's live tests' state at its stream's head now (its own
+        transaction; `floord.journal.watch_states`); the head's seq."""
+        saved: list[int] = []
+        try:
+            self._in_transaction(lambda db: saved.append(watch_states.save(db, table_id, state)))
+        except sqlite3.Error as exc:
+            raise fail(self.path, f"save the live tests of {table_id!r}", exc) from exc
+        return saved[0]
+
+    @on_writer
     def last_event(self, stream: str) -> dict[str, Any] | None:
         """The newest stored envelope of `stream`, or None when it has none."""
         return reads.last_event(self._db, self.path, stream)
@@ -408,6 +419,7 @@ class Journal:
         return await self._writer.call(lambda _db: job())
 
     prune_async = off_loop(prune)
+    save_watch_state_async = off_loop(save_watch_state)
     unpublished_async = off_loop(unpublished)
     backlog_async = off_loop(backlog)
     read_range_async = off_loop(read_range)

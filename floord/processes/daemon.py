@@ -34,8 +34,10 @@ from floord.instants import utc_instant
 from floord.journal.store import Journal, JournalError
 from floord.processes.table_units import TableBuilder, TableUnit
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
+from floord.table import watch_state
 from floord.table.bus import Finish, Tick
 from floord.table.start_check import check_on_start
+from floord.table.surveillance import TableSurveillance
 
 TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
@@ -308,6 +310,9 @@ class Daemon:
             try:
                 async with asyncio.timeout(RUNNER_FINISH_S):
                     await unit.runner.stop.finished.wait()
+                watcher = unit.runner.surveillance
+                if isinstance(watcher, TableSurveillance):  # the next start replays nothing
+                    await watch_state.save_at_stop(self.journal, unit.config.id, watcher)
             except TimeoutError:
                 self.log.error("table runner did not finish its stop", table=unit.config.id)
                 try:

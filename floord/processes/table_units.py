@@ -30,6 +30,7 @@ from floord.operator.commands import Operators
 from floord.processes.driver_record import driver_record
 from floord.processes.table_watchers import table_watcher
 from floord.profiles import DeviceProfile
+from floord.table import watch_state
 from floord.table.bus import CommandArrived, TableBus
 from floord.table.port import LinkPort
 from floord.table.runner import TableEngine, TableRunner
@@ -184,6 +185,7 @@ class TableBuilder:
                 self.loaded.journal_path,
                 (self.journal.load_snapshot(table.id) or {}).get("surveillance"),
                 breaks,
+                keep=lambda t, watcher: watch_state.save(self.journal, t, watcher),
             ),
             site=cfg.site,
             table=table.id,

@@ -24,6 +24,7 @@ from floord.games import registry
 from floord.games.definition import SHOE_FAMILY
 from floord.journal.chain import Break
 from floord.profile_sources import ProfileShelf
+from floord.table import watch_state
 from floord.table.surveillance import AlertKeeper, ResultAlerts, TableSurveillance
 
 
@@ -34,6 +35,7 @@ def table_watcher(
     journal: Path,
     saved: dict[str, Any] | None,
     breaks: list[Break],
+    keep: Callable[[str, TableSurveillance], None] | None = None,
 ) -> AlertKeeper | None:
     """The live wheel-, dice-integrity or shuffle tests of a table, their windows refilled
     from the journal (`journal`, when it exists) and their open alerts restored from the
@@ -41,7 +43,9 @@ def table_watcher(
     alerts of its held results alone; None for a table with neither. A recorded event
     the refill cannot read is added to `breaks` (the table's start check halts it for
     its record) and the refill stops there: one table's damaged record is that table's
-    halt, not a box that cannot start."""
+    halt, not a box that cannot start. A wheel table's tests go on from where they were
+    saved (`floord.table.watch_state`), replaying only the results after it; `keep` is
+    handed them when results were replayed."""
     held = ResultAlerts(saved) if getattr(table, "second_source", None) else None
     if not settings.enabled:
         return held
@@ -69,17 +73,25 @@ def table_watcher(
     setup = registry.live_setup(table, settings)
     if setup is None:
         return held
+    if not refill:
+        return TableSurveillance(setup, saved)
     watcher = TableSurveillance(setup, saved)
-    if refill:
-        results = journal_results(journal, table.id, None)
-        _refill(table.id, breaks, lambda: watcher.warm_up(results))
+    after, taken = watch_state.taken_up(watcher, journal, table.id)
+    if not taken:  # a saved state that did not fit may have been half loaded
+        watcher = TableSurveillance(setup, saved)
+    results = journal_results(journal, table.id, None, after=after)
+    replayed = _refill(table.id, breaks, lambda: watcher.warm_up(results, every=taken))
+    if replayed and keep is not None:
+        keep(table.id, watcher)  # the next start replays none of them again
     return watcher
 
 
-def _refill(table: str, breaks: list[Break], warm_up: Callable[[], None]) -> None:
+def _refill(table: str, breaks: list[Break], warm_up: Callable[[], object]) -> object:
+    """What `warm_up` returns; None when the record could not be read (a break)."""
     try:
-        warm_up()
+        return warm_up()
     except EventError as exc:
         breaks.append(Break(table, exc.seq, "unreadable", f"the live tests' refill: {exc}"))
     except ValueError as exc:  # the journal itself could not be read for it
         breaks.append(Break(table, 0, "unreadable", f"the live tests' refill: {exc}"))
+    return None

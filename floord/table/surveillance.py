@@ -9,6 +9,7 @@ of security acknowledges it (`ack_alert`), and survives a restart through the sn
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -26,6 +27,14 @@ from floord.engine.core.types import Decision
 from floord.table.result_alerts import held_results
 
 POLICY = "surveillance analytics (floord, not a regulation): a statistical flag to review"
+# The form of `TableSurveillance.watch_state`; a state of another form is not taken.
+WATCH_STATE_VERSION = 1
+
+
+def setup_digest(setup: WheelSetup) -> str:
+    """A fingerprint of the tests' settings (the wheel, windows, levels, bins, bands): a
+    state kept under others does not fit them."""
+    return hashlib.sha256(repr(setup).encode()).hexdigest()[:32]
 
 
 class AlertKeeper(ABC):
@@ -126,16 +135,23 @@ class TableSurveillance(AlertKeeper):
         # Pace and spin physics (`floord.analytics.wheel_physics`), when the table sets them.
         self.physics = WheelPhysics(setup.kind, setup.order, setup.level, setup.pace, setup.spin)
 
-    def warm_up(self, history: Iterable[WheelResult]) -> None:
+    def warm_up(self, history: Iterable[WheelResult], *, every: bool = False) -> int:
         """Replay the journal's results, oldest first, so every window is full again
         after a restart; alerts those would raise were already recorded the first time
         round. The results are read one at a time and only the pocket and sector tests'
-        window of them is held: a table's record of months is not held whole."""
+        window of them is held: a table's record of months is not held whole. With
+        `every`, the pocket and sector tests take every result too: the results since
+        a saved state (`resume`), which go on from where it was. The results replayed."""
         self.changes += 1
-        last: deque[WheelResult] = deque(maxlen=self.setup.window)
+        last: deque[WheelResult] = deque(maxlen=None if every else self.setup.window)
+        replayed = 0
         for past in history:
-            last.append(past)
+            replayed += 1
             with _named(past):
+                if every:
+                    self.watch.add(past.result, position=past.position)
+                else:
+                    last.append(past)
                 if self.dealers is not None and past.dealer and past.release:
                     self.dealers.add(past.dealer, past.release, past.result)
                 if past.spin is not None:
@@ -143,6 +159,34 @@ class TableSurveillance(AlertKeeper):
         for past in last:
             with _named(past):
                 self.watch.add(past.result, position=past.position)
+        return replayed
+
+    def watch_state(self) -> dict[str, Any]:
+        """Every test's window and alarm, for a start to go on from
+        (`floord.table.watch_state`), with the settings they were kept under."""
+        return {
+            "v": WATCH_STATE_VERSION,
+            "setup": setup_digest(self.setup),
+            "watch": self.watch.state(),
+            "dealers": None if self.dealers is None else self.dealers.state(),
+            "physics": self.physics.state(),
+        }
+
+    def resume(self, state: Any) -> None:
+        """Go on from a saved `watch_state()`. ValueError when it was kept under other
+        settings (the table's surveillance config changed since) or does not fit: the
+        tests may then be half loaded, so the caller builds the watcher again."""
+        if not isinstance(state, dict) or state.get("v") != WATCH_STATE_VERSION:
+            raise ValueError("saved by another version of the live tests")
+        if state.get("setup") != setup_digest(self.setup):
+            raise ValueError("saved under other surveillance settings")
+        if (state.get("dealers") is None) != (self.dealers is None):
+            raise ValueError("saved with the dealer signature test on where it is off, or off")
+        self.changes += 1
+        self.watch.load(state.get("watch"))
+        if self.dealers is not None:
+            self.dealers.load(state.get("dealers"))
+        self.physics.load(state.get("physics"))
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         raised: list[Decision] = []
