@@ -75,7 +75,7 @@ commands = st.lists(
     max_size=8,
 )
 SETTINGS = settings(
-    max_examples=12,
+    max_examples=8,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -7,10 +7,24 @@ readers of the file that know only it: see `floord.journal.watermark`; the parti
 `events_unpublished` that older versions kept on it is dropped when a file is opened,
 since `watermark.retire_unpublished_index`), `snapshots` each
 table's engine state chained to its stream, and `command_ids` the operator commands'
-ids already used. docs/journal.md describes each.
+ids already used; `events_latches` indexes the latched halts and their lifting.
+docs/journal.md describes each.
 """
 
-SCHEMA = """
+# The table streams' `table.halted` and `table.resumed` events, found without reading
+# every body (`floord.journal.integrity.last_latch`). Partial: an entry for those events
+# only, its condition (the JSON guarded as every reader guards it) evaluated on each
+# insert. The start check compares this text with the one the file holds, so an index
+# made again under another condition is not taken.
+LATCH_INDEX = "events_latches"
+LATCH_INDEX_SQL = (
+    f"CREATE INDEX IF NOT EXISTS {LATCH_INDEX} ON events (stream, seq) WHERE "
+    "CASE WHEN json_valid(body) THEN json_extract(body, '$.type') END "
+    "IN ('table.halted', 'table.resumed')"
+)
+
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -45,3 +59,6 @@ CREATE TABLE IF NOT EXISTS command_ids (
     ts TEXT NOT NULL
 );
 """
+    + LATCH_INDEX_SQL
+    + ";\n"
+)
