@@ -14,7 +14,7 @@ Two bounds keep a request's cost and its rows independent of what the sender ask
 - An announcement adds a row to the record, so at most one is made a second
   (`ANNOUNCE_EVERY_S`, `AnnounceGate`); one asked for sooner is made when the second
   is up, unless the stream has said `device.online` from the seq asked for since. A
-  daemon that restarts gets its announcement as before; a peer repeating requests adds
+  daemon that restarts gets its announcement at once; a peer repeating requests adds
   a row a second at most.
 """
 

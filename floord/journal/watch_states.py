@@ -1,8 +1,8 @@
 """The live tests' windows kept beside a table's record, so a start goes on from them.
 
 A wheel table's live tests (`floord.table.surveillance`) are a function of every result
-on its record: a start used to replay all of them, a time that grew with the record (a
-month of a busy wheel: about 2 s a table). The daemon saves the tests' state when it has
+on its record: replaying all of them at a start takes a time that grows with the record
+(a month of a busy wheel: about 2 s a table). So the daemon saves the tests' state when it has
 warmed them up at a start and again at a clean stop (`floord.table.watch_state`); the
 next start takes it and replays only the results recorded after it.
 

@@ -9,10 +9,10 @@ state when it is whole, still on the table's chain and kept under the same setti
 and replays only the results after it, each through every test: the tests are then
 what they were when the last result was decided, alarms and counts included. Anything
 else (none saved, a settings change, a record pruned or cut back, an edited row) is a
-replay of the whole record as before, with one line saying why.
+replay of the whole record, with one line saying why.
 
 Only the wheel tests (Roulette, Big Six) are saved: the dice and shuffle tests of
-other tables are replayed as before.
+other tables are replayed at every start.
 """
 
 from __future__ import annotations
