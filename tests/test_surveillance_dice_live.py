@@ -23,6 +23,8 @@ from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.instants import utc_instant
+from floord.journal.readers import saved_watch
+from floord.journal.watch_states import SavedWatch
 from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon
 from floord.table.dice_surveillance import DiceSurveillance
@@ -150,8 +152,22 @@ def test_a_loaded_die_alerts_live_kept_until_acknowledged_and_after_a_restart(
         assert sum(watcher.dice.faces["D2"].counts) == 180
         _play(again, rng, 40, loaded=True)
         assert [a for a in again.runner.state()["alerts"] if a.get("die") == "D2"] == []
+        at_stop = watcher.watch_state()
     finally:
         again.stop()
+
+    # That start replayed the rolls and kept the tests (`floord.table.watch_state`): the
+    # next takes them up and replays only the 40 rolls after, to the same tests exactly.
+    kept = saved_watch(tmp_path / "journal.db", TABLE)
+    assert isinstance(kept, SavedWatch) and kept.state["dice"]["rolls"] == 400
+    third = LiveCraps(config)
+    try:
+        watcher = third.runner.surveillance
+        assert isinstance(watcher, DiceSurveillance)
+        assert watcher.watch_state() == at_stop and watcher.dice.rolls == 440
+        assert not watcher.dice.faces["D2"].armed  # still below the level: no new alert
+    finally:
+        third.stop()
 
     live = _live_alerts(tmp_path / "journal.db")
     report = table_dice_report(config, TABLE, None)

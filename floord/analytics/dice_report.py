@@ -81,12 +81,18 @@ def read_rolls(
 
 
 def journal_rolls(
-    journal: Path, table: str, since: datetime | None, until: datetime | None = None
+    journal: Path,
+    table: str,
+    since: datetime | None,
+    until: datetime | None = None,
+    after: int = 0,
+    dice_set: tuple[str, ...] = (),
 ) -> Iterator[DiceRoll]:
     """`read_rolls`, one at a time: a live watch refilled at start holds its windows, not
-    the table's every roll."""
-    events = (event for _, event in stream_events(journal, table, ROLL_TYPES))
-    return rolls_in(events, since, until, f"journal {journal}: {table!r}")
+    the table's every roll. With `after`, the rolls after that seq, the dice at the
+    table then being `dice_set`."""
+    events = (event for _, event in stream_events(journal, table, ROLL_TYPES, after))
+    return rolls_in(events, since, until, f"journal {journal}: {table!r}", dice_set)
 
 
 ROLL_TYPES = (EventType.CRAPS_DICE.value, EventType.CRAPS_ROLL.value)
@@ -109,9 +115,9 @@ def rolls_in(
     since: datetime | None,
     until: datetime | None,
     where: str,
+    dice_set: tuple[str, ...] = (),
 ) -> Iterator[DiceRoll]:
-    """`rolls_of`, one at a time."""
-    dice_set: tuple[str, ...] = ()
+    """`rolls_of`, one at a time (the dice at the table before the first: `dice_set`)."""
     for unchecked in events:
         event = checked_event(unchecked, f"{where} seq {unchecked.get('seq')}")
         if event["type"] not in ROLL_TYPES:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from floord.analytics.saved_state import field
 from floord.analytics.sliding_chi_square import Category, RunningTest, check_level, check_window
 from floord.analytics.wheel_watch import sector_arcs
 
@@ -91,6 +92,46 @@ class DiceWatch:
     def shooter_bin(self, total: int) -> int:
         """The index of the run of totals the shooter test counts `total` in."""
         return self._shooter_bin[total]
+
+    def state(self) -> dict[str, Any]:
+        """Each die's, dice set's and shooter's test, the dice at the table, the rolls."""
+        return {
+            "dice_set": self.dice_set,
+            "faces": {die: test.state() for die, test in self.faces.items()},
+            "totals": {name: test.state() for name, test in self.totals.items()},
+            "shooters": [[seat, test.state()] for seat, test in self.shooters.items()],
+            "rolls": self.rolls,
+        }
+
+    def load(self, state: Any) -> None:
+        """Go on from a `state()`; ValueError (nothing changed) when it does not fit."""
+        dice_set, rolls = field(state, "dice_set", str), field(state, "rolls", int)
+        faces = {
+            die: self._loaded("dice_faces", FACE_CELLS, self.window, saved)
+            for die, saved in field(state, "faces", dict).items()
+        }
+        totals = {
+            name: self._loaded("dice_totals", TOTAL_CELLS, self.window, saved)
+            for name, saved in field(state, "totals", dict).items()
+        }
+        shooters: dict[int, RunningTest] = {}
+        for pair in field(state, "shooters", list):
+            if not self.shooter_bins or not isinstance(pair, list) or len(pair) != 2:
+                raise ValueError("a saved shooter test does not fit the shooter signature")
+            seat = pair[0]
+            if type(seat) is not int:
+                raise ValueError("a saved shooter test needs its seat")
+            cells, window = self._shooter_cells, self.shooter_window
+            shooters[seat] = self._loaded("shooter_signature", cells, window, pair[1])
+        if rolls < 0:
+            raise ValueError("a saved dice watch counts fewer than no rolls")
+        self.dice_set, self.rolls = dice_set, rolls
+        self.faces, self.totals, self.shooters = faces, totals, shooters
+
+    def _loaded(self, test: str, cells: Sequence[Category], window: int, saved: Any) -> RunningTest:
+        running = RunningTest(test, cells, window, self.level)
+        running.load(saved)
+        return running
 
     def set_dice(self, dice: Sequence[str]) -> None:
         """The dice at the table now (`craps.dice` action `set`)."""

@@ -37,7 +37,6 @@ from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table import watch_state
 from floord.table.bus import Finish, Tick
 from floord.table.start_check import check_on_start
-from floord.table.surveillance import TableSurveillance
 
 TICK_S = 0.5
 READY_GRACE_S = 1.0  # readiness waits at most a profile's connect_s + this for devices
@@ -311,7 +310,7 @@ class Daemon:
                 async with asyncio.timeout(RUNNER_FINISH_S):
                     await unit.runner.stop.finished.wait()
                 watcher = unit.runner.surveillance
-                if isinstance(watcher, TableSurveillance):  # the next start replays nothing
+                if isinstance(watcher, watch_state.KeptWatch):  # the next start replays none
                     await watch_state.save_at_stop(self.journal, unit.config.id, watcher)
             except TimeoutError:
                 self.log.error("table runner did not finish its stop", table=unit.config.id)

@@ -35,7 +35,7 @@ def table_watcher(
     journal: Path,
     saved: dict[str, Any] | None,
     breaks: list[Break],
-    keep: Callable[[str, TableSurveillance], None] | None = None,
+    keep: Callable[[str, watch_state.KeptWatch], None] | None = None,
 ) -> AlertKeeper | None:
     """The live wheel-, dice-integrity or shuffle tests of a table, their windows refilled
     from the journal (`journal`, when it exists) and their open alerts restored from the
@@ -43,9 +43,9 @@ def table_watcher(
     alerts of its held results alone; None for a table with neither. A recorded event
     the refill cannot read is added to `breaks` (the table's start check halts it for
     its record) and the refill stops there: one table's damaged record is that table's
-    halt, not a box that cannot start. A wheel table's tests go on from where they were
-    saved (`floord.table.watch_state`), replaying only the results after it; `keep` is
-    handed them when results were replayed."""
+    halt, not a box that cannot start. A wheel or dice table's tests go on from where
+    they were saved (`floord.table.watch_state`), replaying only the results or rolls
+    after it; `keep` is handed them when any were replayed."""
     held = ResultAlerts(saved) if getattr(table, "second_source", None) else None
     if not settings.enabled:
         return held
@@ -67,8 +67,12 @@ def table_watcher(
         if dice is not None:
             dice_watcher = DiceSurveillance(dice, saved)
             if refill:
-                rolls = journal_rolls(journal, table.id, None)
-                _refill(table.id, breaks, lambda: dice_watcher.warm_up_rolls(rolls))
+                after, _ = watch_state.taken_up(dice_watcher, journal, table.id)
+                in_play = dice_watcher.dice_at_table()
+                rolls = journal_rolls(journal, table.id, None, after=after, dice_set=in_play)
+                replayed = _refill(table.id, breaks, lambda: dice_watcher.warm_up_rolls(rolls))
+                if replayed and keep is not None:
+                    keep(table.id, dice_watcher)
             return dice_watcher
     setup = registry.live_setup(table, settings)
     if setup is None:

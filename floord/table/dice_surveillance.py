@@ -5,7 +5,8 @@ decision the engine makes; it follows the dice set in play (`craps.dice` set), c
 each roll called (`craps.roll`) in `DiceWatch`, and returns what it raises as
 `surveillance.alert` decisions recorded in the same transaction. Open alerts stay in the
 retained state until `ack_alert` and survive a restart through the snapshot; the windows
-are refilled from the journal's rolls on start.
+go on from where they were kept (`watch_state`), the rolls after it replayed from the
+journal on start (all of them when nothing was kept).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from floord.analytics.dice_watch import DiceWatch
 from floord.analytics.stream_events import EventError
 from floord.contract import EventType
 from floord.engine.core.types import Decision
-from floord.table.surveillance import AlertKeeper
+from floord.table.surveillance import WATCH_STATE_VERSION, AlertKeeper, setup_digest
 
 
 class DiceSurveillance(AlertKeeper):
@@ -29,16 +30,42 @@ class DiceSurveillance(AlertKeeper):
         self.setup = setup
         self.dice = DiceWatch(setup.window, setup.level, setup.shooter_window, setup.shooter_bins)
 
-    def warm_up_rolls(self, history: Iterable[DiceRoll]) -> None:
+    def warm_up_rolls(self, history: Iterable[DiceRoll]) -> int:
         """Replay the journal's rolls so every window is as it was before the restart;
-        the alerts they raise were recorded the first time round."""
+        the alerts they raise were recorded the first time round. The rolls replayed."""
         self.changes += 1
+        replayed = 0
         for past in history:
+            replayed += 1
             try:
                 self.dice.set_dice(past.dice_set)
                 self.dice.add(past.faces, past.dice, past.shooter)
             except (ValueError, TypeError) as exc:
                 raise EventError(f"roll seq {past.seq}: {exc}", past.seq) from exc
+        return replayed
+
+    def watch_state(self) -> dict[str, Any]:
+        """Every test's window and alarm, for a start to go on from
+        (`floord.table.watch_state`), with the settings they were kept under."""
+        return {
+            "v": WATCH_STATE_VERSION,
+            "setup": setup_digest(self.setup),
+            "dice": self.dice.state(),
+        }
+
+    def resume(self, state: Any) -> None:
+        """Go on from a saved `watch_state()`; ValueError when it was kept under other
+        settings or does not fit (nothing is changed then)."""
+        if not isinstance(state, dict) or state.get("v") != WATCH_STATE_VERSION:
+            raise ValueError("saved by another version of the live tests")
+        if state.get("setup") != setup_digest(self.setup):
+            raise ValueError("saved under other surveillance settings")
+        self.dice.load(state.get("dice"))
+        self.changes += 1
+
+    def dice_at_table(self) -> tuple[str, ...]:
+        """The ids of the dice set in play, as the journal's rolls carry them."""
+        return tuple(self.dice.dice_set.split(",")) if self.dice.dice_set else ()
 
     def on_decisions(self, decisions: list[Decision]) -> list[Decision]:
         raised: list[Decision] = []

@@ -31,7 +31,7 @@ POLICY = "surveillance analytics (floord, not a regulation): a statistical flag 
 WATCH_STATE_VERSION = 1
 
 
-def setup_digest(setup: WheelSetup) -> str:
+def setup_digest(setup: object) -> str:
     """A fingerprint of the tests' settings (the wheel, windows, levels, bins, bands): a
     state kept under others does not fit them."""
     return hashlib.sha256(repr(setup).encode()).hexdigest()[:32]

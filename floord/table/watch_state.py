@@ -1,8 +1,8 @@
-"""A wheel table's live tests, taken up at a start from where they were saved.
+"""A table's live tests, taken up at a start from where they were saved.
 
-The tests' windows are a function of every result on the table's record; rebuilding
-them by replaying the record made a start take time in proportion to it (a month of a
-busy wheel: about 2 s a table, every table in turn). So the daemon saves them beside
+The tests' windows are a function of every result (or roll) on the table's record;
+rebuilding them by replaying the record takes a start time in proportion to it (a month
+of a busy wheel: about 2 s a table, every table in turn). So the daemon saves them beside
 the record (`floord.journal.watch_states`): when it stops cleanly, after the table's
 `daemon.stopped`, and at a start that had results to replay. A start takes the saved
 state when it is whole, still on the table's chain and kept under the same settings,
@@ -11,27 +11,38 @@ what they were when the last result was decided, alarms and counts included. Any
 else (none saved, a settings change, a record pruned or cut back, an edited row) is a
 replay of the whole record, with one line saying why.
 
-Only the wheel tests (Roulette, Big Six) are saved: the dice and shuffle tests of
-other tables are replayed at every start.
+The wheel tests (Roulette, Big Six) and the dice tests (Craps, Mini-Craps) are kept
+(`KeptWatch`); a shuffle watcher's are replayed at every start.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import structlog
 
 from floord.journal.readers import saved_watch
 from floord.journal.store import Journal, JournalError
 from floord.journal.watch_states import SavedWatch
-from floord.table.surveillance import TableSurveillance
 
 NONE_SAVED = "none saved"
+
+
+@runtime_checkable
+class KeptWatch(Protocol):
+    """A watcher whose tests can be saved and taken up (`TableSurveillance`,
+    `DiceSurveillance`)."""
+
+    def watch_state(self) -> dict[str, Any]: ...
+
+    def resume(self, state: Any) -> None: ...
+
 
 log = structlog.get_logger("floord.watch_state")
 
 
-def taken_up(watcher: TableSurveillance, journal: Path, table: str) -> tuple[int, bool]:
+def taken_up(watcher: KeptWatch, journal: Path, table: str) -> tuple[int, bool]:
     """Load the table's saved tests into `watcher`: (the seq to replay results after,
     whether it was taken). When it was not, `resume` may have got half way: the caller
     builds the watcher again."""
@@ -48,7 +59,7 @@ def taken_up(watcher: TableSurveillance, journal: Path, table: str) -> tuple[int
     return 0, False
 
 
-def save(journal: Journal, table: str, watcher: TableSurveillance) -> None:
+def save(journal: Journal, table: str, watcher: KeptWatch) -> None:
     """Keep the tests as they are now, at the table stream's head (the caller's thread
     waits for the journal's). A journal that cannot take it costs the next start its
     replay, nothing else: one line, and the start goes on."""
@@ -58,7 +69,7 @@ def save(journal: Journal, table: str, watcher: TableSurveillance) -> None:
         log.warning("live tests not saved", table=table, error=str(exc))
 
 
-async def save_at_stop(journal: Journal, table: str, watcher: TableSurveillance) -> None:
+async def save_at_stop(journal: Journal, table: str, watcher: KeptWatch) -> None:
     """`save`, awaited: the clean stop, after the table's `daemon.stopped`."""
     try:
         await journal.save_watch_state_async(table, watcher.watch_state())
