@@ -164,3 +164,63 @@ def test_a_shoe_never_loaded_again_ends_at_the_most_cards_one_stack_holds() -> N
     watch.on_event("shoe.card_drawn", {"card": cards[LONGEST_SHOE]})
     assert watch.shoes == 2 and [s.number for s in watch.history] == [1]
     assert watch.open[None].cards == [cards[LONGEST_SHOE]]
+
+
+def test_a_saved_watch_goes_on_as_one_that_never_stopped() -> None:
+    """`floord.analytics.shuffle_state`: a double shoe whose left side began before the
+    right's last shoes ended (so its earlier shoes are no longer the history), saved
+    mid-shoe and taken up, deals the rest to the same alerts and state as the watch that
+    never stopped: the slug of shoe 2's cards that it deals after the save included."""
+    from floord.analytics.shuffle_state import load_shuffle, shuffle_state
+
+    rng = random.Random(7)
+    live = ShuffleWatch(ShuffleSetup(history=2))
+    stack = fair_history(live, rng, 2)
+    live.on_event("shoe.empty", {"side": None})  # shoe 2 ends: the history is 1 and 2
+    rest = stack[:100] + stack[112:]
+    rng.shuffle(rest)
+    left = rest[:80] + stack[100:112] + rest[80:]  # shoe 2's cards 101 to 112, kept
+    assert deal(live, left, 60, side="L") == []  # begins against shoes 1 and 2
+    for _ in range(2):  # the right side ends two shoes: the history moves on
+        stack = fair(stack, rng)
+        deal(live, stack, 200, side="R")
+        live.on_event("shoe.empty", {"side": "R"})
+    saved = shuffle_state(live)
+    assert [d["number"] for d in saved["history"]] != [
+        d["number"] for d in saved["open"][0]["earlier"]
+    ]
+    resumed = ShuffleWatch(ShuffleSetup(history=2))
+    load_shuffle(resumed, saved)
+    assert shuffle_state(resumed) == saved
+
+    def rest(watch: ShuffleWatch) -> list[dict[str, Any]]:
+        alerts = []
+        for card in left[60:200]:
+            alerts += watch.on_event("shoe.card_drawn", {"card": card, "side": "L"})
+        return alerts + watch.on_event("shoe.empty", {"side": "L"})
+
+    from_live, from_resumed = rest(live), rest(resumed)
+    assert from_resumed == from_live
+    assert [a["test"] for a in from_live][:1] == [SLUG] and from_live[0]["run"]["shoe"] == 2
+    assert shuffle_state(resumed) == shuffle_state(live)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s: {**s, "shoes": -1},
+        lambda s: {**s, "history": s["history"] * 3},
+        lambda s: {**s, "open": s["open"] * 2},
+        lambda s: {**s, "open": [{**s["open"][0], "cards": [1, 2]}]},
+    ],
+)
+def test_a_saved_shuffle_watch_that_does_not_fit_changes_nothing(change: Any) -> None:
+    from floord.analytics.shuffle_state import load_shuffle, shuffle_state
+
+    watch = ShuffleWatch(ShuffleSetup(history=2))
+    stack = fair_history(watch, random.Random(3), 3)
+    deal(watch, stack, 30)
+    before = shuffle_state(watch)
+    with pytest.raises(ValueError):
+        load_shuffle(watch, change(before))
+    assert shuffle_state(watch) == before

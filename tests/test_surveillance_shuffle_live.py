@@ -27,6 +27,8 @@ from floord.config.load import ConfigError, load_config
 from floord.contract import EventType
 from floord.events import DeviceEvent
 from floord.instants import utc_instant
+from floord.journal.readers import saved_watch
+from floord.journal.watch_states import SavedWatch
 from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon
 from floord.table.shuffle_surveillance import ShuffleSurveillance
@@ -171,8 +173,23 @@ def test_a_false_shuffle_alerts_live_kept_until_acknowledged_and_after_a_restart
             f"0.001; close with ack_alert alert={correlation['id']}"
         )
         again.deal(stack, 10)
+        at_stop = watcher.watch_state()
     finally:
         again.stop()
+
+    # That start replayed the shoe events and kept the shoes (`floord.table.watch_state`):
+    # the next takes them up, shoe 5 being dealt included, and replays only what followed.
+    kept = saved_watch(tmp_path / "journal.db", TABLE)
+    assert isinstance(kept, SavedWatch) and kept.state["shuffle"]["shoes"] == 4
+    third = LiveBaccarat(config)
+    try:
+        watcher = third.runner.surveillance
+        assert isinstance(watcher, ShuffleSurveillance)
+        assert watcher.watch_state() == at_stop
+        assert watcher.watch.shoes == 5 and len(watcher.watch.open[None].cards) == 10
+        assert [d.number for d in watcher.watch.open[None].earlier.shoes] == [1, 2, 3, 4]
+    finally:
+        third.stop()
 
     live = _live_alerts(tmp_path / "journal.db")
     [report] = table_shuffle_reports(config, TABLE, None).values()

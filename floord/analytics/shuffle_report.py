@@ -42,10 +42,10 @@ def read_shoe_events(journal: Path, table: str) -> list[ShoeEvent]:
     return list(journal_shoe_events(journal, table))
 
 
-def journal_shoe_events(journal: Path, table: str) -> Iterator[ShoeEvent]:
-    """`read_shoe_events`, one at a time: a live watch refilled at start holds the shoes
-    it compares, not the table's every card."""
-    for seq, event in stream_events(journal, table, SHOE_TYPES):
+def journal_shoe_events(journal: Path, table: str, after: int = 0) -> Iterator[ShoeEvent]:
+    """`read_shoe_events`, one at a time (those after seq `after`): a live watch
+    refilled at start holds the shoes it compares, not the table's every card."""
+    for seq, event in stream_events(journal, table, SHOE_TYPES, after):
         data = event["data"]
         yield ShoeEvent(seq, event["ts"], event["source"], event["type"], data)
 

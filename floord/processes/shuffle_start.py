@@ -29,6 +29,8 @@ def shuffle_watcher(
     return ShuffleSurveillance(found.setup, found.shoes, saved)
 
 
-def warm_up(watcher: ShuffleSurveillance, journal: Path, table: str) -> None:
-    """The watcher fed the table's recorded shoe events, one at a time."""
-    watcher.warm_up((e.source, e.type, e.data) for e in journal_shoe_events(journal, table))
+def warm_up(watcher: ShuffleSurveillance, journal: Path, table: str, after: int = 0) -> int:
+    """The watcher fed the table's recorded shoe events (those after seq `after`), one
+    at a time; how many."""
+    events = journal_shoe_events(journal, table, after)
+    return watcher.warm_up((e.source, e.type, e.data) for e in events)

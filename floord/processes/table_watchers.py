@@ -43,9 +43,9 @@ def table_watcher(
     alerts of its held results alone; None for a table with neither. A recorded event
     the refill cannot read is added to `breaks` (the table's start check halts it for
     its record) and the refill stops there: one table's damaged record is that table's
-    halt, not a box that cannot start. A wheel or dice table's tests go on from where
-    they were saved (`floord.table.watch_state`), replaying only the results or rolls
-    after it; `keep` is handed them when any were replayed."""
+    halt, not a box that cannot start. The tests go on from where they were saved
+    (`floord.table.watch_state`), replaying only the results, rolls or shoe events after
+    it; `keep` is handed them when any were replayed."""
     held = ResultAlerts(saved) if getattr(table, "second_source", None) else None
     if not settings.enabled:
         return held
@@ -57,7 +57,14 @@ def table_watcher(
         shuffle = shuffle_start.shuffle_watcher(table, profiles, saved)
         if shuffle is not None:
             if refill:
-                _refill(table.id, breaks, lambda: shuffle_start.warm_up(shuffle, journal, table.id))
+                after, _ = watch_state.taken_up(shuffle, journal, table.id)
+                replayed = _refill(
+                    table.id,
+                    breaks,
+                    lambda: shuffle_start.warm_up(shuffle, journal, table.id, after),
+                )
+                if replayed and keep is not None:
+                    keep(table.id, shuffle)
             return shuffle
     if definition.dice_watch:
         from floord.analytics.dice_report import journal_rolls

@@ -6,8 +6,9 @@ the table's runner hands this watcher each device event before the engine's deci
 on it (`on_device`), and records what it raises as `surveillance.alert` decisions in
 the same transaction. Only the events of the table's reading shoes count. Open alerts
 stay in the retained state until `ack_alert` and survive a restart through the
-snapshot; the shoes are refilled from the journal's shoe events on start
-(`warm_up`), so the shoe being dealt goes on being compared with the shoes before it.
+snapshot; the shoes go on from where they were kept (`watch_state`), the journal's shoe
+events after it replayed on start (`warm_up`; all of them when nothing was kept), so the
+shoe being dealt goes on being compared with the shoes before it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from floord.analytics.shuffle_state import load_shuffle, shuffle_state
 from floord.analytics.shuffle_watch import ShuffleSetup, ShuffleWatch
 from floord.contract import EventType
 from floord.engine.core.types import Decision
-from floord.table.surveillance import AlertKeeper
+from floord.table.surveillance import WATCH_STATE_VERSION, AlertKeeper, setup_digest
 
 SHOE_EVENTS = frozenset({EventType.SHOE_LOADED, EventType.SHOE_CARD_DRAWN, EventType.SHOE_EMPTY})
 
@@ -33,13 +35,36 @@ class ShuffleSurveillance(AlertKeeper):
         self.shoes = frozenset(shoes)
         self.watch = ShuffleWatch(setup)
 
-    def warm_up(self, events: Iterable[tuple[str | None, str, dict[str, Any]]]) -> None:
+    def warm_up(self, events: Iterable[tuple[str | None, str, dict[str, Any]]]) -> int:
         """Replay the journal's shoe events (source, type, data) so the watch holds the
-        shoes it held; the alerts they raise were recorded the first time round."""
+        shoes it held; the alerts they raise were recorded the first time round. The
+        events replayed."""
         self.changes += 1
+        replayed = 0
         for source, etype, data in events:
+            replayed += 1
             if source in self.shoes:
                 self.watch.on_event(etype, data)
+        return replayed
+
+    def watch_state(self) -> dict[str, Any]:
+        """The shoes, for a start to go on from (`floord.table.watch_state`), with the
+        settings and reading shoes they were kept under."""
+        return {
+            "v": WATCH_STATE_VERSION,
+            "setup": setup_digest((self.watch.setup, sorted(self.shoes))),
+            "shuffle": shuffle_state(self.watch),
+        }
+
+    def resume(self, state: Any) -> None:
+        """Go on from a saved `watch_state()`; ValueError when it was kept under other
+        settings or does not fit (nothing is changed then)."""
+        if not isinstance(state, dict) or state.get("v") != WATCH_STATE_VERSION:
+            raise ValueError("saved by another version of the live tests")
+        if state.get("setup") != setup_digest((self.watch.setup, sorted(self.shoes))):
+            raise ValueError("saved under other shuffle settings or shoes")
+        load_shuffle(self.watch, state.get("shuffle"))
+        self.changes += 1
 
     def on_device(self, decision: Decision) -> list[Decision]:
         if decision.source not in self.shoes or decision.type not in SHOE_EVENTS:

@@ -1,6 +1,6 @@
 """A table's live tests, taken up at a start from where they were saved.
 
-The tests' windows are a function of every result (or roll) on the table's record;
+The tests' windows are a function of every result (roll, card) on the table's record;
 rebuilding them by replaying the record takes a start time in proportion to it (a month
 of a busy wheel: about 2 s a table, every table in turn). So the daemon saves them beside
 the record (`floord.journal.watch_states`): when it stops cleanly, after the table's
@@ -11,8 +11,8 @@ what they were when the last result was decided, alarms and counts included. Any
 else (none saved, a settings change, a record pruned or cut back, an edited row) is a
 replay of the whole record, with one line saying why.
 
-The wheel tests (Roulette, Big Six) and the dice tests (Craps, Mini-Craps) are kept
-(`KeptWatch`); a shuffle watcher's are replayed at every start.
+The wheel tests (Roulette, Big Six), the dice tests (Craps, Mini-Craps) and a card
+table's shuffle tests are kept (`KeptWatch`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ NONE_SAVED = "none saved"
 @runtime_checkable
 class KeptWatch(Protocol):
     """A watcher whose tests can be saved and taken up (`TableSurveillance`,
-    `DiceSurveillance`)."""
+    `DiceSurveillance`, `ShuffleSurveillance`)."""
 
     def watch_state(self) -> dict[str, Any]: ...
 
