@@ -19,7 +19,7 @@ from floord.analytics.dice_watch import DiceWatch
 from floord.analytics.stream_events import EventError
 from floord.contract import EventType
 from floord.engine.core.types import Decision
-from floord.table.surveillance import WATCH_STATE_VERSION, AlertKeeper, setup_digest
+from floord.table.surveillance import AlertKeeper, kept_parts, kept_state
 
 
 class DiceSurveillance(AlertKeeper):
@@ -47,20 +47,12 @@ class DiceSurveillance(AlertKeeper):
     def watch_state(self) -> dict[str, Any]:
         """Every test's window and alarm, for a start to go on from
         (`floord.table.watch_state`), with the settings they were kept under."""
-        return {
-            "v": WATCH_STATE_VERSION,
-            "setup": setup_digest(self.setup),
-            "dice": self.dice.state(),
-        }
+        return kept_state(self.setup, dice=self.dice.state())
 
     def resume(self, state: Any) -> None:
         """Go on from a saved `watch_state()`; ValueError when it was kept under other
         settings or does not fit (nothing is changed then)."""
-        if not isinstance(state, dict) or state.get("v") != WATCH_STATE_VERSION:
-            raise ValueError("saved by another version of the live tests")
-        if state.get("setup") != setup_digest(self.setup):
-            raise ValueError("saved under other surveillance settings")
-        self.dice.load(state.get("dice"))
+        self.dice.load(kept_parts(state, self.setup).get("dice"))
         self.changes += 1
 
     def dice_at_table(self) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from floord.analytics.shuffle_state import load_shuffle, shuffle_state
 from floord.analytics.shuffle_watch import ShuffleSetup, ShuffleWatch
 from floord.contract import EventType
 from floord.engine.core.types import Decision
-from floord.table.surveillance import WATCH_STATE_VERSION, AlertKeeper, setup_digest
+from floord.table.surveillance import AlertKeeper, kept_parts, kept_state
 
 SHOE_EVENTS = frozenset({EventType.SHOE_LOADED, EventType.SHOE_CARD_DRAWN, EventType.SHOE_EMPTY})
 
@@ -50,21 +50,18 @@ class ShuffleSurveillance(AlertKeeper):
     def watch_state(self) -> dict[str, Any]:
         """The shoes, for a start to go on from (`floord.table.watch_state`), with the
         settings and reading shoes they were kept under."""
-        return {
-            "v": WATCH_STATE_VERSION,
-            "setup": setup_digest((self.watch.setup, sorted(self.shoes))),
-            "shuffle": shuffle_state(self.watch),
-        }
+        return kept_state(self._settings(), shuffle=shuffle_state(self.watch))
 
     def resume(self, state: Any) -> None:
         """Go on from a saved `watch_state()`; ValueError when it was kept under other
         settings or does not fit (nothing is changed then)."""
-        if not isinstance(state, dict) or state.get("v") != WATCH_STATE_VERSION:
-            raise ValueError("saved by another version of the live tests")
-        if state.get("setup") != setup_digest((self.watch.setup, sorted(self.shoes))):
-            raise ValueError("saved under other shuffle settings or shoes")
-        load_shuffle(self.watch, state.get("shuffle"))
+        saved = kept_parts(state, self._settings(), "shuffle settings or shoes")
+        load_shuffle(self.watch, saved.get("shuffle"))
         self.changes += 1
+
+    def _settings(self) -> tuple[Any, list[str]]:
+        """What the shoes were kept under: the table's settings and its reading shoes."""
+        return self.watch.setup, sorted(self.shoes)
 
     def on_device(self, decision: Decision) -> list[Decision]:
         if decision.source not in self.shoes or decision.type not in SHOE_EVENTS:

@@ -37,6 +37,22 @@ def setup_digest(setup: object) -> str:
     return hashlib.sha256(repr(setup).encode()).hexdigest()[:32]
 
 
+def kept_state(settings: object, **parts: Any) -> dict[str, Any]:
+    """A watcher's `watch_state()`: its tests' `parts`, with the form's version and a
+    fingerprint of the `settings` they were kept under."""
+    return {"v": WATCH_STATE_VERSION, "setup": setup_digest(settings), **parts}
+
+
+def kept_parts(state: Any, settings: object, what: str = "surveillance settings") -> Any:
+    """A saved `kept_state` whose version and settings are this watcher's (its parts are
+    for the watcher to load); ValueError naming which is not."""
+    if not isinstance(state, dict) or state.get("v") != WATCH_STATE_VERSION:
+        raise ValueError("saved by another version of the live tests")
+    if state.get("setup") != setup_digest(settings):
+        raise ValueError(f"saved under other {what}")
+    return state
+
+
 class AlertKeeper(ABC):
     """A table's open surveillance alerts, numbered, kept until acknowledged; what the
     runner asks of a watcher (a wheel's below, a table's dice in `dice_surveillance`)."""
@@ -164,22 +180,18 @@ class TableSurveillance(AlertKeeper):
     def watch_state(self) -> dict[str, Any]:
         """Every test's window and alarm, for a start to go on from
         (`floord.table.watch_state`), with the settings they were kept under."""
-        return {
-            "v": WATCH_STATE_VERSION,
-            "setup": setup_digest(self.setup),
-            "watch": self.watch.state(),
-            "dealers": None if self.dealers is None else self.dealers.state(),
-            "physics": self.physics.state(),
-        }
+        return kept_state(
+            self.setup,
+            watch=self.watch.state(),
+            dealers=None if self.dealers is None else self.dealers.state(),
+            physics=self.physics.state(),
+        )
 
     def resume(self, state: Any) -> None:
         """Go on from a saved `watch_state()`. ValueError when it was kept under other
         settings (the table's surveillance config changed since) or does not fit: the
         tests may then be half loaded, so the caller builds the watcher again."""
-        if not isinstance(state, dict) or state.get("v") != WATCH_STATE_VERSION:
-            raise ValueError("saved by another version of the live tests")
-        if state.get("setup") != setup_digest(self.setup):
-            raise ValueError("saved under other surveillance settings")
+        state = kept_parts(state, self.setup)
         if (state.get("dealers") is None) != (self.dealers is None):
             raise ValueError("saved with the dealer signature test on where it is off, or off")
         self.changes += 1
