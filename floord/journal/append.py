@@ -38,7 +38,9 @@ class Append(Write):
     fsync, for a device's events and the table's record of them. `snapshot` (table,
     state) is written chained to the stream's new head; `drop_snapshot` deletes that
     table's snapshot (`floord journal retire`); `command_id` (id, ts) records an
-    operator command's id; `published` stores the events as published already (the
+    operator command's id; `watch` (the canonical text of the table's live tests as
+    these events leave them) keeps them at the stream's new head
+    (`floord.journal.watch_states`); `published` stores the events as published already (the
     daemon's copy of a stream a remote adapter published itself), so the copy is one
     transaction, not two. Once committed, the rows go to their publishers' `feeds`
     (`floord.journal.feed`); the link's `acks` not yet written move their watermarks in
@@ -60,6 +62,7 @@ class Append(Write):
         published: bool = False,
         feeds: Feeds | None = None,
         acks: Acks | None = None,
+        watch: str | None = None,
     ) -> None:
         self.path = path
         self.stream = stream
@@ -71,6 +74,7 @@ class Append(Write):
         self.published = published
         self.feeds = feeds
         self.acks = acks
+        self.watch = watch
         self._doing = stream
         self._stored: list[Row] = []
         self._acked: dict[str, list[int]] = {}
@@ -91,6 +95,8 @@ class Append(Write):
             table_id, state = self.snapshot
             head = (seq, prev) if table_id == self.stream else None
             write_snapshot(db, table_id, state, head)
+        if self.watch is not None:
+            watch_states.save_text(db, self.stream, self.watch)
         if self.drop_snapshot is not None:
             db.execute("DELETE FROM snapshots WHERE table_id = ?", (self.drop_snapshot,))
             watch_states.drop(db, self.drop_snapshot)

@@ -57,11 +57,17 @@ def watch_hash(table: str, after_seq: int, after_hash: str | None, state: Any) -
 def save(db: sqlite3.Connection, table: str, state: dict[str, Any]) -> int:
     """Keep `state` as the table's, at its stream's head now (inside the caller's
     transaction); the head's seq."""
+    return save_text(db, table, canonical_text(state))
+
+
+def save_text(db: sqlite3.Connection, table: str, text: str) -> int:
+    """`save`, the state given as its canonical text (`canonical_text`): what a commit
+    during play carries, encoded on the loop's thread while the watcher was as the
+    commit's events left it."""
     head = db.execute(
         "SELECT last_seq, last_hash FROM streams WHERE stream = ?", (table,)
     ).fetchone()
     after_seq, after_hash = head if head else (0, None)
-    text = canonical_text(state)
     own = watch_hash(table, after_seq, after_hash, read_json(text))
     db.execute(
         "INSERT INTO watch_states (table_id, state, after_seq, after_hash, hash) "

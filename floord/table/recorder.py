@@ -37,6 +37,7 @@ from floord.table.port import Committed
 from floord.table.state_lines import log_recorded
 from floord.table.turn import Turn, builders
 from floord.table.unrecorded import Unrecorded
+from floord.table.watch_state import DuringPlay
 
 
 class Recorder:
@@ -67,6 +68,8 @@ class Recorder:
         self._unrecorded = Unrecorded()
         # A commit is under way on the journal's thread.
         self.in_flight = False
+        # When a commit also keeps the live tests (`floord.table.watch_state`).
+        self.watch_kept = DuringPlay(clock)
         # The table stream's chain head, as of the last commit (for `P/state`).
         self.head: tuple[int, str] | None = None
         try:
@@ -103,6 +106,9 @@ class Recorder:
         """Record `turn` in ONE transaction; its envelopes, or [] if the journal refused."""
         streams = _by_stream(turn.rows)
         builds = self._builds(turn)
+        # Taken now, with the watcher as the turn's events leave it (the loop goes on
+        # feeding it while the commit is awaited).
+        watch = self.watch_kept.due(self.live.surveillance)
         self.in_flight = True
         try:
             # A commit handed to the journal ends as the journal decides, not half-way,
@@ -115,6 +121,7 @@ class Recorder:
                     before=_before(streams),
                     snapshot=(self.table, turn.snapshot),
                     command_id=turn.command_id,
+                    watch=watch,
                 )
                 _written(streams, devices)
             else:
@@ -123,6 +130,7 @@ class Recorder:
                     builds,
                     snapshot=(self.table, turn.snapshot),
                     command_id=turn.command_id,
+                    watch=watch,
                 )
         except JournalError as exc:
             _refused(streams, exc)
@@ -130,6 +138,8 @@ class Recorder:
             return []
         finally:
             self.in_flight = False
+        if watch is not None:
+            self.watch_kept.kept()
         return self._recorded(turn, written)
 
     def _builds(self, turn: Turn) -> list[Build]:

@@ -11,22 +11,34 @@ what they were when the last result was decided, alarms and counts included. Any
 else (none saved, a settings change, a record pruned or cut back, an edited row) is a
 replay of the whole record, with one line saying why.
 
+A crash skips the clean stop's save, so the tests are also kept during play: the first
+commit that fed them a result once `KEPT_DURING_PLAY_EVERY` has passed since they were
+last kept carries them (`DuringPlay`), in the same transaction as its events, at the
+head those events leave; a start after a crash replays at most that much play.
+
 The wheel tests (Roulette, Big Six), the dice tests (Craps, Mini-Craps) and a card
 table's shuffle tests are kept (`KeptWatch`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import structlog
 
+from floord.journal.chain import canonical_text
 from floord.journal.readers import saved_watch
 from floord.journal.store import Journal, JournalError
 from floord.journal.watch_states import SavedWatch
 
 NONE_SAVED = "none saved"
+# floord's own policy, under no rule: how much play a start after a crash may have to
+# replay through the live tests (a busy wheel spins about once a minute; keeping the
+# tests costs a few kB written and about a millisecond of the loop's time).
+KEPT_DURING_PLAY_EVERY = timedelta(minutes=5)
 
 
 @runtime_checkable
@@ -75,3 +87,37 @@ async def save_at_stop(journal: Journal, table: str, watcher: KeptWatch) -> None
         await journal.save_watch_state_async(table, watcher.watch_state())
     except JournalError as exc:
         log.warning("live tests not saved", table=table, error=str(exc))
+
+
+class DuringPlay:
+    """When a table's commit also keeps its live tests: `due` gives their canonical text
+    for the commit about to be made (`floord.journal.append.Append`'s `watch`) when the
+    turn fed the watcher (its `changes` moved) and `every` has passed on the table's
+    clock since they were last kept; `kept` is told once that commit is on the record.
+    A commit the journal refuses keeps nothing, and the next turn that feeds the tests
+    tries again. A turn that feeds nothing costs one comparison."""
+
+    def __init__(
+        self, clock: Callable[[], datetime], every: timedelta = KEPT_DURING_PLAY_EVERY
+    ) -> None:
+        self._clock = clock
+        self._every = every
+        # The start kept (or took up) the tests; play keeps them from here.
+        self._kept_at = clock()
+        # The watcher's `changes` at the last turn asked about.
+        self._seen: int | None = None
+
+    def due(self, watcher: object) -> str | None:
+        """The text to keep with this commit, or None: no watcher whose tests are kept,
+        nothing new for them, or not yet time."""
+        changes = getattr(watcher, "changes", None)
+        if changes is None or changes == self._seen:
+            return None
+        self._seen = changes
+        if self._clock() - self._kept_at < self._every or not isinstance(watcher, KeptWatch):
+            return None
+        return canonical_text(watcher.watch_state())
+
+    def kept(self) -> None:
+        """The commit that carried them is on the record."""
+        self._kept_at = self._clock()
