@@ -102,7 +102,8 @@ class DuringPlay:
     ) -> None:
         self._clock = clock
         self._every = every
-        # The start kept (or took up) the tests; play keeps them from here.
+        # A start that replayed results kept the tests as they left it (one that
+        # replayed none took them up, or had none to keep); play keeps them from here.
         self._kept_at = clock()
         # The watcher's `changes` at the last turn asked about.
         self._seen: int | None = None
