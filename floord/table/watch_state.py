@@ -36,8 +36,9 @@ from floord.journal.watch_states import SavedWatch
 
 NONE_SAVED = "none saved"
 # floord's own policy, under no rule: how much play a start after a crash may have to
-# replay through the live tests (a busy wheel spins about once a minute; keeping the
-# tests costs a few kB written and about a millisecond of the loop's time).
+# replay through the live tests (a busy wheel spins about once a minute; keeping a
+# wheel's tests at the default windows writes about 10 kB, 0.3 ms of the loop's time and
+# 0.5 ms of the journal thread's).
 KEPT_DURING_PLAY_EVERY = timedelta(minutes=5)
 
 
