@@ -55,7 +55,7 @@ class Clock:
 
 def test_kept_once_the_interval_has_passed_and_a_turn_fed_the_tests() -> None:
     clock = Clock(T0)
-    during = DuringPlay(clock)
+    during = DuringPlay("RL-01", clock)
     watcher = TableSurveillance(SETUP)
     bodies = _results(40, seed=5)
     _decide(watcher, bodies[0])
@@ -76,7 +76,7 @@ def test_kept_once_the_interval_has_passed_and_a_turn_fed_the_tests() -> None:
 
 def test_a_refused_commit_keeps_nothing_and_the_next_fed_turn_tries_again() -> None:
     clock = Clock(T0)
-    during = DuringPlay(clock)
+    during = DuringPlay("RL-01", clock)
     watcher = TableSurveillance(SETUP)
     clock.now += KEPT_DURING_PLAY_EVERY
     bodies = _results(3, seed=6)
@@ -89,7 +89,7 @@ def test_a_refused_commit_keeps_nothing_and_the_next_fed_turn_tries_again() -> N
 @pytest.mark.parametrize("watcher", [None, ResultAlerts(None)])
 def test_no_watcher_or_one_without_kept_tests_keeps_nothing(watcher: object) -> None:
     clock = Clock(T0)
-    during = DuringPlay(clock)
+    during = DuringPlay("RL-01", clock)
     clock.now += KEPT_DURING_PLAY_EVERY * 2
     if isinstance(watcher, ResultAlerts):
         watcher.changes += 1
@@ -213,3 +213,25 @@ def test_a_dice_table_keeps_its_tests_during_play_too(tmp_path: Path) -> None:
         assert resumed.watch_state() == dead
     finally:
         again.daemon.journal.close()
+
+
+class Unencodable(TableSurveillance):
+    """A watcher whose state cannot be encoded (a bug in a test's `state()`)."""
+
+    def watch_state(self) -> dict[str, Any]:
+        return {"v": 1, "window": {1, 2, 3}}
+
+
+def test_a_state_that_cannot_be_encoded_is_not_kept_and_play_goes_on() -> None:
+    clock = Clock(T0)
+    during = DuringPlay("RL-01", clock)
+    watcher = Unencodable(SETUP)
+    clock.now += KEPT_DURING_PLAY_EVERY
+    _decide(watcher, _results(1, seed=8)[0])
+    with structlog.testing.capture_logs() as logs:
+        assert during.due(watcher) is None
+        _decide(watcher, _results(2, seed=8)[1])
+        assert during.due(watcher) is None  # said once an interval
+    [line] = [e for e in logs if e["event"] == "live tests not saved"]
+    assert "set" in line["error"] and line["log_level"] == "warning"
+    assert line["table"] == "RL-01"

@@ -69,7 +69,7 @@ class Recorder:
         # A commit is under way on the journal's thread.
         self.in_flight = False
         # When a commit also keeps the live tests (`floord.table.watch_state`).
-        self.watch_kept = DuringPlay(clock)
+        self.watch_kept = DuringPlay(table, clock)
         # The table stream's chain head, as of the last commit (for `P/state`).
         self.head: tuple[int, str] | None = None
         try:

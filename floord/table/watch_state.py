@@ -99,8 +99,9 @@ class DuringPlay:
     tries again. A turn that feeds nothing costs one comparison."""
 
     def __init__(
-        self, clock: Callable[[], datetime], every: timedelta = KEPT_DURING_PLAY_EVERY
+        self, table: str, clock: Callable[[], datetime], every: timedelta = KEPT_DURING_PLAY_EVERY
     ) -> None:
+        self._table = table
         self._clock = clock
         self._every = every
         # A start that replayed results kept the tests as they left it (one that
@@ -118,7 +119,12 @@ class DuringPlay:
         self._seen = changes
         if self._clock() - self._kept_at < self._every or not isinstance(watcher, KeptWatch):
             return None
-        return canonical_text(watcher.watch_state())
+        try:
+            return canonical_text(watcher.watch_state())
+        except Exception as exc:  # a keep spares a replay; it must never stop the commit
+            log.warning("live tests not saved", table=self._table, error=repr(exc))
+            self._kept_at = self._clock()  # said once an interval, not at every turn
+            return None
 
     def kept(self) -> None:
         """The commit that carried them is on the record."""
