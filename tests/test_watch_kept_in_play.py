@@ -13,6 +13,7 @@ import asyncio
 import json
 import random
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,16 @@ import test_surveillance_dice_live as dice_live
 from e2e_support import write_config
 from live_wheel_support import LiveWheel
 from table_turns import restore
+from test_journal_integrity import TABLE
+from test_start_refill_breaks import played, result
 from test_watch_state import SETUP, _decide, _results
 
 from floord.config.load import load_config
+from floord.contract import Envelope
 from floord.engine.roulette.layout import SINGLE_ZERO_ORDER
 from floord.journal.chain import canonical_text
 from floord.journal.readers import saved_watch
+from floord.journal.store import Journal, JournalError
 from floord.journal.watch_states import SavedWatch
 from floord.operator.commands import build_command
 from floord.processes.daemon import Daemon
@@ -235,3 +240,38 @@ def test_a_state_that_cannot_be_encoded_is_not_kept_and_play_goes_on() -> None:
     [line] = [e for e in logs if e["event"] == "live tests not saved"]
     assert "set" in line["error"] and line["log_level"] == "warning"
     assert line["table"] == "RL-01"
+
+
+async def append(
+    journal: Journal, builds: list[Callable[[int], Envelope]], watch: str
+) -> list[Envelope]:
+    """As a table's recorder commits a turn (`floord.table.recorder`)."""
+    return await journal.append_many_async(TABLE, builds, watch=watch)
+
+
+def test_the_journal_keeps_them_in_the_commit_at_the_head_it_leaves(tmp_path: Path) -> None:
+    """`Append`'s `watch`: stored in the events' own transaction, at the head they leave,
+    and nothing of it when that transaction fails."""
+    path, _ = played(tmp_path, ["5", "17"], after=0)
+    watcher = TableSurveillance(SETUP)
+    _decide(watcher, _results(1, seed=9)[0])
+    text = canonical_text(watcher.watch_state())
+    journal = Journal(path)
+    try:
+        [envelope] = asyncio.run(append(journal, [result("9")], text))
+        kept = saved_watch(path, TABLE)
+        assert isinstance(kept, SavedWatch) and kept.after_seq == envelope.seq
+        assert kept.state == json.loads(text)
+
+        def unencodable(seq: int) -> Envelope:
+            raise ValueError("not an event")
+
+        _decide(watcher, _results(2, seed=9)[1])
+        with pytest.raises(JournalError):
+            asyncio.run(
+                append(journal, [result("3"), unencodable], canonical_text(watcher.watch_state()))
+            )
+        assert saved_watch(path, TABLE) == kept  # the failed commit kept nothing
+        assert journal.last_seq(TABLE) == envelope.seq
+    finally:
+        journal.close()
