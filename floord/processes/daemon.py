@@ -159,11 +159,14 @@ class Daemon:
             await asyncio.sleep(LINK_RETRY_S)
 
     async def _ticks(self) -> None:
+        """The clock's tick, every `TICK_S`, to each table that has a use for it (its
+        engine's deadlines, the gaming day's start: `TableRunner.wants_tick`)."""
         while True:
             await asyncio.sleep(TICK_S)
             now = self.clock()
             for unit in self._serving:
-                unit.bus.put(Tick(now))
+                if unit.runner.wants_tick(now):
+                    unit.bus.put(Tick(now))
 
     async def _prune_journal(self, days: int) -> None:
         """Retention (`journal_retention_days`): at start and once an hour, drop published

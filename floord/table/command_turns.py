@@ -56,6 +56,10 @@ class CommandTurns:
         self._commit = commit
         self._limiter = RefusalLimiter()
 
+    def refusal_window_ends(self) -> datetime | None:
+        """When the window of unverified refusals under way ends (None: none is)."""
+        return self._limiter.ends()
+
     def refusals_counted(self, now: datetime, ts: str) -> list[Step]:
         """The step recording the unverified refusals a window that has ended counted
         (`floord.table.refusal_limiter`), if any; the runner asks at every tick too."""

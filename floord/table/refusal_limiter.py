@@ -69,6 +69,13 @@ class RefusalLimiter:
             self._sample = {"code": refusal.code, "reason": refusal.reason}
         return False
 
+    def ends(self) -> datetime | None:
+        """When the window under way ends (None: no window is under way): the first
+        instant `closed` acts on."""
+        if self._started is None:
+            return None
+        return self._started + timedelta(seconds=WINDOW_S)
+
     def closed(self, now: datetime) -> dict[str, Any] | None:
         """The `operator.commands_refused` body of a window that ended before `now` with
         refusals counted (None: none), and the next window begins afresh."""

@@ -262,6 +262,19 @@ class TableRunner:
         decisions = (received, *output.events)
         return [Step(decisions, ts, named, self.effects.sender(output), item.row)]
 
+    def wants_tick(self, now: datetime) -> bool:
+        """Whether a tick at `now` could change anything on this table: a deadline of
+        the engine's (`quiet_until`) or of the refusal window reached, a journal to try
+        again, a stop under way. The daemon puts no tick on the bus of a table that
+        wants none: an idle table's ticks were most of its CPU."""
+        if self.record_failure is not None or self.stop.stopping:
+            return True
+        due = self.engine.quiet_until(now)
+        if due is None or now >= due:
+            return True
+        window_ends = self.commands.refusal_window_ends()
+        return window_ends is not None and now >= window_ends
+
     def _tick_steps(self, now: datetime) -> list[Step]:
         if self.stop.finished.is_set():
             return []

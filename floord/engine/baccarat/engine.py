@@ -82,6 +82,11 @@ class BaccaratEngine(CheckedCoups, BaccaratCommands, TableEngineBase):
 
     # ----- public interface -------------------------------------------------------
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """None: every tick is taken, each one in play being activity to the idle watch
+        (`floord.engine.cards.idle_clock`)."""
+        return None
+
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; an idle Minibaccarat table's cards are reshuffled
         (§ 541.5(h), with the Rules Submission's `idle_minutes`)."""

@@ -154,6 +154,11 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         }
         return handlers[EventType(type)](data, now)
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """None: every tick is taken, each one in play being activity to the idle watch
+        (`floord.engine.cards.idle_clock`)."""
+        return None
+
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current and warn ahead of the 24-hour deck change."""
         now = self._touch(now)

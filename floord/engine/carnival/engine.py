@@ -105,6 +105,11 @@ class CarnivalEngine(DealtDeckRounds, CarnivalCommands, TableEngineBase):
             self.stack = None  # the device shuffles it again: no hand shuffle stands
         return EngineOutput([self._pai_gow(d) for d in self.decks.shuffler_event(type, data, rnd)])
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """None: every tick is taken, each one in play being activity to the idle watch
+        (`floord.engine.cards.idle_clock`)."""
+        return None
+
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; after no gaming activity for the Rules Submission's
         `idle_minutes` the cards are spread and shuffled again (§ 55x.5(f), § 561.5(g))."""

@@ -129,6 +129,16 @@ class TableEngineBase(ABC):
         self._touch(now)
         return EngineOutput()
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """The instant before which `tick` would change nothing and decide nothing, as
+        the engine stands at `now`; None: it cannot say, and every tick must be taken.
+        The daemon spares a table the ticks before it (an idle table's ticks were most
+        of its CPU). Here, the next gaming day's start. A game that overrides `tick`
+        overrides this too, in the same class (tests/test_quiet_ticks.py checks it)."""
+        if self.gaming_day != self.day.label(now):
+            return None  # the next tick takes the new day up
+        return self.day.next_start(now)
+
     def after_restart(self, now: datetime) -> EngineOutput:
         """Void a round the daemon did not see finish; no device counts as seen yet."""
         self._touch(now)

@@ -74,6 +74,18 @@ class CheckedResults:
         out.extend(self._check_tick(now))
         return out
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """The table's, or sooner: just past the window of a result awaiting its second
+        source; None while the check holds what a tick would forget (a round voided)."""
+        due: datetime | None = super().quiet_until(now)  # type: ignore[misc]
+        check = self.check
+        if check is None or due is None:
+            return due
+        if check.stale(self.rounds.current_id):
+            return None
+        closes = check.window_closes()
+        return due if closes is None else min(due, closes)
+
     def _check_tick(self, now: datetime) -> EngineOutput:
         """The check's part of a tick, for a game whose own `tick` does not call super."""
         if (check := self._synced()) is None:

@@ -12,6 +12,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from floord.engine.core.copies import Fixed
 
+# How often `next_start` looks at the zone's UTC offset between now and the next day's
+# start: every clock change in the tz database lasts far longer than this.
+_OFFSET_SAMPLE_MINUTES = 30
+
 
 def require_utc(now: datetime) -> datetime:
     """The engine is handed aware times only; a naive one is a caller's bug, said clearly."""
@@ -35,6 +39,9 @@ class GamingDay(Fixed):
             seconds=starts.second,
             microseconds=starts.microsecond,
         )
+        # `next_start`'s answer for the gaming day last asked about: a pure function's
+        # memo, shared by the copies of a table's state as the rest of this is.
+        self._next_start: tuple[date, datetime | None] | None = None
 
     def of(self, now: datetime) -> date:
         local = require_utc(now).astimezone(self.zone).replace(tzinfo=None)
@@ -43,3 +50,38 @@ class GamingDay(Fixed):
     def label(self, now: datetime) -> str:
         """The gaming day as `YYYY-MM-DD`, the form used in round ids and snapshots."""
         return self.of(now).isoformat()
+
+    def next_start(self, now: datetime) -> datetime | None:
+        """The first instant after `now` whose gaming day is not `now`'s: the next day's
+        start, in UTC. None where the zone's clocks change between the two (a gaming day
+        may then end early, or come back after a fall-back hour): the caller must then
+        look at every instant. What a table's ticks are spared by (`quiet_until`), so an
+        answer never lies later than the true change."""
+        now = require_utc(now)
+        day = self.of(now)
+        memo = self._next_start
+        if memo is not None and memo[0] == day and (memo[1] is None or now < memo[1]):
+            return memo[1]
+        start = self._start_of(day + timedelta(days=1), now)
+        self._next_start = (day, start)
+        return start
+
+    def _start_of(self, day: date, now: datetime) -> datetime | None:
+        """`day`'s first instant after `now` if no clock change lies between and the
+        local start time exists that day, else None."""
+        wall = datetime.combine(day, self.starts).replace(tzinfo=self.zone)
+        start = wall.astimezone(UTC)
+        if start <= now:
+            return None
+        step, at = timedelta(minutes=_OFFSET_SAMPLE_MINUTES), now
+        offset = now.astimezone(self.zone).utcoffset()
+        while at < start:
+            if at.astimezone(self.zone).utcoffset() != offset:
+                return None
+            at += step
+        if start.astimezone(self.zone).utcoffset() != offset:
+            return None
+        before = start - timedelta(microseconds=1)
+        if self.of(before) != day - timedelta(days=1) or self.of(start) != day:
+            return None
+        return start

@@ -31,6 +31,8 @@ from floord.engine.core.types import Decision
 ON_SILENCE = ("warn", "hold")
 DEALER_CALL = "dealer_call"
 WINDOW_MAX_S = 600.0
+# A datetime's resolution: the window is closed once more than it has passed.
+_RESOLUTION = timedelta(microseconds=1)
 POLICY = (
     "floord policy, not a regulation: a table with a second source settles a result only "
     "when both sources agree within the window, or on a floorperson's ruling"
@@ -191,6 +193,21 @@ class ResultCheck:
         if void:
             return Verdict([decided], void=True)
         return Verdict([decided], settle=value, carried=pending["carried"])
+
+    def window_closes(self) -> datetime | None:
+        """The first instant at which `tick` finds the awaited result's window closed
+        (None: no result awaits its second report)."""
+        pending = self.pending
+        if pending is None or pending["state"] != "awaiting":
+            return None
+        return parse_ts(pending["primary"]["at"]) + self._window + _RESOLUTION
+
+    def stale(self, round_id: str | None) -> bool:
+        """Whether `forget_unless(round_id)` would forget anything."""
+        pending, early = self.pending, self.early
+        return (pending is not None and pending["round"] != round_id) or (
+            early is not None and early["round"] != round_id
+        )
 
     def forget_unless(self, round_id: str | None) -> None:
         """Forget what belonged to a round other than `round_id`, the one in play: a

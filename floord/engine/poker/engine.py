@@ -104,6 +104,11 @@ class PokerEngine(DealtDeckRounds, PokerCommands, TableEngineBase):
             self.how[batch] = "device"
         return EngineOutput(out)
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """None: every tick is taken, each one in play being activity to the idle watch
+        (`floord.engine.cards.idle_clock`)."""
+        return None
+
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; after no gaming activity for the Rules Submission's
         `idle_minutes` both decks are spread, washed, stacked, shuffled and cut again

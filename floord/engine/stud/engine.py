@@ -112,6 +112,11 @@ class StudEngine(StudCommands, TableEngineBase):
             return EngineOutput(self.decks.shuffler_event(type, data, self.current_round))
         return EngineOutput(self._shoe_event(EventType(type), data))
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """None: every tick is taken, each one in play being activity to the idle watch
+        (`floord.engine.cards.idle_clock`)."""
+        return None
+
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current, warn ahead of the deck change (§ 571.3(c)), and
         have the cards in the shoe and the rack reshuffled after no gaming activity for

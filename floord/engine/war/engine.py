@@ -146,6 +146,11 @@ class WarEngine(WarCommands, TableEngineBase):
     def _device_warning(self, what: str, round_id: str | None, **data: Any) -> Decision:
         return policy_decision(EventType.TABLE_WARNING, DEVICE_POLICY, round_id, what=what, **data)
 
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """None: every tick is taken, each one in play being activity to the idle watch
+        (`floord.engine.cards.idle_clock`)."""
+        return None
+
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; after no gaming activity for the Rules Submission's
         `idle_minutes` the cards come out of the shoe and the rack, are spread for the
