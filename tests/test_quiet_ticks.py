@@ -184,11 +184,12 @@ def test_the_next_gaming_day_start_is_never_late_and_exact_without_a_clock_chang
         day = GamingDay(starts, zone)
         unknown = 0
         for now in _instants(zone):
-            start = day.next_start(now)
-            if start is None:
+            span = day.span(now)
+            if span is None:
                 unknown += 1
                 continue
-            label = day.label(now)
+            label, start = span
+            assert label == day.label(now)
             assert start > now
             assert day.label(start - MICRO) == label and day.label(start) != label, (now, start)
             at = now
@@ -207,10 +208,10 @@ def test_a_gaming_day_that_a_clock_change_cuts_short_is_left_to_every_tick() -> 
     now = datetime(2026, 11, 1, 5, 45, tzinfo=UTC)  # 01:45 EDT
     assert day.label(now) == "2026-11-01"
     assert day.label(datetime(2026, 11, 1, 6, 0, tzinfo=UTC)) == "2026-10-31"
-    assert day.next_start(now) is None
+    assert day.span(now) is None
     # 02:30 on the day the clocks go forward does not exist: the day starts at 03:00.
     spring = GamingDay(time(2, 30), "America/New_York")
-    assert spring.next_start(datetime(2026, 3, 7, 12, 0, tzinfo=UTC)) is None
+    assert spring.span(datetime(2026, 3, 7, 12, 0, tzinfo=UTC)) is None
 
 
 # ----- a runner's ticks ------------------------------------------------------------

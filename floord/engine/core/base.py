@@ -135,9 +135,10 @@ class TableEngineBase(ABC):
         The daemon spares a table the ticks before it (an idle table's ticks were most
         of its CPU). Here, the next gaming day's start. A game that overrides `tick`
         overrides this too, in the same class (tests/test_quiet_ticks.py checks it)."""
-        if self.gaming_day != self.day.label(now):
-            return None  # the next tick takes the new day up
-        return self.day.next_start(now)
+        span = self.day.span(now)
+        if span is None or span[0] != self.gaming_day:
+            return None  # a clock change today, or a new day the next tick takes up
+        return span[1]
 
     def after_restart(self, now: datetime) -> EngineOutput:
         """Void a round the daemon did not see finish; no device counts as seen yet."""

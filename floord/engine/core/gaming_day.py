@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from floord.engine.core.copies import Fixed
 
-# How often `next_start` looks at the zone's UTC offset between now and the next day's
+# How often `span` looks at the zone's UTC offset between now and the next day's
 # start: every clock change in the tz database lasts far longer than this.
 _OFFSET_SAMPLE_MINUTES = 30
 
@@ -39,9 +39,11 @@ class GamingDay(Fixed):
             seconds=starts.second,
             microseconds=starts.microsecond,
         )
-        # `next_start`'s answer for the gaming day last asked about: a pure function's
-        # memo, shared by the copies of a table's state as the rest of this is.
-        self._next_start: tuple[date, datetime | None] | None = None
+        # `span`'s last answer (from, to, day) and the last day it found a clock change
+        # in: a pure function's memo, shared by the copies of a table's state as the
+        # rest of this is.
+        self._span: tuple[datetime, datetime, str] | None = None
+        self._unsure: date | None = None
 
     def of(self, now: datetime) -> date:
         local = require_utc(now).astimezone(self.zone).replace(tzinfo=None)
@@ -51,20 +53,26 @@ class GamingDay(Fixed):
         """The gaming day as `YYYY-MM-DD`, the form used in round ids and snapshots."""
         return self.of(now).isoformat()
 
-    def next_start(self, now: datetime) -> datetime | None:
-        """The first instant after `now` whose gaming day is not `now`'s: the next day's
-        start, in UTC. None where the zone's clocks change between the two (a gaming day
-        may then end early, or come back after a fall-back hour): the caller must then
-        look at every instant. What a table's ticks are spared by (`quiet_until`), so an
-        answer never lies later than the true change."""
+    def span(self, now: datetime) -> tuple[str, datetime] | None:
+        """`now`'s gaming day and the next one's start, in UTC: the first instant whose
+        day is not `now`'s, every instant between them of `now`'s day. None where the
+        zone's clocks change between the two (a gaming day may then end early, or come
+        back after a fall-back hour): the caller must then look at every instant. What a
+        table's ticks are spared by (`quiet_until`), asked at each one: an instant inside
+        the span last found is answered with two comparisons."""
+        known = self._span
+        if known is not None and known[0] <= now < known[1]:
+            return known[2], known[1]
         now = require_utc(now)
         day = self.of(now)
-        memo = self._next_start
-        if memo is not None and memo[0] == day and (memo[1] is None or now < memo[1]):
-            return memo[1]
+        if day == self._unsure:
+            return None
         start = self._start_of(day + timedelta(days=1), now)
-        self._next_start = (day, start)
-        return start
+        if start is None:
+            self._span, self._unsure = None, day
+            return None
+        self._span = (now, start, day.isoformat())
+        return day.isoformat(), start
 
     def _start_of(self, day: date, now: datetime) -> datetime | None:
         """`day`'s first instant after `now` if no clock change lies between and the
