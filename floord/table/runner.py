@@ -266,7 +266,7 @@ class TableRunner:
         """Whether a tick at `now` could change anything on this table: a deadline of
         the engine's (`quiet_until`) or of the refusal window reached, a journal to try
         again, a stop under way. The daemon puts no tick on the bus of a table that
-        wants none: an idle table's ticks were most of its CPU."""
+        wants none, so an idle table's runner sleeps through the clock's ticks."""
         if self.record_failure is not None or self.stop.stopping:
             return True
         due = self.engine.quiet_until(now)

@@ -132,8 +132,8 @@ class TableEngineBase(ABC):
     def quiet_until(self, now: datetime) -> datetime | None:
         """The instant before which `tick` would change nothing and decide nothing, as
         the engine stands at `now`; None: it cannot say, and every tick must be taken.
-        The daemon spares a table the ticks before it (an idle table's ticks were most
-        of its CPU). Here, the next gaming day's start. A game that overrides `tick`
+        The daemon spares a table the ticks before it, which are a share of an idle
+        table's CPU. Here, the next gaming day's start. A game that overrides `tick`
         overrides this too, in the same class (tests/test_quiet_ticks.py checks it)."""
         span = self.day.span(now)
         if span is None or span[0] != self.gaming_day:
