@@ -27,7 +27,7 @@ from floord.engine.baccarat.rules import BaccaratRules, RulesError, baccarat_ins
 from floord.engine.baccarat.shoe import BaccaratShoe
 from floord.engine.baccarat.vigorish import VigorishBook
 from floord.engine.cards.card import CardError, parse_card
-from floord.engine.cards.idle_clock import idle_since
+from floord.engine.cards.idle_clock import card_table_quiet_until, idle_since
 from floord.engine.cards.shoe_identity import shoe_recognition_problem
 from floord.engine.core.base import SHOE_EVENTS, TableEngineBase, restart_policy
 from floord.engine.core.rulings import STRICT_POLICY, policy_decision, violation
@@ -83,9 +83,16 @@ class BaccaratEngine(CheckedCoups, BaccaratCommands, TableEngineBase):
     # ----- public interface -------------------------------------------------------
 
     def quiet_until(self, now: datetime) -> datetime | None:
-        """None: every tick is taken, each one in play being activity to the idle watch
-        (`floord.engine.cards.idle_clock`)."""
-        return None
+        """The table's instant, the end of an idle spell under way or the deck change's
+        warning, whichever is first; None (every tick) while a round is in play, each
+        tick in play being activity to the idle watch (`floord.engine.cards.idle_clock`)."""
+        return card_table_quiet_until(
+            super().quiet_until(now),
+            self.active_at,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+        )
 
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; an idle Minibaccarat table's cards are reshuffled

@@ -21,7 +21,7 @@ from floord.engine.blackjack.decisions import Round
 from floord.engine.blackjack.devices import BlackjackDevices
 from floord.engine.blackjack.rules import GameRules, blackjack_inspection
 from floord.engine.blackjack.shoe import ShoeBook
-from floord.engine.cards.idle_clock import idle_since
+from floord.engine.cards.idle_clock import card_table_quiet_until, idle_since
 from floord.engine.core.base import (
     CLOSE_POLICY,
     SHOE_EVENTS,
@@ -155,9 +155,17 @@ class BlackjackEngine(BlackjackCommands, BlackjackDevices, TableEngineBase):
         return handlers[EventType(type)](data, now)
 
     def quiet_until(self, now: datetime) -> datetime | None:
-        """None: every tick is taken, each one in play being activity to the idle watch
-        (`floord.engine.cards.idle_clock`)."""
-        return None
+        """The table's instant, the end of an idle spell under way or the deck change's
+        warning, whichever is first; None (every tick) while a round is in play, each
+        tick in play being activity to the idle watch (`floord.engine.cards.idle_clock`)."""
+        return card_table_quiet_until(
+            super().quiet_until(now),
+            self.active_at,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+            deck_warning=self.shoe.warning_at(),
+        )
 
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current and warn ahead of the 24-hour deck change."""

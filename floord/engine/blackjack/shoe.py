@@ -21,7 +21,7 @@ from floord.engine.blackjack import cut_counts
 from floord.engine.blackjack.cuts import CutBook
 from floord.engine.blackjack.rules import GameRules
 from floord.engine.blackjack.shuffler import BAD_BATCH_KEYS, COVER_POLICY, ShufflerBook
-from floord.engine.cards.deck_change import deck_change_due
+from floord.engine.cards.deck_change import deck_change_due, deck_warning_at
 from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
 from floord.engine.cards.deck_spread import SpreadPlan
 from floord.engine.core.rulings import policy_decision, ruled, strict, violation
@@ -346,6 +346,10 @@ class ShoeBook:
         if self.decks_opened_at is None:
             return None
         return parse_ts(self.decks_opened_at) + DECK_LIFETIME
+
+    def warning_at(self) -> datetime | None:
+        """When `tick` warns of the deck change (None: it will not)."""
+        return deck_warning_at(self, self.warn)
 
     def tick(self, now: datetime) -> list[Decision]:
         if (warning := deck_change_due(self, now, self.warn)) is None:

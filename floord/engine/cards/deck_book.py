@@ -32,7 +32,7 @@ from typing import Any
 
 from floord.contract import EventType, cite, format_ts, parse_ts
 from floord.engine.cards.deal_refusals import deal_problems
-from floord.engine.cards.deck_change import deck_change_due
+from floord.engine.cards.deck_change import deck_change_due, deck_warning_at
 from floord.engine.cards.deck_receipt import receipt_problem, spread_missing
 from floord.engine.cards.deck_rules import DeckRules
 from floord.engine.cards.shuffler_cover import door_reported, order_reported
@@ -359,6 +359,10 @@ class DeckBook:
         if self.decks_opened_at is None or self.rules.deck_hours is None:
             return None
         return parse_ts(self.decks_opened_at) + timedelta(hours=self.rules.deck_hours)
+
+    def warning_at(self) -> datetime | None:
+        """When `tick` warns of the deck change (None: it will not)."""
+        return deck_warning_at(self, timedelta(minutes=self.rules.deck_change_warn_minutes))
 
     def tick(self, now: datetime) -> list[Decision]:
         warn = timedelta(minutes=self.rules.deck_change_warn_minutes)

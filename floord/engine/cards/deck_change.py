@@ -22,6 +22,15 @@ class DeckClock(Protocol):
     def deck_due_at(self) -> datetime | None: ...
 
 
+def deck_warning_at(book: DeckClock, warn: timedelta) -> datetime | None:
+    """The first instant `deck_change_due` warns at (None: it will not: no decks on
+    record, or warned already)."""
+    due = book.deck_due_at()
+    if due is None or book.deck_warned:
+        return None
+    return due - warn
+
+
 def deck_change_due(book: DeckClock, now: datetime, warn: timedelta) -> dict[str, Any] | None:
     """The data of a `deck_change_due` warning on the first tick within `warn` of the
     decks' due time (marking the book warned), else None."""

@@ -45,6 +45,29 @@ def idle_since(
     return None, active_at
 
 
+def card_table_quiet_until(
+    table_due: datetime | None,
+    active_at: str | None,
+    minutes: int | None,
+    *,
+    in_play: bool,
+    is_open: bool,
+    deck_warning: datetime | None = None,
+) -> datetime | None:
+    """A card table's `quiet_until`: None (every tick) while a round is in play, each
+    tick in play being activity to `idle_since`; else the earliest of the table's own
+    instant (`table_due`, None: every tick), the end of the idle spell under way, and
+    the deck change's warning."""
+    if table_due is None or in_play:
+        return None
+    instants = [table_due]
+    if minutes and active_at is not None and is_open:
+        instants.append(parse_ts(active_at) + timedelta(minutes=minutes))
+    if deck_warning is not None:
+        instants.append(deck_warning)
+    return min(instants)
+
+
 def idle_minutes_problem(value: object) -> str | None:
     """Why `value` is no `idle_minutes` option (whole minutes 1..1440, or null)."""
     if value is None:

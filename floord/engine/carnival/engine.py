@@ -19,7 +19,7 @@ from typing import Any
 from floord.contract import EventType, format_ts
 from floord.engine.cards.deck_book import DeckBook
 from floord.engine.cards.deck_void import DealtDeckRounds
-from floord.engine.cards.idle_clock import watch_idle
+from floord.engine.cards.idle_clock import card_table_quiet_until, watch_idle
 from floord.engine.cards.snapshot_head import check_snapshot_head
 from floord.engine.carnival.commands import CarnivalCommands
 from floord.engine.carnival.rules import CarnivalRules, carnival_inspection
@@ -106,9 +106,16 @@ class CarnivalEngine(DealtDeckRounds, CarnivalCommands, TableEngineBase):
         return EngineOutput([self._pai_gow(d) for d in self.decks.shuffler_event(type, data, rnd)])
 
     def quiet_until(self, now: datetime) -> datetime | None:
-        """None: every tick is taken, each one in play being activity to the idle watch
-        (`floord.engine.cards.idle_clock`)."""
-        return None
+        """The table's instant, the end of an idle spell under way or the deck change's
+        warning, whichever is first; None (every tick) while a round is in play, each
+        tick in play being activity to the idle watch (`floord.engine.cards.idle_clock`)."""
+        return card_table_quiet_until(
+            super().quiet_until(now),
+            self.decks.active_at,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+        )
 
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; after no gaming activity for the Rules Submission's

@@ -17,7 +17,7 @@ from typing import Any
 from floord.contract import EventType, cite, format_ts
 from floord.engine.cards.card import CardError, parse_card
 from floord.engine.cards.deck_book import DeckBook
-from floord.engine.cards.idle_clock import watch_idle
+from floord.engine.cards.idle_clock import card_table_quiet_until, watch_idle
 from floord.engine.cards.shoe_identity import shoe_recognition_problem
 from floord.engine.core.base import (
     SHOE_EVENTS,
@@ -113,9 +113,17 @@ class StudEngine(StudCommands, TableEngineBase):
         return EngineOutput(self._shoe_event(EventType(type), data))
 
     def quiet_until(self, now: datetime) -> datetime | None:
-        """None: every tick is taken, each one in play being activity to the idle watch
-        (`floord.engine.cards.idle_clock`)."""
-        return None
+        """The table's instant, the end of an idle spell under way or the deck change's
+        warning, whichever is first; None (every tick) while a round is in play, each
+        tick in play being activity to the idle watch (`floord.engine.cards.idle_clock`)."""
+        return card_table_quiet_until(
+            super().quiet_until(now),
+            self.decks.active_at,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+            deck_warning=self.decks.warning_at(),
+        )
 
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current, warn ahead of the deck change (§ 571.3(c)), and

@@ -20,7 +20,7 @@ from datetime import datetime, time
 from typing import Any
 
 from floord.contract import EventType, format_ts
-from floord.engine.cards.idle_clock import idle_since
+from floord.engine.cards.idle_clock import card_table_quiet_until, idle_since
 from floord.engine.cards.shoe_identity import shoe_recognition_problem
 from floord.engine.cards.snapshot_head import check_snapshot_head
 from floord.engine.core.base import SHOE_EVENTS, SHUFFLER_EVENTS, TableEngineBase
@@ -147,9 +147,16 @@ class WarEngine(WarCommands, TableEngineBase):
         return policy_decision(EventType.TABLE_WARNING, DEVICE_POLICY, round_id, what=what, **data)
 
     def quiet_until(self, now: datetime) -> datetime | None:
-        """None: every tick is taken, each one in play being activity to the idle watch
-        (`floord.engine.cards.idle_clock`)."""
-        return None
+        """The table's instant, the end of an idle spell under way or the deck change's
+        warning, whichever is first; None (every tick) while a round is in play, each
+        tick in play being activity to the idle watch (`floord.engine.cards.idle_clock`)."""
+        return card_table_quiet_until(
+            super().quiet_until(now),
+            self.shoe.active_at,
+            self.rules.idle_minutes,
+            in_play=self.rounds.current is not None,
+            is_open=self.table.is_open,
+        )
 
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; after no gaming activity for the Rules Submission's
