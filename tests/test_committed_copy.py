@@ -121,19 +121,24 @@ def _zero_argument_tests(module: ModuleType) -> list[Callable[[], None]]:
     ]
 
 
-def wrap_engine_inputs(
-    monkeypatch: pytest.MonkeyPatch,
-    checked: Callable[[Callable[..., Any]], Callable[..., Any]],
-) -> None:
-    """Every engine input (`INPUTS`) of every game's engine class, and of the classes
-    it is built of, wrapped by `checked`, for the test's length."""
+def engine_classes() -> set[type]:
+    """`TableEngineBase` and every class built on it that is imported so far."""
     classes: set[type] = set()
     todo: list[type] = [TableEngineBase]
     while todo:
         cls = todo.pop()
         classes.add(cls)
         todo.extend(cls.__subclasses__())
-    for cls in classes:
+    return classes
+
+
+def wrap_engine_inputs(
+    monkeypatch: pytest.MonkeyPatch,
+    checked: Callable[[Callable[..., Any]], Callable[..., Any]],
+) -> None:
+    """Every engine input (`INPUTS`) of every game's engine class, and of the classes
+    it is built of, wrapped by `checked`, for the test's length."""
+    for cls in engine_classes():
         for name in INPUTS:
             if name in vars(cls):
                 monkeypatch.setattr(cls, name, checked(vars(cls)[name]))

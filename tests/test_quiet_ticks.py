@@ -22,7 +22,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from table_turns import take
-from test_committed_copy import ENGINE_TESTS, engines_checked, run_engine_tests, wrap_engine_inputs
+from test_committed_copy import (
+    ENGINE_TESTS,
+    engine_classes,
+    engines_checked,
+    run_engine_tests,
+    wrap_engine_inputs,
+)
 from test_journal_disk_full import connect, make_runner
 from test_restored_engines import assert_alike
 
@@ -157,19 +163,9 @@ def _owner(cls: type, name: str) -> type:
     return next(c for c in cls.__mro__ if name in vars(c))
 
 
-def _engine_classes() -> set[type]:
-    found: set[type] = set()
-    todo: list[type] = [TableEngineBase]
-    while todo:
-        cls = todo.pop()
-        found.add(cls)
-        todo.extend(cls.__subclasses__())
-    return found
-
-
 def test_a_class_that_overrides_tick_says_when_it_is_quiet() -> None:
     _import_every_engine()
-    classes = _engine_classes()
+    classes = engine_classes()
     assert {c.__name__ for c in classes} >= set(QUIET_GAMES)
     for cls in classes:
         tick, quiet = _owner(cls, "tick"), _owner(cls, "quiet_until")

@@ -83,16 +83,8 @@ class BaccaratEngine(CheckedCoups, BaccaratCommands, TableEngineBase):
     # ----- public interface -------------------------------------------------------
 
     def quiet_until(self, now: datetime) -> datetime | None:
-        """The table's instant, the end of an idle spell under way or the deck change's
-        warning, whichever is first; None (every tick) while a round is in play, each
-        tick in play being activity to the idle watch (`floord.engine.cards.idle_clock`)."""
-        return card_table_quiet_until(
-            super().quiet_until(now),
-            self.active_at,
-            self.rules.idle_minutes,
-            in_play=self.rounds.current is not None,
-            is_open=self.table.is_open,
-        )
+        """Between rounds, the first of the table's instant and the idle spell's end."""
+        return card_table_quiet_until(self, super().quiet_until(now), self.active_at)
 
     def tick(self, now: datetime) -> EngineOutput:
         """Keep the gaming day current; an idle Minibaccarat table's cards are reshuffled

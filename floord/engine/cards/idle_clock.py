@@ -12,7 +12,7 @@ an idle spell has begun; what the cards need then is the game's own. Pure: no cl
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from floord.contract import EventType, format_ts, parse_ts
 from floord.engine.core.rulings import decision
@@ -20,6 +20,8 @@ from floord.engine.core.types import Decision
 
 if TYPE_CHECKING:
     from floord.engine.cards.deck_book import DeckBook
+    from floord.engine.core.rounds import RoundBook
+    from floord.engine.core.table_state import TableState
 
 IDLE_MINUTES_MAX = 24 * 60
 
@@ -45,23 +47,37 @@ def idle_since(
     return None, active_at
 
 
+class _IdleRules(Protocol):
+    @property
+    def idle_minutes(self) -> int | None: ...
+
+
+class IdleWatchedTable(Protocol):
+    """What `card_table_quiet_until` reads of a card game's engine."""
+
+    @property
+    def rules(self) -> _IdleRules: ...
+    @property
+    def rounds(self) -> RoundBook: ...
+    @property
+    def table(self) -> TableState: ...
+
+
 def card_table_quiet_until(
+    engine: IdleWatchedTable,
     table_due: datetime | None,
     active_at: str | None,
-    minutes: int | None,
-    *,
-    in_play: bool,
-    is_open: bool,
     deck_warning: datetime | None = None,
 ) -> datetime | None:
     """A card table's `quiet_until`: None (every tick) while a round is in play, each
     tick in play being activity to `idle_since`; else the earliest of the table's own
-    instant (`table_due`, None: every tick), the end of the idle spell under way, and
-    the deck change's warning."""
-    if table_due is None or in_play:
+    instant (`table_due`, None: every tick), the end of the idle spell under way (its
+    last activity `active_at`, at an open table) and the deck change's warning."""
+    if table_due is None or engine.rounds.current is not None:
         return None
     instants = [table_due]
-    if minutes and active_at is not None and is_open:
+    minutes = engine.rules.idle_minutes
+    if minutes and active_at is not None and engine.table.is_open:
         instants.append(parse_ts(active_at) + timedelta(minutes=minutes))
     if deck_warning is not None:
         instants.append(deck_warning)

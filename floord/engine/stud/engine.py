@@ -113,16 +113,10 @@ class StudEngine(StudCommands, TableEngineBase):
         return EngineOutput(self._shoe_event(EventType(type), data))
 
     def quiet_until(self, now: datetime) -> datetime | None:
-        """The table's instant, the end of an idle spell under way or the deck change's
-        warning, whichever is first; None (every tick) while a round is in play, each
-        tick in play being activity to the idle watch (`floord.engine.cards.idle_clock`)."""
+        """Between rounds, the first of the table's instant, the idle spell's end and the
+        deck change's warning."""
         return card_table_quiet_until(
-            super().quiet_until(now),
-            self.decks.active_at,
-            self.rules.idle_minutes,
-            in_play=self.rounds.current is not None,
-            is_open=self.table.is_open,
-            deck_warning=self.decks.warning_at(),
+            self, super().quiet_until(now), self.decks.active_at, self.decks.warning_at()
         )
 
     def tick(self, now: datetime) -> EngineOutput:
