@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 import yaml
 from table_turns import finish, restore, take
 from test_journal_disk_full import table_events
@@ -181,7 +182,15 @@ def test_a_false_shuffle_alerts_live_kept_until_acknowledged_and_after_a_restart
     # the next takes them up, shoe 5 being dealt included, and replays only what followed.
     kept = saved_watch(tmp_path / "journal.db", TABLE)
     assert isinstance(kept, SavedWatch) and kept.state["shuffle"]["shoes"] == 4
-    third = LiveBaccarat(config)
+    with structlog.testing.capture_logs() as logs:
+        third = LiveBaccarat(config)
+    [line] = [e for e in logs if e["event"] == "live tests replayed"]
+    assert (line["what"], line["taken_up"], line["after_seq"]) == (
+        "shoe events",
+        True,
+        kept.after_seq,
+    )
+    assert line["count"] > 0
     try:
         watcher = third.runner.surveillance
         assert isinstance(watcher, ShuffleSurveillance)

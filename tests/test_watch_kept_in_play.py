@@ -173,6 +173,9 @@ def test_a_start_after_a_crash_takes_up_what_play_kept(tmp_path: Path) -> None:
     finally:
         again.journal.close()
     assert not [e for e in logs if e["event"] == "live tests refilled from the whole record"]
+    [line] = [e for e in logs if e["event"] == "live tests replayed"]
+    assert (line["what"], line["count"], line["taken_up"]) == ("results", 3, True)
+    assert line["after_seq"] == kept.after_seq
 
 
 class ClockedCraps(dice_live.LiveCraps):
@@ -211,7 +214,11 @@ def test_a_dice_table_keeps_its_tests_during_play_too(tmp_path: Path) -> None:
         assert kept.state["dice"]["rolls"] == 8 and dead["dice"]["rolls"] == 12
     finally:
         table.daemon.journal.close()  # a crash
-    again = dice_live.LiveCraps(config)
+    with structlog.testing.capture_logs() as logs:
+        again = dice_live.LiveCraps(config)
+    [line] = [e for e in logs if e["event"] == "live tests replayed"]
+    assert (line["what"], line["count"], line["taken_up"]) == ("rolls", 4, True)
+    assert line["after_seq"] == kept.after_seq
     try:
         resumed = again.runner.surveillance
         assert isinstance(resumed, DiceSurveillance)

@@ -57,14 +57,13 @@ def table_watcher(
         shuffle = shuffle_start.shuffle_watcher(table, profiles, saved)
         if shuffle is not None:
             if refill:
-                after, _ = watch_state.taken_up(shuffle, journal, table.id)
+                after, taken = watch_state.taken_up(shuffle, journal, table.id)
                 replayed = _refill(
                     table.id,
                     breaks,
                     lambda: shuffle_start.warm_up(shuffle, journal, table.id, after),
                 )
-                if replayed and keep is not None:
-                    keep(table.id, shuffle)
+                _replayed(table.id, "shoe events", replayed, after, taken, keep, shuffle)
             return shuffle
     if definition.dice_watch:
         from floord.analytics.dice_report import journal_rolls
@@ -74,12 +73,11 @@ def table_watcher(
         if dice is not None:
             dice_watcher = DiceSurveillance(dice, saved)
             if refill:
-                after, _ = watch_state.taken_up(dice_watcher, journal, table.id)
+                after, taken = watch_state.taken_up(dice_watcher, journal, table.id)
                 in_play = dice_watcher.dice_at_table()
                 rolls = journal_rolls(journal, table.id, None, after=after, dice_set=in_play)
                 replayed = _refill(table.id, breaks, lambda: dice_watcher.warm_up_rolls(rolls))
-                if replayed and keep is not None:
-                    keep(table.id, dice_watcher)
+                _replayed(table.id, "rolls", replayed, after, taken, keep, dice_watcher)
             return dice_watcher
     setup = registry.live_setup(table, settings)
     if setup is None:
@@ -92,12 +90,30 @@ def table_watcher(
         watcher = TableSurveillance(setup, saved)
     results = journal_results(journal, table.id, None, after=after)
     replayed = _refill(table.id, breaks, lambda: watcher.warm_up(results, every=taken))
-    if replayed and keep is not None:
-        keep(table.id, watcher)  # the next start replays none of them again
+    _replayed(table.id, "results", replayed, after, taken, keep, watcher)
     return watcher
 
 
-def _refill(table: str, breaks: list[Break], warm_up: Callable[[], object]) -> object:
+def _replayed(
+    table: str,
+    what: str,
+    count: int | None,
+    after: int,
+    taken: bool,
+    keep: Callable[[str, watch_state.KeptWatch], None] | None,
+    watcher: watch_state.KeptWatch,
+) -> None:
+    """A refill that replayed `count` of `what` (None: the record could not be read):
+    its line, and the tests handed to `keep`, so the next start replays none of them
+    again."""
+    if not count:
+        return
+    watch_state.replayed(table, what, count, after, taken)
+    if keep is not None:
+        keep(table, watcher)
+
+
+def _refill(table: str, breaks: list[Break], warm_up: Callable[[], int]) -> int | None:
     """What `warm_up` returns; None when the record could not be read (a break)."""
     try:
         return warm_up()

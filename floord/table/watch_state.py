@@ -72,6 +72,21 @@ def taken_up(watcher: KeptWatch, journal: Path, table: str) -> tuple[int, bool]:
     return 0, False
 
 
+def replayed(table: str, what: str, count: int, after: int, taken: bool) -> None:
+    """The line of a start that replayed `count` of the table's `what` (results, rolls,
+    shoe events) through its live tests: those after seq `after` of a kept state taken
+    up (`taken`), or the whole record. After a crash it says how much play the last keep
+    missed (a start with nothing to replay says nothing: the caller's)."""
+    log.info(
+        "live tests replayed",
+        table=table,
+        what=what,
+        count=count,
+        after_seq=after if taken else None,
+        taken_up=taken,
+    )
+
+
 def save(journal: Journal, table: str, watcher: KeptWatch) -> None:
     """Keep the tests as they are now, at the table stream's head (the caller's thread
     waits for the journal's). A journal that cannot take it costs the next start its
