@@ -50,7 +50,12 @@ class GamingDay(Fixed):
         return (local - self._offset).date()
 
     def label(self, now: datetime) -> str:
-        """The gaming day as `YYYY-MM-DD`, the form used in round ids and snapshots."""
+        """The gaming day as `YYYY-MM-DD`, the form used in round ids and snapshots.
+        Asked with every input; an instant inside the span `span` last found has that
+        span's day, with no zone arithmetic."""
+        known = self._span
+        if known is not None and now.tzinfo is not None and known[0] <= now < known[1]:
+            return known[2]
         return self.of(now).isoformat()
 
     def span(self, now: datetime) -> tuple[str, datetime] | None:
