@@ -12,7 +12,7 @@ less than it moves a latency; a wrapped call costs about a microsecond more.
 The parts: the transaction of a job (`Write.__call__`: BEGIN, the append, the COMMIT
 with its WAL write and fsync), the append inside it (`Append.write`), each stream's rows
 (`_store`), and in them each event's hash (`event_hash`), stored text (`dumps`), stored
-body (`_body`) and returned envelope (`replace`); the snapshot (`write_snapshot`), the
+body (`_body`) and returned envelope (`_returned`); the snapshot (`write_snapshot`), the
 acknowledgements taken (`move_marks`); and the thread's whole CPU (`thread`), whose rest
 is its queue, the outcome's way back to the loop and the publishers' feeds.
 
@@ -62,7 +62,7 @@ def _wrap_appends():
     import floord.journal.append as append
     import floord.journal.shared_commit as shared_commit
 
-    for name in ("event_hash", "dumps", "_body", "replace", "write_snapshot", "move_marks",
+    for name in ("event_hash", "dumps", "_body", "_returned", "write_snapshot", "move_marks",
                  "_store"):
         setattr(append, name, _timed(name, getattr(append, name)))
     shared_commit.Write.__call__ = _timed("Write.__call__", shared_commit.Write.__call__)

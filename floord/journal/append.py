@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -187,7 +186,7 @@ def _store(
         if not published:
             stored.append((stream, seq, text))
         prev = hashed
-        envelopes.append(replace(envelope, data=body["data"] or {}, prev=body["prev"], hash=hashed))
+        envelopes.append(_returned(envelope, body, hashed))
     if envelopes:
         db.execute(
             "INSERT INTO streams (stream, last_seq, last_hash) VALUES (?, ?, ?) "
@@ -198,6 +197,26 @@ def _store(
     if published and envelopes:
         set_mark(db, stream, seq)
     return envelopes, seq, prev
+
+
+def _returned(envelope: Envelope, body: dict[str, Any], hashed: str) -> Envelope:
+    """`envelope` as stored: the stored body's data, chained and hashed. Made field by
+    field, at half the cost of `dataclasses.replace`, which reads the fields' list
+    again for every event."""
+    return Envelope(
+        site=envelope.site,
+        table=envelope.table,
+        seq=envelope.seq,
+        ts=envelope.ts,
+        type=envelope.type,
+        source=envelope.source,
+        data=body["data"] or {},
+        rule=envelope.rule,
+        round=envelope.round,
+        v=envelope.v,
+        prev=body["prev"],
+        hash=hashed,
+    )
 
 
 def _body(envelope: Envelope, prev: str) -> dict[str, Any]:
