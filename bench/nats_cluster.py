@@ -100,12 +100,30 @@ class NatsCluster:
 
     def start(self, i: int) -> None:
         log = self.dir / f"node{i + 1}.log"
-        self.procs[i] = subprocess.Popen(
+        proc = subprocess.Popen(
             [self.binary, "-c", str(self.configs[i]), "-l", str(log)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        wait_port(self.ports[i]["mqtt"], up=True, timeout=20)
+        self.procs[i] = proc
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                wait_port(self.ports[i]["mqtt"], up=True, timeout=0.5)
+                return
+            except TimeoutError as exc:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise TimeoutError(f"node {i + 1}: {exc}; {self.said(i)}") from None
+
+    def said(self, i: int) -> str:
+        """Whether node i's process still runs, and the last lines of its log: what a
+        start that failed (a port taken, a store it could not read) says of itself."""
+        proc = self.procs[i]
+        code = None if proc is None else proc.poll()
+        state = "not started" if proc is None else "running" if code is None else f"exited {code}"
+        log = self.dir / f"node{i + 1}.log"
+        tail = log.read_text(errors="replace").splitlines()[-8:] if log.exists() else []
+        return f"{state}; its log ends: " + " | ".join(tail)
 
     def kill(self, i: int) -> None:
         """SIGKILL node i: no goodbye to its clients or its routes."""

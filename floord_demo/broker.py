@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import shutil
 import socket
 import tempfile
@@ -27,12 +28,45 @@ import aiomqtt
 
 from floord.system.extras import require_extra
 
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+# The lowest port free_port picks: above the registered services most boxes run.
+LOWEST_PICKED = 10000
+_PICKER = random.SystemRandom()  # a test's random.seed() must not make two picks alike
+
+
+def ephemeral_range() -> tuple[int, int]:
+    """The kernel's range for ports given to bind(port 0) and to outgoing connections."""
+    try:
+        low, high = (int(part) for part in EPHEMERAL_RANGE.read_text().split())
+    except (OSError, ValueError):
+        return 32768, 60999
+    return low, high
+
 
 def free_port() -> int:
+    """A loopback TCP port free now, below the kernel's ephemeral range when it can be.
+
+    Below, because a broker that is killed and started again must find its port still
+    free: a port in the ephemeral range, once its server dies, is the kernel's to hand to
+    any bind(0) or outgoing connection on the box (other tests' servers and clients), and
+    a server started again on it then fails with "address in use". Only another
+    free_port() picks below the range, at random, so a collision there is as unlikely as
+    two picks of one port.
+    """
+    low, _ = ephemeral_range()
+    if low - LOWEST_PICKED >= 1000:
+        for _ in range(200):
+            port = _PICKER.randrange(LOWEST_PICKED, low)
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                try:
+                    sock.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        given: int = sock.getsockname()[1]
+        return given
 
 
 def mosquitto_binary() -> str | None:

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+# Re-exported: the tests' brokers and the cluster pick and wait on ports alike.
+from bench.nats_cluster import wait_port as wait_port
+from floord_demo.broker import free_port as free_port
 
 
 def mosquitto_binary() -> str:
@@ -30,20 +26,6 @@ def mosquitto_binary() -> str:
     if not found:
         raise RuntimeError("mosquitto not found: run `make test`, which installs it")
     return found
-
-
-def wait_port(port: int, *, up: bool, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                if up:
-                    return
-        except OSError:
-            if not up:
-                return
-        time.sleep(0.02)
-    raise TimeoutError(f"port {port} did not come {'up' if up else 'down'}")
 
 
 class Broker:

@@ -8,11 +8,20 @@ settings the deployment notes rely on.
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
-from nats_support import EXAMPLE, HOSTS, example_on_loopback, nats_binary, requires_nats
+from nats_support import (
+    EXAMPLE,
+    HOSTS,
+    NatsCluster,
+    example_on_loopback,
+    nats_binary,
+    requires_nats,
+)
 
 pytestmark = [pytest.mark.system, requires_nats]
 NODES = sorted(EXAMPLE.glob("node*.conf"))
@@ -77,3 +86,21 @@ def test_the_loopback_copy_is_still_a_valid_config(tmp_path: Path) -> None:
     copy.write_text(example_on_loopback(NODES[0].read_text(), ports, tmp_path / "store"))
     checked = _check(copy)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_node_that_cannot_take_its_port_says_so_at_once(tmp_path: Path) -> None:
+    """A start that fails names the node, that it exited and what its log said, without
+    waiting out the start's 20 s: the cluster tests' failures explain themselves."""
+    cluster = NatsCluster(tmp_path)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", cluster.ports[0]["mqtt"]))  # bound, not listening
+        started = time.monotonic()
+        try:
+            with pytest.raises(TimeoutError) as failed:
+                cluster.start(0)
+        finally:
+            cluster.close()
+    assert time.monotonic() - started < 10
+    said = str(failed.value)
+    assert said.startswith("node 1: port ") and "exited" in said, said
+    assert "address already in use" in said.lower(), said
