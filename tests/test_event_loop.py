@@ -4,16 +4,24 @@ set at many phases fall on a few instants; nearer timers are left where they wer
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import math
 import random
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from floord.cli.adapter import run_adapter
+from floord.cli.main import run_loaded
+from floord.config.load import load_config
 from floord.processes import event_loop
 from floord.processes.event_loop import COALESCE_FROM_S, GRID_S, CoalescingLoop, on_grid
 
 pytestmark = pytest.mark.unit
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "box.yaml"
 
 
 def test_an_instant_goes_to_the_first_grid_point_at_or_after_it() -> None:
@@ -63,3 +71,27 @@ def test_a_sleep_on_the_grid_never_ends_early() -> None:
         return loop.time() - began
 
     assert event_loop.run(slept()) >= COALESCE_FROM_S
+
+
+def test_the_daemon_and_a_remote_adapter_both_run_on_the_grid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`floord run` and `floord adapter` hand their main coroutine to `event_loop.run`
+    (here a stand-in that records it and closes it unrun), not to `asyncio.run`."""
+    handed: list[str] = []
+
+    def run(main: Coroutine[Any, Any, int | None]) -> int:
+        handed.append(main.__qualname__)
+        main.close()
+        return 0
+
+    monkeypatch.setattr(event_loop, "run", run)
+    monkeypatch.setattr(asyncio, "run", lambda main: pytest.fail("ran on asyncio.run"))
+    loaded = load_config(EXAMPLE)
+    assert run_loaded(loaded) == 0
+    adapter = argparse.Namespace(
+        config=EXAMPLE, table="RL-01", device="wheel", port=None,
+        journal=tmp_path / "adapter.db", metrics_listen=None, argv=[],
+    )  # fmt: skip
+    assert run_adapter(adapter) == 0
+    assert handed == ["run_loaded.<locals>.main", "run_adapter.<locals>.main"]

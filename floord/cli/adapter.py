@@ -81,8 +81,12 @@ def run_adapter(ns: argparse.Namespace) -> int:
 
         await run_with_metrics(process, loaded.config.site, *metrics)
 
+    from floord.processes import event_loop
+
     try:
-        asyncio.run(main())
+        # Its far timers on a shared grid, as the daemon's: an idle device's wake-ups are
+        # most of its CPU.
+        event_loop.run(main())
     except (KeyError, ValueError, OSError, ProfileError, JournalError) as exc:
         print(f"floord adapter: {exc}", file=sys.stderr)
         return 1

@@ -18,7 +18,8 @@ pace, a device's silence, MQTT keepalives and acknowledgement timeouts, reconnec
 back-offs), and what runs at one reads the clock when it runs: a ruling at a tick is
 taken at the tick's own instant, never ahead of it. Timers set closer (a batch's window,
 a retry a moment later) are left as they are, and nothing read from a device or the
-broker waits for the grid: the loop wakes for I/O when it comes.
+broker waits for the grid: the loop wakes for I/O when it comes. `floord run` and
+`floord adapter` both run on it.
 """
 
 from __future__ import annotations
