@@ -90,8 +90,13 @@ def test_the_daemon_and_a_remote_adapter_both_run_on_the_grid(
     loaded = load_config(EXAMPLE)
     assert run_loaded(loaded) == 0
     adapter = argparse.Namespace(
-        config=EXAMPLE, table="RL-01", device="wheel", port=None,
-        journal=tmp_path / "adapter.db", metrics_listen=None, argv=[],
-    )  # fmt: skip
+        config=EXAMPLE,
+        table="RL-01",
+        device="wheel",
+        port=None,
+        journal=tmp_path / "adapter.db",
+        metrics_listen=None,
+        argv=[],
+    )
     assert run_adapter(adapter) == 0
     assert handed == ["run_loaded.<locals>.main", "run_adapter.<locals>.main"]
