@@ -43,20 +43,29 @@ def ephemeral_range() -> tuple[int, int]:
     return low, high
 
 
-def free_port() -> int:
-    """A loopback TCP port free now, below the kernel's ephemeral range when it can be.
+def outside_ephemeral_range() -> range | None:
+    """The ports free_port draws from: the larger room of those below the kernel's
+    ephemeral range (from `LOWEST_PICKED`) and above it, or None where neither holds a
+    thousand ports."""
+    low, high = ephemeral_range()
+    below, above = range(LOWEST_PICKED, low), range(high + 1, 65536)
+    room = max(below, above, key=len)
+    return room if len(room) >= 1000 else None
 
-    Below, because a broker that is killed and started again must find its port still
+
+def free_port() -> int:
+    """A loopback TCP port free now, outside the kernel's ephemeral range when it can be.
+
+    Outside, because a broker that is killed and started again must find its port still
     free: a port in the ephemeral range, once its server dies, is the kernel's to hand to
     any bind(0) or outgoing connection on the box (other tests' servers and clients), and
     a server started again on it then fails with "address in use". Only another
-    free_port() picks below the range, at random, so a collision there is as unlikely as
-    two picks of one port.
+    free_port() picks outside the range, at random, so a collision there is as unlikely
+    as two picks of one port.
     """
-    low, _ = ephemeral_range()
-    if low - LOWEST_PICKED >= 1000:
+    if (room := outside_ephemeral_range()) is not None:
         for _ in range(200):
-            port = _PICKER.randrange(LOWEST_PICKED, low)
+            port = _PICKER.choice(room)
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
                 try:
                     sock.bind(("127.0.0.1", port))
