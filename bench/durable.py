@@ -39,7 +39,7 @@ from pathlib import Path
 
 import aiomqtt
 
-from bench.proc_stats import sample
+from bench.proc_stats import dies_with_bench, sample
 
 TOPIC = "bench/durable"
 
@@ -150,6 +150,7 @@ async def run_durable(
                 *(["--off-loop"] if off_loop else []),
                 env=env,
                 cwd=str(Path(__file__).resolve().parent.parent),
+                preexec_fn=dies_with_bench(),
             )
 
             async def until(payload: bytes) -> None:

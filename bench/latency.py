@@ -48,6 +48,7 @@ import aiomqtt
 import yaml
 
 from bench.durable import cpu_seconds, run_durable
+from bench.proc_stats import dies_with_bench
 from bench.slow_disk import shim_env
 from bench.trees import INSTALLED, tree_command
 from floord_demo.broker import mosquitto_binary, private_mosquitto
@@ -192,6 +193,7 @@ async def floord_run(
                 stderr=asyncio.subprocess.DEVNULL,
                 env=env,
                 cwd=str(tmp),
+                preexec_fn=dies_with_bench(),
             )
 
             async def next_of(kind: str, sent: float = 0.0) -> None:

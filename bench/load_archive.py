@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from bench.local_postgres import Postgres
-from bench.proc_stats import end, sample
+from bench.proc_stats import dies_with_bench, end, sample
 
 
 def _when(value: Any) -> float:
@@ -74,6 +74,7 @@ class BenchArchive:
             stdout=log,
             stderr=log,
             env=env,
+            preexec_fn=dies_with_bench(),
         )
 
     def pids(self) -> dict[str, list[int]]:

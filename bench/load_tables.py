@@ -59,7 +59,7 @@ from bench.load_archive import BenchArchive, cpu_seconds, journaled
 from bench.load_console import Console
 from bench.load_report import print_report, report
 from bench.nats_cluster import NatsCluster
-from bench.proc_stats import end, sample
+from bench.proc_stats import dies_with_bench, end, sample
 from bench.trees import INSTALLED, by_tree, pids_by_tree, tree_command
 from bench.web_pages import Watch
 from floord.contract import DEFAULT_TOPIC_PREFIX, Topics
@@ -82,7 +82,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def _python(*args: str, tree: str | None = None, **kwargs: Any) -> subprocess.Popen[bytes]:
     """A Python process of the bench; with `tree`, that tree's floord (`bench/trees.py`)."""
     python, env = tree_command(tree, {**os.environ, "PYTHONUNBUFFERED": "1"})
-    return subprocess.Popen([python, *args], env=env, **kwargs)
+    return subprocess.Popen([python, *args], env=env, preexec_fn=dies_with_bench(), **kwargs)
 
 
 class Floor:
@@ -111,7 +111,10 @@ class Floor:
             "set_tcp_nodelay true\n"
         )
         self.broker = subprocess.Popen(
-            [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [binary, "-c", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=dies_with_bench(),
         )
 
     async def start_cluster(self) -> None:

@@ -4,16 +4,23 @@ CPU is user + system time in seconds (`/proc/<pid>/stat` fields 14 and 15, in cl
 ticks); memory is the resident set now (`VmRSS`) and its peak (`VmHWM`), in MiB, from
 `/proc/<pid>/status`. A process that has gone reads as None, never as zero. A browser
 is many processes: `family` finds them all below the one the bench started. `end` stops
-a process a bench started, so none outlives its run.
+a process a bench started, so none outlives its run, and `dies_with_bench` stops it when
+the bench is killed before it could.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 
 TICKS = os.sysconf("SC_CLK_TCK")
+# prctl(2)'s option for the signal a process gets when the thread that forked it ends.
+PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 @dataclass(frozen=True)
@@ -116,3 +123,22 @@ def end(proc: subprocess.Popen[bytes], timeout: float) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def dies_with_bench() -> Callable[[], None]:
+    """A `preexec_fn`: the child started gets SIGTERM when the bench's thread that started
+    it ends, however the bench ends. A bench killed by a signal skips its own `finally`
+    (and `end`), and a daemon left running keeps reopening its pty's path: whatever is
+    given that pty next (another bench's wheel, a test's simulator) would share its line
+    with it. Made in the bench; what it returns runs in the child, between fork and exec.
+    Only for children started on the bench's main thread (its event loop's): one started
+    from a worker thread would be stopped when that thread ends."""
+    bench = os.getpid()
+
+    def in_the_child() -> None:
+        if _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+        if os.getppid() != bench:  # the bench had already gone before the line above
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return in_the_child

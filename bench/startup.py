@@ -57,7 +57,7 @@ import yaml
 
 from bench.aged_journal import age
 from bench.latency import Wheel, frame
-from bench.proc_stats import machine, sample
+from bench.proc_stats import dies_with_bench, machine, sample
 from bench.trees import INSTALLED, byte_compile, tree_command, unit_environment
 from floord_demo.broker import mosquitto_binary, private_mosquitto
 
@@ -171,6 +171,7 @@ async def _measured(
                 stderr=asyncio.subprocess.DEVNULL,
                 env=env,
                 cwd=path.parent,
+                preexec_fn=dies_with_bench(),
             )
 
             async def all_online() -> float:

@@ -29,7 +29,7 @@ from typing import Any
 
 import aiomqtt
 
-from bench.proc_stats import end, machine
+from bench.proc_stats import dies_with_bench, end, machine
 from bench.web_pages import Watch
 from floord.contract import Envelope, Topics, format_ts
 from floord_demo.broker import free_port, mosquitto_binary
@@ -89,7 +89,10 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
             "max_queued_messages 0\npersistence false\nlog_dest none\n"
         )
         broker = subprocess.Popen(
-            [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [binary, "-c", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=dies_with_bench(),
         )
         watch = Watch(folder, f"mqtt://127.0.0.1:{broker_port}")
         stop = asyncio.Event()
