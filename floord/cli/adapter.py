@@ -84,8 +84,7 @@ def run_adapter(ns: argparse.Namespace) -> int:
     from floord.processes import event_loop
 
     try:
-        # Its far timers on a shared grid, as the daemon's: an idle device's wake-ups are
-        # most of its CPU.
+        # Its far timers on the daemon's shared grid: one wake-up of the loop serves them.
         event_loop.run(main())
     except (KeyError, ValueError, OSError, ProfileError, JournalError) as exc:
         print(f"floord adapter: {exc}", file=sys.stderr)
