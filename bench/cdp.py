@@ -22,6 +22,8 @@ from typing import Any
 
 import aiohttp
 
+from floord_demo.child_end import ends_with_this_process
+
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -213,6 +215,9 @@ async def chromium(tmp: Path, *, background: bool = False) -> AsyncIterator[Brow
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # A bench or test run killed outright takes its browser with it (the browser
+        # ends its own renderers); started from a worker thread, the browser is left free.
+        preexec_fn=ends_with_this_process(),
     )
     http = aiohttp.ClientSession()
     try:

@@ -22,6 +22,7 @@ from pathlib import Path
 import aiomqtt
 
 from floord_demo.broker import free_port
+from floord_demo.child_end import ends_with_this_process
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "nats-cluster"
@@ -104,6 +105,9 @@ class NatsCluster:
             [self.binary, "-c", str(self.configs[i]), "-l", str(log)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            # Started on the main thread, a node ends with its bench or test run even
+            # when that is killed; one restarted from a worker thread is left free.
+            preexec_fn=ends_with_this_process(),
         )
         self.procs[i] = proc
         deadline = time.monotonic() + 20

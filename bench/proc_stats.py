@@ -10,17 +10,14 @@ the bench is killed before it could.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from floord_demo.child_end import ends_with_this_thread
+
 TICKS = os.sysconf("SC_CLK_TCK")
-# prctl(2)'s option for the signal a process gets when the thread that forked it ends.
-PR_SET_PDEATHSIG = 1
-_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 @dataclass(frozen=True)
@@ -127,18 +124,10 @@ def end(proc: subprocess.Popen[bytes], timeout: float) -> None:
 
 def dies_with_bench() -> Callable[[], None]:
     """A `preexec_fn`: the child started gets SIGTERM when the bench's thread that started
-    it ends, however the bench ends. A bench killed by a signal skips its own `finally`
-    (and `end`), and a daemon left running keeps reopening its pty's path: whatever is
-    given that pty next (another bench's wheel, a test's simulator) would share its line
-    with it. Made in the bench; what it returns runs in the child, between fork and exec.
-    Only for children started on the bench's main thread (its event loop's): one started
-    from a worker thread would be stopped when that thread ends."""
-    bench = os.getpid()
-
-    def in_the_child() -> None:
-        if _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
-        if os.getppid() != bench:  # the bench had already gone before the line above
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return in_the_child
+    it ends, however the bench ends (`floord_demo.child_end.ends_with_this_thread`). A
+    bench killed by a signal skips its own `finally` (and `end`), and a daemon left
+    running keeps reopening its pty's path: whatever is given that pty next (another
+    bench's wheel, a test's simulator) would share its line with it. Only for children
+    started on the bench's main thread (its event loop's): one started from a worker
+    thread would be stopped when that thread ends."""
+    return ends_with_this_thread()

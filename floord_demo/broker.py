@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import pwd
 import random
 import shutil
 import socket
@@ -27,6 +28,7 @@ from pathlib import Path
 import aiomqtt
 
 from floord.system.extras import require_extra
+from floord_demo.child_end import ends_with_this_process
 
 EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 # The lowest port free_port picks: above the registered services most boxes run.
@@ -99,18 +101,34 @@ async def _wait_listening(port: int, timeout_s: float = 5.0) -> None:
             await asyncio.sleep(0.05)
 
 
+def _user_line() -> str:
+    """Mosquitto's `user` line naming the user this process runs as; none for a user
+    without a name (a container's bare uid), who is not root, and whom Mosquitto
+    therefore never switches from."""
+    try:
+        return f"user {pwd.getpwuid(os.geteuid()).pw_name}\n"
+    except KeyError:
+        return ""
+
+
 @contextlib.asynccontextmanager
 async def private_mosquitto(binary: str) -> AsyncIterator[str]:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="floord-demo-mosq-") as tmp:
         conf = Path(tmp) / "mosquitto.conf"
+        # `user`: the broker keeps the identity of the process that starts it. Started
+        # by root, Mosquitto would otherwise switch to its own user, and a change of
+        # user clears the tie that ends it with its parent (`ends_with_this_process`);
+        # this broker listens on loopback alone and writes no file, so it holds nothing
+        # its parent does not.
         conf.write_text(
-            f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+            f"listener {port} 127.0.0.1\nallow_anonymous true\n{_user_line()}"
             "max_queued_messages 100000\npersistence false\nlog_dest none\nset_tcp_nodelay true\n"
         )
         # Its own session (process group): Ctrl-C on the terminal signals the demo's
         # group, and the broker must not die before the daemon and the floor's clients
-        # have stopped; the demo stops it last, below.
+        # have stopped; the demo stops it last, below. A demo killed outright skips
+        # that: the broker then ends with it (`ends_with_this_process`).
         proc = await asyncio.create_subprocess_exec(
             binary,
             "-c",
@@ -118,6 +136,7 @@ async def private_mosquitto(binary: str) -> AsyncIterator[str]:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=ends_with_this_process(),
         )
         try:
             await _wait_listening(port)
