@@ -1,6 +1,8 @@
-"""A demo's or a bench's broker, cluster nodes and browser end with the process that
-started them, however it ends (`floord_demo.child_end`): a `floord demo` killed outright
-must not leave its Mosquitto running on its port."""
+"""A demo's or a bench's children end with the process that started them, however it
+ends (`floord_demo.child_end`, `bench.proc_stats.dies_with_bench`): a `floord demo` killed
+outright must not leave its Mosquitto running on its port, and a bench's daemon left
+behind would keep reopening its pty's path and share the line of whatever is given that
+pty next."""
 
 from __future__ import annotations
 
@@ -29,6 +31,16 @@ async def main():
         print(os.getpid(), url, flush=True)
         await asyncio.sleep(60)
 asyncio.run(main())
+"""
+# A bench in miniature: it starts a child that would sleep for a minute, says its pid,
+# and waits to be killed.
+BENCH = """
+import subprocess, sys, time
+from bench.proc_stats import dies_with_bench
+kwargs = {"preexec_fn": dies_with_bench()} if sys.argv[1] == "tied" else {}
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], **kwargs)
+print(child.pid, flush=True)
+time.sleep(60)
 """
 
 
@@ -113,3 +125,30 @@ def test_tied_to_a_worker_thread_a_child_ends_with_that_thread() -> None:
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+def _child_after_the_bench_is_killed(how: str) -> int:
+    bench = subprocess.Popen(
+        [sys.executable, "-c", BENCH, how], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    assert bench.stdout is not None
+    child = int(bench.stdout.readline())
+    assert _running(child)
+    bench.send_signal(signal.SIGKILL)  # no finally, no atexit: the bench just goes
+    bench.wait(10)
+    bench.stdout.close()
+    return child
+
+
+def test_a_benchs_child_ends_when_the_bench_is_killed() -> None:
+    assert _ends_soon(_child_after_the_bench_is_killed("tied"))
+
+
+def test_without_the_tie_the_child_outlives_the_killed_bench() -> None:
+    """What the above guards against, so that it is shown to guard."""
+    child = _child_after_the_bench_is_killed("free")
+    try:
+        time.sleep(0.5)
+        assert _running(child)
+    finally:
+        os.kill(child, signal.SIGKILL)
