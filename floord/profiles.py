@@ -222,7 +222,8 @@ def load_strict_yaml(path: Path, model: type[ModelT], error: type[Exception]) ->
     simulator scenarios): the same checks and the same messages everywhere.
     """
     try:
-        raw = read_yaml(path)
+        # floord's own profiles are read by libyaml (`floord.yaml_files`).
+        raw = read_yaml(path, shipped=path.parent == PROFILES_DIR)
     except YamlFileError as exc:
         raise error(str(exc)) from exc
     if not isinstance(raw, dict):

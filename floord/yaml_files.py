@@ -8,6 +8,16 @@ string it parsed (`<unicode string>`), not the file, and spreads over five lines
 The reader also refuses a key given twice in one mapping, which YAML's safe loader
 silently resolves to the last one: an operator's second `role:` line, or a second
 `wheel:` under a table's rules, must be an error to read, not a choice made quietly.
+
+The files floord ships (its device profiles) are parsed by libyaml, PyYAML's C parser,
+where PyYAML has it: they are read at every start and by most tests, and the pure-Python
+parser is about eleven times slower. The two build a document with the same safe
+constructor and resolver, but their parsers do not take quite the same texts (libyaml
+takes a tab after `key:`, a `?` inside a flow scalar, a bare `!` as an empty text). So
+every other file (a config, a site's profile, a scenario) is read by the pure-Python
+parser alone, as it always was, and the tests read each shipped file with both and find
+the same document. A shipped file libyaml refuses is read again by the pure-Python
+parser, whose error the message is made from.
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.constructor import ConstructorError
+from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node
 
 # PyYAML problems that an engineer meets by mistyping a config, and what usually causes them.
@@ -40,8 +50,8 @@ class _DuplicateKey(ConstructorError):
         self.key = key
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """The safe loader, refusing a key that a mapping already holds."""
+class _UniqueKeys(SafeConstructor):
+    """The safe constructor, refusing a key that a mapping already holds."""
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, Node] = {}
@@ -59,8 +69,35 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def read_yaml(path: Path) -> Any:
-    """The file's YAML document (None for an empty file), or `YamlFileError`."""
+class _UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
+    """The pure-Python safe loader, refusing a key given twice: the reference for errors."""
+
+
+# libyaml's safe loader, refusing a key given twice; None where PyYAML was built without
+# libyaml (it has no `CSafeLoader` then): the pure-Python loader reads every file.
+_FAST_LOADER: type[yaml.CSafeLoader] | None = None
+if yaml.__with_libyaml__:
+
+    class _FastUniqueKeyLoader(_UniqueKeys, yaml.CSafeLoader):
+        """libyaml's safe loader, refusing a key given twice."""
+
+    _FAST_LOADER = _FastUniqueKeyLoader
+
+
+def _document(text: str, shipped: bool) -> Any:
+    """The text's YAML document: by libyaml for a shipped file where PyYAML has it; an
+    error as the pure-Python parser gives it."""
+    if shipped and _FAST_LOADER is not None:
+        try:
+            return yaml.load(text, Loader=_FAST_LOADER)
+        except (yaml.YAMLError, RecursionError):
+            pass  # read again below, for the error in the reference parser's words
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: builds no objects
+
+
+def read_yaml(path: Path, *, shipped: bool = False) -> Any:
+    """The file's YAML document (None for an empty file), or `YamlFileError`. `shipped`:
+    a file floord ships, which the tests read with both parsers (see above)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -73,7 +110,7 @@ def read_yaml(path: Path) -> Any:
             f"at offset {exc.start}"
         ) from exc
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: builds no objects
+        return _document(text, shipped)
     except yaml.YAMLError as exc:
         raise YamlFileError(yaml_problem(path, text, exc)) from exc
     except RecursionError as exc:
