@@ -15,8 +15,8 @@ parser is about eleven times slower. The two build a document with the same safe
 constructor and resolver, but their parsers do not take quite the same texts (libyaml
 takes a tab after `key:`, a `?` inside a flow scalar, a bare `!` as an empty text). So
 every other file (a config, a site's profile, a scenario) is read by the pure-Python
-parser alone, as it always was, and the tests read each shipped file with both and find
-the same document. A shipped file libyaml refuses is read again by the pure-Python
+parser alone, and the tests read each shipped file with both and find the same
+document. A shipped file libyaml refuses is read again by the pure-Python
 parser, whose error the message is made from.
 """
 

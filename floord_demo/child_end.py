@@ -9,7 +9,7 @@ The kernel's "parent" is the thread that forked, not the process: a child starte
 worker thread would be stopped when that thread ends, while the process lives on (a test
 that starts a cluster node from a thread pool, a helper thread that restarts a broker).
 So `ends_with_this_process` ties a child only when it is started from the main thread,
-which lives as long as the process; from any other thread the child is left as it was.
+which lives as long as the process; from any other thread the child is left untied.
 """
 
 from __future__ import annotations
