@@ -96,6 +96,27 @@ class Process:
         self.stderr.seek(max(0, self.stderr.tell() - size))
         return self.stderr.read().decode("utf-8", "replace")
 
+    def said(self, event: str) -> list[dict[str, Any]]:
+        """Its log lines (JSON, one a line off a terminal) whose `event` is `event`."""
+        found = []
+        for line in self.stderr_tail(1_000_000).splitlines():
+            try:
+                body = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(body, dict) and body.get("event") == event:
+                found.append(body)
+        return found
+
+    def until_said(self, event: str, timeout: float = 60.0) -> dict[str, Any]:
+        """Its first log line whose `event` is `event`, waited for while it runs."""
+        deadline = time.monotonic() + timeout
+        while not (found := self.said(event)):
+            assert self.proc.poll() is None, self.stderr_tail()
+            assert time.monotonic() < deadline, f"no {event!r} in: {self.stderr_tail()}"
+            time.sleep(0.1)
+        return found[0]
+
     def terminate(self, timeout: float = 10.0) -> int:
         self._drop_aliases()
         if self.proc.poll() is None:

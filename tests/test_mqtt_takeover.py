@@ -6,7 +6,6 @@ Two adapter processes for one device (each its own journal) likewise.
 
 from __future__ import annotations
 
-import json
 import socket
 import subprocess
 import time
@@ -19,36 +18,12 @@ from e2e_support import SITE, Process, write_config
 pytestmark = pytest.mark.system
 
 CLIENT_ID = f"floord-{SITE}-RL-01"
-WAIT_S = 60.0
 THRASH_S = 12.0
 
 
 def start(*args: str) -> Process:
     """`floord ARGS` with its debug lines, to see the losses it does not warn of."""
     return Process(["--log-level", "debug", *args], stdout=subprocess.DEVNULL)
-
-
-def lines(process: Process) -> list[dict[str, Any]]:
-    out = []
-    for line in process.stderr_tail(1_000_000).splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue
-    return out
-
-
-def said(process: Process, event: str) -> list[dict[str, Any]]:
-    return [line for line in lines(process) if line.get("event") == event]
-
-
-def until(process: Process, event: str) -> dict[str, Any]:
-    deadline = time.monotonic() + WAIT_S
-    while not (found := said(process, event)):
-        assert process.proc.poll() is None, process.stderr_tail()
-        assert time.monotonic() < deadline, f"no {event!r} in: {process.stderr_tail()}"
-        time.sleep(0.1)
-    return found[0]
 
 
 def two_boxes(tmp_path: Path, url: str) -> list[Path]:
@@ -66,23 +41,23 @@ def check_named(first: Process, second: Process, client_id: str) -> None:
     taken_over = f"another connection with client id {client_id} took over"
     # The first loses its connection to the second, takes it back and finds the
     # second's status where its own was: the takeover, named once.
-    one = until(first, taken_over)
+    one = first.until_said(taken_over)
     assert one["level"] == "error" and one["client_id"] == client_id
     assert one["other_pid"] == str(second.proc.pid)
     assert one["other_host"] == socket.gethostname()
     # The second is knocked off in turn and finds the first's.
-    two = until(second, taken_over)
+    two = second.until_said(taken_over)
     assert two["level"] == "error" and two["other_pid"] == str(first.proc.pid)
     time.sleep(THRASH_S)  # they go on knocking each other off
     for process in (first, second):
         assert process.proc.poll() is None
-        assert len(said(process, taken_over)) == 1
+        assert len(process.said(taken_over)) == 1
         # Only the first loss and return, before it was known for what they were, are
         # said as such; those after it are debug lines.
-        assert len(said(process, "broker connection lost")) == 1
-        back = said(process, "broker connection back")
+        assert len(process.said("broker connection lost")) == 1
+        back = process.said("broker connection back")
         assert len([line for line in back if line["level"] != "debug"]) <= 1
-        quiet = said(process, "broker connection taken over")
+        quiet = process.said("broker connection taken over")
         assert len(quiet) >= 2 and {line["level"] for line in quiet} == {"debug"}
 
 
@@ -91,7 +66,7 @@ def test_two_daemons_with_one_client_id_name_the_takeover(broker: Any, tmp_path:
     first = start("run", "-c", str(configs[0]))
     second: Process | None = None
     try:
-        until(first, "floord ready")
+        first.until_said("floord ready")
         second = start("run", "-c", str(configs[1]))
         check_named(first, second, CLIENT_ID)
     finally:
@@ -106,7 +81,7 @@ def test_two_adapters_with_one_client_id_name_the_takeover(broker: Any, tmp_path
     first = start("adapter", "-c", str(configs[0]), *device)
     second: Process | None = None
     try:
-        until(first, "adapter ready")
+        first.until_said("adapter ready")
         second = start("adapter", "-c", str(configs[1]), *device)
         check_named(first, second, f"floord-adapter-{SITE}-RL-01-wheel")
     finally:
