@@ -123,6 +123,15 @@ def _floords_logging() -> None:
     configure_logging()
 
 
+@pytest.fixture(autouse=True)
+def _heap_unfrozen() -> Iterator[None]:
+    """A daemon run in the test's process freezes the heap once it is ready
+    (`floord.processes.long_lived`): it is unfrozen after the test, so what the test built
+    is collected as ever and no test depends on which ran before it in its worker."""
+    yield
+    gc.unfreeze()
+
+
 def _journal_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name.startswith("journal ") and t.is_alive()}
 

@@ -31,6 +31,7 @@ from floord.events import DeviceCommand
 from floord.instants import utc_instant
 from floord.journal.store import Journal
 from floord.mqtt.tls import client_tls
+from floord.processes import long_lived
 from floord.processes.table_units import driver_options
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 
@@ -142,7 +143,8 @@ class AdapterProcess:
         while not self.link.connected:
             await asyncio.sleep(0.05)
         notify("READY=1")
-        self._log.info("adapter ready", port=self.adapter.port)
+        frozen = long_lived.settle()
+        self._log.info("adapter ready", port=self.adapter.port, objects_frozen=frozen)
 
     async def run(self) -> None:
         """Run until request_stop() (or SIGTERM/SIGINT), then stop cleanly."""

@@ -32,6 +32,7 @@ from floord.contract import EventType, format_ts
 from floord.engine.core.types import Decision, EngineOutput
 from floord.instants import utc_instant
 from floord.journal.store import Journal, JournalError
+from floord.processes import long_lived
 from floord.processes.table_units import TableBuilder, TableUnit
 from floord.system.sdnotify import keep_watchdog, notify, watchdog_interval_s
 from floord.table import watch_state
@@ -249,7 +250,8 @@ class Daemon:
             await self._devices_tried()
             notify(f"READY=1\nSTATUS={self.status_line()}")
             background.append(asyncio.create_task(self._status_updates()))
-            self.log.info("floord ready", status=self.status_line())
+            frozen = long_lived.settle()
+            self.log.info("floord ready", status=self.status_line(), objects_frozen=frozen)
             await self._stop.wait()
         finally:
             notify("STOPPING=1")
