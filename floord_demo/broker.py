@@ -101,7 +101,7 @@ async def _wait_listening(port: int, timeout_s: float = 5.0) -> None:
             await asyncio.sleep(0.05)
 
 
-def _user_line() -> str:
+def user_line() -> str:
     """Mosquitto's `user` line naming the user this process runs as; none for a user
     without a name (a container's bare uid), who is not root, and whom Mosquitto
     therefore never switches from."""
@@ -122,7 +122,7 @@ async def private_mosquitto(binary: str) -> AsyncIterator[str]:
         # this broker listens on loopback alone and writes no file, so it holds nothing
         # its parent does not.
         conf.write_text(
-            f"listener {port} 127.0.0.1\nallow_anonymous true\n{_user_line()}"
+            f"listener {port} 127.0.0.1\nallow_anonymous true\n{user_line()}"
             "max_queued_messages 100000\npersistence false\nlog_dest none\nset_tcp_nodelay true\n"
         )
         # Its own session (process group): Ctrl-C on the terminal signals the demo's

@@ -23,6 +23,7 @@ from bench.nats_cluster import (
     example_on_loopback,
     nats_binary,
 )
+from floord_demo.child_end import ends_with_this_process
 
 __all__ = [
     "EXAMPLE",
@@ -62,6 +63,7 @@ class Node:
             [binary, "-c", str(config), "-l", str(tmp / "node.log")],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=ends_with_this_process(),  # it ends with the tests' process
         )
         wait_port(self.mqtt_port, up=True, timeout=20)
 

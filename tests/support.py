@@ -17,6 +17,8 @@ from pathlib import Path
 # Re-exported: the tests' brokers and the cluster pick and wait on ports alike.
 from bench.nats_cluster import wait_port as wait_port
 from floord_demo.broker import free_port as free_port
+from floord_demo.broker import user_line
+from floord_demo.child_end import ends_with_this_process
 
 
 def mosquitto_binary() -> str:
@@ -43,6 +45,9 @@ class Broker:
             "persistence false\n"
             "log_dest none\n"
             "set_tcp_nodelay true\n"
+            # The user the tests run as: started by root, Mosquitto would switch to its
+            # own, which clears the tie that ends it with the tests (`start`).
+            f"{user_line()}"
         )
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -51,10 +56,13 @@ class Broker:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        """Start it; started from the main thread, it ends with the tests' process
+        however that ends (`floord_demo.child_end`), its fixture's `finally` or not."""
         self.proc = subprocess.Popen(
             [mosquitto_binary(), "-c", str(self.config)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=ends_with_this_process(),
         )
         wait_port(self.port, up=True)
 

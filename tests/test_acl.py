@@ -8,7 +8,6 @@ The broker runs with `allow_anonymous false` and the password and ACL files that
 from __future__ import annotations
 
 import base64
-import os
 import shutil
 import subprocess
 import threading
@@ -27,6 +26,7 @@ from floord.config.load import load_config
 from floord.contract import Topics
 from floord.tools.acl import AclError, acl_text, floor_logins
 from floord.tools.mosquitto_passwd import hash_password, password_line, verify_password
+from floord_demo.broker import user_line
 
 pytestmark = pytest.mark.system
 
@@ -66,11 +66,10 @@ class LockedBroker:
         if tls is not None:
             lines += [f"{key} {path}" for key, path in tls.items()]
             lines += ["require_certificate true", "tls_version tlsv1.2"]
-        if os.geteuid() == 0:
-            # As root Mosquitto drops to its own user, which cannot read the test's
-            # private temporary files; keep it as the user that wrote them.
-            lines.append("user root")
-        self.broker.config.write_text("\n".join(lines) + "\n")
+        # As root Mosquitto drops to its own user, which cannot read the test's private
+        # temporary files and is no longer tied to the tests' process (support.Broker):
+        # keep it as the user that wrote them.
+        self.broker.config.write_text("\n".join(lines) + "\n" + user_line())
 
     def __enter__(self) -> LockedBroker:
         self.broker.start()

@@ -36,6 +36,7 @@ from floord.tools.acl import AclError, floor_logins
 from floord.tools.nats_acl import MQTT_DELIVERY, nats_auth_text, nats_subjects
 from floord.tools.nats_passwd import bcrypt_verify
 from floord.watch.feed import SUFFIXES
+from floord_demo.child_end import ends_with_this_process
 
 pytestmark = [pytest.mark.system, requires_nats]
 SUBACK_FAILURE = 0x80
@@ -67,6 +68,7 @@ class NatsNode:
             [binary, "-c", str(self.config), "-l", str(self.log)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=ends_with_this_process(),  # it ends with the tests' process
         )
         wait_port(self.port, up=True, timeout=20)
 

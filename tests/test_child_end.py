@@ -1,8 +1,9 @@
-"""A demo's or a bench's children end with the process that started them, however it
-ends (`floord_demo.child_end`, `bench.proc_stats.dies_with_bench`): a `floord demo` killed
-outright must not leave its Mosquitto running on its port, and a bench's daemon left
-behind would keep reopening its pty's path and share the line of whatever is given that
-pty next."""
+"""A demo's, a bench's or the tests' children end with the process that started them,
+however it ends (`floord_demo.child_end`, `bench.proc_stats.dies_with_bench`): a `floord
+demo` killed outright must not leave its Mosquitto running on its port, a bench's daemon
+left behind would keep reopening its pty's path and share the line of whatever is given
+that pty next, and a test worker killed (a CI job's timeout) must not leave its brokers
+behind."""
 
 from __future__ import annotations
 
@@ -31,6 +32,16 @@ async def main():
         print(os.getpid(), url, flush=True)
         await asyncio.sleep(60)
 asyncio.run(main())
+"""
+# A test worker in miniature: the tests' own broker (`support.Broker`), its pid said.
+TESTS_BROKER = """
+import sys, time
+sys.path.insert(0, "tests")
+from support import Broker
+broker = Broker()
+broker.start()
+print(broker.proc.pid, flush=True)
+time.sleep(60)
 """
 # A bench in miniature: it starts a child that would sleep for a minute, says its pid,
 # and waits to be killed.
@@ -78,6 +89,24 @@ def test_a_killed_demo_takes_its_broker_with_it() -> None:
         demo.send_signal(signal.SIGKILL)  # no finally: the demo just goes
         demo.wait(10)
         demo.stdout.close()
+        assert _ends_soon(broker)
+    finally:
+        if _running(broker):
+            os.kill(broker, signal.SIGKILL)
+
+
+def test_a_killed_test_worker_takes_its_broker_with_it() -> None:
+    """Even run as root, whom Mosquitto would switch from (which clears the tie)."""
+    worker = subprocess.Popen(
+        [sys.executable, "-c", TESTS_BROKER], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    assert worker.stdout is not None
+    broker = int(worker.stdout.readline())
+    assert "mosquitto" in Path(f"/proc/{broker}/cmdline").read_text()
+    try:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+        worker.stdout.close()
         assert _ends_soon(broker)
     finally:
         if _running(broker):
