@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiomqtt
 import yaml
@@ -28,6 +28,9 @@ from floord.contract import Topics
 from floord.mqtt.paho_hooks import take_disconnect_error
 from floord.operator.commands import build_command
 from floord.profiles import PROFILES_DIR
+
+if TYPE_CHECKING:
+    from floord.processes.daemon import Daemon
 
 SITE = "test-casino"
 PREFIX = "floor/v1"
@@ -240,6 +243,18 @@ def write_config(
 
 def start_daemon(config: Path, python: str = sys.executable) -> Process:
     return Process(["run", "-c", str(config)], stdout=subprocess.DEVNULL, python=python)
+
+
+@contextlib.asynccontextmanager
+async def daemon_running(daemon: Daemon, stop_within: float) -> AsyncIterator[asyncio.Task[None]]:
+    """A daemon in this process: `daemon.run()` as a task while the block runs; then it is
+    asked to stop, and its stop waited for (at most `stop_within` seconds)."""
+    run = asyncio.create_task(daemon.run())
+    try:
+        yield run
+    finally:
+        daemon.request_stop()
+        await asyncio.wait_for(run, stop_within)
 
 
 def topics(table: str = "RL-01") -> Topics:

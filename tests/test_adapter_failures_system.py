@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import structlog
 import yaml
+from e2e_support import daemon_running
 from test_adapter_failures import WAIT_S, adapter, offline_reasons, stop, until
 
 from floord.adapters.local import Received
@@ -116,14 +117,10 @@ def test_a_required_device_on_a_malformed_port_halts_its_table(tmp_path: Path) -
         return [json.loads(e) for e in daemon.journal.read_range("RL-01", 1, 1000)]
 
     async def scenario() -> None:
-        run = asyncio.create_task(daemon.run())
-        try:
+        async with daemon_running(daemon, WAIT_S):
             await until("table.halted", lambda: any(e["type"] == "table.halted" for e in record()))
             device_tasks = unit.device_tasks
             assert device_tasks and not any(t.done() for t in device_tasks)
-        finally:
-            daemon.request_stop()
-            await asyncio.wait_for(run, WAIT_S)
 
     asyncio.run(scenario())
     daemon.journal = Journal.open_readonly(tmp_path / "journal.db")  # the run closed its own

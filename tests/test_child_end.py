@@ -71,6 +71,20 @@ def _ends_soon(pid: int) -> bool:
     return not _running(pid)
 
 
+def _killed_with(parent: subprocess.Popen[str], child: int) -> None:
+    """SIGKILL `parent` (no `finally` of its own runs: it just goes) and see `child` end
+    with it; a child that does not is killed here."""
+    try:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        if parent.stdout is not None:
+            parent.stdout.close()
+        assert _ends_soon(child)
+    finally:
+        if _running(child):
+            os.kill(child, signal.SIGKILL)
+
+
 def _sleeper(**kwargs: object) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], **kwargs)  # type: ignore[call-overload]
 
@@ -85,14 +99,7 @@ def test_a_killed_demo_takes_its_broker_with_it() -> None:
     assert len(children) == 1, children
     broker = int(children[0])
     assert "mosquitto" in Path(f"/proc/{broker}/cmdline").read_text()
-    try:
-        demo.send_signal(signal.SIGKILL)  # no finally: the demo just goes
-        demo.wait(10)
-        demo.stdout.close()
-        assert _ends_soon(broker)
-    finally:
-        if _running(broker):
-            os.kill(broker, signal.SIGKILL)
+    _killed_with(demo, broker)
 
 
 def test_a_killed_test_worker_takes_its_broker_with_it() -> None:
@@ -103,14 +110,7 @@ def test_a_killed_test_worker_takes_its_broker_with_it() -> None:
     assert worker.stdout is not None
     broker = int(worker.stdout.readline())
     assert "mosquitto" in Path(f"/proc/{broker}/cmdline").read_text()
-    try:
-        worker.send_signal(signal.SIGKILL)
-        worker.wait(10)
-        worker.stdout.close()
-        assert _ends_soon(broker)
-    finally:
-        if _running(broker):
-            os.kill(broker, signal.SIGKILL)
+    _killed_with(worker, broker)
 
 
 def test_on_the_main_thread_a_child_is_tied() -> None:

@@ -19,7 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import DEALER, DEALER_KEY, FP, FP_KEY, command, open_table, start_sim, write_config
+from e2e_support import (
+    DEALER,
+    DEALER_KEY,
+    FP,
+    FP_KEY,
+    command,
+    daemon_running,
+    open_table,
+    start_sim,
+    write_config,
+)
 from table_turns import take
 from test_engine_support import WHEEL
 from test_journal_disk_full import make_runner, table_events
@@ -171,16 +181,12 @@ def test_the_daemon_refuses_commands_during_its_stop_and_records_nothing_after_i
         await link_stop()
 
     async def scenario() -> None:
-        run = asyncio.create_task(daemon.run())
-        try:
+        async with daemon_running(daemon, 3 * WAIT_S):
             await until("the wheel identified", lambda: EventType.DEVICE_IDENTIFIED in
                         _types(record()))  # fmt: skip
             await open_table(broker.url)
             unit.device_tasks.append(asyncio.create_task(while_the_adapters_end()))
             unit.link.stop = after_the_record_closed  # type: ignore[method-assign]
-        finally:
-            daemon.request_stop()
-            await asyncio.wait_for(run, 3 * WAIT_S)
 
     try:
         asyncio.run(scenario())

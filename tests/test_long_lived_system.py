@@ -9,7 +9,7 @@ import gc
 from pathlib import Path
 
 import pytest
-from e2e_support import Process, start_sim, write_config
+from e2e_support import Process, daemon_running, start_sim, write_config
 
 from floord.config.load import load_config
 from floord.processes.daemon import Daemon
@@ -35,8 +35,7 @@ def test_a_ready_daemon_has_frozen_its_tables_and_not_what_play_makes(
     async def scenario() -> None:
         assert gc.get_freeze_count() == 0
         assert _walked(engine), "before it is ready, the collector walks the table's engine"
-        run = asyncio.create_task(daemon.run())
-        try:
+        async with daemon_running(daemon, 3 * WAIT_S) as run:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + WAIT_S
             while gc.get_freeze_count() == 0:
@@ -46,9 +45,6 @@ def test_a_ready_daemon_has_frozen_its_tables_and_not_what_play_makes(
             made_in_play = [engine]
             seen["engine"] = _walked(engine)
             seen["made in play"] = _walked(made_in_play)
-        finally:
-            daemon.request_stop()
-            await asyncio.wait_for(run, 3 * WAIT_S)
 
     try:
         asyncio.run(scenario())
