@@ -28,6 +28,7 @@ from floord.contract import Topics
 from floord.mqtt.paho_hooks import take_disconnect_error
 from floord.operator.commands import build_command
 from floord.profiles import PROFILES_DIR
+from floord_demo.child_end import ends_with_this_process
 
 if TYPE_CHECKING:
     from floord.processes.daemon import Daemon
@@ -78,6 +79,9 @@ class Process:
             stdout=stdout,
             stderr=self.stderr,
             env=_env(),
+            # Started from the main thread, it ends with the tests' process even when no
+            # fixture runs (a worker killed outright): SIGTERM, a daemon's clean stop.
+            preexec_fn=ends_with_this_process(),
         )
         # The per-test names of its pty (`alias`), removed before it is stopped.
         self.aliases: list[Path] = []

@@ -43,6 +43,15 @@ broker.start()
 print(broker.proc.pid, flush=True)
 time.sleep(60)
 """
+# ... and a floord child of the tests (`e2e_support.Process`: a simulator), its pid said.
+TESTS_SIMULATOR = """
+import subprocess, sys, time
+sys.path.insert(0, "tests")
+from e2e_support import Process
+sim = Process(["sim", "cammegh-ss2", "--pty"], stdout=subprocess.DEVNULL)
+print(sim.proc.pid, flush=True)
+time.sleep(60)
+"""
 # A bench in miniature: it starts a child that would sleep for a minute, says its pid,
 # and waits to be killed.
 BENCH = """
@@ -111,6 +120,16 @@ def test_a_killed_test_worker_takes_its_broker_with_it() -> None:
     broker = int(worker.stdout.readline())
     assert "mosquitto" in Path(f"/proc/{broker}/cmdline").read_text()
     _killed_with(worker, broker)
+
+
+def test_a_killed_test_worker_takes_its_floord_children_with_it() -> None:
+    worker = subprocess.Popen(
+        [sys.executable, "-c", TESTS_SIMULATOR], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    assert worker.stdout is not None
+    sim = int(worker.stdout.readline())
+    assert "floord" in Path(f"/proc/{sim}/cmdline").read_text()
+    _killed_with(worker, sim)
 
 
 def test_on_the_main_thread_a_child_is_tied() -> None:
