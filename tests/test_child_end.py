@@ -111,25 +111,21 @@ def test_a_killed_demo_takes_its_broker_with_it() -> None:
     _killed_with(demo, broker)
 
 
-def test_a_killed_test_worker_takes_its_broker_with_it() -> None:
-    """Even run as root, whom Mosquitto would switch from (which clears the tie)."""
+@pytest.mark.parametrize(
+    ("script", "program"),
+    [(TESTS_BROKER, "mosquitto"), (TESTS_SIMULATOR, "floord")],
+    ids=["broker", "floord-child"],
+)
+def test_a_killed_test_worker_takes_its_children_with_it(script: str, program: str) -> None:
+    """Its broker (even run as root, whom Mosquitto would switch from, which clears the
+    tie) and the floord processes it started."""
     worker = subprocess.Popen(
-        [sys.executable, "-c", TESTS_BROKER], cwd=REPO, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True
     )
     assert worker.stdout is not None
-    broker = int(worker.stdout.readline())
-    assert "mosquitto" in Path(f"/proc/{broker}/cmdline").read_text()
-    _killed_with(worker, broker)
-
-
-def test_a_killed_test_worker_takes_its_floord_children_with_it() -> None:
-    worker = subprocess.Popen(
-        [sys.executable, "-c", TESTS_SIMULATOR], cwd=REPO, stdout=subprocess.PIPE, text=True
-    )
-    assert worker.stdout is not None
-    sim = int(worker.stdout.readline())
-    assert "floord" in Path(f"/proc/{sim}/cmdline").read_text()
-    _killed_with(worker, sim)
+    child = int(worker.stdout.readline())
+    assert program in Path(f"/proc/{child}/cmdline").read_text()
+    _killed_with(worker, child)
 
 
 def test_on_the_main_thread_a_child_is_tied() -> None:
